@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* STUB: hsctl gen, to be written. */
+#include "config.h"
+#include "cmd.h"
+#include "hs.h"
+
+static int run(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	hs_err("gen: not implemented yet");
+	return HS_EXIT_FAILURE;
+}
+
+const struct hs_cmd hs_cmd_gen = {
+	.name = "gen",
+	.summary = "(not implemented yet)",
+	.run = run,
+};

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Subcommands.  Each cli/cmd-<name>.c ends with one const struct hs_cmd; the
+ * table in cli/hsctl.c lists them.  run() parses its own argv with its argp
+ * (argv[0] is "hsctl <name>") and returns the exit status (lib/hs.h).
+ */
+#ifndef HS_CMD_H
+#define HS_CMD_H
+
+#include <stdbool.h>
+
+#include "output.h"
+
+struct argp;
+
+struct hs_cmd {
+	const char		*name;		/* "replay" */
+	const char		*summary;	/* one line for `hsctl --help` */
+	int			(*run)(int argc, char **argv);	/* returns an exit status */
+};
+
+/* Global options, parsed by cli/hsctl.c before the command. */
+struct hs_global {
+	const char	*db;		/* -d/--db, default "hsctl.db" */
+	int		verbose;	/* -v count */
+	enum hs_format	format;		/* --format, default table */
+	bool		format_set;	/* --format was given */
+};
+
+extern struct hs_global hs_global;
+
+/* "hsctl: <what>: <why>" on stderr, printf-style.  The one error reporter. */
+void hs_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Same prefix, "warning: " after it. */
+void hs_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Debug line on stderr when -v was given. */
+void hs_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Map a negative errno from lib/ to an exit status (HS_EXIT_*). */
+int hs_exit_from_errno(int err);
+
+/* Open the global database; prints the error and returns an exit status on failure (else 0). */
+struct hs_store;
+int hs_cli_open_store(unsigned int flags, struct hs_store **out);
+
+/* Common --format option handling: commands add { "format", 'f', ... } themselves? No:
+ * --format is global but also accepted after the command via HS_FORMAT_OPTION. */
+#define HS_OPT_FORMAT	0x1f0
+int hs_cli_set_format(const char *arg);	/* 0 or prints error, returns HS_EXIT_USAGE */
+
+extern const struct hs_cmd hs_cmd_import, hs_cmd_gen, hs_cmd_replay, hs_cmd_sessions,
+	hs_cmd_sql, hs_cmd_policy, hs_cmd_db;
+
+#endif /* HS_CMD_H */

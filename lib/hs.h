@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Small helpers every hsctl module may use: array sizes, container_of, branch
+ * hints and the exit statuses that the CLI documents (see hsctl(1)).
+ */
+#ifndef HS_HS_H
+#define HS_HS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#define container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+#define likely(x)		__builtin_expect(!!(x), 1)
+#define unlikely(x)		__builtin_expect(!!(x), 0)
+#define HS_MIN(a, b)		((a) < (b) ? (a) : (b))
+#define HS_MAX(a, b)		((a) > (b) ? (a) : (b))
+#define HS_UNUSED		__attribute__((unused))
+
+/* Exit statuses: the contract documented in hsctl(1).  Never 77 (automake's skip). */
+enum hs_exit {
+	HS_EXIT_OK		= 0,	/* success */
+	HS_EXIT_FAILURE		= 1,	/* runtime failure */
+	HS_EXIT_USAGE		= 64,	/* usage error (EX_USAGE) */
+	HS_EXIT_DATAERR		= 65,	/* malformed or unsupported input data (EX_DATAERR) */
+	HS_EXIT_NOINPUT		= 66,	/* cannot open input (EX_NOINPUT) */
+	HS_EXIT_UNAVAILABLE	= 69,	/* tracefs or permission unavailable (EX_UNAVAILABLE) */
+};
+
+#endif /* HS_HS_H */

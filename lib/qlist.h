@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Index-linked doubly linked lists over the driver's folio array.
+ *
+ * The simulation driver keeps one record per dense key id in a flat array of
+ * fixed stride (struct hs_folio followed by the policy's private area).  A
+ * policy that keeps queues embeds a struct hs_qlink in its private area and
+ * threads lists through it by key id.  Links are 32-bit ids rather than
+ * pointers: 8 bytes per key instead of 16, which matters at millions of keys.
+ *
+ * Orientation: head is the oldest end (the next eviction candidate, the LRU
+ * end), tail the newest (MRU).  A key sits on at most one list per link.
+ */
+#ifndef HS_QLIST_H
+#define HS_QLIST_H
+
+#include <assert.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#define HS_NIL	UINT32_MAX	/* "no key" in a link or list end */
+
+struct hs_qlink {
+	uint32_t	prev;		/* toward head; HS_NIL at the head */
+	uint32_t	next;		/* toward tail; HS_NIL at the tail */
+};
+
+struct hs_qlist {
+	uint32_t	head;		/* oldest key, HS_NIL when empty */
+	uint32_t	tail;		/* newest key, HS_NIL when empty */
+	uint64_t	nr;		/* number of keys on the list */
+};
+
+/* Where the links live: link of id = base + id * stride + off. */
+struct hs_qctx {
+	char		*base;		/* start of the folio array */
+	size_t		stride;		/* bytes per key record */
+	size_t		off;		/* offset of the struct hs_qlink within a record */
+};
+
+static inline struct hs_qlink *hs_q_link(const struct hs_qctx *c, uint32_t id)
+{
+	return (struct hs_qlink *)(void *)(c->base + (size_t)id * c->stride + c->off);
+}
+
+static inline void hs_q_init(struct hs_qlist *l)
+{
+	l->head = l->tail = HS_NIL;
+	l->nr = 0;
+}
+
+static inline bool hs_q_empty(const struct hs_qlist *l)
+{
+	return l->nr == 0;
+}
+
+static inline void hs_q_push_tail(const struct hs_qctx *c, struct hs_qlist *l, uint32_t id)
+{
+	struct hs_qlink *k = hs_q_link(c, id);
+
+	k->next = HS_NIL;
+	k->prev = l->tail;
+	if (l->tail != HS_NIL)
+		hs_q_link(c, l->tail)->next = id;
+	else
+		l->head = id;
+	l->tail = id;
+	l->nr++;
+}
+
+static inline void hs_q_push_head(const struct hs_qctx *c, struct hs_qlist *l, uint32_t id)
+{
+	struct hs_qlink *k = hs_q_link(c, id);
+
+	k->prev = HS_NIL;
+	k->next = l->head;
+	if (l->head != HS_NIL)
+		hs_q_link(c, l->head)->prev = id;
+	else
+		l->tail = id;
+	l->head = id;
+	l->nr++;
+}
+
+/* Insert id right after pos (toward the tail); pos must be on l. */
+static inline void hs_q_insert_after(const struct hs_qctx *c, struct hs_qlist *l, uint32_t pos,
+				     uint32_t id)
+{
+	struct hs_qlink *p = hs_q_link(c, pos);
+	struct hs_qlink *k = hs_q_link(c, id);
+
+	k->prev = pos;
+	k->next = p->next;
+	if (p->next != HS_NIL)
+		hs_q_link(c, p->next)->prev = id;
+	else
+		l->tail = id;
+	p->next = id;
+	l->nr++;
+}
+
+static inline void hs_q_del(const struct hs_qctx *c, struct hs_qlist *l, uint32_t id)
+{
+	struct hs_qlink *k = hs_q_link(c, id);
+
+	assert(l->nr > 0);
+	if (k->prev != HS_NIL)
+		hs_q_link(c, k->prev)->next = k->next;
+	else
+		l->head = k->next;
+	if (k->next != HS_NIL)
+		hs_q_link(c, k->next)->prev = k->prev;
+	else
+		l->tail = k->prev;
+	k->prev = k->next = HS_NIL;
+	l->nr--;
+}
+
+/* Remove and return the head (oldest) key, or HS_NIL when empty. */
+static inline uint32_t hs_q_pop_head(const struct hs_qctx *c, struct hs_qlist *l)
+{
+	uint32_t id = l->head;
+
+	if (id != HS_NIL)
+		hs_q_del(c, l, id);
+	return id;
+}
+
+/* Move id (already on l) to the tail: the LRU "touch". */
+static inline void hs_q_move_tail(const struct hs_qctx *c, struct hs_qlist *l, uint32_t id)
+{
+	if (l->tail == id)
+		return;
+	hs_q_del(c, l, id);
+	hs_q_push_tail(c, l, id);
+}
+
+static inline uint32_t hs_q_next(const struct hs_qctx *c, uint32_t id)
+{
+	return hs_q_link(c, id)->next;
+}
+
+static inline uint32_t hs_q_prev(const struct hs_qctx *c, uint32_t id)
+{
+	return hs_q_link(c, id)->prev;
+}
+
+#endif /* HS_QLIST_H */

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The simulation driver: runs an access stream through one policy at one
+ * capacity.  It owns the per-key records, capacity accounting, the metrics
+ * shadow table (each evicted key's eviction time, for refault distance), the
+ * statistics and the order of calls; the policy only decides (policies/policy.h).
+ *
+ * Definitions (DESIGN.md "Metrics"): an access is a page touched by an FD or
+ * PT record; hints and drops are not accesses.  hit ratio = hits / accesses.
+ * A refault is a miss on a key whose last removal was an eviction (by the
+ * policy or by a PAGEOUT hint); its distance is the number of accesses between
+ * that eviction and the refault.  A ping-pong key was evicted and refaulted
+ * two or more times.  A protection is a policy sparing a folio it would
+ * otherwise have evicted (hs_sim_protect()); it is useful if the folio is
+ * accessed again before it leaves, wasted if it leaves untouched, and
+ * unresolved if the run ends first.
+ */
+#ifndef HS_SIM_H
+#define HS_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "access.h"
+
+struct hs_policy_ops;
+struct hs_param_set;
+struct hs_sim;
+
+/* struct hs_folio flags */
+#define HS_FOLIO_RESIDENT	0x01u	/* in the simulated memory */
+#define HS_FOLIO_SEEN		0x02u	/* accessed at least once (a later miss is not cold) */
+#define HS_FOLIO_SHADOW		0x04u	/* evicted_at holds a shadow entry */
+#define HS_FOLIO_ANON		0x08u	/* last access said anonymous memory */
+#define HS_FOLIO_HINTED		0x10u	/* the shadow entry came from a PAGEOUT hint */
+
+/**
+ * struct hs_folio - the driver's record of one key, followed by the policy's area
+ *
+ * One per dense key id for the whole run.  Policies may read everything but
+ * write only their private area (hs_folio_priv()).
+ */
+struct hs_folio {
+	uint32_t	id;		/* dense key id */
+	uint8_t		flags;		/* HS_FOLIO_* */
+	uint8_t		prot_pending;	/* protections not yet classified (saturates) */
+	uint8_t		prot_kind;	/* enum hs_prot_kind of the newest pending one */
+	uint8_t		refaults;	/* refaults so far (saturates at 255) */
+	uint64_t	evicted_at;	/* seq of the last eviction; valid with HS_FOLIO_SHADOW */
+};
+
+/* The policy's private area of f: ops->folio_priv bytes, 8-byte aligned. */
+static inline void *hs_folio_priv(struct hs_folio *f)
+{
+	return (void *)(f + 1);
+}
+
+static inline const void *hs_folio_cpriv(const struct hs_folio *f)
+{
+	return (const void *)(f + 1);
+}
+
+static inline bool hs_folio_is_resident(const struct hs_folio *f)
+{
+	return f->flags & HS_FOLIO_RESIDENT;
+}
+
+/**
+ * struct hs_policy_env - what a policy gets from the driver at create()
+ */
+struct hs_policy_env {
+	uint64_t	capacity;	/* units (pages, blocks, objects) the memory holds */
+	uint32_t	nr_keys;	/* dense key ids are 0 .. nr_keys - 1 */
+	char		*folios;	/* the record array: key id i at folios + i * stride */
+	size_t		stride;		/* bytes per record */
+	size_t		priv_off;	/* offset of the private area within a record */
+	struct hs_sim	*sim;		/* for hs_sim_protect() */
+};
+
+static inline struct hs_folio *hs_env_folio(const struct hs_policy_env *env, uint32_t id)
+{
+	return (struct hs_folio *)(void *)(env->folios + (size_t)id * env->stride);
+}
+
+/* Kinds of protection, so kernel policies can split them (issue: MGLRU tiers). */
+enum hs_prot_kind {
+	HS_PROT_SECOND_CHANCE,	/* a reference bit / list position spared the folio */
+	HS_PROT_TIER,		/* MGLRU tier protection (sort_folio, PID controller) */
+	HS_PROT_PROMOTE,	/* moved to a younger generation / active list at eviction time */
+	HS_PROT_SHIELD,		/* HitShield shield spent */
+	HS_PROT_NR
+};
+
+const char *hs_prot_kind_name(enum hs_prot_kind k);
+
+/**
+ * hs_sim_protect() - report that the policy spared a resident folio
+ * @sim: env->sim
+ * @f: the folio it would otherwise have evicted
+ * @kind: why
+ */
+void hs_sim_protect(struct hs_sim *sim, struct hs_folio *f, enum hs_prot_kind kind);
+
+#define HS_HIST_BUCKETS	48	/* refault distance histogram: bucket b holds [2^(b-1), 2^b) */
+
+struct hs_prot_stats {
+	uint64_t	total;		/* protections granted */
+	uint64_t	useful;		/* the folio was accessed again before leaving */
+	uint64_t	wasted;		/* the folio left without a further access */
+};
+
+/**
+ * struct hs_sim_stats - what one run measured
+ */
+struct hs_sim_stats {
+	uint64_t	capacity;	/* units */
+	uint64_t	records;	/* stream records processed (accesses + hints + drops) */
+	uint64_t	accesses;	/* FD + PT records */
+	uint64_t	hits;
+	uint64_t	misses;
+	uint64_t	cold_misses;	/* first access to a key */
+	uint64_t	evictions;	/* policy evictions (not hints, not drops) */
+	uint64_t	refaults;	/* misses on keys with a shadow entry */
+	uint64_t	hint_evictions;	/* resident pages evicted for a PAGEOUT hint */
+	uint64_t	hint_refaults;	/* refaults whose shadow came from a hint */
+	uint64_t	hints;		/* PAGEOUT + COLD records */
+	uint64_t	drops;		/* DROP records that removed a resident page */
+	uint64_t	pswpout;	/* anonymous evictions (policy and hint) */
+	uint64_t	pswpin;		/* anonymous misses on keys evicted before */
+	uint64_t	pingpong_keys;	/* keys refaulted >= 2 times */
+	uint64_t	pingpong_refaults; /* refaults of those keys: misses ping-pong causes */
+	uint64_t	distinct_keys;	/* keys accessed at least once */
+	uint64_t	peak_resident;	/* most units resident at once */
+	struct hs_prot_stats prot;	/* all kinds together */
+	struct hs_prot_stats prot_kind[HS_PROT_NR];
+	double		prot_occupancy;	/* mean share of capacity held by folios whose
+					 * protection is pending, sampled per access */
+	uint64_t	refault_hist[HS_HIST_BUCKETS];	/* log2 buckets of refault distance */
+};
+
+/* Policy-specific end-of-run numbers (ops->report()). */
+#define HS_METRICS_MAX	32
+struct hs_metrics {
+	size_t		n;
+	struct {
+		char	name[48];	/* "arc.p", "mglru.agings" */
+		double	value;
+	} m[HS_METRICS_MAX];
+};
+
+void hs_metrics_add(struct hs_metrics *m, const char *name, double value);
+
+struct hs_sim_config {
+	const struct hs_policy_ops *ops;	/* the policy */
+	const struct hs_param_set *params;	/* its parameters (NULL: defaults) */
+	uint64_t	capacity;		/* units; >= 1 */
+	uint32_t	nr_keys;		/* dense key ids are below this */
+	size_t		batch_max;		/* most victims one ->evict() may return (0: 64) */
+	bool		paranoid;		/* run ops->check() after every hook */
+	bool		record_victims;		/* keep the last step's victims (tests) */
+};
+
+/**
+ * hs_sim_new() - set up one run
+ * @cfg: configuration (copied)
+ * @out: the new run
+ *
+ * Return: 0, -EINVAL (capacity 0, nr_keys too large, bad ops), -ENOMEM, or the
+ * policy's create() error.
+ */
+int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out);
+void hs_sim_free(struct hs_sim *sim);
+
+/* hs_sim_step() results */
+#define HS_STEP_MISS	0
+#define HS_STEP_HIT	1
+#define HS_STEP_OTHER	2	/* a hint or a drop */
+
+/**
+ * hs_sim_step() - feed one stream record
+ * @sim: the run
+ * @key: dense key id (< nr_keys)
+ * @meta: channel, type and write bits (access.h)
+ * @next_use: seq of the key's next access, or HS_NEVER (used only by policies
+ *	      with HS_POLICY_NEEDS_FUTURE; pass HS_NEVER otherwise)
+ *
+ * Return: HS_STEP_*, or -EINVAL for a bad key or meta, -EUCLEAN when a
+ * paranoid check failed (the run is then unusable).
+ */
+int hs_sim_step(struct hs_sim *sim, uint32_t key, uint8_t meta, uint64_t next_use);
+
+/* Victims of the last step (record_victims only); valid until the next step. */
+size_t hs_sim_victims(const struct hs_sim *sim, const uint32_t **ids);
+
+/* Units resident now. */
+uint64_t hs_sim_used(const struct hs_sim *sim);
+
+/* Run the policy's check() now: 0 or -EUCLEAN (also checks the driver's own counts). */
+int hs_sim_check(const struct hs_sim *sim);
+
+/* Final statistics (call once, at the end) and the policy's own metrics. */
+void hs_sim_finish(struct hs_sim *sim, struct hs_sim_stats *st, struct hs_metrics *m);
+
+/* The policy's dump() into fp, if it has one. */
+struct hs_policy_env;
+const struct hs_policy_env *hs_sim_env(const struct hs_sim *sim);
+
+/**
+ * hs_next_use_fill() - next-use times for an in-memory stream (offline policies)
+ * @keys: key ids
+ * @meta: meta bytes (hints and drops get HS_NEVER and do not advance seq)
+ * @n: records
+ * @nr_keys: key ids are below this
+ * @next: receives, per record, the seq of the key's next access or HS_NEVER
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int hs_next_use_fill(const uint32_t *keys, const uint8_t *meta, size_t n, uint32_t nr_keys,
+		     uint64_t *next);
+
+#endif /* HS_SIM_H */

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Replacement-policy interface.  A policy decides *which* folio to evict;
+ * lib/sim.c owns the folio array, capacity accounting, statistics and shadow
+ * entries, and is the only caller of these hooks.  A policy never touches
+ * SQLite, files or the CLI.
+ *
+ * Per-key state: the driver allocates one record per dense key id for the
+ * whole run (resident or not): a struct hs_folio followed by ops->folio_priv
+ * bytes for the policy (zeroed at start).  Ghost lists (ARC's B1/B2, LIRS's
+ * non-resident HIR blocks, MGLRU's shadow tokens) therefore live in the same
+ * private area; link them with lib/qlist.h.
+ *
+ * Order of calls for one stream record (see lib/sim.c):
+ *
+ *   access, resident        ->hit()
+ *   access, not resident    while used + 1 > capacity: ->evict() (batch allowed)
+ *                           ->refault() if the key has a shadow entry (optional)
+ *                           ->insert()
+ *   PAGEOUT/COLD, resident  ->hint() (optional; NULL: PAGEOUT evicts, COLD is
+ *                           ignored); if it says evict: ->remove(HS_REMOVE_HINT)
+ *   DROP                    ->remove(HS_REMOVE_DROP), resident or not
+ *
+ * That is the kernel's order: the memcg charge, and so reclaim, happens before
+ * the shadow entry is looked up (workingset_refault()).
+ */
+#ifndef HS_POLICY_H
+#define HS_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "access.h"
+#include "param.h"
+#include "sim.h"
+
+#define HS_POLICY_ABI	1
+
+struct hs_policy;		/* opaque; defined privately in each policies/<name>.c */
+
+enum hs_remove_reason {
+	HS_REMOVE_DROP,		/* the trace says the kernel dropped the key (truncate,
+				 * invalidate); the key may be resident or only remembered
+				 * by the policy (ghost), or unknown to it */
+	HS_REMOVE_HINT,		/* a resident folio the policy agreed to evict for a
+				 * PAGEOUT hint: unlink it as for an eviction */
+};
+
+enum hs_hint_verdict {
+	HS_HINT_KEEP	= 0,	/* the folio stays resident (maybe moved) */
+	HS_HINT_EVICT	= 1,	/* evict it now; the driver calls ->remove(HS_REMOVE_HINT) */
+};
+
+/* ops->flags */
+#define HS_POLICY_NEEDS_FUTURE	0x1u	/* offline policy: hs_access.next_use is filled */
+
+struct hs_policy_ops {
+	unsigned int		abi;		/* must be HS_POLICY_ABI */
+	const char		*name;		/* CLI name: "lru", "arc", "two-q" */
+	const char		*summary;	/* one line for `hsctl policy list` */
+	const struct hs_param	*params;	/* {NULL}-terminated table, or NULL */
+	size_t			folio_priv;	/* bytes of per-key state the driver reserves */
+	unsigned int		flags;		/* HS_POLICY_* */
+
+	/*
+	 * Lifecycle.  create() returns 0 or -errno and leaves *out untouched on
+	 * error; env stays valid until destroy().  destroy() accepts NULL.
+	 */
+	int	(*create)(const struct hs_policy_env *env, const struct hs_param_set *ps,
+			  struct hs_policy **out);
+	void	(*destroy)(struct hs_policy *p);
+
+	/* A hit on a resident folio. */
+	void	(*hit)(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a);
+
+	/* A miss: room has been made; link f into the resident set. */
+	void	(*insert)(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a);
+
+	/*
+	 * Choose victims because the miss on @incoming (not resident; its private
+	 * state tells whether it is one of the policy's ghosts) needs @need more
+	 * free units.  Unlink each victim from the resident structures (moving it
+	 * to ghost lists is the policy's business), store it in victims[] and
+	 * return how many: at least 1 while anything is resident, at most @max.
+	 * Returning more than @need is a batch eviction (MGLRU).  Protections
+	 * granted while searching are reported with hs_sim_protect().
+	 */
+	size_t	(*evict)(struct hs_policy *p, struct hs_folio *incoming, const struct hs_access *a,
+			 size_t need, struct hs_folio **victims, size_t max);
+
+	/* Unlink f: a drop (resident or not) or an agreed hint eviction. */
+	void	(*remove)(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why);
+
+	/* Optional: may be NULL. */
+
+	/* The miss is a refault: f has a shadow entry; called before insert(). */
+	void	(*refault)(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a,
+			   uint64_t distance);
+	/* PAGEOUT or COLD on a resident folio (a->channel tells which). */
+	enum hs_hint_verdict (*hint)(struct hs_policy *p, struct hs_folio *f,
+				     const struct hs_access *a);
+	/* Structural invariants: 0 or -EUCLEAN.  Tests call it after every hook. */
+	int	(*check)(const struct hs_policy *p);
+	/* Human-readable state for debugging. */
+	void	(*dump)(const struct hs_policy *p, FILE *fp);
+	/* Policy-specific end-of-run numbers: call hs_metrics_add() for each. */
+	void	(*report)(const struct hs_policy *p, struct hs_metrics *m);
+};
+
+const struct hs_policy_ops *hs_policy_find(const char *name);	/* NULL if unknown */
+size_t hs_policy_count(void);
+const struct hs_policy_ops *hs_policy_at(size_t i);		/* registry iteration */
+
+#endif /* HS_POLICY_H */

@@ -1,0 +1,3 @@
+#!/bin/sh
+# STUB: to be written.
+exit 77

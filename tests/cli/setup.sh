@@ -1,0 +1,1 @@
+# shared prelude, to be written

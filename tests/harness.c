@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The unit-test harness (see harness.h): case table runner and reporters.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "harness.h"
+
+static const char *cur_case;
+static int cur_failed;
+static int cur_skipped;
+static int verbose;
+
+void t_fail(const char *file, int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "FAIL %s: %s:%d: ", cur_case ? cur_case : "?", file, line);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	cur_failed++;
+}
+
+void t_skip(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "SKIP %s: ", cur_case ? cur_case : "?");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	cur_skipped = 1;
+}
+
+bool t_case_failed(void)
+{
+	return cur_failed != 0;
+}
+
+const char *t_shared(void)
+{
+	const char *s = getenv("HSCTL_SHARED");
+
+	return s && *s ? s : NULL;
+}
+
+const char *t_testdata(void)
+{
+	const char *s = getenv("TESTDATA");
+
+	return s && *s ? s : "testdata";
+}
+
+int t_main(const struct t_case *cases, size_t n, int argc, char **argv)
+{
+	int passed = 0, failed = 0, skipped = 0;
+	const char *v = getenv("T_VERBOSE");
+	size_t i;
+
+	verbose = v && *v && strcmp(v, "0");
+	for (i = 0; i < n; i++) {
+		if (argc > 1) {		/* run only the named cases */
+			int want = 0;
+
+			for (int a = 1; a < argc; a++)
+				want |= !strcmp(argv[a], cases[i].name);
+			if (!want)
+				continue;
+		}
+		cur_case = cases[i].name;
+		cur_failed = 0;
+		cur_skipped = 0;
+		cases[i].fn();
+		if (cur_failed)
+			failed++;
+		else if (cur_skipped)
+			skipped++;
+		else
+			passed++;
+		if (verbose)
+			fprintf(stderr, "%s %s\n",
+				cur_failed ? "FAIL" : cur_skipped ? "SKIP" : "ok  ", cur_case);
+	}
+	if (skipped)
+		printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+	else
+		printf("%d passed, %d failed\n", passed, failed);
+	if (failed)
+		return 1;
+	if (passed == 0 && skipped > 0)
+		return 77;
+	return 0;
+}
