@@ -1,3 +1,553 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* STUB: being written. */
+/*
+ * The simulation driver: one policy, one capacity, one access stream.
+ *
+ * The driver owns everything that is not a decision.  It keeps one record per
+ * dense key id (struct hs_folio plus the policy's private area) in a flat
+ * array, so a lookup is an index, not a hash: the per-key cost is 16 bytes
+ * plus what the policy asks for.  It counts hits, misses and evictions, keeps
+ * the metrics shadow table (the eviction time of every evicted key, unbounded:
+ * it is a field of the key's record), classifies protections, and calls the
+ * policy's hooks in the kernel's order:
+ *
+ *   access  --resident?--> yes: ->hit()
+ *              |
+ *              no: ->admit()?  --> make room: ->evict() until it fits
+ *                             --> ->refault() when a shadow entry exists
+ *                             --> ->insert()
+ *   PAGEOUT/COLD on a resident key: ->hint() (default: PAGEOUT evicts)
+ *   DROP: ->remove(DROP)
+ *
+ * Room is made before the shadow entry is consulted, as in the kernel, where
+ * the memcg charge (and so reclaim) precedes workingset_refault().  Every
+ * victim a policy returns is verified (resident, not the incoming key, not
+ * returned twice) and a violation ends the run with -EUCLEAN rather than
+ * corrupting the statistics.  With cfg.paranoid, the policy's check() and the
+ * driver's own count check run after every hook.
+ */
 #include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs.h"
+#include "param.h"
+#include "policy.h"
+#include "sim.h"
+
+#define DEFAULT_BATCH	64
+
+struct hs_sim {
+	struct hs_sim_config	cfg;		/* as given (params may be replaced) */
+	const struct hs_policy_ops *ops;	/* cfg.ops */
+	struct hs_policy	*pol;		/* the policy instance */
+	struct hs_param_set	*own_ps;	/* defaults, when cfg.params was NULL */
+	struct hs_policy_env	env;		/* what the policy sees */
+	char			*folios;	/* nr_keys records of env.stride bytes */
+	uint64_t		used;		/* units resident */
+	uint64_t		seq;		/* accesses so far = seq of the next one */
+	uint64_t		prot_resident;	/* resident folios with a pending protection */
+	uint64_t		prot_sum;	/* sum of prot_resident sampled per access */
+	struct hs_sim_stats	st;		/* counters */
+	struct hs_folio		**victims;	/* scratch for ->evict(), batch_max entries */
+	uint32_t		*last;		/* victims of the last step (record_victims) */
+	size_t			nr_last;	/* entries in last */
+	size_t			last_cap;	/* allocated entries in last */
+	int			broken;		/* a policy broke the contract: -EUCLEAN */
+};
+
+static inline struct hs_folio *folio_at(const struct hs_sim *sim, uint32_t id)
+{
+	return (struct hs_folio *)(void *)(sim->folios + (size_t)id * sim->env.stride);
+}
+
+/**
+ * hs_prot_kind_name() - the SQL/JSON name of a protection kind
+ * @k: the kind
+ *
+ * Return: "second_chance", "tier", "promote", "shield", or "?".
+ */
+const char *hs_prot_kind_name(enum hs_prot_kind k)
+{
+	static const char *const names[HS_PROT_NR] = {
+		[HS_PROT_SECOND_CHANCE] = "second_chance",
+		[HS_PROT_TIER] = "tier",
+		[HS_PROT_PROMOTE] = "promote",
+		[HS_PROT_SHIELD] = "shield",
+	};
+
+	return (unsigned int)k < HS_PROT_NR ? names[k] : "?";
+}
+
+/**
+ * hs_metrics_add() - append a policy-specific number
+ * @m: the set
+ * @name: "policy.what", truncated to fit
+ * @value: the number
+ *
+ * Silently ignores metrics past HS_METRICS_MAX.
+ */
+void hs_metrics_add(struct hs_metrics *m, const char *name, double value)
+{
+	if (m->n >= HS_METRICS_MAX)
+		return;
+	snprintf(m->m[m->n].name, sizeof(m->m[m->n].name), "%s", name);
+	m->m[m->n].value = value;
+	m->n++;
+}
+
+/**
+ * hs_sim_new() - set up one run
+ * @cfg: configuration (copied)
+ * @out: the new run
+ *
+ * Return: 0, -EINVAL, -ENOSYS (a policy without hooks), -ENOMEM, or the
+ * policy's create() error.
+ */
+int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
+{
+	const struct hs_policy_ops *ops = cfg->ops;
+	struct hs_sim *sim;
+	size_t batch;
+	int err;
+
+	if (!ops || ops->abi != HS_POLICY_ABI || cfg->capacity == 0)
+		return -EINVAL;
+	if (!ops->create || !ops->hit || !ops->insert || !ops->evict || !ops->remove)
+		return -ENOSYS;
+	if (cfg->nr_keys == UINT32_MAX)		/* HS_NIL is reserved */
+		return -EINVAL;
+	batch = cfg->batch_max ? cfg->batch_max : DEFAULT_BATCH;
+
+	sim = calloc(1, sizeof(*sim));
+	if (!sim)
+		return -ENOMEM;
+	sim->cfg = *cfg;
+	sim->cfg.batch_max = batch;
+	sim->ops = ops;
+	sim->env.capacity = cfg->capacity;
+	sim->env.nr_keys = cfg->nr_keys;
+	sim->env.priv_off = sizeof(struct hs_folio);
+	sim->env.stride = (sizeof(struct hs_folio) + ops->folio_priv + 7) & ~(size_t)7;
+	sim->env.sim = sim;
+	sim->st.capacity = cfg->capacity;
+
+	err = -ENOMEM;
+	sim->victims = calloc(batch, sizeof(*sim->victims));
+	if (!sim->victims)
+		goto out_free;
+	/* calloc: the policy's private areas start zeroed, as documented. */
+	sim->folios = calloc(cfg->nr_keys ? cfg->nr_keys : 1, sim->env.stride);
+	if (!sim->folios)
+		goto out_free;
+	sim->env.folios = sim->folios;
+	for (uint32_t i = 0; i < cfg->nr_keys; i++)
+		folio_at(sim, i)->id = i;
+
+	if (!cfg->params) {
+		err = hs_param_set_new(ops->params, &sim->own_ps);
+		if (err)
+			goto out_free;
+		sim->cfg.params = sim->own_ps;
+	}
+	err = ops->create(&sim->env, sim->cfg.params, &sim->pol);
+	if (err)
+		goto out_free;
+	*out = sim;
+	return 0;
+
+out_free:
+	hs_param_set_free(sim->own_ps);
+	free(sim->folios);
+	free(sim->victims);
+	free(sim);
+	return err;
+}
+
+/**
+ * hs_sim_free() - tear a run down
+ * @sim: the run, or NULL
+ */
+void hs_sim_free(struct hs_sim *sim)
+{
+	if (!sim)
+		return;
+	if (sim->pol)
+		sim->ops->destroy(sim->pol);
+	hs_param_set_free(sim->own_ps);
+	free(sim->folios);
+	free(sim->victims);
+	free(sim->last);
+	free(sim);
+}
+
+void hs_sim_protect(struct hs_sim *sim, struct hs_folio *f, enum hs_prot_kind kind)
+{
+	if ((unsigned int)kind >= HS_PROT_NR || !hs_folio_is_resident(f)) {
+		sim->broken = -EUCLEAN;
+		return;
+	}
+	sim->st.prot.total++;
+	sim->st.prot_kind[kind].total++;
+	if (f->prot_pending == 0)
+		sim->prot_resident++;
+	if (f->prot_pending < UINT8_MAX)
+		f->prot_pending++;
+	f->prot_kind = (uint8_t)kind;
+}
+
+/* Settle f's pending protections as useful (accessed again) or wasted (left). */
+static void resolve_protection(struct hs_sim *sim, struct hs_folio *f, bool useful)
+{
+	struct hs_prot_stats *k = &sim->st.prot_kind[f->prot_kind];
+
+	if (!f->prot_pending)
+		return;
+	if (useful) {
+		sim->st.prot.useful += f->prot_pending;
+		k->useful += f->prot_pending;
+	} else {
+		sim->st.prot.wasted += f->prot_pending;
+		k->wasted += f->prot_pending;
+	}
+	f->prot_pending = 0;
+	sim->prot_resident--;
+}
+
+static int check_now(struct hs_sim *sim)
+{
+	if (sim->broken)
+		return sim->broken;
+	if (sim->cfg.paranoid && sim->ops->check && sim->ops->check(sim->pol))
+		sim->broken = -EUCLEAN;
+	return sim->broken;
+}
+
+static int remember_victim(struct hs_sim *sim, uint32_t id)
+{
+	if (!sim->cfg.record_victims)
+		return 0;
+	if (sim->nr_last == sim->last_cap) {
+		size_t cap = sim->last_cap ? sim->last_cap * 2 : 16;
+		uint32_t *p = realloc(sim->last, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		sim->last = p;
+		sim->last_cap = cap;
+	}
+	sim->last[sim->nr_last++] = id;
+	return 0;
+}
+
+/* f leaves memory by eviction (the policy's or a hint's): write its shadow entry. */
+static int evict_one(struct hs_sim *sim, struct hs_folio *f, bool hinted)
+{
+	f->flags &= (uint8_t)~(HS_FOLIO_RESIDENT | HS_FOLIO_HINTED);
+	f->flags |= HS_FOLIO_SHADOW | (hinted ? HS_FOLIO_HINTED : 0);
+	f->evicted_at = sim->seq;
+	sim->used--;
+	if (hinted)
+		sim->st.hint_evictions++;
+	else
+		sim->st.evictions++;
+	if (f->flags & HS_FOLIO_ANON)
+		sim->st.pswpout++;
+	resolve_protection(sim, f, false);
+	return remember_victim(sim, f->id);
+}
+
+static int make_room(struct hs_sim *sim, struct hs_folio *in, const struct hs_access *a)
+{
+	while (sim->used + 1 > sim->cfg.capacity) {
+		uint64_t need = sim->used + 1 - sim->cfg.capacity;
+		size_t n, i;
+		int err;
+
+		n = sim->ops->evict(sim->pol, in, a, need, sim->victims, sim->cfg.batch_max);
+		if (n == 0 || n > sim->cfg.batch_max)
+			return -EUCLEAN;
+		for (i = 0; i < n; i++) {
+			struct hs_folio *v = sim->victims[i];
+
+			if (!v || v == in || !hs_folio_is_resident(v))
+				return -EUCLEAN;
+			err = evict_one(sim, v, false);
+			if (err)
+				return err;
+		}
+		err = check_now(sim);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int do_miss(struct hs_sim *sim, struct hs_folio *f, const struct hs_access *a)
+{
+	bool refault = f->flags & HS_FOLIO_SHADOW;
+	int err;
+
+	sim->st.misses++;
+	if (!(f->flags & HS_FOLIO_SEEN)) {
+		f->flags |= HS_FOLIO_SEEN;
+		sim->st.cold_misses++;
+	}
+	if (refault) {
+		uint64_t dist = sim->seq - f->evicted_at;
+		unsigned int b = dist ? 64 - (unsigned int)__builtin_clzll(dist) : 0;
+
+		sim->st.refaults++;
+		sim->st.refault_hist[HS_MIN(b, HS_HIST_BUCKETS - 1)]++;
+		if (f->flags & HS_FOLIO_HINTED)
+			sim->st.hint_refaults++;
+		if (f->flags & HS_FOLIO_ANON)
+			sim->st.pswpin++;
+		if (f->refaults < UINT8_MAX)
+			f->refaults++;
+		if (f->refaults == 2) {
+			sim->st.pingpong_keys++;
+			sim->st.pingpong_refaults += 2;
+		} else if (f->refaults > 2) {
+			sim->st.pingpong_refaults++;
+		}
+	}
+
+	if (sim->ops->admit && !sim->ops->admit(sim->pol, f, a)) {
+		/* Served without caching: the shadow entry has done its job. */
+		f->flags &= (uint8_t)~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED);
+		return check_now(sim) ? sim->broken : HS_STEP_MISS;
+	}
+
+	err = make_room(sim, f, a);
+	if (err)
+		return err;
+	if (refault && sim->ops->refault) {
+		sim->ops->refault(sim->pol, f, a, sim->seq - f->evicted_at);
+		if (check_now(sim))
+			return sim->broken;
+	}
+	f->flags &= (uint8_t)~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED);
+	f->flags |= HS_FOLIO_RESIDENT;
+	sim->used++;
+	if (sim->used > sim->st.peak_resident)
+		sim->st.peak_resident = sim->used;
+	sim->ops->insert(sim->pol, f, a);
+	if (check_now(sim))
+		return sim->broken;
+	return HS_STEP_MISS;
+}
+
+static int do_hint(struct hs_sim *sim, struct hs_folio *f, const struct hs_access *a)
+{
+	enum hs_hint_verdict v;
+
+	sim->st.hints++;
+	if (!hs_folio_is_resident(f))
+		return HS_STEP_OTHER;
+	if (sim->ops->hint)
+		v = sim->ops->hint(sim->pol, f, a);
+	else
+		v = a->channel == HS_CH_PAGEOUT ? HS_HINT_EVICT : HS_HINT_KEEP;
+	if (check_now(sim))
+		return sim->broken;
+	if (v == HS_HINT_EVICT) {
+		int err;
+
+		sim->ops->remove(sim->pol, f, HS_REMOVE_HINT);
+		err = evict_one(sim, f, true);
+		if (err)
+			return err;
+		if (check_now(sim))
+			return sim->broken;
+	}
+	return HS_STEP_OTHER;
+}
+
+static int do_drop(struct hs_sim *sim, struct hs_folio *f)
+{
+	sim->ops->remove(sim->pol, f, HS_REMOVE_DROP);
+	if (hs_folio_is_resident(f)) {
+		sim->st.drops++;
+		sim->used--;
+		/* The kernel chose this removal: a pending protection is neither. */
+		if (f->prot_pending) {
+			f->prot_pending = 0;
+			sim->prot_resident--;
+		}
+	}
+	/* Truncation deletes the shadow entries of the mapping too. */
+	f->flags &= (uint8_t)~(HS_FOLIO_RESIDENT | HS_FOLIO_SHADOW | HS_FOLIO_HINTED);
+	if (check_now(sim))
+		return sim->broken;
+	return HS_STEP_OTHER;
+}
+
+int hs_sim_step(struct hs_sim *sim, uint32_t key, uint8_t meta, uint64_t next_use)
+{
+	enum hs_channel ch = hs_meta_channel(meta);
+	struct hs_access a;
+	struct hs_folio *f;
+	int ret;
+
+	if (sim->broken)
+		return sim->broken;
+	if (unlikely(key >= sim->cfg.nr_keys || ch >= HS_CH_NR))
+		return -EINVAL;
+	sim->nr_last = 0;
+	sim->st.records++;
+	f = folio_at(sim, key);
+	a.seq = sim->seq;
+	a.next_use = next_use;
+	a.key = key;
+	a.channel = (uint8_t)ch;
+	a.type = (meta & HS_META_ANON) ? HS_TYPE_ANON : HS_TYPE_FILE;
+	a.write = meta & HS_META_WRITE;
+
+	if (unlikely(!hs_channel_is_access(ch))) {
+		if (ch == HS_CH_DROP)
+			ret = do_drop(sim, f);
+		else
+			ret = do_hint(sim, f, &a);
+		if (ret < 0)
+			sim->broken = ret;
+		return ret;
+	}
+
+	sim->st.accesses++;
+	sim->prot_sum += sim->prot_resident;
+	if (meta & HS_META_ANON)
+		f->flags |= HS_FOLIO_ANON;
+	else
+		f->flags &= (uint8_t)~HS_FOLIO_ANON;
+	if (hs_folio_is_resident(f)) {
+		sim->st.hits++;
+		if (f->prot_pending)
+			resolve_protection(sim, f, true);
+		sim->ops->hit(sim->pol, f, &a);
+		ret = check_now(sim) ? sim->broken : HS_STEP_HIT;
+	} else {
+		ret = do_miss(sim, f, &a);
+	}
+	sim->seq++;
+	if (ret < 0)
+		sim->broken = ret;
+	return ret;
+}
+
+size_t hs_sim_victims(const struct hs_sim *sim, const uint32_t **ids)
+{
+	*ids = sim->last;
+	return sim->nr_last;
+}
+
+uint64_t hs_sim_used(const struct hs_sim *sim)
+{
+	return sim->used;
+}
+
+const struct hs_policy_env *hs_sim_env(const struct hs_sim *sim)
+{
+	return &sim->env;
+}
+
+/**
+ * hs_sim_check() - verify the driver's counts and the policy's invariants
+ * @sim: the run
+ *
+ * Walks every key: O(nr_keys).
+ *
+ * Return: 0, or -EUCLEAN.
+ */
+int hs_sim_check(const struct hs_sim *sim)
+{
+	uint64_t resident = 0, prot = 0;
+	uint32_t i;
+
+	if (sim->broken)
+		return sim->broken;
+	for (i = 0; i < sim->cfg.nr_keys; i++) {
+		const struct hs_folio *f = folio_at(sim, i);
+
+		if (f->id != i)
+			return -EUCLEAN;
+		if (hs_folio_is_resident(f)) {
+			resident++;
+			if (f->flags & HS_FOLIO_SHADOW)
+				return -EUCLEAN;
+			prot += f->prot_pending != 0;
+		} else if (f->prot_pending) {
+			return -EUCLEAN;
+		}
+	}
+	if (resident != sim->used || sim->used > sim->cfg.capacity || prot != sim->prot_resident)
+		return -EUCLEAN;
+	if (sim->st.hits + sim->st.misses != sim->st.accesses)
+		return -EUCLEAN;
+	if (sim->ops->check && sim->ops->check(sim->pol))
+		return -EUCLEAN;
+	return 0;
+}
+
+/**
+ * hs_sim_finish() - final statistics of a run
+ * @sim: the run
+ * @st: receives the counters
+ * @m: receives the policy's own metrics (may be NULL)
+ */
+void hs_sim_finish(struct hs_sim *sim, struct hs_sim_stats *st, struct hs_metrics *m)
+{
+	sim->st.distinct_keys = sim->st.cold_misses;
+	if (sim->st.accesses)
+		sim->st.prot_occupancy = (double)sim->prot_sum /
+					 ((double)sim->st.accesses * (double)sim->cfg.capacity);
+	*st = sim->st;
+	if (m) {
+		m->n = 0;
+		if (sim->ops->report)
+			sim->ops->report(sim->pol, m);
+	}
+}
+
+/**
+ * hs_next_use_fill() - next-use times for an in-memory stream
+ * @keys: key ids
+ * @meta: meta bytes
+ * @n: records
+ * @nr_keys: key ids are below this
+ * @next: receives, per record, the seq of the key's next access or HS_NEVER
+ *
+ * A forward pass: each access writes its own seq into the slot of the same
+ * key's previous access.  Hints and drops get HS_NEVER and do not advance seq.
+ *
+ * Return: 0, -EINVAL (a key out of range) or -ENOMEM.
+ */
+int hs_next_use_fill(const uint32_t *keys, const uint8_t *meta, size_t n, uint32_t nr_keys,
+		     uint64_t *next)
+{
+	uint64_t *prev;
+	uint64_t seq = 0;
+	size_t i;
+
+	prev = malloc((nr_keys ? nr_keys : 1) * sizeof(*prev));
+	if (!prev)
+		return -ENOMEM;
+	for (i = 0; i < nr_keys; i++)
+		prev[i] = UINT64_MAX;
+	for (i = 0; i < n; i++) {
+		next[i] = HS_NEVER;
+		if (!hs_channel_is_access(hs_meta_channel(meta[i])))
+			continue;
+		if (keys[i] >= nr_keys) {
+			free(prev);
+			return -EINVAL;
+		}
+		if (prev[keys[i]] != UINT64_MAX)
+			next[prev[keys[i]]] = seq;
+		prev[keys[i]] = i;
+		seq++;
+	}
+	free(prev);
+	return 0;
+}

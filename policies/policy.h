@@ -14,7 +14,8 @@
  * Order of calls for one stream record (see lib/sim.c):
  *
  *   access, resident        ->hit()
- *   access, not resident    while used + 1 > capacity: ->evict() (batch allowed)
+ *   access, not resident    ->admit() (optional; false: not cached, nothing else)
+ *                           while used + 1 > capacity: ->evict() (batch allowed)
  *                           ->refault() if the key has a shadow entry (optional)
  *                           ->insert()
  *   PAGEOUT/COLD, resident  ->hint() (optional; NULL: PAGEOUT evicts, COLD is
@@ -94,6 +95,13 @@ struct hs_policy_ops {
 	void	(*remove)(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why);
 
 	/* Optional: may be NULL. */
+
+	/*
+	 * Should the missed folio be cached at all?  Called before room is made;
+	 * false means the miss is served without caching (OPT's bypass variant):
+	 * no eviction, no refault(), no insert().  NULL: always admit.
+	 */
+	bool	(*admit)(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a);
 
 	/* The miss is a refault: f has a shadow entry; called before insert(). */
 	void	(*refault)(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a,

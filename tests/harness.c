@@ -57,7 +57,18 @@ const char *t_testdata(void)
 	return s && *s ? s : "testdata";
 }
 
-int t_main(const struct t_case *cases, size_t n, int argc, char **argv)
+struct run {
+	const struct t_case	*cases;		/* static table, or NULL */
+	const char		*(*name)(size_t);	/* indexed form */
+	void			(*fn)(size_t);
+};
+
+static const char *case_name(const struct run *r, size_t i)
+{
+	return r->cases ? r->cases[i].name : r->name(i);
+}
+
+static int run_all(const struct run *r, size_t n, int argc, char **argv)
 {
 	int passed = 0, failed = 0, skipped = 0;
 	const char *v = getenv("T_VERBOSE");
@@ -69,14 +80,17 @@ int t_main(const struct t_case *cases, size_t n, int argc, char **argv)
 			int want = 0;
 
 			for (int a = 1; a < argc; a++)
-				want |= !strcmp(argv[a], cases[i].name);
+				want |= !strcmp(argv[a], case_name(r, i));
 			if (!want)
 				continue;
 		}
-		cur_case = cases[i].name;
+		cur_case = case_name(r, i);
 		cur_failed = 0;
 		cur_skipped = 0;
-		cases[i].fn();
+		if (r->cases)
+			r->cases[i].fn();
+		else
+			r->fn(i);
 		if (cur_failed)
 			failed++;
 		else if (cur_skipped)
@@ -96,4 +110,19 @@ int t_main(const struct t_case *cases, size_t n, int argc, char **argv)
 	if (passed == 0 && skipped > 0)
 		return 77;
 	return 0;
+}
+
+int t_main(const struct t_case *cases, size_t n, int argc, char **argv)
+{
+	struct run r = { .cases = cases };
+
+	return run_all(&r, n, argc, argv);
+}
+
+int t_main_indexed(size_t n, const char *(*name)(size_t), void (*fn)(size_t), int argc,
+		   char **argv)
+{
+	struct run r = { .name = name, .fn = fn };
+
+	return run_all(&r, n, argc, argv);
 }

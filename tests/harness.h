@@ -30,6 +30,9 @@ void t_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool t_case_failed(void);
 
 int t_main(const struct t_case *cases, size_t n, int argc, char **argv);
+/* Same, for cases known only at run time: case i is named name(i) and runs fn(i). */
+int t_main_indexed(size_t n, const char *(*name)(size_t), void (*fn)(size_t), int argc,
+		   char **argv);
 
 /* $HSCTL_SHARED (../shared beside the tree), or NULL when absent. */
 const char *t_shared(void);
