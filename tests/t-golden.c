@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Golden policy tests: every testdata/golden/*.golden file is a tiny access
+ * Golden policy tests: every testdata/golden/NAME.golden file is a tiny access
  * sequence whose outcome was computed by hand (the computation is written in
  * the file's comments).  Each file is one case: it runs through lib/sim.c with
  * the named policy, and every step's hit/miss, victims, hint verdicts, policy
