@@ -1,3 +1,378 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* STUB: to be written. */
+/*
+ * Many runs over one stored session, in one pass (see replay.h).
+ *
+ * The calling thread reads chunks from the store and copies each into a slot
+ * of a small ring; worker w steps the jobs j with j % workers == w through
+ * every chunk in order, then releases the slot.  A slot is refilled only when
+ * every worker has released it, so the memory in flight is RING chunks,
+ * whatever the session's length:
+ *
+ *   store --read--> [slot 0][slot 1][slot 2][slot 3] --> worker 0: jobs 0, 2, ...
+ *                                                   \--> worker 1: jobs 1, 3, ...
+ *
+ * Offline policies need each access's next-use time; that takes the whole
+ * future, so one forward pass fills an array of next-use seqs (8 bytes per
+ * record) before the replay starts, shared by every offline job.
+ */
 #include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hs.h"
+#include "policy.h"
+#include "replay.h"
+#include "store.h"
+
+#define RING	4
+
+struct slot {
+	uint32_t	*keys;		/* copy of the chunk's keys */
+	uint8_t		*meta;		/* copy of its meta bytes */
+	size_t		n;		/* records in the chunk */
+	size_t		cap;		/* allocated records */
+	uint64_t	base;		/* record index of the chunk's first record */
+	int		pending;	/* workers still to process it; 0 = free */
+};
+
+struct pipeline {
+	pthread_mutex_t		mu;		/* protects produced, eof, slot.pending */
+	pthread_cond_t		filled;		/* a chunk was produced, or eof */
+	pthread_cond_t		drained;	/* a slot became free */
+	struct slot		slots[RING];
+	uint64_t		produced;	/* chunks published so far */
+	bool			eof;		/* no more chunks */
+	const uint64_t		*next;		/* next-use per record, or NULL */
+	struct hs_replay_job	*jobs;
+	size_t			nr_jobs;
+	unsigned int		workers;
+};
+
+struct worker {
+	struct pipeline		*pl;
+	unsigned int		index;		/* handles jobs j with j % workers == index */
+	pthread_t		tid;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Step one job through one chunk. */
+static void step_chunk(struct hs_replay_job *job, const struct slot *s, const uint64_t *next)
+{
+	struct hs_sim *sim = job->sim;
+	double t0;
+	size_t i;
+
+	if (!sim || job->err)
+		return;
+	t0 = now_s();
+	if (next) {
+		const uint64_t *nx = next + s->base;
+
+		for (i = 0; i < s->n; i++) {
+			int ret = hs_sim_step(sim, s->keys[i], s->meta[i], nx[i]);
+
+			if (unlikely(ret < 0)) {
+				job->err = ret;
+				break;
+			}
+		}
+	} else {
+		for (i = 0; i < s->n; i++) {
+			int ret = hs_sim_step(sim, s->keys[i], s->meta[i], HS_NEVER);
+
+			if (unlikely(ret < 0)) {
+				job->err = ret;
+				break;
+			}
+		}
+	}
+	job->wall_s += now_s() - t0;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct pipeline *pl = w->pl;
+	uint64_t c;
+
+	for (c = 0;; c++) {
+		struct slot *s = &pl->slots[c % RING];
+
+		pthread_mutex_lock(&pl->mu);
+		while (pl->produced <= c && !pl->eof)
+			pthread_cond_wait(&pl->filled, &pl->mu);
+		if (pl->produced <= c) {
+			pthread_mutex_unlock(&pl->mu);
+			break;
+		}
+		pthread_mutex_unlock(&pl->mu);
+
+		for (size_t j = w->index; j < pl->nr_jobs; j += pl->workers)
+			step_chunk(&pl->jobs[j], s, pl->next);
+
+		pthread_mutex_lock(&pl->mu);
+		if (--s->pending == 0)
+			pthread_cond_broadcast(&pl->drained);
+		pthread_mutex_unlock(&pl->mu);
+	}
+	return NULL;
+}
+
+static int slot_fill(struct slot *s, const uint32_t *keys, const uint8_t *meta, size_t n,
+		     uint64_t base)
+{
+	if (n > s->cap) {
+		uint32_t *k = realloc(s->keys, n * sizeof(*k));
+		uint8_t *m;
+
+		if (!k)
+			return -ENOMEM;
+		s->keys = k;
+		m = realloc(s->meta, n);
+		if (!m)
+			return -ENOMEM;
+		s->meta = m;
+		s->cap = n;
+	}
+	memcpy(s->keys, keys, n * sizeof(*keys));
+	memcpy(s->meta, meta, n);
+	s->n = n;
+	s->base = base;
+	return 0;
+}
+
+/* One forward pass: next[r] = seq of the next access to record r's key. */
+static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t nr_keys,
+			 uint64_t **out)
+{
+	uint64_t *next, *prev, rec = 0, seq = 0;
+	const uint32_t *keys;
+	const uint8_t *meta;
+	size_t n, i;
+	int ret;
+
+	next = malloc((records ? records : 1) * sizeof(*next));
+	prev = malloc((nr_keys ? nr_keys : 1) * sizeof(*prev));
+	if (!next || !prev) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (i = 0; i < nr_keys; i++)
+		prev[i] = UINT64_MAX;
+	while ((ret = hs_session_read_chunk(r, &keys, &meta, &n)) > 0) {
+		if (rec + n > records) {
+			ret = -EBADMSG;
+			goto out_free;
+		}
+		for (i = 0; i < n; i++, rec++) {
+			next[rec] = HS_NEVER;
+			if (!hs_channel_is_access(hs_meta_channel(meta[i])))
+				continue;
+			if (keys[i] >= nr_keys) {
+				ret = -EBADMSG;
+				goto out_free;
+			}
+			if (prev[keys[i]] != UINT64_MAX)
+				next[prev[keys[i]]] = seq;
+			prev[keys[i]] = rec;
+			seq++;
+		}
+	}
+	if (ret < 0)
+		goto out_free;
+	if (rec != records) {
+		ret = -EBADMSG;
+		goto out_free;
+	}
+	ret = hs_session_read_rewind(r);
+	if (ret)
+		goto out_free;
+	free(prev);
+	*out = next;
+	return 0;
+
+out_free:
+	free(prev);
+	free(next);
+	return ret;
+}
+
+static unsigned int pick_workers(const struct hs_replay_opts *o, size_t live)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int t = o->threads ? o->threads : (unsigned int)(cpus > 0 ? cpus : 1);
+
+	if (t > live)
+		t = (unsigned int)live;
+	return t ? t : 1;
+}
+
+/* Read every chunk and hand it to the workers (or step inline with one worker). */
+static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker *ws,
+		const struct hs_replay_opts *o, uint64_t records)
+{
+	uint64_t c = 0, base = 0;
+	const uint32_t *keys;
+	const uint8_t *meta;
+	size_t n;
+	int ret;
+
+	while ((ret = hs_session_read_chunk(r, &keys, &meta, &n)) > 0) {
+		struct slot *s = &pl->slots[c % RING];
+
+		if (base + n > records) {
+			ret = -EBADMSG;
+			break;
+		}
+		if (!ws) {		/* one worker: no threads, no copies */
+			struct slot inline_slot = {
+				.keys = (uint32_t *)keys, .meta = (uint8_t *)meta, .n = n,
+				.base = base,
+			};
+
+			for (size_t j = 0; j < pl->nr_jobs; j++)
+				step_chunk(&pl->jobs[j], &inline_slot, pl->next);
+		} else {
+			pthread_mutex_lock(&pl->mu);
+			while (s->pending > 0)
+				pthread_cond_wait(&pl->drained, &pl->mu);
+			pthread_mutex_unlock(&pl->mu);
+			ret = slot_fill(s, keys, meta, n, base);
+			if (ret)
+				break;
+			pthread_mutex_lock(&pl->mu);
+			s->pending = (int)pl->workers;
+			pl->produced = c + 1;
+			pthread_cond_broadcast(&pl->filled);
+			pthread_mutex_unlock(&pl->mu);
+		}
+		c++;
+		base += n;
+		if (o->progress)
+			o->progress(o->progress_arg, base, records);
+	}
+	if (ret == 0 && base != records)
+		ret = -EBADMSG;
+	return ret;
+}
+
+int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job *jobs,
+		      size_t n, const struct hs_replay_opts *opts)
+{
+	static const struct hs_replay_opts defaults;
+	const struct hs_replay_opts *o = opts ? opts : &defaults;
+	struct hs_session_reader *r = NULL;
+	struct hs_session_info info;
+	struct pipeline pl = { 0 };
+	struct worker *ws = NULL;
+	uint64_t *next = NULL;
+	bool need_future = false;
+	unsigned int started = 0;
+	size_t live = 0, j;
+	int ret;
+
+	ret = hs_session_get(st, session, &info);
+	if (ret)
+		return ret;
+	if (info.distinct_keys >= UINT32_MAX)
+		return -EOVERFLOW;
+
+	for (j = 0; j < n; j++) {
+		struct hs_sim_config cfg = {
+			.ops = jobs[j].ops, .params = jobs[j].params,
+			.capacity = jobs[j].capacity, .nr_keys = (uint32_t)info.distinct_keys,
+			.batch_max = o->batch_max, .paranoid = o->paranoid,
+		};
+
+		jobs[j].sim = NULL;
+		jobs[j].wall_s = 0;
+		jobs[j].err = hs_sim_new(&cfg, &jobs[j].sim);
+		if (jobs[j].err)
+			continue;
+		live++;
+		if (jobs[j].ops->flags & HS_POLICY_NEEDS_FUTURE)
+			need_future = true;
+	}
+
+	ret = hs_session_read_open(st, session, &r);
+	if (ret)
+		goto out;
+	if (need_future) {
+		ret = fill_next_use(r, info.records, (uint32_t)info.distinct_keys, &next);
+		if (ret)
+			goto out;
+	}
+
+	pl.next = next;
+	pl.jobs = jobs;
+	pl.nr_jobs = n;
+	pl.workers = pick_workers(o, live);
+	if (pl.workers > 1) {
+		ws = calloc(pl.workers, sizeof(*ws));
+		if (!ws) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		pthread_mutex_init(&pl.mu, NULL);
+		pthread_cond_init(&pl.filled, NULL);
+		pthread_cond_init(&pl.drained, NULL);
+		for (started = 0; started < pl.workers; started++) {
+			ws[started].pl = &pl;
+			ws[started].index = started;
+			if (pthread_create(&ws[started].tid, NULL, worker_main, &ws[started]))
+				break;
+		}
+		if (started < pl.workers) {
+			/* Fewer threads than planned: let the started ones see eof at once. */
+			pthread_mutex_lock(&pl.mu);
+			pl.eof = true;
+			pthread_cond_broadcast(&pl.filled);
+			pthread_mutex_unlock(&pl.mu);
+			ret = -EAGAIN;
+		}
+	}
+
+	if (ret == 0)
+		ret = pump(r, &pl, ws, o, info.records);
+
+	if (ws) {
+		pthread_mutex_lock(&pl.mu);
+		pl.eof = true;
+		pthread_cond_broadcast(&pl.filled);
+		pthread_mutex_unlock(&pl.mu);
+		for (unsigned int w = 0; w < started; w++)
+			pthread_join(ws[w].tid, NULL);
+		pthread_cond_destroy(&pl.filled);
+		pthread_cond_destroy(&pl.drained);
+		pthread_mutex_destroy(&pl.mu);
+		for (unsigned int s = 0; s < RING; s++) {
+			free(pl.slots[s].keys);
+			free(pl.slots[s].meta);
+		}
+	}
+
+	for (j = 0; j < n && ret == 0; j++)
+		if (jobs[j].sim && !jobs[j].err)
+			hs_sim_finish(jobs[j].sim, &jobs[j].stats, &jobs[j].metrics);
+out:
+	for (j = 0; j < n; j++) {
+		hs_sim_free(jobs[j].sim);
+		jobs[j].sim = NULL;
+	}
+	free(ws);
+	free(next);
+	hs_session_read_close(r);
+	return ret;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Replaying a stored session through many (policy, capacity) runs at once.
+ *
+ * The session's access stream is read once, chunk by chunk, and every run
+ * steps through each chunk; runs are spread over worker threads that share the
+ * decoded chunks (a small ring of them), so N runs cost one read of the trace
+ * and use every core.  Offline policies (HS_POLICY_NEEDS_FUTURE) get next-use
+ * times from one extra forward pass made before the replay.
+ */
+#ifndef HS_REPLAY_H
+#define HS_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim.h"
+
+struct hs_store;
+struct hs_param_set;
+struct hs_policy_ops;
+
+struct hs_replay_job {
+	const struct hs_policy_ops *ops;	/* in: the policy */
+	const struct hs_param_set *params;	/* in: its parameters (NULL: defaults) */
+	uint64_t		capacity;	/* in: units */
+	struct hs_sim_stats	stats;		/* out: counters (valid when err == 0) */
+	struct hs_metrics	metrics;	/* out: the policy's own numbers */
+	double			wall_s;		/* out: seconds spent stepping this run */
+	int			err;		/* out: 0, or why this run failed (-errno) */
+	struct hs_sim		*sim;		/* private to lib/replay.c */
+};
+
+struct hs_replay_opts {
+	unsigned int	threads;	/* worker threads; 0: one per online CPU */
+	bool		paranoid;	/* check() after every hook (slow) */
+	size_t		batch_max;	/* passed to hs_sim_config (0: default) */
+	/* Called from the reading thread after each chunk; may be NULL. */
+	void		(*progress)(void *arg, uint64_t records_done, uint64_t records_total);
+	void		*progress_arg;
+};
+
+/**
+ * hs_replay_session() - run every job over one stored session
+ * @st: the store
+ * @session: session id
+ * @jobs: the runs; outputs are filled in place
+ * @n: number of jobs
+ * @opts: options (NULL: defaults)
+ *
+ * A job that fails (bad parameters, a policy breaking its contract) has its
+ * err set and stops; the others go on.
+ *
+ * Return: 0 when the stream was read to its end, -ENOENT (no such session),
+ * -EBADMSG (a corrupt stream), -ENOMEM, or another -errno from the store.
+ */
+int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job *jobs,
+		      size_t n, const struct hs_replay_opts *opts);
+
+#endif /* HS_REPLAY_H */
