@@ -1,3 +1,785 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* STUB: to be written. */
+/*
+ * Trace readers (trace-in.h).  One reader object serves every format: it owns
+ * a gzFile and a byte buffer; text formats cut the buffer into lines and parse
+ * each by hand (no strtoull: strict digits, explicit overflow checks, and
+ * speed on tens of millions of lines), binary formats cut it into fixed-size
+ * records.  A .lis line becomes a pending block range handed out one block per
+ * call.  Errors are sticky: the first one is kept with its message and
+ * returned by every later call.
+ */
 #include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "hs.h"
+#include "trace-in.h"
+
+#define BUF_SIZE	(256u * 1024)	/* read buffer; must exceed HS_TRACE_MAX_LINE */
+#define ORACLE_REC	24u		/* bytes per oracleGeneral record */
+#define U32BE_REC	4u		/* bytes per cache2k id */
+
+struct hs_trace_reader {
+	gzFile			gz;		/* the input; NULL once closed or never opened */
+	char			*path;		/* name used in messages */
+	struct hs_trace_opts	o;		/* options, csv_column normalised to >= 1 */
+	unsigned char		*buf;		/* BUF_SIZE bytes of decompressed input */
+	size_t			pos;		/* first unconsumed byte in buf */
+	size_t			len;		/* bytes valid in buf */
+	bool			eof;		/* gzread reported the end; buf holds the rest */
+	uint64_t		base;		/* input offset of buf[0] (decompressed bytes) */
+	uint64_t		line;		/* number of the last line returned (1-based) */
+	uint64_t		records;	/* records returned so far */
+	uint64_t		lis_next;	/* lis: next block of the pending range */
+	uint64_t		lis_left;	/* lis: blocks of the range still to return */
+	uint64_t		file_size;	/* size of a regular file, else 0 */
+	char			*field;		/* csv: HS_TRACE_MAX_LINE bytes for an unquoted field */
+	int			err;		/* sticky negative errno, 0 while fine */
+	char			msg[512];	/* message for err */
+};
+
+static const char *const type_names[HS_TRACE_NR] = {
+	[HS_TRACE_TEXT] = "text",
+	[HS_TRACE_LIRS] = "lirs",
+	[HS_TRACE_LIS] = "lis",
+	[HS_TRACE_CSV] = "csv",
+	[HS_TRACE_ORACLE] = "oracle",
+	[HS_TRACE_U32BE] = "u32be",
+};
+
+/**
+ * hs_trace_type_parse() - look a format up by name
+ * @name: a format name
+ * @out: the type
+ *
+ * Return: 0, or -EINVAL for an unknown name.
+ */
+int hs_trace_type_parse(const char *name, enum hs_trace_type *out)
+{
+	unsigned int i;
+
+	for (i = 0; i < HS_TRACE_NR; i++) {
+		if (!strcmp(name, type_names[i])) {
+			*out = (enum hs_trace_type)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/**
+ * hs_trace_type_name() - a format's name
+ * @type: the format
+ *
+ * Return: its name, or "?".
+ */
+const char *hs_trace_type_name(enum hs_trace_type type)
+{
+	return (unsigned int)type < HS_TRACE_NR ? type_names[type] : "?";
+}
+
+/**
+ * hs_trace_type_unit() - what one record of a format counts
+ * @type: the format
+ *
+ * Return: "block" for lis, else "object".
+ */
+const char *hs_trace_type_unit(enum hs_trace_type type)
+{
+	return type == HS_TRACE_LIS ? "block" : "object";
+}
+
+/**
+ * hs_trace_type_list() - every format name
+ *
+ * Return: a comma-separated list.
+ */
+const char *hs_trace_type_list(void)
+{
+	return "text, lirs, lis, csv, oracle, u32be";
+}
+
+/**
+ * hs_trace_hash_str() - FNV-1a 64 of a byte string
+ * @s: bytes
+ * @len: their count
+ *
+ * Return: the hash.
+ */
+uint64_t hs_trace_hash_str(const char *s, size_t len)
+{
+	uint64_t h = 14695981039346656037ull;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static int fail(struct hs_trace_reader *r, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Record the first error with its message; returns the (sticky) error. */
+static int fail(struct hs_trace_reader *r, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->err)
+		return r->err;
+	va_start(ap, fmt);
+	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	va_end(ap);
+	r->err = err;
+	return err;
+}
+
+/* A bad-data error at the current line. */
+#define line_fail(r, fmt, ...) \
+	fail((r), -EBADMSG, "%s:%llu: " fmt, (r)->path, (unsigned long long)(r)->line, \
+	     ##__VA_ARGS__)
+
+/* Show up to 24 bytes of s quoted, with anything unprintable as \xNN. */
+static const char *show(char *dst, size_t dstlen, const char *s, size_t n)
+{
+	size_t i, o = 0;
+
+	dst[o++] = '\'';
+	for (i = 0; i < n && i < 24 && o + 6 < dstlen; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 0x20 && c < 0x7f && c != '\\' && c != '\'')
+			dst[o++] = (char)c;
+		else
+			o += (size_t)snprintf(dst + o, dstlen - o, "\\x%02x", c);
+	}
+	if (i < n && o + 5 < dstlen) {
+		memcpy(dst + o, "...", 3);
+		o += 3;
+	}
+	dst[o++] = '\'';
+	dst[o] = '\0';
+	return dst;
+}
+
+static bool is_text(const struct hs_trace_reader *r)
+{
+	return r->o.type != HS_TRACE_ORACLE && r->o.type != HS_TRACE_U32BE;
+}
+
+/*
+ * Bad compressed data: text formats name the line being read (the one after
+ * the last line returned), binary formats the decompressed byte offset.
+ */
+static int gz_fail(struct hs_trace_reader *r, const char *what, const char *why)
+{
+	if (is_text(r))
+		return fail(r, -EBADMSG, "%s:%llu: %s (%s)", r->path,
+			    (unsigned long long)r->line + 1, what, why);
+	return fail(r, -EBADMSG, "%s: byte %llu: %s (%s)", r->path,
+		    (unsigned long long)(r->base + r->len), what, why);
+}
+
+/*
+ * Move the unconsumed bytes to the front and read more.  Return: 1 if bytes
+ * were added, 0 at the end of the input, or a negative errno.
+ */
+static int refill(struct hs_trace_reader *r)
+{
+	size_t keep = r->len - r->pos;
+	int n, zerr;
+
+	if (r->eof)
+		return 0;
+	if (r->pos) {
+		memmove(r->buf, r->buf + r->pos, keep);
+		r->base += r->pos;
+		r->pos = 0;
+		r->len = keep;
+	}
+	if (r->len == BUF_SIZE)
+		return 1;
+	n = gzread(r->gz, r->buf + r->len, (unsigned int)(BUF_SIZE - r->len));
+	if (n > 0) {
+		r->len += (size_t)n;
+		return 1;
+	}
+	if (n < 0) {
+		const char *zmsg = gzerror(r->gz, &zerr);
+
+		if (zerr == Z_ERRNO)
+			return fail(r, -EIO, "%s: read error: %s", r->path, strerror(errno));
+		if (zerr == Z_MEM_ERROR)
+			return fail(r, -ENOMEM, "%s: %s", r->path, strerror(ENOMEM));
+		return gz_fail(r, "corrupt gzip data", zmsg);
+	}
+	/* n == 0: the end; a gzip stream cut short shows up only in gzerror(). */
+	gzerror(r->gz, &zerr);
+	if (zerr == Z_BUF_ERROR)
+		return gz_fail(r, "gzip data truncated", "unexpected end of file");
+	r->eof = true;
+	return 0;
+}
+
+/*
+ * The next line without its line end, in *s and *n (valid until the next
+ * call).  Return: 1, 0 at the end, or a negative errno.
+ */
+static int next_line(struct hs_trace_reader *r, const char **s, size_t *n)
+{
+	unsigned char *nl;
+	size_t len;
+	int ret;
+
+	for (;;) {
+		nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
+		if (nl) {
+			len = (size_t)(nl - (r->buf + r->pos));
+			break;
+		}
+		len = r->len - r->pos;
+		if (len > HS_TRACE_MAX_LINE)
+			break;
+		ret = refill(r);
+		if (ret < 0)
+			return ret;
+		if (ret == 0) {
+			if (!len)
+				return 0;
+			break;	/* a last line without a newline */
+		}
+	}
+	r->line++;
+	if (len > HS_TRACE_MAX_LINE)
+		return line_fail(r, "line longer than %u bytes", HS_TRACE_MAX_LINE);
+	*s = (const char *)r->buf + r->pos;
+	*n = len;
+	r->pos += nl ? len + 1 : len;
+	return 1;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* Strip blanks and CRs at both ends. */
+static void trim(const char **s, size_t *n)
+{
+	while (*n && is_blank(**s)) {
+		(*s)++;
+		(*n)--;
+	}
+	while (*n && is_blank((*s)[*n - 1]))
+		(*n)--;
+}
+
+/* Unsigned decimal, digits only.  Return: 0, -EINVAL (not digits), -ERANGE. */
+static int parse_dec(const char *s, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (!n)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		unsigned int d = (unsigned int)(unsigned char)s[i] - '0';
+
+		if (d > 9)
+			return -EINVAL;
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+/* A key field of a text line: report what is wrong with it. */
+static int key_field(struct hs_trace_reader *r, const char *what, const char *s, size_t n,
+		     uint64_t *out)
+{
+	char tok[128];
+	int err = parse_dec(s, n, out);
+
+	if (err == -ERANGE)
+		return line_fail(r, "%s %s does not fit in 64 bits", what,
+				 show(tok, sizeof(tok), s, n));
+	if (err)
+		return line_fail(r, "expected a decimal %s, got %s", what,
+				 show(tok, sizeof(tok), s, n));
+	return 0;
+}
+
+static int next_text(struct hs_trace_reader *r, uint64_t *key)
+{
+	const char *s;
+	size_t n;
+	int ret;
+
+	for (;;) {
+		ret = next_line(r, &s, &n);
+		if (ret <= 0)
+			return ret;
+		trim(&s, &n);
+		if (!n)
+			continue;
+		if (r->o.type == HS_TRACE_LIRS && n == 1 && *s == '*')
+			continue;
+		ret = key_field(r, "key", s, n, key);
+		return ret ? ret : 1;
+	}
+}
+
+/* An integer that .lis files carry but hsctl ignores: optional '-', then digits. */
+static bool is_int(const char *s, size_t n)
+{
+	uint64_t v;
+
+	if (n && *s == '-') {
+		s++;
+		n--;
+	}
+	return parse_dec(s, n, &v) != -EINVAL;
+}
+
+static int next_lis(struct hs_trace_reader *r, uint64_t *key)
+{
+	static const char *const names[] = { "start block", "block count" };
+	const char *f[4];
+	uint64_t v[2];
+	size_t fl[4];
+	const char *s, *end;
+	unsigned int nf, i;
+	char tok[128];
+	size_t n;
+	int ret;
+
+	while (!r->lis_left) {
+		ret = next_line(r, &s, &n);
+		if (ret <= 0)
+			return ret;
+		end = s + n;
+		nf = 0;
+		for (;;) {
+			while (s < end && is_blank(*s))
+				s++;
+			if (s == end)
+				break;
+			if (nf == 4) {
+				nf++;
+				break;
+			}
+			f[nf] = s;
+			while (s < end && !is_blank(*s))
+				s++;
+			fl[nf] = (size_t)(s - f[nf]);
+			nf++;
+		}
+		if (!nf)
+			continue;
+		if (nf != 4) {
+			if (nf > 4)
+				return line_fail(r, "expected 4 fields, got more");
+			return line_fail(r, "expected 4 fields, got %u", nf);
+		}
+		for (i = 0; i < 2; i++) {
+			ret = key_field(r, names[i], f[i], fl[i], &v[i]);
+			if (ret)
+				return ret;
+		}
+		for (i = 2; i < 4; i++)
+			if (!is_int(f[i], fl[i]))
+				return line_fail(r, "expected an integer in field %u, got %s",
+						 i + 1, show(tok, sizeof(tok), f[i], fl[i]));
+		if (v[1] == 0)
+			return line_fail(r, "block count is 0");
+		if (v[1] > HS_TRACE_LIS_MAX_N)
+			return line_fail(r, "block count %llu is absurd (more than %u)",
+					 (unsigned long long)v[1], HS_TRACE_LIS_MAX_N);
+		if (v[0] > UINT64_MAX - (v[1] - 1))
+			return line_fail(r, "block range %llu+%llu overflows 64 bits",
+					 (unsigned long long)v[0], (unsigned long long)v[1]);
+		r->lis_left = v[1];
+		r->lis_next = r->o.lis_reverse ? v[0] + (v[1] - 1) : v[0];
+	}
+	*key = r->lis_next;
+	r->lis_left--;
+	if (r->lis_left) {
+		if (r->o.lis_reverse)
+			r->lis_next--;
+		else
+			r->lis_next++;
+	}
+	return 1;
+}
+
+/*
+ * Find csv column @col (1-based) of a line, unquoting a "quoted" field into
+ * @tmp.  Return: 0 with the field in *f and *fl, or a negative errno.
+ */
+static int csv_field(struct hs_trace_reader *r, const char *s, size_t n, unsigned int col,
+		     char *tmp, const char **f, size_t *fl)
+{
+	const char *end = s + n;
+	unsigned int c = 1;
+	size_t tl;
+
+	for (;;) {
+		const char *p = s;
+
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p < end && *p == '"') {
+			tl = 0;
+			p++;
+			for (;;) {
+				if (p == end)
+					return line_fail(r, "unterminated quote in field %u", c);
+				if (*p == '"') {
+					if (p + 1 < end && p[1] == '"') {
+						tmp[tl++] = '"';
+						p += 2;
+						continue;
+					}
+					p++;
+					break;
+				}
+				tmp[tl++] = *p++;
+			}
+			while (p < end && is_blank(*p))
+				p++;
+			if (p < end && *p != ',')
+				return line_fail(r, "text after the closing quote of field %u", c);
+			if (c == col) {
+				*f = tmp;
+				*fl = tl;
+				return 0;
+			}
+		} else {
+			while (p < end && *p != ',')
+				p++;
+			if (c == col) {
+				*f = s;
+				*fl = (size_t)(p - s);
+				return 0;
+			}
+		}
+		if (p == end)
+			return line_fail(r, "expected at least %u fields, got %u", col, c);
+		s = p + 1;	/* skip the comma */
+		c++;
+	}
+}
+
+static int next_csv(struct hs_trace_reader *r, uint64_t *key)
+{
+	char tok[128];
+	const char *s, *f;
+	size_t n, fl;
+	int ret;
+
+	for (;;) {
+		ret = next_line(r, &s, &n);
+		if (ret <= 0)
+			return ret;
+		if (r->line == 1 && r->o.csv_header)
+			continue;
+		trim(&s, &n);
+		if (!n)
+			continue;
+		ret = csv_field(r, s, n, r->o.csv_column, r->field, &f, &fl);
+		if (ret)
+			return ret;
+		trim(&f, &fl);
+		if (!fl)
+			return line_fail(r, "empty key in field %u", r->o.csv_column);
+		ret = parse_dec(f, fl, key);
+		if (ret == -ERANGE)
+			return line_fail(r, "key %s does not fit in 64 bits",
+					 show(tok, sizeof(tok), f, fl));
+		if (ret)
+			*key = hs_trace_hash_str(f, fl);
+		return 1;
+	}
+}
+
+static uint64_t get_le(const unsigned char *p, unsigned int n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/* Next fixed-size binary record of @size bytes, or 0 at the end. */
+static int next_record(struct hs_trace_reader *r, unsigned int size, const unsigned char **rec)
+{
+	int ret;
+
+	while (r->len - r->pos < size) {
+		ret = refill(r);
+		if (ret < 0)
+			return ret;
+		if (ret == 0) {
+			if (r->pos == r->len)
+				return 0;
+			return fail(r, -EBADMSG,
+				    "%s: byte %llu: truncated record (%zu of %u bytes)", r->path,
+				    (unsigned long long)(r->base + r->pos), r->len - r->pos,
+				    size);
+		}
+	}
+	*rec = r->buf + r->pos;
+	r->pos += size;
+	return 1;
+}
+
+static int next_oracle(struct hs_trace_reader *r, uint64_t *key)
+{
+	const unsigned char *rec;
+	int64_t next;
+	int ret;
+
+	ret = next_record(r, ORACLE_REC, &rec);
+	if (ret <= 0)
+		return ret;
+	next = (int64_t)get_le(rec + 16, 8);
+	/*
+	 * next_access_vtime is the index of the object's next request, or -1.
+	 * Anything else means the file is not in this format.
+	 */
+	if (next != -1 && (next < 0 || (uint64_t)next <= r->records))
+		return fail(r, -EBADMSG,
+			    "%s: byte %llu: record %llu says its next access is %lld, "
+			    "which is not later (not an oracleGeneral trace?)", r->path,
+			    (unsigned long long)(r->base + r->pos - ORACLE_REC),
+			    (unsigned long long)r->records, (long long)next);
+	*key = get_le(rec + 4, 8);
+	return 1;
+}
+
+static int next_u32be(struct hs_trace_reader *r, uint64_t *key)
+{
+	const unsigned char *rec;
+	int ret;
+
+	ret = next_record(r, U32BE_REC, &rec);
+	if (ret <= 0)
+		return ret;
+	*key = (uint64_t)rec[0] << 24 | (uint64_t)rec[1] << 16 | (uint64_t)rec[2] << 8 | rec[3];
+	return 1;
+}
+
+/**
+ * hs_trace_open() - open a trace for reading
+ * @path: file name, "-" for standard input
+ * @opts: format and options
+ * @out: the reader
+ *
+ * Return: 0 or a negative errno; see trace-in.h.
+ */
+int hs_trace_open(const char *path, const struct hs_trace_opts *opts,
+		  struct hs_trace_reader **out)
+{
+	struct hs_trace_reader *r;
+	struct stat sb;
+	int fd, err;
+
+	*out = NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->o = *opts;
+	if (!r->o.csv_column)
+		r->o.csv_column = 1;
+	r->path = strdup(strcmp(path, "-") ? path : "(stdin)");
+	if (!r->path)
+		goto out_nomem;
+	r->buf = malloc(BUF_SIZE);
+	if (!r->buf)
+		goto out_nomem;
+	if (r->o.type == HS_TRACE_CSV) {
+		r->field = malloc(HS_TRACE_MAX_LINE);
+		if (!r->field)
+			goto out_nomem;
+	}
+	*out = r;
+	if ((unsigned int)r->o.type >= HS_TRACE_NR)
+		return fail(r, -EINVAL, "%s: unknown trace type %d", r->path, (int)r->o.type);
+
+	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
+	if (fd < 0) {
+		err = errno;
+		return fail(r, -err, "%s: %s", r->path, strerror(err));
+	}
+	if (fstat(fd, &sb)) {
+		err = errno;
+		close(fd);
+		return fail(r, -err, "%s: %s", r->path, strerror(err));
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		close(fd);
+		return fail(r, -EISDIR, "%s: %s", r->path, strerror(EISDIR));
+	}
+	if (S_ISREG(sb.st_mode))
+		r->file_size = (uint64_t)sb.st_size;
+	r->gz = gzdopen(fd, "rb");
+	if (!r->gz) {
+		close(fd);
+		return fail(r, -ENOMEM, "%s: %s", r->path, strerror(ENOMEM));
+	}
+	gzbuffer(r->gz, 128 * 1024);
+	return 0;
+
+out_nomem:
+	free(r->buf);
+	free(r->path);
+	free(r);
+	return -ENOMEM;
+}
+
+/**
+ * hs_trace_next() - the next record
+ * @r: the reader
+ * @key: receives the key
+ * @meta: receives the meta byte
+ *
+ * Return: 1, 0 at the end, or a negative errno; see trace-in.h.
+ */
+int hs_trace_next(struct hs_trace_reader *r, uint64_t *key, uint8_t *meta)
+{
+	int ret;
+
+	if (r->err)
+		return r->err;
+	switch (r->o.type) {
+	case HS_TRACE_TEXT:
+	case HS_TRACE_LIRS:
+		ret = next_text(r, key);
+		break;
+	case HS_TRACE_LIS:
+		ret = next_lis(r, key);
+		break;
+	case HS_TRACE_CSV:
+		ret = next_csv(r, key);
+		break;
+	case HS_TRACE_ORACLE:
+		ret = next_oracle(r, key);
+		break;
+	case HS_TRACE_U32BE:
+		ret = next_u32be(r, key);
+		break;
+	default:
+		ret = fail(r, -EINVAL, "%s: unknown trace type", r->path);
+		break;
+	}
+	if (ret == 1) {
+		r->records++;
+		*meta = r->o.meta;
+	} else if (ret == 0 && !r->records) {
+		ret = fail(r, -ENODATA, "%s: no records", r->path);
+	}
+	return ret;
+}
+
+/**
+ * hs_trace_errmsg() - the reason for the last error
+ * @r: the reader
+ *
+ * Return: the message, or "".
+ */
+const char *hs_trace_errmsg(const struct hs_trace_reader *r)
+{
+	return r->err ? r->msg : "";
+}
+
+/**
+ * hs_trace_records() - records returned so far
+ * @r: the reader
+ *
+ * Return: their count.
+ */
+uint64_t hs_trace_records(const struct hs_trace_reader *r)
+{
+	return r->records;
+}
+
+/**
+ * hs_trace_progress() - bytes of the file consumed
+ * @r: the reader
+ * @done: bytes read from the file
+ * @total: file size, or 0 if unknown
+ *
+ * Return: 0.
+ */
+int hs_trace_progress(const struct hs_trace_reader *r, uint64_t *done, uint64_t *total)
+{
+	z_off_t off = r->gz ? gzoffset(r->gz) : 0;
+
+	*done = off > 0 ? (uint64_t)off : 0;
+	*total = r->file_size;
+	return 0;
+}
+
+/**
+ * hs_trace_close() - close and free a reader
+ * @r: the reader, or NULL
+ */
+void hs_trace_close(struct hs_trace_reader *r)
+{
+	if (!r)
+		return;
+	if (r->gz)
+		gzclose(r->gz);
+	free(r->field);
+	free(r->buf);
+	free(r->path);
+	free(r);
+}
+
+/**
+ * hs_trace_read() - read a whole trace through a callback
+ * @path: file name
+ * @opts: format and options
+ * @cb: called per record
+ * @arg: for @cb
+ * @err: message buffer, or NULL
+ * @errlen: its size
+ *
+ * Return: 0, a negative errno, or @cb's non-zero value.
+ */
+int hs_trace_read(const char *path, const struct hs_trace_opts *opts,
+		  int (*cb)(void *arg, uint64_t key, uint8_t meta), void *arg,
+		  char *err, size_t errlen)
+{
+	struct hs_trace_reader *r;
+	uint64_t key;
+	uint8_t meta;
+	int ret;
+
+	if (err && errlen)
+		err[0] = '\0';
+	ret = hs_trace_open(path, opts, &r);
+	if (!ret) {
+		while ((ret = hs_trace_next(r, &key, &meta)) == 1) {
+			ret = cb(arg, key, meta);
+			if (ret)
+				break;
+		}
+	}
+	if (ret < 0 && r && err && errlen)
+		snprintf(err, errlen, "%s", hs_trace_errmsg(r));
+	hs_trace_close(r);
+	return ret;
+}

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Trace readers for `hsctl import`: turn a cache trace file into a stream of
+ * (original 64-bit key, meta byte) records.  Every reader reads through zlib's
+ * gzread(), so a file may be gzip-compressed or plain.  Formats:
+ *
+ *   text    one unsigned decimal key per line; blank lines skipped
+ *   lirs    like text, and lines holding only "*" are skipped (LIRS traces)
+ *   lis     ARC traces: "start n ignored reqno"; expands to the n blocks
+ *           start .. start + n - 1, first to last or (reverse) last to first
+ *   csv     comma-separated; the key is column N (1-based); a decimal field is
+ *           the key itself, any other field is hashed with FNV-1a 64
+ *   oracle  libCacheSim oracleGeneral: 24-byte little-endian records
+ *           (u32 time, u64 obj_id, u32 size, i64 next_access_vtime)
+ *   u32be   raw big-endian 32-bit ids (the cache2k traces)
+ *
+ * Text formats accept leading and trailing blanks and CRLF line ends.  The
+ * meta byte is the same for every record (hs_meta_make() of the options).
+ * Nothing here prints or touches SQLite; errors come back as a negative errno
+ * with a one-line message naming the file and the line or byte offset.
+ */
+#ifndef HS_TRACE_IN_H
+#define HS_TRACE_IN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum hs_trace_type {
+	HS_TRACE_TEXT,		/* one decimal key per line */
+	HS_TRACE_LIRS,		/* text, skipping "*" lines */
+	HS_TRACE_LIS,		/* ARC .lis block ranges */
+	HS_TRACE_CSV,		/* one column of a CSV file */
+	HS_TRACE_ORACLE,	/* libCacheSim oracleGeneral binary */
+	HS_TRACE_U32BE,		/* raw big-endian 32-bit ids */
+	HS_TRACE_NR
+};
+
+/* Largest block count one .lis line may ask for; more is rejected as bad data. */
+#define HS_TRACE_LIS_MAX_N	(1u << 24)
+
+/* Longest text line accepted (bytes, without the line end). */
+#define HS_TRACE_MAX_LINE	(64u * 1024)
+
+struct hs_trace_opts {
+	enum hs_trace_type	type;		/* input format */
+	bool			lis_reverse;	/* lis: touch start + n - 1 down to start */
+	unsigned int		csv_column;	/* csv: 1-based key column (0 means 1) */
+	bool			csv_header;	/* csv: the first line is a header */
+	uint8_t			meta;		/* meta byte given to every record */
+};
+
+/**
+ * hs_trace_type_parse() - look a format up by name
+ * @name: "text", "lirs", "lis", "csv", "oracle" or "u32be"
+ * @out: the type
+ *
+ * Return: 0, or -EINVAL for an unknown name.
+ */
+int hs_trace_type_parse(const char *name, enum hs_trace_type *out);
+
+/**
+ * hs_trace_type_name() - a format's name
+ * @type: the format
+ *
+ * Return: its name, or "?" for a bad value.
+ */
+const char *hs_trace_type_name(enum hs_trace_type type);
+
+/**
+ * hs_trace_type_unit() - what one record of a format counts
+ * @type: the format
+ *
+ * Return: "block" for lis, else "object" (the capacity unit of DESIGN.md).
+ */
+const char *hs_trace_type_unit(enum hs_trace_type type);
+
+/**
+ * hs_trace_type_list() - every format name, for messages
+ *
+ * Return: "text, lirs, lis, csv, oracle, u32be".
+ */
+const char *hs_trace_type_list(void);
+
+/**
+ * hs_trace_hash_str() - the stable hash that turns a non-numeric csv key into a key
+ * @s: bytes
+ * @len: their count
+ *
+ * FNV-1a, 64 bits: offset basis 14695981039346656037, prime 1099511628211.
+ *
+ * Return: the hash.
+ */
+uint64_t hs_trace_hash_str(const char *s, size_t len);
+
+struct hs_trace_reader;
+
+/**
+ * hs_trace_open() - open a trace for reading
+ * @path: file name; "-" reads standard input
+ * @opts: format and options
+ * @out: the reader
+ *
+ * Return: 0; -ENOENT/-EACCES/-EISDIR/... when the file cannot be opened;
+ * -EINVAL for bad options; -ENOMEM.  On error other than -ENOMEM *out is
+ * still set so hs_trace_errmsg() can be read; close it afterwards.
+ */
+int hs_trace_open(const char *path, const struct hs_trace_opts *opts,
+		  struct hs_trace_reader **out);
+
+/**
+ * hs_trace_next() - the next record
+ * @r: the reader
+ * @key: receives the original key
+ * @meta: receives the meta byte
+ *
+ * Return: 1 with a record, 0 at the end of the input, or a negative errno:
+ * -EBADMSG for malformed data (bad number, wrong field count, truncated
+ * record, corrupt or truncated gzip data), -ENODATA when the input ended
+ * without a single record, -EIO for a read error.  After an error the reader
+ * keeps returning it.
+ */
+int hs_trace_next(struct hs_trace_reader *r, uint64_t *key, uint8_t *meta);
+
+/**
+ * hs_trace_errmsg() - the reason for the last error
+ * @r: the reader
+ *
+ * Return: "FILE:LINE: reason" or "FILE: byte N: reason", or "" if none.
+ */
+const char *hs_trace_errmsg(const struct hs_trace_reader *r);
+
+/**
+ * hs_trace_records() - records returned so far
+ * @r: the reader
+ *
+ * Return: their count.
+ */
+uint64_t hs_trace_records(const struct hs_trace_reader *r);
+
+/**
+ * hs_trace_progress() - how far into the file the reader is
+ * @r: the reader
+ * @done: receives the bytes of the file consumed (compressed bytes for gzip)
+ * @total: receives the file size, or 0 when unknown (a pipe)
+ *
+ * Return: 0.
+ */
+int hs_trace_progress(const struct hs_trace_reader *r, uint64_t *done, uint64_t *total);
+
+/* Close the file and free the reader; accepts NULL. */
+void hs_trace_close(struct hs_trace_reader *r);
+
+/**
+ * hs_trace_read() - read a whole trace through a callback
+ * @path: file name
+ * @opts: format and options
+ * @cb: called once per record; a non-zero return stops the read and is returned
+ * @arg: passed to @cb
+ * @err: receives the error message (may be NULL)
+ * @errlen: size of @err
+ *
+ * Return: 0 when every record was delivered, a negative errno as for
+ * hs_trace_open() and hs_trace_next(), or @cb's non-zero value.
+ */
+int hs_trace_read(const char *path, const struct hs_trace_opts *opts,
+		  int (*cb)(void *arg, uint64_t key, uint8_t meta), void *arg,
+		  char *err, size_t errlen);
+
+#endif /* HS_TRACE_IN_H */

@@ -1,8 +1,562 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* STUB: to be written. */
+/*
+ * Unit tests of the trace readers (lib/trace-in.c): every format on small
+ * files written here, with the exact record sequence expected; CRLF, blanks,
+ * gzip input, buffer boundaries; and every error with its exact message.
+ */
 #include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "access.h"
 #include "harness.h"
+#include "hs.h"
+#include "trace-in.h"
+
+#define MAX_KEYS	64
+
+static char dir[64];		/* scratch directory of this run */
+static char path[128];		/* the file the current case wrote */
+
+/* Write @n bytes to a scratch file called @name (gzip-compressed if @gz). */
+static const char *put(const char *name, const void *data, size_t n, bool gz)
+{
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (gz) {
+		gzFile g = gzopen(path, "wb");
+
+		if (!g || (n && gzwrite(g, data, (unsigned int)n) != (int)n) || gzclose(g) != Z_OK)
+			t_fail(__FILE__, __LINE__, "cannot write %s", path);
+	} else {
+		FILE *fp = fopen(path, "wb");
+
+		if (!fp || fwrite(data, 1, n, fp) != n || fclose(fp))
+			t_fail(__FILE__, __LINE__, "cannot write %s", path);
+	}
+	return path;
+}
+
+static const char *puts_file(const char *name, const char *text)
+{
+	return put(name, text, strlen(text), false);
+}
+
+struct result {
+	int		ret;			/* last hs_trace_next() value, or open's error */
+	size_t		n;			/* records read */
+	uint64_t	keys[MAX_KEYS];		/* the first MAX_KEYS of them */
+	uint8_t		meta;			/* meta of the last record */
+	char		msg[512];		/* error message */
+};
+
+static struct hs_trace_opts opts(enum hs_trace_type type)
+{
+	struct hs_trace_opts o = { .type = type, .meta = 0 };
+
+	return o;
+}
+
+/* Read the whole file; stop at the first error. */
+static struct result run(const char *file, const struct hs_trace_opts *o)
+{
+	struct hs_trace_reader *r;
+	struct result res = { 0 };
+	uint64_t key;
+	uint8_t meta;
+
+	res.ret = hs_trace_open(file, o, &r);
+	if (!res.ret) {
+		while ((res.ret = hs_trace_next(r, &key, &meta)) == 1) {
+			if (res.n < MAX_KEYS)
+				res.keys[res.n] = key;
+			res.n++;
+			res.meta = meta;
+		}
+		T_EQ_U64(hs_trace_records(r), res.n);
+	}
+	if (r)
+		snprintf(res.msg, sizeof(res.msg), "%s", hs_trace_errmsg(r));
+	hs_trace_close(r);
+	return res;
+}
+
+static void expect_keys(const struct result *res, const uint64_t *want, size_t n)
+{
+	size_t i;
+
+	T_EQ_I64(res->ret, 0);
+	T_EQ_U64(res->n, n);
+	for (i = 0; i < n && i < res->n; i++)
+		T_EQ_U64(res->keys[i], want[i]);
+}
+
+/* Expect an error, and a message equal to "<path><suffix>". */
+static void expect_err(const struct result *res, int err, const char *suffix)
+{
+	char want[512];
+
+	T_EQ_I64(res->ret, err);
+	snprintf(want, sizeof(want), "%s%s", path, suffix);
+	T_EQ_STR(res->msg, want);
+}
+
+static void test_types(void)
+{
+	enum hs_trace_type t;
+
+	T_EQ_I64(hs_trace_type_parse("lis", &t), 0);
+	T_EQ_I64(t, HS_TRACE_LIS);
+	T_EQ_I64(hs_trace_type_parse("u32be", &t), 0);
+	T_EQ_I64(t, HS_TRACE_U32BE);
+	T_EQ_I64(hs_trace_type_parse("LIS", &t), -EINVAL);
+	T_EQ_I64(hs_trace_type_parse("", &t), -EINVAL);
+	T_EQ_STR(hs_trace_type_name(HS_TRACE_ORACLE), "oracle");
+	T_EQ_STR(hs_trace_type_name(HS_TRACE_NR), "?");
+	T_EQ_STR(hs_trace_type_unit(HS_TRACE_LIS), "block");
+	T_EQ_STR(hs_trace_type_unit(HS_TRACE_LIRS), "object");
+	T_EQ_STR(hs_trace_type_list(), "text, lirs, lis, csv, oracle, u32be");
+}
+
+static void test_fnv(void)
+{
+	/* Published FNV-1a 64 test vectors. */
+	T_EQ_U64(hs_trace_hash_str("", 0), 0xcbf29ce484222325ull);
+	T_EQ_U64(hs_trace_hash_str("a", 1), 0xaf63dc4c8601ec8cull);
+	T_EQ_U64(hs_trace_hash_str("foobar", 6), 0x85944171f73967e8ull);
+}
+
+static void test_text(void)
+{
+	static const uint64_t want[] = { 1, 2, 3, 7, UINT64_MAX };
+	struct hs_trace_opts o = opts(HS_TRACE_TEXT);
+	struct result res;
+
+	o.meta = hs_meta_make(HS_CH_FD, HS_TYPE_ANON, false);
+	res = run(puts_file("a.txt", "1\n 2 \r\n\n  3\t\n\r\n007\n18446744073709551615"), &o);
+	expect_keys(&res, want, 5);
+	T_EQ_U64(res.meta, HS_CH_FD | HS_META_ANON);
+}
+
+static void test_text_errors(void)
+{
+	struct hs_trace_opts o = opts(HS_TRACE_TEXT);
+	struct result res;
+
+	res = run(puts_file("b1.txt", "1\nabc\n3\n"), &o);
+	expect_err(&res, -EBADMSG, ":2: expected a decimal key, got 'abc'");
+	T_EQ_U64(res.n, 1);
+
+	res = run(puts_file("b2.txt", "18446744073709551616\n"), &o);
+	expect_err(&res, -EBADMSG, ":1: key '18446744073709551616' does not fit in 64 bits");
+
+	/* "*" is a key error in text, skipped in lirs. */
+	res = run(puts_file("b3.txt", "5\n*\n"), &o);
+	expect_err(&res, -EBADMSG, ":2: expected a decimal key, got '*'");
+
+	res = run(puts_file("b4.txt", "-1\n"), &o);
+	expect_err(&res, -EBADMSG, ":1: expected a decimal key, got '-1'");
+
+	res = run(puts_file("b5.txt", "1 2\n"), &o);
+	expect_err(&res, -EBADMSG, ":1: expected a decimal key, got '1 2'");
+
+	res = run(put("b6.txt", "\x01\x02\xff\0z\n", 6, false), &o);
+	expect_err(&res, -EBADMSG, ":1: expected a decimal key, got '\\x01\\x02\\xff\\x00z'");
+
+	res = run(puts_file("b7.txt", "12345678901234567890123456789\n"), &o);
+	expect_err(&res, -EBADMSG,
+		   ":1: key '123456789012345678901234...' does not fit in 64 bits");
+}
+
+static void test_text_long_line(void)
+{
+	struct hs_trace_opts o = opts(HS_TRACE_TEXT);
+	size_t n = HS_TRACE_MAX_LINE + 10;
+	char *buf = malloc(n + 4);
+	struct result res;
+	char want[128];
+
+	T_ASSERT(buf);
+	if (!buf)
+		return;
+	memcpy(buf, "42\n", 3);
+	memset(buf + 3, '7', n);
+	res = run(put("long.txt", buf, n + 3, false), &o);
+	snprintf(want, sizeof(want), ":2: line longer than %u bytes", HS_TRACE_MAX_LINE);
+	expect_err(&res, -EBADMSG, want);
+	T_EQ_U64(res.n, 1);
+	free(buf);
+}
+
+static void test_empty(void)
+{
+	struct hs_trace_opts o = opts(HS_TRACE_TEXT);
+	struct result res;
+
+	res = run(put("empty", "", 0, false), &o);
+	expect_err(&res, -ENODATA, ": no records");
+	res = run(puts_file("blank", "\n  \r\n\n"), &o);
+	expect_err(&res, -ENODATA, ": no records");
+	o = opts(HS_TRACE_LIRS);
+	res = run(puts_file("stars", "*\n*\r\n\n"), &o);
+	expect_err(&res, -ENODATA, ": no records");
+	o = opts(HS_TRACE_U32BE);
+	res = run(put("empty.bin", "", 0, false), &o);
+	expect_err(&res, -ENODATA, ": no records");
+	o = opts(HS_TRACE_ORACLE);
+	res = run(put("empty.gz", "", 0, true), &o);
+	expect_err(&res, -ENODATA, ": no records");
+	o = opts(HS_TRACE_CSV);
+	o.csv_header = true;
+	res = run(puts_file("header-only.csv", "key,size\n"), &o);
+	expect_err(&res, -ENODATA, ": no records");
+}
+
+static void test_missing(void)
+{
+	struct hs_trace_opts o = opts(HS_TRACE_TEXT);
+	struct result res;
+
+	snprintf(path, sizeof(path), "%s/does-not-exist", dir);
+	res = run(path, &o);
+	expect_err(&res, -ENOENT, ": No such file or directory");
+	snprintf(path, sizeof(path), "%s", dir);
+	res = run(path, &o);
+	expect_err(&res, -EISDIR, ": Is a directory");
+}
+
+static void test_lirs(void)
+{
+	static const uint64_t want[] = { 5, 6, 0 };
+	struct hs_trace_opts o = opts(HS_TRACE_LIRS);
+	struct result res;
+
+	res = run(puts_file("a.lirs", "*\r\n5\r\n\r\n *\r\n6\r\n0\r\n*\r\n"), &o);
+	expect_keys(&res, want, 3);
+	res = run(puts_file("b.lirs", "5\n**\n"), &o);
+	expect_err(&res, -EBADMSG, ":2: expected a decimal key, got '**'");
+}
+
+static void test_lis(void)
+{
+	static const uint64_t fwd[] = { 10, 11, 12, 20, 7, 8 };
+	static const uint64_t rev[] = { 12, 11, 10, 20, 8, 7 };
+	static const uint64_t top[] = { UINT64_MAX - 1, UINT64_MAX };
+	const char *text = "10 3 0 0\n20\t1 0  1\r\n\n7 2 -1 2\n";
+	struct hs_trace_opts o = opts(HS_TRACE_LIS);
+	struct result res;
+
+	res = run(puts_file("a.lis", text), &o);
+	expect_keys(&res, fwd, 6);
+	o.lis_reverse = true;
+	res = run(path, &o);
+	expect_keys(&res, rev, 6);
+	o.lis_reverse = false;
+	res = run(puts_file("top.lis", "18446744073709551614 2 0 0\n"), &o);
+	expect_keys(&res, top, 2);
+	o.lis_reverse = true;
+	res = run(path, &o);
+	T_EQ_U64(res.keys[0], UINT64_MAX);
+	T_EQ_U64(res.keys[1], UINT64_MAX - 1);
+}
+
+static void test_lis_errors(void)
+{
+	struct hs_trace_opts o = opts(HS_TRACE_LIS);
+	struct result res;
+
+	res = run(puts_file("e1.lis", "1 1 0 0\n2 1 0\n"), &o);
+	expect_err(&res, -EBADMSG, ":2: expected 4 fields, got 3");
+	T_EQ_U64(res.n, 1);
+	res = run(puts_file("e2.lis", "1 1 0 0 9\n"), &o);
+	expect_err(&res, -EBADMSG, ":1: expected 4 fields, got more");
+	res = run(puts_file("e3.lis", "1 0 0 0\n"), &o);
+	expect_err(&res, -EBADMSG, ":1: block count is 0");
+	res = run(puts_file("e4.lis", "1 16777217 0 0\n"), &o);
+	expect_err(&res, -EBADMSG, ":1: block count 16777217 is absurd (more than 16777216)");
+	res = run(puts_file("e5.lis", "18446744073709551615 2 0 0\n"), &o);
+	expect_err(&res, -EBADMSG, ":1: block range 18446744073709551615+2 overflows 64 bits");
+	res = run(puts_file("e6.lis", "x 1 0 0\n"), &o);
+	expect_err(&res, -EBADMSG, ":1: expected a decimal start block, got 'x'");
+	res = run(puts_file("e7.lis", "1 1 zero 0\n"), &o);
+	expect_err(&res, -EBADMSG, ":1: expected an integer in field 3, got 'zero'");
+	res = run(puts_file("e8.lis", "1 -1 0 0\n"), &o);
+	expect_err(&res, -EBADMSG, ":1: expected a decimal block count, got '-1'");
+}
+
+static void test_csv(void)
+{
+	const char *text = "id,key,size\n"
+			   "1,100,4\r\n"
+			   "\n"
+			   "2, \"200\" ,4\n"
+			   "3,a,4\n"
+			   "4,\"foo\"\"bar\",4\n"
+			   "5,\"x,y\",4\n"
+			   "6,007\n";
+	struct hs_trace_opts o = opts(HS_TRACE_CSV);
+	uint64_t want[6];
+	struct result res;
+
+	want[0] = 100;
+	want[1] = 200;
+	want[2] = 0xaf63dc4c8601ec8cull;	/* FNV-1a("a") */
+	want[3] = hs_trace_hash_str("foo\"bar", 7);
+	want[4] = hs_trace_hash_str("x,y", 3);
+	want[5] = 7;
+	o.csv_column = 2;
+	o.csv_header = true;
+	res = run(puts_file("a.csv", text), &o);
+	expect_keys(&res, want, 6);
+
+	/* Column 1, no header: the header line's "id" is a string key. */
+	o.csv_column = 0;
+	o.csv_header = false;
+	res = run(path, &o);
+	T_EQ_I64(res.ret, 0);
+	T_EQ_U64(res.n, 7);
+	T_EQ_U64(res.keys[0], hs_trace_hash_str("id", 2));
+	T_EQ_U64(res.keys[6], 6);
+
+	/* Column 3 is missing on the last line. */
+	o.csv_column = 3;
+	o.csv_header = true;
+	res = run(path, &o);
+	expect_err(&res, -EBADMSG, ":8: expected at least 3 fields, got 2");
+	T_EQ_U64(res.n, 5);
+}
+
+static void test_csv_errors(void)
+{
+	struct hs_trace_opts o = opts(HS_TRACE_CSV);
+	struct result res;
+
+	res = run(puts_file("e1.csv", "1\n,2\n"), &o);
+	expect_err(&res, -EBADMSG, ":2: empty key in field 1");
+	res = run(puts_file("e2.csv", "\"abc\n"), &o);
+	expect_err(&res, -EBADMSG, ":1: unterminated quote in field 1");
+	res = run(puts_file("e3.csv", "\"abc\"d,1\n"), &o);
+	expect_err(&res, -EBADMSG, ":1: text after the closing quote of field 1");
+	res = run(puts_file("e4.csv", "99999999999999999999,1\n"), &o);
+	expect_err(&res, -EBADMSG, ":1: key '99999999999999999999' does not fit in 64 bits");
+}
+
+static void put_le(unsigned char *p, uint64_t v, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void oracle_rec(unsigned char *p, uint32_t t, uint64_t id, uint32_t size, int64_t next)
+{
+	put_le(p, t, 4);
+	put_le(p + 4, id, 8);
+	put_le(p + 12, size, 4);
+	put_le(p + 16, (uint64_t)next, 8);
+}
+
+static void test_oracle(void)
+{
+	static const uint64_t want[] = { 0x0102030405060708ull, 7, 0x0102030405060708ull };
+	struct hs_trace_opts o = opts(HS_TRACE_ORACLE);
+	unsigned char buf[4 * 24];
+	struct result res;
+
+	oracle_rec(buf, 1, 0x0102030405060708ull, 4096, 2);
+	oracle_rec(buf + 24, 1, 7, 512, -1);
+	oracle_rec(buf + 48, 2, 0x0102030405060708ull, 4096, INT64_MAX);
+	res = run(put("a.oracle", buf, 72, false), &o);
+	expect_keys(&res, want, 3);
+	res = run(put("a.oracle.gz", buf, 72, true), &o);
+	expect_keys(&res, want, 3);
+
+	res = run(put("t.oracle", buf, 58, false), &o);
+	expect_err(&res, -EBADMSG, ": byte 48: truncated record (10 of 24 bytes)");
+	T_EQ_U64(res.n, 2);
+
+	/* Record 1 claims its next access is record 1 itself: not this format. */
+	oracle_rec(buf + 24, 1, 7, 512, 1);
+	res = run(put("n.oracle", buf, 72, false), &o);
+	expect_err(&res, -EBADMSG, ": byte 24: record 1 says its next access is 1, "
+		   "which is not later (not an oracleGeneral trace?)");
+	oracle_rec(buf + 24, 1, 7, 512, -2);
+	res = run(put("m.oracle", buf, 72, false), &o);
+	T_EQ_I64(res.ret, -EBADMSG);
+}
+
+static void test_u32be(void)
+{
+	static const unsigned char bytes[] = {
+		0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff, 0x12, 0x34, 0x56, 0x78, 0xab, 0xcd, 0xef,
+	};
+	static const uint64_t want[] = { 1, 0xffffffffull, 0x12345678 };
+	struct hs_trace_opts o = opts(HS_TRACE_U32BE);
+	struct result res;
+
+	res = run(put("a.u32", bytes, 12, false), &o);
+	expect_keys(&res, want, 3);
+	res = run(put("t.u32", bytes, 15, false), &o);
+	expect_err(&res, -EBADMSG, ": byte 12: truncated record (3 of 4 bytes)");
+	T_EQ_U64(res.n, 3);
+	res = run(put("t.u32.gz", bytes, 15, true), &o);
+	expect_err(&res, -EBADMSG, ": byte 12: truncated record (3 of 4 bytes)");
+}
+
+/* Many lines: records cross the 256 KiB buffer and gzip block boundaries. */
+static void test_big_gz(void)
+{
+	struct hs_trace_opts o = opts(HS_TRACE_LIRS);
+	const unsigned int n = 300000;
+	struct hs_trace_reader *r;
+	unsigned int i, bad = 0;
+	size_t len = 0;
+	uint64_t key;
+	uint8_t meta;
+	char *buf;
+	int ret;
+
+	buf = malloc((size_t)n * 12);
+	T_ASSERT(buf);
+	if (!buf)
+		return;
+	for (i = 0; i < n; i++)
+		len += (size_t)sprintf(buf + len, i % 3 ? "%u\r\n" : "%u\n*\n", i * 7);
+	put("big.gz", buf, len, true);
+	T_EQ_I64(hs_trace_open(path, &o, &r), 0);
+	for (i = 0; (ret = hs_trace_next(r, &key, &meta)) == 1; i++)
+		bad += key != (uint64_t)i * 7;
+	T_EQ_I64(ret, 0);
+	T_EQ_U64(i, n);
+	T_EQ_U64(bad, 0);
+	hs_trace_close(r);
+
+	/* The same stream cut in the middle: an error naming a line, after some records. */
+	{
+		char name[160];
+		FILE *fp;
+		long size;
+		char *gz;
+
+		snprintf(name, sizeof(name), "%s", path);
+		fp = fopen(name, "rb");
+		T_ASSERT(fp);
+		if (!fp)
+			goto out;
+		fseek(fp, 0, SEEK_END);
+		size = ftell(fp);
+		rewind(fp);
+		gz = malloc((size_t)size);
+		T_ASSERT(gz && fread(gz, 1, (size_t)size, fp) == (size_t)size);
+		fclose(fp);
+		put("cut.gz", gz, (size_t)size / 2, false);
+		free(gz);
+		T_EQ_I64(hs_trace_open(path, &o, &r), 0);
+		for (i = 0; (ret = hs_trace_next(r, &key, &meta)) == 1; i++)
+			;
+		T_EQ_I64(ret, -EBADMSG);
+		T_ASSERT(i > 1000 && i < n);
+		T_ASSERT(strstr(hs_trace_errmsg(r), "gzip data truncated (unexpected end of file)"));
+		T_ASSERT(!strncmp(hs_trace_errmsg(r), path, strlen(path)));
+		/* Sticky. */
+		T_EQ_I64(hs_trace_next(r, &key, &meta), -EBADMSG);
+		hs_trace_close(r);
+	}
+out:
+	free(buf);
+}
+
+/* A corrupt (not truncated) gzip stream. */
+static void test_corrupt_gz(void)
+{
+	struct hs_trace_opts o = opts(HS_TRACE_U32BE);
+	unsigned char bytes[4000];
+	struct result res;
+	FILE *fp;
+	long size;
+	unsigned char gz[8192];
+	size_t i;
+
+	for (i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (unsigned char)(i * 31 + i / 7);
+	put("c.gz", bytes, sizeof(bytes), true);
+	fp = fopen(path, "rb");
+	T_ASSERT(fp);
+	if (!fp)
+		return;
+	size = (long)fread(gz, 1, sizeof(gz), fp);
+	fclose(fp);
+	gz[size - 6] ^= 0xff;	/* break the CRC */
+	res = run(put("c2.gz", gz, (size_t)size, false), &o);
+	T_EQ_I64(res.ret, -EBADMSG);
+	T_ASSERT(strstr(res.msg, "corrupt gzip data"));
+}
+
+static int count_cb(void *arg, uint64_t key, uint8_t meta)
+{
+	uint64_t *sum = arg;
+
+	(void)meta;
+	*sum += key;
+	return key == 99 ? 5 : 0;
+}
+
+static void test_read_cb(void)
+{
+	struct hs_trace_opts o = opts(HS_TRACE_TEXT);
+	uint64_t sum = 0;
+	char err[256];
+
+	T_EQ_I64(hs_trace_read(puts_file("cb.txt", "1\n2\n3\n"), &o, count_cb, &sum, err,
+			       sizeof(err)), 0);
+	T_EQ_U64(sum, 6);
+	T_EQ_STR(err, "");
+	sum = 0;
+	T_EQ_I64(hs_trace_read(puts_file("cb2.txt", "1\n99\n3\n"), &o, count_cb, &sum, err,
+			       sizeof(err)), 5);
+	T_EQ_U64(sum, 100);
+	T_EQ_I64(hs_trace_read(puts_file("cb3.txt", "1\nx\n"), &o, count_cb, &sum, err,
+			       sizeof(err)), -EBADMSG);
+	T_ASSERT(strstr(err, "cb3.txt:2: expected a decimal key, got 'x'"));
+}
+
+static const struct t_case cases[] = {
+	{ "types", test_types },
+	{ "fnv", test_fnv },
+	{ "text", test_text },
+	{ "text_errors", test_text_errors },
+	{ "text_long_line", test_text_long_line },
+	{ "empty", test_empty },
+	{ "missing", test_missing },
+	{ "lirs", test_lirs },
+	{ "lis", test_lis },
+	{ "lis_errors", test_lis_errors },
+	{ "csv", test_csv },
+	{ "csv_errors", test_csv_errors },
+	{ "oracle", test_oracle },
+	{ "u32be", test_u32be },
+	{ "big_gz", test_big_gz },
+	{ "corrupt_gz", test_corrupt_gz },
+	{ "read_cb", test_read_cb },
+};
+
 int main(int argc, char **argv)
 {
-	return t_main(NULL, 0, argc, argv) ? 77 : 77;
+	char cmd[128];
+	int ret;
+
+	snprintf(dir, sizeof(dir), "/tmp/t-trace-in.XXXXXX");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 99;
+	}
+	ret = t_main(cases, ARRAY_SIZE(cases), argc, argv);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", dir);
+	return ret;
 }
