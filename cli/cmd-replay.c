@@ -1,19 +1,693 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* STUB: hsctl replay, to be written. */
+/*
+ * hsctl replay: run a stored session's accesses through replacement policies
+ * at one or more capacities, print the comparison and store every run.
+ *
+ * All (policy, parameters, size) combinations are replayed together in one
+ * pass over the stream, spread over the cores (lib/replay.c).  A parameter
+ * given as a comma list (--param lrfu.lambda=0.1,0.01) makes one run per value.
+ */
 #include "config.h"
+
+#include <argp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "cmd.h"
 #include "hs.h"
+#include "param.h"
+#include "parse.h"
+#include "policy.h"
+#include "replay.h"
+#include "store.h"
+
+#define MAX_POLICIES	64
+#define MAX_SIZES	64
+#define MAX_PARAMS	64
+#define MAX_VALUES	32
+
+enum {
+	OPT_PARAM = 0x100,
+	OPT_THREADS,
+	OPT_PARANOID,
+	OPT_NO_STORE,
+};
+
+struct param_arg {
+	char		*policy;	/* "lrfu" */
+	char		*key;		/* "lambda" */
+	char		*values[MAX_VALUES];	/* one run per value */
+	int		nr_values;
+};
+
+struct args {
+	const char	*session;	/* SESSION argument */
+	char		*policies;	/* --policy list, or NULL (all) */
+	char		*sizes;		/* --size list */
+	struct param_arg params[MAX_PARAMS];
+	int		nr_params;
+	unsigned int	threads;	/* --threads, 0 = all cores */
+	bool		paranoid;	/* --paranoid */
+	bool		no_store;	/* --no-store */
+};
+
+/* One planned run. */
+struct plan {
+	const struct hs_policy_ops *ops;
+	struct hs_param_set	*ps;		/* owned */
+	char			params_json[1024];
+	char			label[96];	/* "lrfu(lambda=0.1)" */
+	uint64_t		capacity;
+};
+
+static const struct argp_option options[] = {
+	{ "policy", 'p', "P[,P...]", 0,
+	  "Policies to replay, or 'all' (default: all); see 'hsctl policy list'", 0 },
+	{ "size", 's', "N[,N...]", 0,
+	  "Capacities in trace units (pages, blocks or objects); pages and blocks also "
+	  "take K/M/G byte sizes; N% is a share of the session's distinct keys", 0 },
+	{ "param", OPT_PARAM, "POLICY.KEY=V[,V...]", 0,
+	  "Set a policy parameter; a comma list makes one run per value", 0 },
+	{ "threads", OPT_THREADS, "N", 0, "Worker threads (default: one per core)", 0 },
+	{ "paranoid", OPT_PARANOID, NULL, 0,
+	  "Check every policy's invariants after every step (slow)", 0 },
+	{ "no-store", OPT_NO_STORE, NULL, 0, "Do not store the runs in the database", 0 },
+	{ "format", 'f', "FMT", 0, "Output format: table, csv or json (default: table)", 0 },
+	{ 0 }
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct args *a = state->input;
+	uint64_t v;
+
+	switch (key) {
+	case 'p':
+		a->policies = arg;
+		break;
+	case 's':
+		a->sizes = arg;
+		break;
+	case OPT_PARAM: {
+		struct param_arg *pa;
+		char *dot, *eq;
+		int n;
+
+		if (a->nr_params == MAX_PARAMS)
+			argp_error(state, "too many --param options (at most %d)", MAX_PARAMS);
+		pa = &a->params[a->nr_params];
+		dot = strchr(arg, '.');
+		eq = strchr(arg, '=');
+		if (!dot || !eq || dot > eq || dot == arg || eq == dot + 1)
+			argp_error(state, "--param '%s': expected POLICY.KEY=VALUE", arg);
+		*dot = '\0';
+		*eq = '\0';
+		pa->policy = arg;
+		pa->key = dot + 1;
+		n = hs_split_list(eq + 1, pa->values, MAX_VALUES);
+		if (n <= 0)
+			argp_error(state, "--param %s.%s: expected one to %d values", arg, dot + 1,
+				   MAX_VALUES);
+		pa->nr_values = n;
+		a->nr_params++;
+		break;
+	}
+	case OPT_THREADS:
+		if (hs_parse_u64(arg, 1, 1024, &v))
+			argp_error(state, "--threads '%s': expected a number from 1 to 1024", arg);
+		a->threads = (unsigned int)v;
+		break;
+	case OPT_PARANOID:
+		a->paranoid = true;
+		break;
+	case OPT_NO_STORE:
+		a->no_store = true;
+		break;
+	case 'f':
+		if (hs_format_parse(arg, &hs_global.format))
+			argp_error(state, "unknown format '%s' (valid: table, csv, json)", arg);
+		hs_global.format_set = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (a->session)
+			argp_error(state, "one SESSION at a time (got '%s' too)", arg);
+		a->session = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!a->session)
+			argp_error(state, "missing SESSION (see 'hsctl sessions')");
+		if (!a->sizes)
+			argp_error(state, "missing --size (e.g. --size 1000,5000)");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = {
+	.options = options,
+	.parser = parse_opt,
+	.args_doc = "SESSION",
+	.doc = "Replay a session's accesses through replacement policies at one or more "
+	       "capacities, print the comparison and store every run.\v"
+	       "EXAMPLES:\n"
+	       "    hsctl replay 1 --policy all --size 100,500\n"
+	       "    hsctl replay 1 --policy lru,arc,opt --size 10%,50%\n"
+	       "    hsctl replay 1 --policy lrfu --param lrfu.lambda=1,0.1,0.001 --size 200\n"
+	       "    hsctl replay 1 --policy opt --param opt.bypass=true --size 200 --format json\n"
+	       "    hsctl sql 'SELECT policy, capacity, hit_ratio FROM v_runs'\n"
+	       "\nhit_ratio is hits / accesses (the table prints it in percent). Runs land in "
+	       "the database: see hsctl-db(5), views v_runs and v_policy_compare.",
+};
+
+static void list_policies(char *buf, size_t len)
+{
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < hs_policy_count() && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+					hs_policy_at(i)->name);
+}
+
+static int pick_policies(char *list, const struct hs_policy_ops **out, size_t *n)
+{
+	char *items[MAX_POLICIES];
+	char valid[1024];
+	int nr, i;
+
+	*n = 0;
+	if (!list || !strcmp(list, "all")) {
+		for (size_t k = 0; k < hs_policy_count() && k < MAX_POLICIES; k++)
+			out[(*n)++] = hs_policy_at(k);
+		return 0;
+	}
+	nr = hs_split_list(list, items, MAX_POLICIES);
+	if (nr <= 0) {
+		hs_err("--policy: expected a comma-separated list of policies");
+		return HS_EXIT_USAGE;
+	}
+	for (i = 0; i < nr; i++) {
+		const struct hs_policy_ops *ops;
+
+		if (!strcmp(items[i], "all")) {
+			hs_err("--policy: 'all' cannot be combined with other names");
+			return HS_EXIT_USAGE;
+		}
+		ops = hs_policy_find(items[i]);
+		if (!ops) {
+			list_policies(valid, sizeof(valid));
+			hs_err("unknown policy '%s' (valid: %s)", items[i], valid);
+			return HS_EXIT_USAGE;
+		}
+		for (size_t k = 0; k < *n; k++)
+			if (out[k] == ops) {
+				hs_err("--policy: '%s' given twice", items[i]);
+				return HS_EXIT_USAGE;
+			}
+		out[(*n)++] = ops;
+	}
+	return 0;
+}
+
+static int pick_sizes(char *list, const struct hs_session_info *info, uint64_t *out, size_t *n)
+{
+	uint64_t unit_bytes = 0;
+	char *items[MAX_SIZES];
+	int nr, i;
+
+	if (!strcmp(info->unit, "page"))
+		unit_bytes = 4096;
+	else if (!strcmp(info->unit, "block"))
+		unit_bytes = 512;
+	nr = hs_split_list(list, items, MAX_SIZES);
+	if (nr <= 0) {
+		hs_err("--size: expected a comma-separated list of at most %d sizes", MAX_SIZES);
+		return HS_EXIT_USAGE;
+	}
+	for (i = 0; i < nr; i++) {
+		size_t len = strlen(items[i]);
+
+		if (len > 1 && items[i][len - 1] == '%') {
+			double pct;
+
+			items[i][len - 1] = '\0';
+			if (hs_parse_double(items[i], 0, 100, &pct) || pct <= 0) {
+				hs_err("--size '%s%%': expected a share in (0, 100]%%", items[i]);
+				return HS_EXIT_USAGE;
+			}
+			out[i] = (uint64_t)llround(pct / 100.0 * (double)info->distinct_keys);
+			if (out[i] == 0)
+				out[i] = 1;
+		} else if (hs_parse_size(items[i], unit_bytes, 1, UINT32_MAX, &out[i])) {
+			hs_err("--size '%s': expected a count of %ss from 1 to %u%s", items[i],
+			       info->unit, UINT32_MAX,
+			       unit_bytes ? " or a size such as 64M" : "");
+			return HS_EXIT_USAGE;
+		}
+	}
+	*n = (size_t)nr;
+	return 0;
+}
+
+/* Short "k=v,k=v" of the parameters given on the command line for this run. */
+static void make_label(struct plan *p, const struct param_arg *const *set, const int *pick,
+		       int nr)
+{
+	size_t off = (size_t)snprintf(p->label, sizeof(p->label), "%s", p->ops->name);
+
+	for (int i = 0; i < nr && off < sizeof(p->label); i++)
+		off += (size_t)snprintf(p->label + off, sizeof(p->label) - off, "%s%s=%s",
+					i ? "," : "(", set[i]->key, set[i]->values[pick[i]]);
+	if (nr && off < sizeof(p->label))
+		snprintf(p->label + off, sizeof(p->label) - off, ")");
+}
+
+/*
+ * Every parameter combination for one policy: the cartesian product of the
+ * value lists given for it.  Appends to plans (one per combination and size).
+ */
+static int plan_policy(const struct hs_policy_ops *ops, const struct args *a,
+		       const uint64_t *sizes, size_t nr_sizes, struct plan **plans, size_t *nr,
+		       size_t *cap)
+{
+	const struct param_arg *mine[MAX_PARAMS];
+	int pick[MAX_PARAMS] = { 0 };
+	int nr_mine = 0, i;
+	char err[256];
+
+	for (i = 0; i < a->nr_params; i++)
+		if (!strcmp(a->params[i].policy, ops->name))
+			mine[nr_mine++] = &a->params[i];
+	for (;;) {
+		struct hs_param_set *ps = NULL;
+		int ret = hs_param_set_new(ops->params, &ps);
+
+		if (ret) {
+			hs_err("%s: %s", ops->name, strerror(-ret));
+			return HS_EXIT_FAILURE;
+		}
+		for (i = 0; i < nr_mine; i++) {
+			if (hs_param_set_parse(ps, mine[i]->key, mine[i]->values[pick[i]], err,
+					       sizeof(err))) {
+				hs_err("--param %s.%s: %s", ops->name, mine[i]->key, err);
+				hs_param_set_free(ps);
+				return HS_EXIT_USAGE;
+			}
+		}
+		for (size_t s = 0; s < nr_sizes; s++) {
+			struct plan *p;
+
+			if (*nr == *cap) {
+				size_t nc = *cap ? *cap * 2 : 32;
+				struct plan *np = realloc(*plans, nc * sizeof(*np));
+
+				if (!np) {
+					hs_param_set_free(ps);
+					hs_err("out of memory");
+					return HS_EXIT_FAILURE;
+				}
+				*plans = np;
+				*cap = nc;
+			}
+			p = &(*plans)[(*nr)++];
+			memset(p, 0, sizeof(*p));
+			p->ops = ops;
+			p->capacity = sizes[s];
+			make_label(p, mine, pick, nr_mine);
+			if (hs_param_set_json(ps, p->params_json, sizeof(p->params_json)) < 0)
+				snprintf(p->params_json, sizeof(p->params_json), "{}");
+			/* Each plan owns a set; the first size keeps ps, others copy it. */
+			if (s == 0) {
+				p->ps = ps;
+			} else {
+				ret = hs_param_set_new(ops->params, &p->ps);
+				for (i = 0; !ret && i < nr_mine; i++)
+					ret = hs_param_set_parse(p->ps, mine[i]->key,
+								 mine[i]->values[pick[i]], err,
+								 sizeof(err));
+				if (ret) {
+					hs_err("%s: cannot copy parameters", ops->name);
+					return HS_EXIT_FAILURE;
+				}
+			}
+		}
+		/* Next combination (odometer over the value lists). */
+		for (i = 0; i < nr_mine; i++) {
+			if (++pick[i] < mine[i]->nr_values)
+				break;
+			pick[i] = 0;
+		}
+		if (i == nr_mine)
+			return 0;
+	}
+}
+
+static int check_param_policies(const struct args *a, const struct hs_policy_ops *const *pols,
+				size_t nr_pols)
+{
+	for (int i = 0; i < a->nr_params; i++) {
+		size_t k;
+
+		if (!hs_policy_find(a->params[i].policy)) {
+			char valid[1024];
+
+			list_policies(valid, sizeof(valid));
+			hs_err("--param: unknown policy '%s' (valid: %s)", a->params[i].policy,
+			       valid);
+			return HS_EXIT_USAGE;
+		}
+		for (k = 0; k < nr_pols; k++)
+			if (!strcmp(pols[k]->name, a->params[i].policy))
+				break;
+		if (k == nr_pols) {
+			hs_err("--param %s.%s: policy %s is not being replayed (add it to --policy)",
+			       a->params[i].policy, a->params[i].key, a->params[i].policy);
+			return HS_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+struct progress {
+	double		start;		/* monotonic seconds */
+	double		last;		/* last print */
+	bool		shown;		/* a line is on the terminal */
+};
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void show_progress(void *arg, uint64_t done, uint64_t total)
+{
+	struct progress *pr = arg;
+	double t = mono_now(), el = t - pr->start, rate;
+
+	if (t - pr->last < 0.25 && done < total)
+		return;
+	pr->last = t;
+	rate = el > 0 ? (double)done / el : 0;
+	fprintf(stderr, "\rreplay: %5.1f%%  %.1fM records  %.1fM records/s  ETA %.0fs ",
+		total ? 100.0 * (double)done / (double)total : 100.0, (double)done / 1e6,
+		rate / 1e6, rate > 0 ? (double)(total - done) / rate : 0.0);
+	pr->shown = true;
+}
+
+static double opt_gap(const struct plan *plans, const struct hs_replay_job *jobs, size_t nr,
+		      size_t i)
+{
+	for (size_t k = 0; k < nr; k++) {
+		if (jobs[k].err || strcmp(plans[k].ops->name, "opt") ||
+		    plans[k].capacity != plans[i].capacity ||
+		    strstr(plans[k].params_json, "\"bypass\":true"))
+			continue;
+		if (jobs[k].stats.misses == 0)
+			return jobs[i].stats.misses == 0 ? 1.0 : NAN;
+		return (double)jobs[i].stats.misses / (double)jobs[k].stats.misses;
+	}
+	return NAN;
+}
+
+static double ratio(uint64_t a, uint64_t b)
+{
+	return b ? (double)a / (double)b : NAN;
+}
+
+static int print_table(const struct plan *plans, const struct hs_replay_job *jobs, size_t nr,
+		       const struct hs_session_info *info)
+{
+	struct hs_out *o;
+	int ret;
+
+	if (hs_out_new(stdout, HS_FMT_TABLE, NULL, &o))
+		return -ENOMEM;
+	hs_out_column(o, "policy", HS_COL_STR, NULL);
+	hs_out_column(o, "size", HS_COL_INT, NULL);
+	hs_out_column(o, "hit%", HS_COL_REAL, "%.2f");
+	hs_out_column(o, "misses", HS_COL_INT, NULL);
+	hs_out_column(o, "refaults", HS_COL_INT, NULL);
+	hs_out_column(o, "pingpong", HS_COL_INT, NULL);
+	hs_out_column(o, "protected", HS_COL_INT, NULL);
+	hs_out_column(o, "useful%", HS_COL_REAL, "%.1f");
+	hs_out_column(o, "vs-opt", HS_COL_REAL, "%.3f");
+	for (size_t i = 0; i < nr; i++) {
+		const struct hs_sim_stats *s = &jobs[i].stats;
+
+		if (jobs[i].err)
+			continue;
+		hs_out_str(o, plans[i].label);
+		hs_out_uint(o, plans[i].capacity);
+		hs_out_real(o, 100.0 * ratio(s->hits, s->accesses));
+		hs_out_uint(o, s->misses);
+		hs_out_uint(o, s->refaults);
+		hs_out_uint(o, s->pingpong_keys);
+		hs_out_uint(o, s->prot.total);
+		if (s->prot.useful + s->prot.wasted)
+			hs_out_real(o, 100.0 * ratio(s->prot.useful, s->prot.useful + s->prot.wasted));
+		else
+			hs_out_null(o);
+		hs_out_real(o, opt_gap(plans, jobs, nr, i));
+		hs_out_row_end(o);
+	}
+	printf("session %" PRId64 " (%s): %" PRIu64 " accesses, %" PRIu64
+	       " distinct keys; size in %ss\n", info->id, info->name, info->accesses,
+	       info->distinct_keys, info->unit);
+	ret = hs_out_finish(o);
+	hs_out_free(o);
+	return ret;
+}
+
+static int print_machine(const struct plan *plans, const struct hs_replay_job *jobs, size_t nr,
+			 const int64_t *ids, int64_t session)
+{
+	static const char *const cols[] = {
+		"run", "session", "policy", "params", "capacity", "accesses", "hits", "misses",
+		"hit_ratio", "evictions", "refaults", "pingpong_keys", "protected",
+		"protected_useful", "protected_wasted", "wall_s", "cold_misses",
+		"hint_evictions", "hint_refaults", "drops", "pswpin", "pswpout",
+		"pingpong_refaults", "peak_resident", "prot_occupancy", "opt_gap",
+	};
+	struct hs_out *o;
+	int ret;
+
+	if (hs_out_new(stdout, hs_global.format, "runs", &o))
+		return -ENOMEM;
+	for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
+		enum hs_col_type t = HS_COL_INT;
+
+		if (!strcmp(cols[c], "policy"))
+			t = HS_COL_STR;
+		else if (!strcmp(cols[c], "params"))
+			t = HS_COL_JSON;
+		else if (!strcmp(cols[c], "hit_ratio") || !strcmp(cols[c], "wall_s") ||
+			 !strcmp(cols[c], "prot_occupancy") || !strcmp(cols[c], "opt_gap"))
+			t = HS_COL_REAL;
+		hs_out_column(o, cols[c], t, t == HS_COL_REAL ? "%.6f" : NULL);
+	}
+	for (size_t i = 0; i < nr; i++) {
+		const struct hs_sim_stats *s = &jobs[i].stats;
+
+		if (jobs[i].err)
+			continue;
+		if (ids)
+			hs_out_int(o, ids[i]);
+		else
+			hs_out_null(o);
+		hs_out_int(o, session);
+		hs_out_str(o, plans[i].ops->name);
+		hs_out_json(o, plans[i].params_json);
+		hs_out_uint(o, plans[i].capacity);
+		hs_out_uint(o, s->accesses);
+		hs_out_uint(o, s->hits);
+		hs_out_uint(o, s->misses);
+		hs_out_real(o, ratio(s->hits, s->accesses));
+		hs_out_uint(o, s->evictions);
+		hs_out_uint(o, s->refaults);
+		hs_out_uint(o, s->pingpong_keys);
+		hs_out_uint(o, s->prot.total);
+		hs_out_uint(o, s->prot.useful);
+		hs_out_uint(o, s->prot.wasted);
+		hs_out_real(o, jobs[i].wall_s);
+		hs_out_uint(o, s->cold_misses);
+		hs_out_uint(o, s->hint_evictions);
+		hs_out_uint(o, s->hint_refaults);
+		hs_out_uint(o, s->drops);
+		hs_out_uint(o, s->pswpin);
+		hs_out_uint(o, s->pswpout);
+		hs_out_uint(o, s->pingpong_refaults);
+		hs_out_uint(o, s->peak_resident);
+		hs_out_real(o, s->prot_occupancy);
+		hs_out_real(o, opt_gap(plans, jobs, nr, i));
+		hs_out_row_end(o);
+	}
+	ret = hs_out_finish(o);
+	hs_out_free(o);
+	return ret;
+}
 
 static int run(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	hs_err("replay: not implemented yet");
-	return HS_EXIT_FAILURE;
+	const struct hs_policy_ops *pols[MAX_POLICIES];
+	struct hs_replay_opts ro = { 0 };
+	struct hs_replay_job *jobs = NULL;
+	struct hs_run_record *recs = NULL;
+	struct hs_session_info info;
+	struct progress pr = { 0 };
+	struct hs_store *st = NULL;
+	struct plan *plans = NULL;
+	uint64_t sizes[MAX_SIZES];
+	size_t nr_pols, nr_sizes, nr = 0, cap = 0, i;
+	int64_t *ids = NULL, session;
+	struct args a = { 0 };
+	int status, ret, failed = 0;
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
+		return HS_EXIT_USAGE;
+	if (hs_parse_i64(a.session, 1, INT64_MAX, &session)) {
+		hs_err("'%s' is not a session id (see 'hsctl sessions')", a.session);
+		return HS_EXIT_USAGE;
+	}
+	status = pick_policies(a.policies, pols, &nr_pols);
+	if (status)
+		return status;
+	status = check_param_policies(&a, pols, nr_pols);
+	if (status)
+		return status;
+	status = hs_cli_open_store(HS_STORE_NOCREATE | (a.no_store ? HS_STORE_RDONLY : 0), &st);
+	if (status)
+		return status;
+	ret = hs_session_get(st, session, &info);
+	if (ret) {
+		if (ret == -ENOENT)
+			hs_err("no session %" PRId64 " in %s (see 'hsctl sessions')", session,
+			       hs_global.db);
+		else
+			hs_err("%s: %s", hs_global.db, hs_store_errmsg(st));
+		status = ret == -ENOENT ? HS_EXIT_NOINPUT : hs_exit_from_errno(ret);
+		goto out;
+	}
+	if (strcmp(info.status, "complete"))
+		hs_warn("session %" PRId64 " is %s: replaying what was recorded", session,
+			info.status);
+	if (info.accesses == 0) {
+		hs_err("session %" PRId64 " has no accesses to replay", session);
+		status = HS_EXIT_DATAERR;
+		goto out;
+	}
+	status = pick_sizes(a.sizes, &info, sizes, &nr_sizes);
+	if (status)
+		goto out;
+	for (i = 0; i < nr_pols; i++) {
+		status = plan_policy(pols[i], &a, sizes, nr_sizes, &plans, &nr, &cap);
+		if (status)
+			goto out;
+	}
+
+	jobs = calloc(nr, sizeof(*jobs));
+	recs = calloc(nr, sizeof(*recs));
+	ids = calloc(nr, sizeof(*ids));
+	if (!jobs || !recs || !ids) {
+		hs_err("out of memory");
+		status = HS_EXIT_FAILURE;
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		jobs[i].ops = plans[i].ops;
+		jobs[i].params = plans[i].ps;
+		jobs[i].capacity = plans[i].capacity;
+	}
+	ro.threads = a.threads;
+	ro.paranoid = a.paranoid;
+	pr.start = pr.last = mono_now();
+	if (isatty(STDERR_FILENO)) {
+		ro.progress = show_progress;
+		ro.progress_arg = &pr;
+	}
+	hs_info("replaying session %" PRId64 ": %zu runs", session, nr);
+	ret = hs_replay_session(st, session, jobs, nr, &ro);
+	if (pr.shown)
+		fprintf(stderr, "\r%*s\r", 72, "");
+	if (ret) {
+		if (ret == -EBADMSG)
+			hs_err("session %" PRId64 ": the stored access stream is corrupt", session);
+		else
+			hs_err("session %" PRId64 ": %s", session,
+			       ret == -ENOMEM ? "out of memory" : hs_store_errmsg(st));
+		status = hs_exit_from_errno(ret);
+		goto out;
+	}
+	for (i = 0; i < nr; i++) {
+		if (!jobs[i].err)
+			continue;
+		failed++;
+		if (jobs[i].err == -ENOSYS)
+			hs_err("%s: not implemented", plans[i].label);
+		else if (jobs[i].err == -EUCLEAN)
+			hs_err("%s at size %" PRIu64 ": policy bug (rerun with --paranoid)",
+			       plans[i].label, plans[i].capacity);
+		else
+			hs_err("%s at size %" PRIu64 ": %s", plans[i].label, plans[i].capacity,
+			       strerror(-jobs[i].err));
+	}
+
+	if (!a.no_store) {
+		size_t k = 0;
+
+		for (i = 0; i < nr; i++) {
+			if (jobs[i].err)
+				continue;
+			recs[k].session = session;
+			recs[k].policy = plans[i].ops->name;
+			recs[k].params_json = plans[i].params_json;
+			recs[k].stats = &jobs[i].stats;
+			recs[k].metrics = &jobs[i].metrics;
+			recs[k].wall_s = jobs[i].wall_s;
+			k++;
+		}
+		ret = k ? hs_store_save_runs(st, recs, k, ids) : 0;
+		if (ret) {
+			hs_err("%s: storing the runs: %s", hs_global.db, hs_store_errmsg(st));
+			status = HS_EXIT_FAILURE;
+			goto out;
+		}
+		/* ids[] follows recs[]; spread them back over the plans. */
+		for (i = nr; i-- > 0;) {
+			if (jobs[i].err)
+				continue;
+			ids[i] = ids[--k];
+		}
+	}
+
+	if (hs_global.format == HS_FMT_TABLE)
+		ret = print_table(plans, jobs, nr, &info);
+	else
+		ret = print_machine(plans, jobs, nr, a.no_store ? NULL : ids, session);
+	status = ret ? HS_EXIT_FAILURE : failed ? HS_EXIT_FAILURE : HS_EXIT_OK;
+out:
+	for (i = 0; i < nr; i++)
+		hs_param_set_free(plans[i].ps);
+	free(plans);
+	free(jobs);
+	free(recs);
+	free(ids);
+	hs_store_close(st);
+	return status;
 }
 
 const struct hs_cmd hs_cmd_replay = {
 	.name = "replay",
-	.summary = "(not implemented yet)",
+	.summary = "Replay a session through policies at one or more sizes",
 	.run = run,
 };
