@@ -1,3 +1,246 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* STUB: to be written. */
+/*
+ * Chunk encodings of the store (see codec.h and man/hsctl-db.5).  A record of
+ * an access chunk is one varint: the zigzag-coded difference from the previous
+ * record's key, shifted left once, with the low bit set when the meta byte
+ * differs from the previous record's; the new meta byte follows only then.
+ * Each chunk starts from key 0 and meta 0.  Varints are LEB128: seven bits per
+ * byte, least significant group first, high bit set on every byte but the last.
+ * The encoders are tight loops over arrays; the decoders check every byte.
+ */
 #include "config.h"
+
+#include <errno.h>
+
+#include "codec.h"
+#include "hs.h"
+
+#define REC_VARINT_MAX	5	/* (2^33 zigzag range << 1) needs 35 bits: 5 bytes */
+#define ID_VARINT_MAX	10	/* 64 bits: 10 bytes */
+
+static inline uint64_t zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/*
+ * Read a varint of at most @max bytes from [*pp, end).  Rejects truncation,
+ * overlong forms (a final zero byte after the first) and bits beyond 64.
+ * Return: 0 and the value in *v, or -EBADMSG with *why set.
+ */
+static inline int get_varint(const uint8_t **pp, const uint8_t *end, unsigned int max,
+			     uint64_t *v, const char **why)
+{
+	const uint8_t *p = *pp;
+	uint64_t val = 0;
+	unsigned int i;
+
+	for (i = 0; i < max; i++) {
+		uint8_t b;
+
+		if (unlikely(p == end)) {
+			*why = "truncated varint";
+			return -EBADMSG;
+		}
+		b = *p++;
+		if (i == 9 && b > 1) {
+			*why = "varint too large";
+			return -EBADMSG;
+		}
+		val |= (uint64_t)(b & 0x7f) << (7 * i);
+		if (!(b & 0x80)) {
+			if (unlikely(i && !b)) {
+				*why = "overlong varint";
+				return -EBADMSG;
+			}
+			*pp = p;
+			*v = val;
+			return 0;
+		}
+	}
+	*why = "varint too long";
+	return -EBADMSG;
+}
+
+/**
+ * hs_codec_encode() - encode records as HS_ENC_KEYS_META
+ * @keys: dense key ids
+ * @meta: meta bytes, one per key
+ * @n: records
+ * @out: at least hs_codec_bound(@n) bytes
+ *
+ * Return: bytes written.
+ */
+size_t hs_codec_encode(const uint32_t *keys, const uint8_t *meta, size_t n, uint8_t *out)
+{
+	uint8_t *p = out;
+	uint32_t prev = 0;
+	uint8_t pmeta = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t v = zigzag((int64_t)keys[i] - (int64_t)prev) << 1;
+
+		prev = keys[i];
+		if (meta[i] == pmeta) {
+			p = put_varint(p, v);
+		} else {
+			p = put_varint(p, v | 1);
+			*p++ = meta[i];
+			pmeta = meta[i];
+		}
+	}
+	return (size_t)(p - out);
+}
+
+/**
+ * hs_codec_decode() - decode and validate one access chunk
+ * @in: encoded bytes
+ * @len: their number
+ * @encoding: enum hs_chunk_encoding of the chunk
+ * @n: records the chunk must hold
+ * @nr_keys: every key must be below this
+ * @keys: receives @n dense key ids
+ * @meta: receives @n meta bytes
+ * @accesses: receives the number of FD and PT records (may be NULL)
+ * @why: receives a static reason on -EBADMSG (may be NULL)
+ *
+ * Return: 0, or -EBADMSG (unknown encoding, truncated or overlong varint, key
+ * out of range, bad meta byte, bytes left over).
+ */
+int hs_codec_decode(const uint8_t *in, size_t len, unsigned int encoding, size_t n,
+		    uint64_t nr_keys, uint32_t *keys, uint8_t *meta, uint64_t *accesses,
+		    const char **why)
+{
+	const uint8_t *p = in, *end = in + len;
+	const char *dummy;
+	uint64_t nacc = 0;
+	int64_t prev = 0;
+	uint8_t pmeta = 0;
+	bool is_acc = true;	/* meta 0 is an FD access */
+	size_t i;
+
+	if (!why)
+		why = &dummy;
+	if (encoding != HS_ENC_KEYS_META) {
+		*why = "unknown chunk encoding";
+		return -EBADMSG;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t v;
+		int64_t key;
+
+		if (likely(p < end && *p < 0x80)) {
+			v = *p++;
+		} else if (get_varint(&p, end, REC_VARINT_MAX, &v, why)) {
+			return -EBADMSG;
+		}
+		key = prev + unzigzag(v >> 1);
+		if (unlikely(key < 0 || (uint64_t)key >= nr_keys)) {
+			*why = "key out of range";
+			return -EBADMSG;
+		}
+		if (v & 1) {
+			if (unlikely(p == end)) {
+				*why = "truncated meta byte";
+				return -EBADMSG;
+			}
+			pmeta = *p++;
+			if (unlikely(!hs_meta_is_valid(pmeta))) {
+				*why = "bad meta byte";
+				return -EBADMSG;
+			}
+			is_acc = hs_channel_is_access(hs_meta_channel(pmeta));
+		}
+		keys[i] = (uint32_t)key;
+		meta[i] = pmeta;
+		nacc += is_acc;
+		prev = key;
+	}
+	if (p != end) {
+		*why = "bytes after the last record";
+		return -EBADMSG;
+	}
+	if (accesses)
+		*accesses = nacc;
+	return 0;
+}
+
+/**
+ * hs_codec_ids_encode() - encode original ids as HS_IDS_DELTA
+ * @ids: the ids
+ * @n: their number
+ * @out: at least hs_codec_ids_bound(@n) bytes
+ *
+ * The difference is taken modulo 2^64 and read as signed, so any id follows
+ * any other in at most ten bytes.
+ *
+ * Return: bytes written.
+ */
+size_t hs_codec_ids_encode(const uint64_t *ids, size_t n, uint8_t *out)
+{
+	uint8_t *p = out;
+	uint64_t prev = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		p = put_varint(p, zigzag((int64_t)(ids[i] - prev)));
+		prev = ids[i];
+	}
+	return (size_t)(p - out);
+}
+
+/**
+ * hs_codec_ids_decode() - decode and validate one key chunk
+ * @in: encoded bytes
+ * @len: their number
+ * @encoding: enum hs_ids_encoding of the chunk
+ * @n: ids the chunk must hold
+ * @ids: receives @n ids
+ * @why: receives a static reason on -EBADMSG (may be NULL)
+ *
+ * Return: 0, or -EBADMSG.
+ */
+int hs_codec_ids_decode(const uint8_t *in, size_t len, unsigned int encoding, size_t n,
+			uint64_t *ids, const char **why)
+{
+	const uint8_t *p = in, *end = in + len;
+	const char *dummy;
+	uint64_t prev = 0;
+	size_t i;
+
+	if (!why)
+		why = &dummy;
+	if (encoding != HS_IDS_DELTA) {
+		*why = "unknown key chunk encoding";
+		return -EBADMSG;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t v;
+
+		if (get_varint(&p, end, ID_VARINT_MAX, &v, why))
+			return -EBADMSG;
+		prev += (uint64_t)unzigzag(v);
+		ids[i] = prev;
+	}
+	if (p != end) {
+		*why = "bytes after the last id";
+		return -EBADMSG;
+	}
+	return 0;
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The compact forms in which the store keeps a session: access chunks (dense
+ * key ids with their meta bytes) and key chunks (the original 64-bit ids in
+ * dense-id order).  Both are runs of LEB128 varints of zigzag-coded deltas, so
+ * a sequential scan costs one byte per record and a random access over a few
+ * million keys three or four.  Every chunk starts from a zero state, so any
+ * chunk decodes on its own.  The byte layout is specified in man/hsctl-db.5;
+ * changing it means a new encoding number, never a new meaning for an old one.
+ *
+ * Decoders trust nothing: a truncated varint, a key outside the session, a bad
+ * meta byte, too few or too many bytes all give -EBADMSG with a reason.
+ */
+#ifndef HS_CODEC_H
+#define HS_CODEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "access.h"
+
+#define HS_CHUNK_RECORDS	65536u	/* records per access chunk (the last may hold fewer) */
+#define HS_KEY_CHUNK_IDS	65536u	/* original ids per key chunk (the last may hold fewer) */
+
+/* Values of access_chunks.encoding. */
+enum hs_chunk_encoding {
+	HS_ENC_KEYS_META	= 1,	/* per record: varint(zigzag(key delta) << 1 | meta
+					 * changed), then the meta byte if it changed */
+	HS_ENC_KEYS_META_TS	= 2,	/* reserved (recorded sessions): as 1, then a varint
+					 * time delta; not decoded by this version */
+};
+
+/* Values of session_keys.encoding. */
+enum hs_ids_encoding {
+	HS_IDS_DELTA		= 1,	/* per id: varint(zigzag(id - previous id)) */
+};
+
+/* Meta bits this version defines (access.h); the others must be 0. */
+#define HS_META_DEFINED		(HS_META_CHANNEL_MASK | HS_META_ANON | HS_META_WRITE)
+
+/* A meta byte the store accepts: known bits only, a known channel. */
+static inline bool hs_meta_is_valid(uint8_t meta)
+{
+	return !(meta & ~HS_META_DEFINED) && (meta & HS_META_CHANNEL_MASK) < HS_CH_NR;
+}
+
+/* Most bytes hs_codec_encode() writes for @n records (6 per record). */
+static inline size_t hs_codec_bound(size_t n)
+{
+	return n * 6;
+}
+
+/* Most bytes hs_codec_ids_encode() writes for @n ids (10 per id). */
+static inline size_t hs_codec_ids_bound(size_t n)
+{
+	return n * 10;
+}
+
+/**
+ * hs_codec_encode() - encode records as HS_ENC_KEYS_META
+ * @keys: dense key ids
+ * @meta: meta bytes, one per key
+ * @n: records
+ * @out: at least hs_codec_bound(@n) bytes
+ *
+ * Return: bytes written.
+ */
+size_t hs_codec_encode(const uint32_t *keys, const uint8_t *meta, size_t n, uint8_t *out);
+
+/**
+ * hs_codec_decode() - decode and validate one access chunk
+ * @in: encoded bytes
+ * @len: their number
+ * @encoding: enum hs_chunk_encoding of the chunk
+ * @n: records the chunk must hold
+ * @nr_keys: every key must be below this
+ * @keys: receives @n dense key ids
+ * @meta: receives @n meta bytes
+ * @accesses: receives the number of FD and PT records (may be NULL)
+ * @why: receives a static reason on -EBADMSG (may be NULL)
+ *
+ * Return: 0, or -EBADMSG (unknown encoding, truncated or overlong varint, key
+ * out of range, bad meta byte, bytes left over).
+ */
+int hs_codec_decode(const uint8_t *in, size_t len, unsigned int encoding, size_t n,
+		    uint64_t nr_keys, uint32_t *keys, uint8_t *meta, uint64_t *accesses,
+		    const char **why);
+
+/**
+ * hs_codec_ids_encode() - encode original ids as HS_IDS_DELTA
+ * @ids: the ids
+ * @n: their number
+ * @out: at least hs_codec_ids_bound(@n) bytes
+ *
+ * Return: bytes written.
+ */
+size_t hs_codec_ids_encode(const uint64_t *ids, size_t n, uint8_t *out);
+
+/**
+ * hs_codec_ids_decode() - decode and validate one key chunk
+ * @in: encoded bytes
+ * @len: their number
+ * @encoding: enum hs_ids_encoding of the chunk
+ * @n: ids the chunk must hold
+ * @ids: receives @n ids
+ * @why: receives a static reason on -EBADMSG (may be NULL)
+ *
+ * Return: 0, or -EBADMSG.
+ */
+int hs_codec_ids_decode(const uint8_t *in, size_t len, unsigned int encoding, size_t n,
+			uint64_t *ids, const char **why);
+
+#endif /* HS_CODEC_H */

@@ -1,3 +1,243 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* STUB: to be written. */
+/*
+ * The dense-id map (see keymap.h).  Slots hold the original key and its dense
+ * id plus one, so that a zeroed slot is empty and calloc()'s lazily zeroed
+ * pages cost nothing until touched.  Keys are hashed with the MurmurHash3
+ * finalizer (sequential block numbers and strided addresses spread as well as
+ * random ids) and probed linearly.  The table doubles when it would pass 3/4
+ * full; the new table is filled from the reverse array, which lists every key
+ * once in a sequential scan, rather than from the old table.
+ */
 #include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "hs.h"
+#include "keymap.h"
+
+#define MIN_BITS	10	/* smallest table: 1024 slots */
+
+struct km_slot {
+	uint64_t	key;		/* original id; meaningful only when id1 != 0 */
+	uint32_t	id1;		/* dense id + 1; 0 marks an empty slot */
+	uint32_t	pad;		/* keeps slots 16 bytes, four per cache line */
+};
+
+struct hs_keymap {
+	struct km_slot	*slots;		/* 2^bits slots */
+	unsigned int	bits;		/* log2 of the slot count */
+	size_t		mask;		/* slot count - 1 */
+	size_t		limit;		/* grow before count passes this (3/4 of the slots) */
+	uint32_t	count;		/* keys mapped = next dense id */
+	uint64_t	*ids;		/* ids[i]: original key of dense id i, count valid */
+	size_t		ids_cap;	/* entries allocated in ids */
+};
+
+static inline size_t hash(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ULL;
+	k ^= k >> 33;
+	return (size_t)k;
+}
+
+static int table_alloc(struct hs_keymap *km, unsigned int bits)
+{
+	size_t n = (size_t)1 << bits;
+
+	km->slots = calloc(n, sizeof(*km->slots));
+	if (!km->slots)
+		return -ENOMEM;
+	km->bits = bits;
+	km->mask = n - 1;
+	km->limit = n / 4 * 3;
+	return 0;
+}
+
+/* Put a key known to be absent into the table (rebuilds). */
+static void place(struct hs_keymap *km, uint64_t key, uint32_t id)
+{
+	size_t i = hash(key) & km->mask;
+
+	while (km->slots[i].id1)
+		i = (i + 1) & km->mask;
+	km->slots[i].key = key;
+	km->slots[i].id1 = id + 1;
+}
+
+static int grow(struct hs_keymap *km)
+{
+	struct km_slot *old = km->slots;
+	unsigned int bits = km->bits;
+	uint32_t i;
+
+	if (bits + 1 >= sizeof(size_t) * 8 - 5)
+		return -ENOMEM;
+	if (table_alloc(km, bits + 1)) {
+		km->slots = old;	/* unchanged and still usable */
+		return -ENOMEM;
+	}
+	free(old);
+	for (i = 0; i < km->count; i++)
+		place(km, km->ids[i], i);
+	return 0;
+}
+
+/**
+ * hs_keymap_new() - an empty map
+ * @expect: keys expected (a sizing hint; 0 is fine)
+ * @out: the map
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int hs_keymap_new(size_t expect, struct hs_keymap **out)
+{
+	struct hs_keymap *km;
+	unsigned int bits = MIN_BITS;
+
+	km = calloc(1, sizeof(*km));
+	if (!km)
+		return -ENOMEM;
+	while (bits < 40 && ((size_t)1 << bits) / 4 * 3 < expect)
+		bits++;
+	if (table_alloc(km, bits)) {
+		free(km);
+		return -ENOMEM;
+	}
+	km->ids_cap = (size_t)1 << (bits - 1);
+	km->ids = malloc(km->ids_cap * sizeof(*km->ids));
+	if (!km->ids) {
+		free(km->slots);
+		free(km);
+		return -ENOMEM;
+	}
+	*out = km;
+	return 0;
+}
+
+/**
+ * hs_keymap_free() - release a map
+ * @km: the map, or NULL
+ *
+ * Return: nothing.
+ */
+void hs_keymap_free(struct hs_keymap *km)
+{
+	if (!km)
+		return;
+	free(km->slots);
+	free(km->ids);
+	free(km);
+}
+
+/* The slow part of an insertion: room in the reverse array and the table. */
+static int make_room(struct hs_keymap *km)
+{
+	if (km->count == HS_KEYMAP_MAX_KEYS)
+		return -EOVERFLOW;
+	if (km->count == km->ids_cap) {
+		size_t cap = km->ids_cap * 2;
+		uint64_t *ids = realloc(km->ids, cap * sizeof(*ids));
+
+		if (!ids)
+			return -ENOMEM;
+		km->ids = ids;
+		km->ids_cap = cap;
+	}
+	if (km->count >= km->limit)
+		return grow(km);
+	return 0;
+}
+
+/**
+ * hs_keymap_add() - the dense id of @key, assigning the next one if it is new
+ * @km: the map
+ * @key: original id (any value)
+ * @id: receives the dense id
+ *
+ * Return: 0 if @key was known, 1 if it was added, -ENOMEM, or -EOVERFLOW
+ * when HS_KEYMAP_MAX_KEYS keys are mapped already.
+ */
+int hs_keymap_add(struct hs_keymap *km, uint64_t key, uint32_t *id)
+{
+	size_t i = hash(key) & km->mask;
+	int err;
+
+	for (;;) {
+		struct km_slot *s = &km->slots[i];
+
+		if (!s->id1)
+			break;
+		if (s->key == key) {
+			*id = s->id1 - 1;
+			return 0;
+		}
+		i = (i + 1) & km->mask;
+	}
+	if (unlikely(km->count >= km->limit || km->count == km->ids_cap ||
+		     km->count == HS_KEYMAP_MAX_KEYS)) {
+		err = make_room(km);
+		if (err)
+			return err;
+		/* the table may have been rebuilt: find the free slot again */
+		i = hash(key) & km->mask;
+		while (km->slots[i].id1)
+			i = (i + 1) & km->mask;
+	}
+	km->slots[i].key = key;
+	km->slots[i].id1 = km->count + 1;
+	km->ids[km->count] = key;
+	*id = km->count++;
+	return 1;
+}
+
+/**
+ * hs_keymap_lookup() - the dense id of a known key
+ * @km: the map
+ * @key: original id
+ * @id: receives the dense id
+ *
+ * Return: true if @key is mapped.
+ */
+bool hs_keymap_lookup(const struct hs_keymap *km, uint64_t key, uint32_t *id)
+{
+	size_t i = hash(key) & km->mask;
+
+	for (;;) {
+		const struct km_slot *s = &km->slots[i];
+
+		if (!s->id1)
+			return false;
+		if (s->key == key) {
+			*id = s->id1 - 1;
+			return true;
+		}
+		i = (i + 1) & km->mask;
+	}
+}
+
+/**
+ * hs_keymap_count() - keys mapped so far
+ * @km: the map
+ *
+ * Return: the number of keys, which is also the next dense id.
+ */
+uint32_t hs_keymap_count(const struct hs_keymap *km)
+{
+	return km->count;
+}
+
+/**
+ * hs_keymap_ids() - the reverse array
+ * @km: the map
+ *
+ * Return: original ids in dense-id order (hs_keymap_count() entries), valid
+ * until the next hs_keymap_add().
+ */
+const uint64_t *hs_keymap_ids(const struct hs_keymap *km)
+{
+	return km->ids;
+}

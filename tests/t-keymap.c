@@ -1,8 +1,152 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* STUB: to be written. */
+/*
+ * Unit tests of lib/keymap.c: dense ids in order of first appearance on a
+ * hand-checked sequence, extreme key values, growth through many doublings,
+ * and a large pseudo-random stream cross-checked against a direct-indexed
+ * model (pool index -> first-seen id) that shares no code with the map.
+ */
 #include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
 #include "harness.h"
+#include "keymap.h"
+
+static uint64_t rng_state = 0x243f6a8885a308d3ULL;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545f4914f6cdd1dULL;
+}
+
+/* A bijection on 64-bit values (odd multiply, xor-shift), so distinct i give distinct keys. */
+static uint64_t pool_key(uint64_t i)
+{
+	i *= 0xd6e8feb86659fd93ULL;
+	i ^= i >> 32;
+	return i;
+}
+
+static void test_exact(void)
+{
+	static const uint64_t in[] = { 10, 20, 10, 0, UINT64_MAX, 20, 0, 1ull << 63 };
+	static const uint32_t want_id[] = { 0, 1, 0, 2, 3, 1, 2, 4 };
+	static const int want_ret[] = { 1, 1, 0, 1, 1, 0, 0, 1 };
+	static const uint64_t want_ids[] = { 10, 20, 0, UINT64_MAX, 1ull << 63 };
+	struct hs_keymap *km = NULL;
+	uint32_t id = 77;
+	size_t i;
+
+	T_EQ_I64(hs_keymap_new(0, &km), 0);
+	if (!km)
+		return;
+	T_EQ_U64(hs_keymap_count(km), 0);
+	T_ASSERT(!hs_keymap_lookup(km, 10, &id));
+	T_EQ_U64(id, 77);
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		T_EQ_I64(hs_keymap_add(km, in[i], &id), want_ret[i]);
+		T_EQ_U64(id, want_id[i]);
+	}
+	T_EQ_U64(hs_keymap_count(km), 5);
+	for (i = 0; i < 5; i++) {
+		T_EQ_U64(hs_keymap_ids(km)[i], want_ids[i]);
+		T_ASSERT(hs_keymap_lookup(km, want_ids[i], &id));
+		T_EQ_U64(id, i);
+	}
+	T_ASSERT(!hs_keymap_lookup(km, 11, &id));
+	T_ASSERT(!hs_keymap_lookup(km, UINT64_MAX - 1, &id));
+	hs_keymap_free(km);
+	hs_keymap_free(NULL);
+}
+
+/* Sequential, strided and high-bit keys through many doublings from the smallest table. */
+static void test_growth(void)
+{
+	static const uint64_t strides[] = { 1, 4096, 1ull << 32, 1ull << 40 };
+	size_t s;
+
+	for (s = 0; s < sizeof(strides) / sizeof(strides[0]); s++) {
+		struct hs_keymap *km = NULL;
+		uint64_t i, bad = 0;
+		uint32_t id;
+
+		T_EQ_I64(hs_keymap_new(0, &km), 0);
+		if (!km)
+			return;
+		for (i = 0; i < 300000; i++)
+			bad += hs_keymap_add(km, i * strides[s], &id) != 1 || id != i;
+		/* second pass: all known, same ids */
+		for (i = 0; i < 300000; i++)
+			bad += hs_keymap_add(km, i * strides[s], &id) != 0 || id != i;
+		for (i = 0; i < 300000; i++)
+			bad += hs_keymap_ids(km)[i] != i * strides[s];
+		T_EQ_U64(bad, 0);
+		T_EQ_U64(hs_keymap_count(km), 300000);
+		hs_keymap_free(km);
+	}
+}
+
+/* 4 M picks from a pool of 2^20 keys, some never picked, against a direct array. */
+static void test_random_model(void)
+{
+	const uint32_t pool = 1u << 20;
+	const uint32_t none = UINT32_MAX;
+	struct hs_keymap *km = NULL;
+	uint32_t *first = malloc(pool * sizeof(*first));
+	uint32_t next = 0, id, j;
+	uint64_t i, bad = 0;
+
+	T_ASSERT(first);
+	if (!first)
+		return;
+	for (j = 0; j < pool; j++)
+		first[j] = none;
+	T_EQ_I64(hs_keymap_new(1000, &km), 0);
+	if (!km)
+		goto out;
+	for (i = 0; i < 4000000; i++) {
+		uint64_t r = rng();
+		/* skewed: half the picks from the first 1/16 of the pool */
+		uint32_t pick = (uint32_t)(r & 1 ? (r >> 8) % (pool / 16) : (r >> 8) % pool);
+		int ret = hs_keymap_add(km, pool_key(pick), &id);
+
+		if (first[pick] == none) {
+			first[pick] = next++;
+			bad += ret != 1;
+		} else {
+			bad += ret != 0;
+		}
+		bad += id != first[pick];
+	}
+	T_EQ_U64(bad, 0);
+	T_EQ_U64(hs_keymap_count(km), next);
+	for (j = 0; j < pool; j++) {
+		bool found = hs_keymap_lookup(km, pool_key(j), &id);
+
+		if (first[j] == none) {
+			bad += found;
+		} else {
+			bad += !found || id != first[j];
+			bad += hs_keymap_ids(km)[first[j]] != pool_key(j);
+		}
+	}
+	T_EQ_U64(bad, 0);
+	hs_keymap_free(km);
+out:
+	free(first);
+}
+
+static const struct t_case cases[] = {
+	{ "exact", test_exact },
+	{ "growth", test_growth },
+	{ "random_model", test_random_model },
+};
+
 int main(int argc, char **argv)
 {
-	return t_main(NULL, 0, argc, argv) ? 77 : 77;
+	return t_main(cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
 }
