@@ -1,8 +1,444 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* STUB: to be written. */
+/*
+ * Unit tests of the simulation driver (lib/sim.c) with a mock policy defined
+ * here, so the driver's accounting is pinned independently of the real
+ * policies: refault distances and their histogram, ping-pong keys, protection
+ * classification and occupancy, hints, drops, the swap analogs, the admit
+ * hook, next-use times, and the refusal of policies that break the contract.
+ *
+ * The mock is CLOCK with a FIFO queue: a hit sets a reference bit; eviction
+ * pops the head, and a head with the bit set is spared (bit cleared,
+ * hs_sim_protect(), moved to the tail).  Modes make it misbehave on purpose.
+ */
 #include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "access.h"
 #include "harness.h"
+#include "policy.h"
+#include "qlist.h"
+#include "sim.h"
+
+enum mock_mode { MOCK_OK, MOCK_NO_VICTIM, MOCK_NONRESIDENT, MOCK_REFUSE_ODD };
+
+static enum mock_mode mode;
+static uint64_t refault_calls;
+static uint64_t last_refault_distance;
+
+struct mock_priv {
+	struct hs_qlink	link;		/* on the queue while resident */
+	bool		ref;		/* hit since it was last passed */
+};
+
+struct hs_policy {
+	const struct hs_policy_env *env;
+	struct hs_qctx	q;
+	struct hs_qlist	fifo;		/* resident keys, head = oldest */
+};
+
+static struct mock_priv *mp(struct hs_folio *f)
+{
+	return hs_folio_priv(f);
+}
+
+static int mock_create(const struct hs_policy_env *env, const struct hs_param_set *ps,
+		       struct hs_policy **out)
+{
+	struct hs_policy *p = calloc(1, sizeof(*p));
+
+	(void)ps;
+	if (!p)
+		return -ENOMEM;
+	p->env = env;
+	p->q.base = env->folios;
+	p->q.stride = env->stride;
+	p->q.off = env->priv_off + offsetof(struct mock_priv, link);
+	hs_q_init(&p->fifo);
+	*out = p;
+	return 0;
+}
+
+static void mock_destroy(struct hs_policy *p)
+{
+	free(p);
+}
+
+static void mock_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
+{
+	(void)p;
+	(void)a;
+	mp(f)->ref = true;
+}
+
+static void mock_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
+{
+	(void)a;
+	mp(f)->ref = false;
+	hs_q_push_tail(&p->q, &p->fifo, f->id);
+}
+
+static size_t mock_evict(struct hs_policy *p, struct hs_folio *in, const struct hs_access *a,
+			 size_t need, struct hs_folio **victims, size_t max)
+{
+	(void)in;
+	(void)a;
+	(void)need;
+	(void)max;
+	if (mode == MOCK_NO_VICTIM)
+		return 0;
+	if (mode == MOCK_NONRESIDENT) {
+		victims[0] = in;
+		return 1;
+	}
+	for (;;) {
+		uint32_t id = hs_q_pop_head(&p->q, &p->fifo);
+		struct hs_folio *f = hs_env_folio(p->env, id);
+
+		if (mp(f)->ref) {
+			mp(f)->ref = false;
+			hs_sim_protect(p->env->sim, f, HS_PROT_SECOND_CHANCE);
+			hs_q_push_tail(&p->q, &p->fifo, id);
+			continue;
+		}
+		victims[0] = f;
+		return 1;
+	}
+}
+
+static void mock_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why)
+{
+	(void)why;
+	if (hs_folio_is_resident(f))
+		hs_q_del(&p->q, &p->fifo, f->id);
+}
+
+static void mock_refault(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a,
+			 uint64_t distance)
+{
+	(void)p;
+	(void)f;
+	(void)a;
+	refault_calls++;
+	last_refault_distance = distance;
+}
+
+static bool mock_admit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
+{
+	(void)p;
+	(void)a;
+	return mode != MOCK_REFUSE_ODD || !(f->id & 1);
+}
+
+static int mock_check(const struct hs_policy *p)
+{
+	uint64_t n = 0;
+
+	for (uint32_t id = p->fifo.head; id != HS_NIL; id = hs_q_next(&p->q, id)) {
+		if (!hs_folio_is_resident(hs_env_folio(p->env, id)))
+			return -EUCLEAN;
+		n++;
+	}
+	return n == p->fifo.nr ? 0 : -EUCLEAN;
+}
+
+static const struct hs_policy_ops mock_ops = {
+	.abi = HS_POLICY_ABI,
+	.name = "mock-clock",
+	.summary = "test double",
+	.folio_priv = sizeof(struct mock_priv),
+	.create = mock_create,
+	.destroy = mock_destroy,
+	.hit = mock_hit,
+	.insert = mock_insert,
+	.evict = mock_evict,
+	.remove = mock_remove,
+	.refault = mock_refault,
+	.admit = mock_admit,
+	.check = mock_check,
+};
+
+/* Run a stream written as letters ('a' = key 0); uppercase = anonymous PT access. */
+static struct hs_sim *run_letters(uint64_t cap, const char *s, int *ret_out)
+{
+	struct hs_sim_config cfg = {
+		.ops = &mock_ops, .capacity = cap, .nr_keys = 26, .paranoid = true,
+		.record_victims = true,
+	};
+	struct hs_sim *sim;
+	int ret = 0;
+
+	refault_calls = 0;
+	if (hs_sim_new(&cfg, &sim))
+		return NULL;
+	for (; *s; s++) {
+		uint8_t meta;
+		uint32_t key;
+
+		if (*s == ' ')
+			continue;
+		if (*s >= 'A' && *s <= 'Z') {
+			key = (uint32_t)(*s - 'A');
+			meta = hs_meta_make(HS_CH_PT, HS_TYPE_ANON, false);
+		} else {
+			key = (uint32_t)(*s - 'a');
+			meta = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+		}
+		ret = hs_sim_step(sim, key, meta, HS_NEVER);
+		if (ret < 0)
+			break;
+		if (hs_sim_check(sim)) {
+			t_fail(__FILE__, __LINE__, "invariants broken at '%c'", *s);
+			break;
+		}
+	}
+	if (ret_out)
+		*ret_out = ret;
+	return sim;
+}
+
+static void finish(struct hs_sim *sim, struct hs_sim_stats *st)
+{
+	hs_sim_finish(sim, st, NULL);
+	hs_sim_free(sim);
+}
+
+/*
+ * capacity 2, "abca": a, b miss; c evicts a (head, ref 0) at seq 2; a misses
+ * at seq 3: refault distance 3 - 2 = 1, histogram bucket 1 = [1, 2).
+ */
+static void test_refault_distance(void)
+{
+	struct hs_sim_stats st;
+	struct hs_sim *sim;
+
+	mode = MOCK_OK;
+	sim = run_letters(2, "abca", NULL);
+	T_ASSERT(sim);
+	if (!sim)
+		return;
+	T_EQ_U64(refault_calls, 1);
+	T_EQ_U64(last_refault_distance, 1);
+	finish(sim, &st);
+	T_EQ_U64(st.accesses, 4);
+	T_EQ_U64(st.misses, 4);
+	T_EQ_U64(st.cold_misses, 3);
+	T_EQ_U64(st.evictions, 2);		/* a at c, b at the second a */
+	T_EQ_U64(st.refaults, 1);
+	T_EQ_U64(st.refault_hist[1], 1);
+	T_EQ_U64(st.distinct_keys, 3);
+	T_EQ_U64(st.peak_resident, 2);
+}
+
+/*
+ * capacity 1, "ababa": every access misses.  Refaults: a@2 (a's 1st), b@3
+ * (b's 1st), a@4 (a's 2nd): a is the one ping-pong key, with 2 refaults.
+ * Distances: a evicted at seq 1 (by b), back at 2: 1; b evicted at 2, back at
+ * 3: 1; a evicted at 3, back at 4: 1.  All three in bucket 1.
+ */
+static void test_pingpong(void)
+{
+	struct hs_sim_stats st;
+	struct hs_sim *sim;
+
+	mode = MOCK_OK;
+	sim = run_letters(1, "ababa", NULL);
+	if (!sim) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	finish(sim, &st);
+	T_EQ_U64(st.misses, 5);
+	T_EQ_U64(st.evictions, 4);
+	T_EQ_U64(st.refaults, 3);
+	T_EQ_U64(st.refault_hist[1], 3);
+	T_EQ_U64(st.pingpong_keys, 1);
+	T_EQ_U64(st.pingpong_refaults, 2);
+}
+
+/*
+ * capacity 2, "abaca":
+ *   a miss [a]; b miss [a b]; a hit, a.ref=1;
+ *   c miss: head a has ref -> spared (protect #1, pending on a), [b a];
+ *           head b ref 0 -> evicted; [a c]
+ *   a hit: a's pending protection was useful.
+ * Then "d": head a (ref 1 again from the hit) spared (protect #2), c evicted:
+ * [a d]; "e": head a ref 0 -> evicted with protection #2 pending: wasted.
+ */
+static void test_protection(void)
+{
+	struct hs_sim_stats st;
+	struct hs_sim *sim;
+
+	mode = MOCK_OK;
+	sim = run_letters(2, "abaca de", NULL);
+	if (!sim) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	finish(sim, &st);
+	T_EQ_U64(st.prot.total, 2);
+	T_EQ_U64(st.prot.useful, 1);
+	T_EQ_U64(st.prot.wasted, 1);
+	T_EQ_U64(st.prot_kind[HS_PROT_SECOND_CHANCE].total, 2);
+	T_EQ_U64(st.prot_kind[HS_PROT_SECOND_CHANCE].useful, 1);
+	/*
+	 * Occupancy samples prot_resident before each access: a b a c -> 0,0,0,0;
+	 * a -> 1 (pending since c); d -> 0; e -> 1 (pending since d).  Sum 2 over
+	 * 7 accesses at capacity 2: 2 / 14.
+	 */
+	T_NEAR(st.prot_occupancy, 2.0 / 14.0, 1e-12);
+}
+
+/* PAGEOUT evicts by default, COLD keeps, DROP forgets the shadow entry. */
+static void test_hints_and_drops(void)
+{
+	struct hs_sim_config cfg = {
+		.ops = &mock_ops, .capacity = 4, .nr_keys = 4, .paranoid = true,
+		.record_victims = true,
+	};
+	uint8_t fd = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+	uint8_t po = hs_meta_make(HS_CH_PAGEOUT, HS_TYPE_FILE, false);
+	uint8_t cold = hs_meta_make(HS_CH_COLD, HS_TYPE_FILE, false);
+	uint8_t drop = hs_meta_make(HS_CH_DROP, HS_TYPE_FILE, false);
+	struct hs_sim_stats st;
+	const uint32_t *ids;
+	struct hs_sim *sim;
+
+	mode = MOCK_OK;
+	if (hs_sim_new(&cfg, &sim)) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	T_EQ_I64(hs_sim_step(sim, 0, fd, HS_NEVER), HS_STEP_MISS);
+	T_EQ_I64(hs_sim_step(sim, 1, fd, HS_NEVER), HS_STEP_MISS);
+	T_EQ_I64(hs_sim_step(sim, 0, po, HS_NEVER), HS_STEP_OTHER);	/* evicts 0 */
+	T_EQ_U64(hs_sim_victims(sim, &ids), 1);
+	T_EQ_U64(ids[0], 0);
+	T_EQ_I64(hs_sim_step(sim, 1, cold, HS_NEVER), HS_STEP_OTHER);	/* keeps 1 */
+	T_EQ_U64(hs_sim_victims(sim, &ids), 0);
+	T_EQ_I64(hs_sim_step(sim, 2, po, HS_NEVER), HS_STEP_OTHER);	/* not resident */
+	T_EQ_I64(hs_sim_step(sim, 0, fd, HS_NEVER), HS_STEP_MISS);	/* hint refault */
+	T_EQ_I64(hs_sim_step(sim, 1, drop, HS_NEVER), HS_STEP_OTHER);	/* drops 1 */
+	T_EQ_U64(hs_sim_used(sim), 1);
+	T_EQ_I64(hs_sim_step(sim, 1, fd, HS_NEVER), HS_STEP_MISS);	/* not a refault */
+	T_EQ_I64(hs_sim_check(sim), 0);
+	hs_sim_finish(sim, &st, NULL);
+	hs_sim_free(sim);
+	T_EQ_U64(st.records, 8);
+	T_EQ_U64(st.accesses, 4);
+	T_EQ_U64(st.hints, 3);
+	T_EQ_U64(st.hint_evictions, 1);
+	T_EQ_U64(st.hint_refaults, 1);
+	T_EQ_U64(st.refaults, 1);
+	T_EQ_U64(st.drops, 1);
+	T_EQ_U64(st.evictions, 0);
+	T_EQ_U64(st.misses, 4);
+	T_EQ_U64(st.cold_misses, 2);
+}
+
+/*
+ * Swap analogs: uppercase letters are anonymous.  capacity 1, "ABA": B evicts
+ * A (pswpout 1), A evicts B (pswpout 2) and is a miss on an evicted anon key
+ * (pswpin 1).  File keys never count: "abA" adds nothing to pswpin.
+ */
+static void test_swap_analogs(void)
+{
+	struct hs_sim_stats st;
+	struct hs_sim *sim;
+
+	mode = MOCK_OK;
+	sim = run_letters(1, "ABA", NULL);
+	if (!sim) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	finish(sim, &st);
+	T_EQ_U64(st.pswpout, 2);
+	T_EQ_U64(st.pswpin, 1);
+	sim = run_letters(1, "cdc", NULL);
+	if (!sim) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	finish(sim, &st);
+	T_EQ_U64(st.pswpout, 0);
+	T_EQ_U64(st.pswpin, 0);
+}
+
+/* A policy that returns no victim, or a non-resident one, is stopped. */
+static void test_contract_violations(void)
+{
+	int ret = 0;
+	struct hs_sim *sim;
+
+	mode = MOCK_NO_VICTIM;
+	sim = run_letters(1, "ab", &ret);
+	T_EQ_I64(ret, -EUCLEAN);
+	if (sim)
+		T_EQ_I64(hs_sim_step(sim, 0, 0, HS_NEVER), -EUCLEAN);	/* stays broken */
+	hs_sim_free(sim);
+	mode = MOCK_NONRESIDENT;
+	sim = run_letters(1, "ab", &ret);
+	T_EQ_I64(ret, -EUCLEAN);
+	hs_sim_free(sim);
+	mode = MOCK_OK;
+}
+
+/* admit() false: the miss is counted, nothing is cached or evicted. */
+static void test_admit(void)
+{
+	struct hs_sim_stats st;
+	struct hs_sim *sim;
+
+	mode = MOCK_REFUSE_ODD;		/* b, d, ... never cached */
+	sim = run_letters(1, "abab", NULL);
+	mode = MOCK_OK;
+	if (!sim) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	finish(sim, &st);
+	T_EQ_U64(st.hits, 1);		/* the second a */
+	T_EQ_U64(st.misses, 3);
+	T_EQ_U64(st.evictions, 0);
+}
+
+/*
+ * next-use: stream a b [pageout a] a b c (keys 0 1 0 0 1 2; record 2 is a
+ * hint).  Access seqs: a=0 b=1 a=2 b=3 c=4.  next: a@0 -> 2, b@1 -> 3,
+ * hint -> never, a@2 -> never, b@3 -> never, c@4 -> never.
+ */
+static void test_next_use(void)
+{
+	const uint32_t keys[] = { 0, 1, 0, 0, 1, 2 };
+	const uint8_t meta[] = { 0, 0, HS_CH_PAGEOUT, 0, 0, 0 };
+	uint64_t next[6];
+
+	T_EQ_I64(hs_next_use_fill(keys, meta, 6, 3, next), 0);
+	T_EQ_U64(next[0], 2);
+	T_EQ_U64(next[1], 3);
+	T_EQ_U64(next[2], HS_NEVER);
+	T_EQ_U64(next[3], HS_NEVER);
+	T_EQ_U64(next[4], HS_NEVER);
+	T_EQ_U64(next[5], HS_NEVER);
+	T_EQ_I64(hs_next_use_fill(keys, meta, 6, 2, next), -EINVAL);
+}
+
+static const struct t_case cases[] = {
+	{ "refault-distance", test_refault_distance },
+	{ "pingpong", test_pingpong },
+	{ "protection", test_protection },
+	{ "hints-and-drops", test_hints_and_drops },
+	{ "swap-analogs", test_swap_analogs },
+	{ "contract-violations", test_contract_violations },
+	{ "admit", test_admit },
+	{ "next-use", test_next_use },
+};
+
 int main(int argc, char **argv)
 {
-	return t_main(NULL, 0, argc, argv) ? 77 : 77;
+	return t_main(cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
 }
