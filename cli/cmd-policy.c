@@ -1,19 +1,310 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* STUB: hsctl policy, to be written. */
+/*
+ * `hsctl policy list` and `hsctl policy describe NAME`: what policies exist
+ * and which parameters each takes.  Everything printed here is generated from
+ * the registry (policies/registry.c) and each policy's ops->params table, so
+ * a new policy or parameter shows up without touching this file.  Both
+ * actions honour --format (global, or given after the command).
+ */
 #include "config.h"
+
+#include <argp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmd.h"
 #include "hs.h"
+#include "output.h"
+#include "param.h"
+#include "policy.h"
+
+struct args {
+	const char	*action;	/* "list" or "describe" (NULL: list) */
+	const char	*name;		/* describe: the policy */
+};
+
+static const struct argp_option options[] = {
+	{ "format", HS_OPT_FORMAT, "FMT", 0, "Output format: table, csv or json (default: table)",
+	  0 },
+	{ 0 }
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct args *a = state->input;
+
+	switch (key) {
+	case HS_OPT_FORMAT:
+		if (hs_cli_set_format(arg))
+			return EINVAL;	/* reported; run() exits 64 */
+		break;
+	case ARGP_KEY_ARG:
+		if (!a->action) {
+			if (strcmp(arg, "list") && strcmp(arg, "describe"))
+				argp_error(state, "unknown action '%s' (valid: list, describe)",
+					   arg);
+			a->action = arg;
+		} else if (!strcmp(a->action, "describe") && !a->name) {
+			a->name = arg;
+		} else {
+			argp_error(state, "unexpected argument '%s'", arg);
+		}
+		break;
+	case ARGP_KEY_END:
+		if (a->action && !strcmp(a->action, "describe") && !a->name)
+			argp_error(state, "describe needs a policy NAME (see 'hsctl policy list')");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = {
+	.options = options,
+	.parser = parse_opt,
+	.args_doc = "[list]\ndescribe NAME",
+	.doc = "List the replacement policies, or describe one policy and its parameters.\v"
+	       "EXAMPLES:\n"
+	       "    hsctl policy list                  # every policy, with a summary\n"
+	       "    hsctl policy describe lrfu         # its parameters, defaults and ranges\n"
+	       "    hsctl policy describe lirs --format json\n"
+	       "    hsctl policy list --format csv\n"
+	       "\nParameters are set for a replay with --param POLICY.KEY=VALUE, e.g.\n"
+	       "--param lrfu.lambda=0.1.",
+};
+
+static size_t param_count(const struct hs_param *p)
+{
+	size_t n = 0;
+
+	while (p && p[n].name)
+		n++;
+	return n;
+}
+
+static const char *type_name(enum hs_param_type t)
+{
+	switch (t) {
+	case HS_PARAM_U64:
+		return "integer";
+	case HS_PARAM_DOUBLE:
+		return "number";
+	case HS_PARAM_BOOL:
+		return "boolean";
+	case HS_PARAM_ENUM:
+		return "choice";
+	}
+	return "?";
+}
+
+/* "[1, 100]", ">= 1", "true|false" or the enum's choices. */
+static void range_text(const struct hs_param *p, char *buf, size_t len)
+{
+	switch (p->type) {
+	case HS_PARAM_U64:
+		if (p->max >= 18446744073709551615.0)
+			snprintf(buf, len, ">= %.0f", p->min > 0 ? p->min : 0);
+		else
+			snprintf(buf, len, "[%.0f, %.0f]", p->min > 0 ? p->min : 0, p->max);
+		break;
+	case HS_PARAM_DOUBLE:
+		if (isinf(p->max))
+			snprintf(buf, len, ">= %g", p->min);
+		else
+			snprintf(buf, len, "[%g, %g]", p->min, p->max);
+		break;
+	case HS_PARAM_BOOL:
+		snprintf(buf, len, "true|false");
+		break;
+	case HS_PARAM_ENUM:
+		snprintf(buf, len, "%s", p->choices ? p->choices : "");
+		break;
+	}
+}
+
+/* Comma-separated registry names, for "unknown policy" messages. */
+static void valid_names(char *buf, size_t len)
+{
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < hs_policy_count() && off < len; i++) {
+		int n = snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+				 hs_policy_at(i)->name);
+
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+}
+
+/*
+ * The exit status after writing results.  A write error on stdout (-EIO) is
+ * reported once, by main(), which checks stdout before exiting.
+ */
+static int out_status(int err)
+{
+	if (!err)
+		return HS_EXIT_OK;
+	if (err != -EIO)
+		hs_err("writing results: %s", strerror(-err));
+	return HS_EXIT_FAILURE;
+}
+
+/* Finish and free a writer; the exit status for how it went. */
+static int out_done(struct hs_out *o, int err)
+{
+	int ferr = hs_out_finish(o);
+
+	hs_out_free(o);
+	return out_status(err ? err : ferr);
+}
+
+static int do_list(void)
+{
+	struct hs_out *o = NULL;
+	int err = 0;
+	size_t i;
+
+	if (hs_out_new(stdout, hs_global.format, NULL, &o)) {
+		hs_err("out of memory");
+		return HS_EXIT_FAILURE;
+	}
+	err = hs_out_column(o, "name", HS_COL_STR, NULL);
+	err = err ? err : hs_out_column(o, "params", HS_COL_INT, NULL);
+	err = err ? err : hs_out_column(o, "summary", HS_COL_STR, NULL);
+	for (i = 0; !err && i < hs_policy_count(); i++) {
+		const struct hs_policy_ops *ops = hs_policy_at(i);
+
+		err = hs_out_str(o, ops->name);
+		err = err ? err : hs_out_uint(o, param_count(ops->params));
+		err = err ? err : hs_out_str(o, ops->summary);
+		err = err ? err : hs_out_row_end(o);
+	}
+	return out_done(o, err);
+}
+
+/* The parameter table of @ops, in @fmt, to @fp. */
+static int write_params(FILE *fp, enum hs_format fmt, const struct hs_policy_ops *ops)
+{
+	struct hs_out *o = NULL;
+	char range[256];
+	int err, ferr;
+	size_t i;
+
+	err = hs_out_new(fp, fmt, NULL, &o);
+	if (err)
+		return err;
+	err = hs_out_column(o, "name", HS_COL_STR, NULL);
+	err = err ? err : hs_out_column(o, "type", HS_COL_STR, NULL);
+	err = err ? err : hs_out_column(o, "default", HS_COL_STR, NULL);
+	err = err ? err : hs_out_column(o, "range", HS_COL_STR, NULL);
+	err = err ? err : hs_out_column(o, "help", HS_COL_STR, NULL);
+	for (i = 0; !err && ops->params && ops->params[i].name; i++) {
+		const struct hs_param *p = &ops->params[i];
+
+		range_text(p, range, sizeof(range));
+		err = hs_out_str(o, p->name);
+		err = err ? err : hs_out_str(o, type_name(p->type));
+		err = err ? err : hs_out_str(o, p->def);
+		err = err ? err : hs_out_str(o, range);
+		err = err ? err : hs_out_str(o, p->help);
+		err = err ? err : hs_out_row_end(o);
+	}
+	ferr = hs_out_finish(o);
+	hs_out_free(o);
+	return err ? err : ferr;
+}
+
+/* JSON: one object with the policy's facts and its parameters as an array. */
+static int describe_json(const struct hs_policy_ops *ops)
+{
+	size_t len = 0;
+	char *params = NULL;
+	FILE *mem;
+	int err;
+
+	mem = open_memstream(&params, &len);
+	if (!mem)
+		return -ENOMEM;
+	err = write_params(mem, HS_FMT_JSON, ops);
+	if (fclose(mem) && !err)
+		err = -ENOMEM;
+	if (err) {
+		free(params);
+		return err;
+	}
+	while (len && params[len - 1] == '\n')
+		params[--len] = '\0';
+	fputs("{\"name\": ", stdout);
+	hs_json_string(stdout, ops->name);
+	fputs(", \"summary\": ", stdout);
+	hs_json_string(stdout, ops->summary);
+	fprintf(stdout, ", \"offline\": %s, \"implemented\": %s, \"params\": %s}\n",
+		ops->flags & HS_POLICY_NEEDS_FUTURE ? "true" : "false",
+		ops->create ? "true" : "false", params);
+	free(params);
+	return 0;
+}
+
+static int do_describe(const char *name)
+{
+	const struct hs_policy_ops *ops = hs_policy_find(name);
+	int err;
+
+	if (!ops) {
+		char valid[1024];
+
+		valid_names(valid, sizeof(valid));
+		hs_err("unknown policy '%s' (valid: %s)", name, valid);
+		return HS_EXIT_USAGE;
+	}
+	switch (hs_global.format) {
+	case HS_FMT_JSON:
+		err = describe_json(ops);
+		break;
+	case HS_FMT_CSV:
+		err = write_params(stdout, HS_FMT_CSV, ops);
+		break;
+	case HS_FMT_TABLE:
+	default:
+		printf("%s: %s\n", ops->name, ops->summary);
+		if (ops->flags & HS_POLICY_NEEDS_FUTURE)
+			printf("flags: offline (needs the future)\n");
+		if (!ops->create)
+			printf("flags: not implemented yet (cannot be replayed)\n");
+		if (!param_count(ops->params)) {
+			printf("parameters: none\n");
+			err = 0;
+			break;
+		}
+		printf("parameters (set with --param %s.NAME=VALUE):\n\n", ops->name);
+		err = write_params(stdout, HS_FMT_TABLE, ops);
+		break;
+	}
+	return out_status(err);
+}
 
 static int run(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	hs_err("policy: not implemented yet");
-	return HS_EXIT_FAILURE;
+	static char name[] = "hsctl policy";
+	struct args a = { 0 };
+
+	argv[0] = name;		/* argp and getopt print argv[0] in their messages */
+	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
+		return HS_EXIT_USAGE;
+	if (a.action && !strcmp(a.action, "describe"))
+		return do_describe(a.name);
+	return do_list();
 }
 
 const struct hs_cmd hs_cmd_policy = {
 	.name = "policy",
-	.summary = "(not implemented yet)",
+	.summary = "list the replacement policies and describe their parameters",
 	.run = run,
 };
