@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Synthetic access streams for `hsctl gen`: deterministic for a seed, made
+ * with hsctl's own PRNG (xoshiro256** seeded through splitmix64, never rand())
+ * and an exact Zipf sampler (rejection-inversion, Hörmann and Derflinger 1996),
+ * valid for every exponent alpha >= 0, including alpha = 1.  Generators:
+ *
+ *   zipf      key = rank - 1 of a Zipf(alpha) draw over @keys keys
+ *   loop      0, 1, ..., keys - 1, 0, 1, ... (a cyclic scan)
+ *   scan-mix  Zipf(alpha) over a hot set of @hot_keys keys (0 .. hot_keys - 1);
+ *             after every @scan_every hot accesses, a scan of @scan_len fresh
+ *             keys (hot_keys, hot_keys + 1, ... never reused)
+ *   ycsb-f    YCSB workload F: each operation draws a record by Zipf(alpha)
+ *             over @keys records (record = page = rank - 1); half the
+ *             operations read it (one access), half read-modify-write it (a
+ *             read, then a write of the same page with HS_META_WRITE)
+ *
+ * Every stream is exactly @accesses long (ycsb-f's last read-modify-write is
+ * cut to its read when one access is left).  Nothing here prints.
+ */
+#ifndef HS_GEN_H
+#define HS_GEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ---- the PRNG ---- */
+
+struct hs_rng {
+	uint64_t	s[4];		/* xoshiro256** state, never all zero */
+};
+
+/**
+ * hs_rng_seed() - seed the generator
+ * @r: the generator
+ * @seed: any value; the state is four successive splitmix64 outputs from it
+ */
+void hs_rng_seed(struct hs_rng *r, uint64_t seed);
+
+/**
+ * hs_splitmix64() - one step of splitmix64
+ * @state: advanced by 0x9e3779b97f4a7c15
+ *
+ * Return: the next output.
+ */
+uint64_t hs_splitmix64(uint64_t *state);
+
+/**
+ * hs_rng_next() - next 64 random bits (xoshiro256**)
+ * @r: the generator
+ *
+ * Return: the bits.
+ */
+uint64_t hs_rng_next(struct hs_rng *r);
+
+/**
+ * hs_rng_double() - uniform double in [0, 1) with 53 random bits
+ * @r: the generator
+ *
+ * Return: the number.
+ */
+double hs_rng_double(struct hs_rng *r);
+
+/* ---- Zipf sampling ---- */
+
+struct hs_zipf {
+	uint64_t	n;		/* ranks 1 .. n */
+	double		alpha;		/* P(k) proportional to k^-alpha */
+	double		h_lo;		/* H(1.5) - 1: lower end of the sampled area */
+	double		h_hi;		/* H(n + 0.5): upper end */
+};
+
+/**
+ * hs_zipf_init() - prepare a sampler
+ * @z: the sampler
+ * @n: number of ranks, >= 1
+ * @alpha: exponent, 0 <= alpha <= 100 (0 is uniform)
+ *
+ * Return: 0, or -EINVAL for an argument out of range.
+ */
+int hs_zipf_init(struct hs_zipf *z, uint64_t n, double alpha);
+
+/**
+ * hs_zipf_sample() - draw a rank
+ * @z: the sampler
+ * @r: the random source
+ *
+ * Return: a rank in 1 .. n.
+ */
+uint64_t hs_zipf_sample(const struct hs_zipf *z, struct hs_rng *r);
+
+/* ---- generators ---- */
+
+enum hs_gen_type {
+	HS_GEN_ZIPF,		/* Zipf over keys */
+	HS_GEN_LOOP,		/* cyclic scan */
+	HS_GEN_SCAN_MIX,	/* Zipf hot set plus periodic one-time scans */
+	HS_GEN_YCSB_F,		/* YCSB workload F */
+	HS_GEN_NR
+};
+
+#define HS_GEN_DEF_ACCESSES	100000	/* --accesses */
+#define HS_GEN_DEF_KEYS		10000	/* --keys */
+#define HS_GEN_DEF_SEED		1	/* --seed */
+#define HS_GEN_DEF_ALPHA	0.99	/* --alpha (YCSB's zipfian constant) */
+#define HS_GEN_DEF_SCAN_LEN	5000	/* --scan-len */
+#define HS_GEN_DEF_SCAN_EVERY	20000	/* --scan-every */
+
+struct hs_gen_opts {
+	enum hs_gen_type	type;		/* which generator */
+	uint64_t		accesses;	/* stream length, >= 1 */
+	uint64_t		keys;		/* zipf/loop/ycsb-f: key space, >= 1 */
+	uint64_t		seed;		/* PRNG seed */
+	double			alpha;		/* zipf/scan-mix/ycsb-f: Zipf exponent */
+	uint64_t		hot_keys;	/* scan-mix: hot set size; 0 means @keys */
+	uint64_t		scan_len;	/* scan-mix: keys per scan, >= 1 */
+	uint64_t		scan_every;	/* scan-mix: hot accesses between scans, >= 1 */
+	uint8_t			meta;		/* meta byte of every access (write bit added
+						 * by ycsb-f's writes) */
+};
+
+/**
+ * hs_gen_opts_init() - the defaults of a generator
+ * @o: filled with the defaults (hot_keys 0, i.e. keys; meta file/pt, ycsb-f anon/pt)
+ * @type: the generator
+ */
+void hs_gen_opts_init(struct hs_gen_opts *o, enum hs_gen_type type);
+
+/**
+ * hs_gen_type_parse() - look a generator up by name
+ * @name: "zipf", "loop", "scan-mix" or "ycsb-f"
+ * @out: the type
+ *
+ * Return: 0, or -EINVAL for an unknown name.
+ */
+int hs_gen_type_parse(const char *name, enum hs_gen_type *out);
+
+/**
+ * hs_gen_type_name() - a generator's name
+ * @type: the generator
+ *
+ * Return: its name, or "?".
+ */
+const char *hs_gen_type_name(enum hs_gen_type type);
+
+/**
+ * hs_gen_type_list() - every generator name, for messages
+ *
+ * Return: "zipf, loop, scan-mix, ycsb-f".
+ */
+const char *hs_gen_type_list(void);
+
+struct hs_gen;
+
+/**
+ * hs_gen_new() - start a stream
+ * @o: options
+ * @out: the generator
+ *
+ * Return: 0, -EINVAL for an option out of range, or -ENOMEM.
+ */
+int hs_gen_new(const struct hs_gen_opts *o, struct hs_gen **out);
+
+/**
+ * hs_gen_next() - the next access
+ * @g: the generator
+ * @key: receives the key
+ * @meta: receives the meta byte
+ *
+ * Return: 1 with an access, or 0 after the last.
+ */
+int hs_gen_next(struct hs_gen *g, uint64_t *key, uint8_t *meta);
+
+/* Free a generator; accepts NULL. */
+void hs_gen_free(struct hs_gen *g);
+
+#endif /* HS_GEN_H */
