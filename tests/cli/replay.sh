@@ -1,3 +1,108 @@
 #!/bin/sh
-# STUB: to be written.
-exit 77
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# hsctl replay end to end, on a ten-access trace whose outcome is computed by
+# hand below, plus the storage of runs, the output formats, parameter sweeps,
+# threads vs one thread, and every usage error with its exit status.
+. "$TESTS_SRCDIR/cli/setup.sh"
+
+# Keys 1 2 3 1 2 4 1 2 3 4, capacity 3.
+#   LRU:  1m 2m 3m 1h 2h 4m(-3) 1h 2h 3m(-4) 4m(-1)          4 hits, 6 misses
+#   FIFO: 1m 2m 3m 1h 2h 4m(-1) 1m(-2) 2m(-3) 3m(-4) 4m(-1)  2 hits, 8 misses
+#   OPT:  1m 2m 3m 1h 2h 4m(-3: next use farthest) 1h 2h
+#         3m(-1 or -2: neither is used again) 4h             5 hits, 5 misses
+#   LRU refaults: 3 (evicted at the 4, back at step 9) and 4 (evicted at step 9,
+#   back at step 10): 2 refaults, no key twice, so no ping-pong.
+printf '1\n2\n3\n1\n2\n4\n1\n2\n3\n4\n' >tiny.txt
+expect_status 0 "$HSCTL" -d "$DB" import --type text --name tiny tiny.txt
+
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lru,fifo,opt --size 3 --format csv
+CSV=$OUT
+field() {	# field POLICY COLUMN: a column of that policy's row in $CSV
+	printf '%s\n' "$CSV" | awk -F, -v p="$1" -v c="$2" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$3 == p { print $col[c] }'
+}
+expect_eq "$(field lru hits)" 4
+expect_eq "$(field lru misses)" 6
+expect_eq "$(field lru refaults)" 2
+expect_eq "$(field lru pingpong_keys)" 0
+expect_eq "$(field lru accesses)" 10
+expect_eq "$(field fifo hits)" 2
+expect_eq "$(field opt hits)" 5
+expect_eq "$(field lru opt_gap)" 1.200000
+expect_eq "$(field fifo opt_gap)" 1.600000
+expect_eq "$(field lru hit_ratio)" 0.400000
+
+# The runs are stored and v_runs agrees.
+expect_status 0 "$HSCTL" -d "$DB" sql "SELECT policy, hits, hit_ratio FROM v_runs ORDER BY policy" --format csv
+expect_grep '^fifo,2,0.2$' "$OUT"
+expect_grep '^lru,4,0.4$' "$OUT"
+expect_grep '^opt,5,0.5$' "$OUT"
+
+# The table names the session and fits in 80 columns.
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy all --size 2,3 --no-store
+expect_grep '^session 1 (tiny)' "$OUT"
+expect_eq "$(printf '%s\n' "$OUT" | awk 'length > 80' | head -n 1)" ""
+expect_status 0 "$HSCTL" -d "$DB" sql "SELECT count(*) FROM runs" --format csv
+expect_grep '^3$' "$OUT"
+
+# JSON: an object with a runs array; params is an object.
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lrfu --param lrfu.lambda=1,0.5 \
+	--size 3 --format json
+JSON=$OUT
+if command -v python3 >/dev/null 2>&1; then
+	expect_eq "$(printf '%s' "$JSON" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(len(d["runs"]), sorted(r["params"]["lambda"] for r in d["runs"]),
+      [r["hits"] for r in d["runs"] if r["params"]["lambda"] == 1])')" "2 [0.5, 1] [4]"
+fi
+
+# N% of the distinct keys (4): 50% is 2; threads do not change results.
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --size 50% --policy lru --format csv --no-store
+expect_grep '^,1,lru,{},2,' "$OUT"
+if command -v python3 >/dev/null 2>&1; then
+	strip() {	# every field of every run but its id and its timing
+		printf '%s' "$1" | python3 -c '
+import json, sys
+for r in json.load(sys.stdin)["runs"]:
+    r.pop("wall_s"); r.pop("run"); print(sorted(r.items()))'
+	}
+	expect_status 0 "$HSCTL" -d "$DB" replay 1 --size 1,2,3 --threads 1 --no-store \
+		--format json
+	ONE=$(strip "$OUT")
+	expect_status 0 "$HSCTL" -d "$DB" replay 1 --size 1,2,3 --threads 2 --no-store \
+		--format json
+	expect_eq "$(strip "$OUT")" "$ONE"
+fi
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --size 2 --paranoid --no-store
+
+# Usage errors: 64 with a message naming the valid choices.
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --policy nosuch --size 3
+expect_grep "unknown policy 'nosuch' (valid: .*lru" "$ERR"
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --policy lrfu --param lrfu.nosuch=1 --size 3
+expect_grep 'nosuch' "$ERR"
+expect_grep 'lambda' "$ERR"
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --policy lrfu --param lrfu.lambda=7 --size 3
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --policy lru --param lrfu.lambda=1 --size 3
+expect_grep 'not being replayed' "$ERR"
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --policy lru --param lambda --size 3
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --policy lru --size abc
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --policy lru --size 0
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --policy lru --size 10K
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --policy lru
+expect_grep 'missing --size' "$ERR"
+expect_status 64 "$HSCTL" -d "$DB" replay --size 3
+expect_status 64 "$HSCTL" -d "$DB" replay x1 --size 3
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --threads 0
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --format yaml
+expect_status 66 "$HSCTL" -d "$DB" replay 9 --size 3
+expect_grep 'no session 9' "$ERR"
+expect_status 66 "$HSCTL" -d "$T_DIR/none.db" replay 1 --size 3
+expect_eq "$(ls "$T_DIR" | grep -c none.db || true)" 0
+
+# Nothing above added runs: still the first three.
+expect_status 0 "$HSCTL" -d "$DB" sql "SELECT count(*) FROM runs" --format csv
+expect_grep '^3$' "$OUT"
+finish
