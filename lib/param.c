@@ -148,10 +148,13 @@ static int parse_value(const struct hs_param *p, const char *text, union param_v
 
 	switch (p->type) {
 	case HS_PARAM_U64:
-		return hs_parse_u64(text, bound_u64(p->min), bound_u64(p->max), &v->u) ?
-		       -EINVAL : 0;
+		if (hs_parse_u64(text, bound_u64(p->min), bound_u64(p->max), &v->u))
+			return -EINVAL;
+		return 0;
 	case HS_PARAM_DOUBLE:
-		return hs_parse_double(text, p->min, p->max, &v->d) ? -EINVAL : 0;
+		if (hs_parse_double(text, p->min, p->max, &v->d))
+			return -EINVAL;
+		return 0;
 	case HS_PARAM_BOOL:
 		for (i = 0; i < sizeof(bool_words) / sizeof(bool_words[0]); i++) {
 			if (!strcasecmp(text, bool_words[i])) {
