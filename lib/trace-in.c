@@ -42,6 +42,8 @@ struct hs_trace_reader {
 	uint64_t		lis_left;	/* lis: blocks of the range still to return */
 	uint64_t		file_size;	/* size of a regular file, else 0 */
 	char			*field;		/* csv: HS_TRACE_MAX_LINE bytes for an unquoted field */
+	uint64_t		max_next;	/* oracle: largest next_access_vtime seen */
+	uint64_t		max_next_rec;	/* oracle: the record that had it */
 	int			err;		/* sticky negative errno, 0 while fine */
 	char			msg[512];	/* message for err */
 };
@@ -552,19 +554,37 @@ static int next_oracle(struct hs_trace_reader *r, uint64_t *key)
 	int ret;
 
 	ret = next_record(r, ORACLE_REC, &rec);
-	if (ret <= 0)
+	if (ret < 0)
 		return ret;
+	if (ret == 0) {
+		/* Next accesses must point inside the trace (vtime counts from 0 or 1). */
+		if (r->max_next > r->records)
+			return fail(r, -EBADMSG,
+				    "%s: record %llu says its next access is %llu, but there are "
+				    "only %llu records (not an oracleGeneral trace?)", r->path,
+				    (unsigned long long)r->max_next_rec,
+				    (unsigned long long)r->max_next,
+				    (unsigned long long)r->records);
+		return 0;
+	}
 	next = (int64_t)get_le(rec + 16, 8);
 	/*
-	 * next_access_vtime is the index of the object's next request, or -1.
-	 * Anything else means the file is not in this format.
+	 * next_access_vtime is the virtual time (request index) of the object's
+	 * next request, or -1 (or INT64_MAX) for none.  Anything else that is
+	 * not later than this record means the file is not in this format.
 	 */
-	if (next != -1 && (next < 0 || (uint64_t)next <= r->records))
-		return fail(r, -EBADMSG,
-			    "%s: byte %llu: record %llu says its next access is %lld, "
-			    "which is not later (not an oracleGeneral trace?)", r->path,
-			    (unsigned long long)(r->base + r->pos - ORACLE_REC),
-			    (unsigned long long)r->records, (long long)next);
+	if (next != -1 && next != INT64_MAX) {
+		if (next < 0 || (uint64_t)next <= r->records)
+			return fail(r, -EBADMSG,
+				    "%s: byte %llu: record %llu says its next access is %lld, "
+				    "which is not later (not an oracleGeneral trace?)", r->path,
+				    (unsigned long long)(r->base + r->pos - ORACLE_REC),
+				    (unsigned long long)r->records, (long long)next);
+		if ((uint64_t)next > r->max_next) {
+			r->max_next = (uint64_t)next;
+			r->max_next_rec = r->records;
+		}
+	}
 	*key = get_le(rec + 4, 8);
 	return 1;
 }

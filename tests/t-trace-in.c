@@ -387,6 +387,18 @@ static void test_oracle(void)
 	oracle_rec(buf + 24, 1, 7, 512, -2);
 	res = run(put("m.oracle", buf, 72, false), &o);
 	T_EQ_I64(res.ret, -EBADMSG);
+
+	/* Next accesses counted from 1 are fine; one past the end is not. */
+	oracle_rec(buf, 1, 5, 1, 3);
+	oracle_rec(buf + 24, 1, 6, 1, -1);
+	oracle_rec(buf + 48, 1, 5, 1, -1);
+	res = run(put("one.oracle", buf, 72, false), &o);
+	T_EQ_I64(res.ret, 0);
+	oracle_rec(buf + 24, 1, 6, 1, 4);
+	res = run(put("past.oracle", buf, 72, false), &o);
+	expect_err(&res, -EBADMSG, ": record 1 says its next access is 4, but there are only "
+		   "3 records (not an oracleGeneral trace?)");
+	T_EQ_U64(res.n, 3);
 }
 
 static void test_u32be(void)
