@@ -129,11 +129,15 @@ static const struct argp top_argp = {
 int main(int argc, char **argv)
 {
 	struct top_state ts = { 0 };
+	char name[64];
 	int status;
 
 	argp_err_exit_status = HS_EXIT_USAGE;
 	if (argp_parse(&top_argp, argc, argv, ARGP_IN_ORDER, NULL, &ts))
 		return HS_EXIT_USAGE;
+	/* argp prints argv[0] as the program name: make it "hsctl <command>". */
+	snprintf(name, sizeof(name), "hsctl %s", ts.cmd->name);
+	ts.cmd_argv[0] = name;
 	status = ts.cmd->run(ts.cmd_argc, ts.cmd_argv);
 	if (fflush(stdout) || ferror(stdout)) {
 		hs_err("writing standard output: %s", strerror(errno ? errno : EIO));
