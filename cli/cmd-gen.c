@@ -1,19 +1,309 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* STUB: hsctl gen, to be written. */
+/*
+ * hsctl gen: make a synthetic session (lib/gen.c) without a kernel or a file.
+ * The stream is a pure function of the generator, its options and --seed, so
+ * the same command makes the same session on every machine.  The options are
+ * stored with the session (params_json) and the session is printed like
+ * `hsctl import` prints one.
+ */
 #include "config.h"
+
+#include <argp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "access.h"
 #include "cmd.h"
+#include "gen.h"
 #include "hs.h"
+#include "parse.h"
+#include "store.h"
+
+/* Dense key ids are 32-bit: keep every stream's distinct keys below that. */
+#define MAX_KEYS	(1ull << 32)
+#define MAX_ACCESSES	(1ull << 40)
+
+enum {
+	OPT_ACCESSES = 0x100,
+	OPT_KEYS,
+	OPT_SEED,
+	OPT_ALPHA,
+	OPT_NAME,
+	OPT_KIND,
+	OPT_CHANNEL,
+	OPT_HOT_KEYS,
+	OPT_SCAN_LEN,
+	OPT_SCAN_EVERY,
+};
+
+struct args {
+	const char		*type_name;	/* TYPE argument */
+	const char		*name;		/* --name, or NULL */
+	struct hs_gen_opts	o;		/* generator options (type set at the end) */
+	const char		*kind;		/* --kind, or NULL for the generator's default */
+	const char		*channel;	/* --channel, or NULL for the default */
+	bool			alpha_set;	/* --alpha given */
+	bool			scan_set;	/* --hot-keys, --scan-len or --scan-every given */
+};
+
+static const struct argp_option options[] = {
+	{ "accesses", OPT_ACCESSES, "N", 0, "Accesses in the session (default: 100000)", 0 },
+	{ "keys", OPT_KEYS, "N", 0,
+	  "Distinct keys: zipf and ycsb-f key space, loop length, scan-mix hot set "
+	  "(default: 10000)", 0 },
+	{ "seed", OPT_SEED, "N", 0, "Random seed (default: 1)", 0 },
+	{ "alpha", OPT_ALPHA, "A", 0,
+	  "Zipf exponent for zipf, scan-mix and ycsb-f, 0 to 100 (default: 0.99)", 0 },
+	{ "name", OPT_NAME, "NAME", 0, "Session name (default: the generator spec)", 0 },
+	{ "kind", OPT_KIND, "KIND", 0, "Key type: anon or file (default: file; ycsb-f: anon)", 0 },
+	{ "channel", OPT_CHANNEL, "CH", 0, "Access channel: pt or fd (default: pt)", 0 },
+	{ 0, 0, 0, 0, "scan-mix options:", 1 },
+	{ "hot-keys", OPT_HOT_KEYS, "N", 0, "Size of the Zipf hot set (default: --keys)", 1 },
+	{ "scan-len", OPT_SCAN_LEN, "N", 0, "Fresh keys per scan (default: 5000)", 1 },
+	{ "scan-every", OPT_SCAN_EVERY, "N", 0, "Hot accesses between scans (default: 20000)",
+	  1 },
+	{ 0, 0, 0, 0, "Output:", 2 },
+	{ "format", HS_OPT_FORMAT, "FMT", 0, "Output format: table, csv or json (default: table)",
+	  2 },
+	{ 0 }
+};
+
+static void parse_count(struct argp_state *state, const char *opt, const char *arg,
+			uint64_t max, uint64_t *out)
+{
+	if (hs_parse_u64(arg, 1, max, out))
+		argp_error(state, "--%s '%s': expected a whole number from 1 to %" PRIu64, opt, arg,
+			   max);
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct args *a = state->input;
+	enum hs_type kind;
+	enum hs_channel ch;
+
+	switch (key) {
+	case OPT_ACCESSES:
+		parse_count(state, "accesses", arg, MAX_ACCESSES, &a->o.accesses);
+		break;
+	case OPT_KEYS:
+		parse_count(state, "keys", arg, MAX_KEYS / 2, &a->o.keys);
+		break;
+	case OPT_SEED:
+		if (hs_parse_u64(arg, 0, UINT64_MAX, &a->o.seed))
+			argp_error(state, "--seed '%s': expected a whole number", arg);
+		break;
+	case OPT_ALPHA:
+		if (hs_parse_double(arg, 0.0, 100.0, &a->o.alpha))
+			argp_error(state, "--alpha '%s': expected a number from 0 to 100", arg);
+		a->alpha_set = true;
+		break;
+	case OPT_NAME:
+		a->name = arg;
+		break;
+	case OPT_KIND:
+		if (hs_cli_parse_kind(arg, &kind))
+			argp_error(state, "unknown kind '%s' (valid: anon, file)", arg);
+		a->kind = arg;
+		break;
+	case OPT_CHANNEL:
+		if (hs_cli_parse_channel(arg, &ch))
+			argp_error(state, "unknown channel '%s' (valid: pt, fd)", arg);
+		a->channel = arg;
+		break;
+	case OPT_HOT_KEYS:
+		parse_count(state, "hot-keys", arg, MAX_KEYS / 2, &a->o.hot_keys);
+		a->scan_set = true;
+		break;
+	case OPT_SCAN_LEN:
+		parse_count(state, "scan-len", arg, MAX_ACCESSES, &a->o.scan_len);
+		a->scan_set = true;
+		break;
+	case OPT_SCAN_EVERY:
+		parse_count(state, "scan-every", arg, MAX_ACCESSES, &a->o.scan_every);
+		a->scan_set = true;
+		break;
+	case HS_OPT_FORMAT:
+		if (hs_cli_set_format(arg))
+			return EINVAL;	/* reported; exits 64 */
+		break;
+	case ARGP_KEY_ARG:
+		if (a->type_name)
+			argp_error(state, "one TYPE at a time (got '%s' too)", arg);
+		if (hs_gen_type_parse(arg, &a->o.type))
+			argp_error(state, "unknown generator '%s' (valid: %s)", arg,
+				   hs_gen_type_list());
+		a->type_name = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!a->type_name)
+			argp_error(state, "missing TYPE (valid: %s)", hs_gen_type_list());
+		if (a->alpha_set && a->o.type == HS_GEN_LOOP)
+			argp_error(state, "--alpha does not apply to loop");
+		if (a->scan_set && a->o.type != HS_GEN_SCAN_MIX)
+			argp_error(state, "--hot-keys, --scan-len and --scan-every apply to "
+				   "scan-mix only");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = {
+	.options = options,
+	.parser = parse_opt,
+	.args_doc = "TYPE",
+	.doc = "Make a synthetic session: TYPE is zipf, loop, scan-mix or ycsb-f. The same "
+	       "options and seed always make the same session.\v"
+	       "EXAMPLES:\n"
+	       "    hsctl gen zipf --alpha 0.8 --keys 5000 --accesses 200000 --seed 7\n"
+	       "    hsctl gen loop --keys 1200 --accesses 12000     # cyclic scan\n"
+	       "    hsctl gen scan-mix --hot-keys 500 --scan-len 2000 --scan-every 10000\n"
+	       "    hsctl gen ycsb-f --keys 100000 --accesses 1000000 --format json\n"
+	       "\nGenerators: zipf (key = Zipf rank - 1 over --keys keys), loop (0, 1, ..,\n"
+	       "keys-1, 0, ..), scan-mix (a Zipf hot set of --hot-keys keys; after every\n"
+	       "--scan-every hot accesses a scan of --scan-len never-seen keys), ycsb-f (YCSB\n"
+	       "workload F: Zipf records, half read, half read-modify-write = a read then a\n"
+	       "write of the same page; anonymous PT accesses by default). Capacity of a\n"
+	       "replay counts pages. See hsctl-gen(1).\n"
+	       "\nExit status: 0 made, 64 usage error, 1 other failure.",
+};
+
+/* "zipf --alpha 0.99 --keys 10000 --accesses 100000 --seed 1": the command that remakes it. */
+static void spec(const struct args *a, char *buf, size_t len)
+{
+	const struct hs_gen_opts *o = &a->o;
+	size_t off;
+
+	off = (size_t)snprintf(buf, len, "%s", hs_gen_type_name(o->type));
+	if (o->type != HS_GEN_LOOP && off < len)
+		off += (size_t)snprintf(buf + off, len - off, " --alpha %g", o->alpha);
+	if (o->type == HS_GEN_SCAN_MIX && off < len)
+		off += (size_t)snprintf(buf + off, len - off,
+					" --hot-keys %" PRIu64 " --scan-len %" PRIu64
+					" --scan-every %" PRIu64,
+					o->hot_keys ? o->hot_keys : o->keys, o->scan_len,
+					o->scan_every);
+	else if (off < len)
+		off += (size_t)snprintf(buf + off, len - off, " --keys %" PRIu64, o->keys);
+	if (off < len)
+		snprintf(buf + off, len - off, " --accesses %" PRIu64 " --seed %" PRIu64,
+			 o->accesses, o->seed);
+}
+
+static void params_json(const struct args *a, const char *kind, const char *channel,
+			char *buf, size_t len)
+{
+	const struct hs_gen_opts *o = &a->o;
+	size_t off;
+
+	off = (size_t)snprintf(buf, len, "{\"type\":\"%s\",\"accesses\":%" PRIu64
+			       ",\"seed\":%" PRIu64, hs_gen_type_name(o->type), o->accesses,
+			       o->seed);
+	if (o->type != HS_GEN_LOOP && off < len)
+		off += (size_t)snprintf(buf + off, len - off, ",\"alpha\":%.17g", o->alpha);
+	if (o->type == HS_GEN_SCAN_MIX && off < len)
+		off += (size_t)snprintf(buf + off, len - off,
+					",\"hot_keys\":%" PRIu64 ",\"scan_len\":%" PRIu64
+					",\"scan_every\":%" PRIu64,
+					o->hot_keys ? o->hot_keys : o->keys, o->scan_len,
+					o->scan_every);
+	else if (off < len)
+		off += (size_t)snprintf(buf + off, len - off, ",\"keys\":%" PRIu64, o->keys);
+	if (off < len)
+		snprintf(buf + off, len - off, ",\"kind\":\"%s\",\"channel\":\"%s\"}", kind,
+			 channel);
+}
 
 static int run(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	hs_err("gen: not implemented yet");
-	return HS_EXIT_FAILURE;
+	struct hs_session_writer *w = NULL;
+	struct hs_session_meta m = { 0 };
+	struct hs_store *st = NULL;
+	struct hs_gen *g = NULL;
+	enum hs_channel channel;
+	char origin[256], pj[512];
+	enum hs_type kind;
+	struct args a;
+	int64_t id = 0;
+	uint64_t key;
+	uint8_t meta;
+	int ret, status;
+
+	memset(&a, 0, sizeof(a));
+	hs_gen_opts_init(&a.o, HS_GEN_ZIPF);	/* defaults; the type is set by TYPE */
+	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
+		return HS_EXIT_USAGE;
+	kind = a.o.type == HS_GEN_YCSB_F ? HS_TYPE_ANON : HS_TYPE_FILE;
+	channel = HS_CH_PT;
+	if (a.kind)
+		hs_cli_parse_kind(a.kind, &kind);
+	if (a.channel)
+		hs_cli_parse_channel(a.channel, &channel);
+	a.o.meta = hs_meta_make(channel, kind, false);
+	if (a.o.type == HS_GEN_SCAN_MIX &&
+	    (a.o.hot_keys ? a.o.hot_keys : a.o.keys) + a.o.accesses > MAX_KEYS) {
+		hs_err("scan-mix: hot keys plus scanned keys could exceed %llu distinct keys",
+		       (unsigned long long)MAX_KEYS);
+		return HS_EXIT_USAGE;
+	}
+
+	ret = hs_gen_new(&a.o, &g);
+	if (ret) {
+		hs_err("gen %s: %s", hs_gen_type_name(a.o.type), strerror(-ret));
+		return ret == -EINVAL ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
+	}
+	status = hs_cli_open_store(0, &st);
+	if (status)
+		goto out_free_gen;
+
+	spec(&a, origin, sizeof(origin));
+	params_json(&a, kind == HS_TYPE_ANON ? "anon" : "file", hs_channel_name(channel), pj,
+		    sizeof(pj));
+	m.source = "gen";
+	m.name = a.name ? a.name : origin;
+	m.origin = origin;
+	m.format = hs_gen_type_name(a.o.type);
+	m.unit = "page";
+	m.kind = kind == HS_TYPE_ANON ? "anon" : "file";
+	m.channel = hs_channel_name(channel);
+	m.params_json = pj;
+
+	ret = hs_session_begin(st, &m, &w);
+	if (ret) {
+		hs_err("%s: %s", hs_global.db, hs_store_errmsg(st));
+		status = hs_exit_from_errno(ret);
+		goto out_close_store;
+	}
+	while (hs_gen_next(g, &key, &meta) == 1) {
+		ret = hs_session_add(w, key, meta);
+		if (ret) {
+			hs_err("%s: %s", hs_global.db, hs_store_errmsg(st));
+			hs_session_abort(w);
+			status = HS_EXIT_FAILURE;
+			goto out_close_store;
+		}
+	}
+	ret = hs_session_commit(w, &id);
+	if (ret) {
+		hs_err("%s: %s", hs_global.db, hs_store_errmsg(st));
+		status = HS_EXIT_FAILURE;
+		goto out_close_store;
+	}
+	status = hs_cli_print_session(st, id);
+
+out_close_store:
+	hs_store_close(st);
+out_free_gen:
+	hs_gen_free(g);
+	return status;
 }
 
 const struct hs_cmd hs_cmd_gen = {
 	.name = "gen",
-	.summary = "(not implemented yet)",
+	.summary = "Make a synthetic session (zipf, loop, scan-mix, ycsb-f)",
 	.run = run,
 };

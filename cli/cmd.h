@@ -8,7 +8,9 @@
 #define HS_CMD_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
+#include "access.h"
 #include "output.h"
 
 struct argp;
@@ -47,6 +49,15 @@ int hs_cli_open_store(unsigned int flags, struct hs_store **out);
  * --format is global but also accepted after the command via HS_FORMAT_OPTION. */
 #define HS_OPT_FORMAT	0x1f0
 int hs_cli_set_format(const char *arg);	/* 0 or prints error, returns HS_EXIT_USAGE */
+
+/*
+ * In cli/cmd-import.c, shared with cmd-gen.c: --kind and --channel values (0 or
+ * -EINVAL), and printing a new session ("session N: A accesses, D distinct keys
+ * (NAME)", or csv/json).
+ */
+int hs_cli_parse_kind(const char *s, enum hs_type *out);
+int hs_cli_parse_channel(const char *s, enum hs_channel *out);
+int hs_cli_print_session(struct hs_store *st, int64_t id);	/* returns an exit status */
 
 extern const struct hs_cmd hs_cmd_import, hs_cmd_gen, hs_cmd_replay, hs_cmd_sessions,
 	hs_cmd_sql, hs_cmd_policy, hs_cmd_db;

@@ -560,8 +560,9 @@ static int next_oracle(struct hs_trace_reader *r, uint64_t *key)
 		/* Next accesses must point inside the trace (vtime counts from 0 or 1). */
 		if (r->max_next > r->records)
 			return fail(r, -EBADMSG,
-				    "%s: record %llu says its next access is %llu, but there are "
-				    "only %llu records (not an oracleGeneral trace?)", r->path,
+				    "%s: byte %llu: record %llu says its next access is %llu, but "
+				    "there are only %llu records (not an oracleGeneral trace?)",
+				    r->path, (unsigned long long)r->max_next_rec * ORACLE_REC,
 				    (unsigned long long)r->max_next_rec,
 				    (unsigned long long)r->max_next,
 				    (unsigned long long)r->records);

@@ -396,8 +396,8 @@ static void test_oracle(void)
 	T_EQ_I64(res.ret, 0);
 	oracle_rec(buf + 24, 1, 6, 1, 4);
 	res = run(put("past.oracle", buf, 72, false), &o);
-	expect_err(&res, -EBADMSG, ": record 1 says its next access is 4, but there are only "
-		   "3 records (not an oracleGeneral trace?)");
+	expect_err(&res, -EBADMSG, ": byte 24: record 1 says its next access is 4, but there "
+		   "are only 3 records (not an oracleGeneral trace?)");
 	T_EQ_U64(res.n, 3);
 }
 
