@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The dense-id map (see keymap.h).  Slots hold the original key and its dense
- * id plus one, so that a zeroed slot is empty and calloc()'s lazily zeroed
- * pages cost nothing until touched.  Keys are hashed with the MurmurHash3
+ * id plus one, so that a zeroed slot is empty and freshly mapped (zero) pages
+ * need no initialization.  Keys are hashed with the MurmurHash3
  * finalizer (sequential block numbers and strided addresses spread as well as
  * random ids) and probed linearly.  The table doubles when it would pass 3/4
  * full; the new table is filled from the reverse array, which lists every key
@@ -12,11 +12,14 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "hs.h"
 #include "keymap.h"
 
 #define MIN_BITS	10	/* smallest table: 1024 slots */
+#define MMAP_MIN	((size_t)4 << 20)	/* tables this large: mmap, huge pages */
+#define PREFETCH_AHEAD	16	/* hs_keymap_add_many(): keys between prefetch and use */
 
 struct km_slot {
 	uint64_t	key;		/* original id; meaningful only when id1 != 0 */
@@ -44,13 +47,47 @@ static inline size_t hash(uint64_t k)
 	return (size_t)k;
 }
 
+/*
+ * Big tables come straight from mmap() with transparent huge pages requested:
+ * lookups are random, and with 4 KiB pages nearly every one would also miss
+ * the TLB and the first touch of every page would fault.
+ */
+static struct km_slot *slots_alloc(size_t n)
+{
+	size_t bytes = n * sizeof(struct km_slot);
+	void *p;
+
+	if (bytes < MMAP_MIN)
+		return calloc(n, sizeof(struct km_slot));
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	madvise(p, bytes, MADV_HUGEPAGE);	/* a hint: failure is harmless */
+#endif
+	return p;
+}
+
+static void slots_free(struct km_slot *slots, size_t n)
+{
+	size_t bytes = n * sizeof(struct km_slot);
+
+	if (!slots)
+		return;
+	if (bytes < MMAP_MIN)
+		free(slots);
+	else
+		munmap(slots, bytes);
+}
+
 static int table_alloc(struct hs_keymap *km, unsigned int bits)
 {
 	size_t n = (size_t)1 << bits;
+	struct km_slot *slots = slots_alloc(n);
 
-	km->slots = calloc(n, sizeof(*km->slots));
-	if (!km->slots)
+	if (!slots)
 		return -ENOMEM;
+	km->slots = slots;
 	km->bits = bits;
 	km->mask = n - 1;
 	km->limit = n / 4 * 3;
@@ -71,16 +108,14 @@ static void place(struct hs_keymap *km, uint64_t key, uint32_t id)
 static int grow(struct hs_keymap *km)
 {
 	struct km_slot *old = km->slots;
-	unsigned int bits = km->bits;
+	size_t old_n = km->mask + 1;
 	uint32_t i;
 
-	if (bits + 1 >= sizeof(size_t) * 8 - 5)
+	if (km->bits + 1 >= sizeof(size_t) * 8 - 5)
 		return -ENOMEM;
-	if (table_alloc(km, bits + 1)) {
-		km->slots = old;	/* unchanged and still usable */
-		return -ENOMEM;
-	}
-	free(old);
+	if (table_alloc(km, km->bits + 1))
+		return -ENOMEM;		/* the old table is unchanged and still usable */
+	slots_free(old, old_n);
 	for (i = 0; i < km->count; i++)
 		place(km, km->ids[i], i);
 	return 0;
@@ -110,7 +145,7 @@ int hs_keymap_new(size_t expect, struct hs_keymap **out)
 	km->ids_cap = (size_t)1 << (bits - 1);
 	km->ids = malloc(km->ids_cap * sizeof(*km->ids));
 	if (!km->ids) {
-		free(km->slots);
+		slots_free(km->slots, km->mask + 1);
 		free(km);
 		return -ENOMEM;
 	}
@@ -128,7 +163,7 @@ void hs_keymap_free(struct hs_keymap *km)
 {
 	if (!km)
 		return;
-	free(km->slots);
+	slots_free(km->slots, km->mask + 1);
 	free(km->ids);
 	free(km);
 }
@@ -192,6 +227,36 @@ int hs_keymap_add(struct hs_keymap *km, uint64_t key, uint32_t *id)
 	km->ids[km->count] = key;
 	*id = km->count++;
 	return 1;
+}
+
+/**
+ * hs_keymap_add_many() - hs_keymap_add() for an array of keys
+ * @km: the map
+ * @keys: original ids
+ * @n: their number
+ * @ids: receives the dense ids
+ *
+ * Faster than one call per key on large maps: the table slot of the key a few
+ * places ahead is prefetched, so several cache misses are in flight at once.
+ *
+ * Return: keys added (new), -ENOMEM or -EOVERFLOW (then @ids is valid only
+ * for the keys before the failing one).
+ */
+long hs_keymap_add_many(struct hs_keymap *km, const uint64_t *keys, size_t n, uint32_t *ids)
+{
+	long added = 0;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		if (i + PREFETCH_AHEAD < n)
+			__builtin_prefetch(&km->slots[hash(keys[i + PREFETCH_AHEAD]) & km->mask]);
+		ret = hs_keymap_add(km, keys[i], &ids[i]);
+		if (unlikely(ret < 0))
+			return ret;
+		added += ret;
+	}
+	return added;
 }
 
 /**

@@ -1,3 +1,1532 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* STUB: to be written. */
+/*
+ * The SQLite store (see store.h; the schema is specified in man/hsctl-db.5).
+ * This is the only file that includes <sqlite3.h>.  The schema is an ordered
+ * array of migrations: migration i takes a file from user_version i to i + 1,
+ * and all pending ones run in one transaction together with the
+ * application_id and user_version updates.  Statements used more than once
+ * live in an enum-indexed table, are prepared on first use (so a file that is
+ * opened only for `hsctl sql` pays nothing) and finalized at close.
+ *
+ * A session is written inside one BEGIN IMMEDIATE transaction: the writer
+ * renumbers keys through lib/keymap.c, buffers one chunk of HS_CHUNK_RECORDS
+ * records and writes each full chunk as a blob (lib/codec.c), so an import
+ * holds one chunk plus the key map.  The commit writes the original ids in
+ * dense-id order as key chunks and the counts, and marks the session
+ * complete; an abort rolls everything back.  A reader fetches one chunk per
+ * call with a point query, so no statement stays active between calls.
+ *
+ * SQLite result codes become negative errnos here, with sqlite3_errmsg() kept
+ * as the message.
+ */
 #include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "codec.h"
+#include "hs.h"
+#include "keymap.h"
+#include "store.h"
+
+#define HS_APPLICATION_ID	0x48534354	/* "HSCT" */
+#define BUSY_TIMEOUT_MS		10000		/* wait this long for another writer */
+#define NOW_SQL			"strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+
+/*
+ * Schema migrations.  Never edit a shipped entry: add one.  Entry i brings a
+ * file from user_version i to i + 1.
+ */
+static const char *const migrations[] = {
+	/* 0 -> 1: sessions, compact access stream, runs and their views */
+	"CREATE TABLE sessions ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  source TEXT NOT NULL,"
+	"  name TEXT NOT NULL,"
+	"  origin TEXT,"
+	"  format TEXT,"
+	"  unit TEXT NOT NULL,"
+	"  kind TEXT NOT NULL CHECK (kind IN ('file', 'anon')),"
+	"  channel TEXT NOT NULL CHECK (channel IN ('pt', 'fd')),"
+	"  params TEXT NOT NULL DEFAULT '{}',"
+	"  status TEXT NOT NULL,"
+	"  started TEXT NOT NULL,"
+	"  ended TEXT,"
+	"  records INTEGER NOT NULL DEFAULT 0,"
+	"  accesses INTEGER NOT NULL DEFAULT 0,"
+	"  distinct_keys INTEGER NOT NULL DEFAULT 0,"
+	"  host TEXT,"
+	"  hsctl_version TEXT NOT NULL"
+	");"
+	"CREATE TABLE access_chunks ("
+	"  session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+	"  chunk_no INTEGER NOT NULL,"
+	"  first_seq INTEGER NOT NULL,"
+	"  nr_records INTEGER NOT NULL,"
+	"  nr_accesses INTEGER NOT NULL,"
+	"  encoding INTEGER NOT NULL,"
+	"  data BLOB NOT NULL,"
+	"  PRIMARY KEY (session, chunk_no)"
+	");"
+	"CREATE TABLE session_keys ("
+	"  session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+	"  chunk_no INTEGER NOT NULL,"
+	"  first_key INTEGER NOT NULL,"
+	"  nr_keys INTEGER NOT NULL,"
+	"  encoding INTEGER NOT NULL,"
+	"  data BLOB NOT NULL,"
+	"  PRIMARY KEY (session, chunk_no)"
+	");"
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+	"  policy TEXT NOT NULL,"
+	"  params TEXT NOT NULL DEFAULT '{}',"
+	"  capacity INTEGER NOT NULL,"
+	"  records INTEGER NOT NULL,"
+	"  accesses INTEGER NOT NULL,"
+	"  hits INTEGER NOT NULL,"
+	"  misses INTEGER NOT NULL,"
+	"  cold_misses INTEGER NOT NULL,"
+	"  evictions INTEGER NOT NULL,"
+	"  refaults INTEGER NOT NULL,"
+	"  hint_evictions INTEGER NOT NULL,"
+	"  hint_refaults INTEGER NOT NULL,"
+	"  hints INTEGER NOT NULL,"
+	"  drops INTEGER NOT NULL,"
+	"  pswpin INTEGER NOT NULL,"
+	"  pswpout INTEGER NOT NULL,"
+	"  pingpong_keys INTEGER NOT NULL,"
+	"  pingpong_refaults INTEGER NOT NULL,"
+	"  distinct_keys INTEGER NOT NULL,"
+	"  protected INTEGER NOT NULL,"
+	"  protected_useful INTEGER NOT NULL,"
+	"  protected_wasted INTEGER NOT NULL,"
+	"  prot_occupancy REAL NOT NULL,"
+	"  peak_resident INTEGER NOT NULL,"
+	"  wall_s REAL NOT NULL,"
+	"  created TEXT NOT NULL"
+	");"
+	"CREATE INDEX runs_by_session ON runs (session, capacity, policy);"
+	"CREATE TABLE run_protection ("
+	"  run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  kind TEXT NOT NULL,"
+	"  total INTEGER NOT NULL,"
+	"  useful INTEGER NOT NULL,"
+	"  wasted INTEGER NOT NULL,"
+	"  PRIMARY KEY (run, kind)"
+	");"
+	"CREATE TABLE run_refault_hist ("
+	"  run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  bucket INTEGER NOT NULL,"
+	"  lo INTEGER NOT NULL,"
+	"  hi INTEGER NOT NULL,"
+	"  count INTEGER NOT NULL,"
+	"  PRIMARY KEY (run, bucket)"
+	");"
+	"CREATE TABLE run_metrics ("
+	"  run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  value REAL,"
+	"  PRIMARY KEY (run, name)"
+	");"
+	"CREATE VIEW v_sessions AS"
+	"  SELECT id AS session, source, name, status, started, ended, accesses, distinct_keys"
+	"  FROM sessions;"
+	"CREATE VIEW v_runs AS"
+	"  SELECT id AS run, session, policy, params, capacity, accesses, hits, misses,"
+	"    CASE WHEN accesses > 0 THEN hits * 1.0 / accesses END AS hit_ratio,"
+	"    evictions, refaults, pingpong_keys, protected, protected_useful,"
+	"    protected_wasted, wall_s"
+	"  FROM runs;"
+	"CREATE VIEW v_policy_compare AS"
+	"  SELECT r.session AS session, r.capacity AS capacity, r.policy AS policy,"
+	"    CASE WHEN r.accesses > 0 THEN r.hits * 1.0 / r.accesses END AS hit_ratio,"
+	"    (SELECT r.misses * 1.0 / o.misses FROM runs AS o"
+	"      WHERE o.session = r.session AND o.capacity = r.capacity AND o.policy = 'opt'"
+	"      ORDER BY o.id DESC LIMIT 1) AS opt_gap"
+	"  FROM runs AS r;"
+	"CREATE VIEW v_refaults AS"
+	"  SELECT h.run AS run, r.policy AS policy, r.capacity AS capacity, h.lo AS lo,"
+	"    h.hi AS hi, h.count AS count"
+	"  FROM run_refault_hist AS h JOIN runs AS r ON r.id = h.run;"
+	"CREATE VIEW v_pingpong AS"
+	"  SELECT id AS run, session, policy, capacity, pingpong_keys, pingpong_refaults, misses,"
+	"    CASE WHEN misses > 0 THEN pingpong_refaults * 1.0 / misses END AS miss_share"
+	"  FROM runs;",
+};
+
+_Static_assert(ARRAY_SIZE(migrations) == HS_STORE_SCHEMA_VERSION,
+	       "one migration per schema version");
+
+/* Statements prepared once (on first use) and reused. */
+enum stmt_id {
+	ST_BEGIN,
+	ST_COMMIT,
+	ST_ROLLBACK,
+	ST_SESSION_INSERT,
+	ST_SESSION_FINISH,
+	ST_CHUNK_INSERT,
+	ST_KEYS_INSERT,
+	ST_KEYS_GET,
+	ST_SESSION_GET,
+	ST_SESSION_DELETE,
+	ST_RUN_INSERT,
+	ST_PROT_INSERT,
+	ST_HIST_INSERT,
+	ST_METRIC_INSERT,
+	ST_NR
+};
+
+static const char *const stmt_sql[ST_NR] = {
+	[ST_BEGIN] = "BEGIN IMMEDIATE",
+	[ST_COMMIT] = "COMMIT",
+	[ST_ROLLBACK] = "ROLLBACK",
+	[ST_SESSION_INSERT] =
+		"INSERT INTO sessions (source, name, origin, format, unit, kind, channel, params,"
+		" status, started, host, hsctl_version)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'writing', " NOW_SQL ", ?9, ?10)",
+	[ST_SESSION_FINISH] =
+		"UPDATE sessions SET status = 'complete', ended = " NOW_SQL ","
+		" records = ?2, accesses = ?3, distinct_keys = ?4 WHERE id = ?1",
+	[ST_CHUNK_INSERT] =
+		"INSERT INTO access_chunks (session, chunk_no, first_seq, nr_records, nr_accesses,"
+		" encoding, data) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[ST_KEYS_INSERT] =
+		"INSERT INTO session_keys (session, chunk_no, first_key, nr_keys, encoding, data)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[ST_KEYS_GET] =
+		"SELECT first_key, nr_keys, encoding, data FROM session_keys"
+		" WHERE session = ?1 AND chunk_no = ?2",
+	[ST_SESSION_GET] =
+		"SELECT id, source, name, kind, channel, unit, status, records, accesses,"
+		" distinct_keys FROM sessions WHERE id = ?1",
+	[ST_SESSION_DELETE] = "DELETE FROM sessions WHERE id = ?1",
+	[ST_RUN_INSERT] =
+		"INSERT INTO runs (session, policy, params, capacity, records, accesses, hits,"
+		" misses, cold_misses, evictions, refaults, hint_evictions, hint_refaults, hints,"
+		" drops, pswpin, pswpout, pingpong_keys, pingpong_refaults, distinct_keys,"
+		" protected, protected_useful, protected_wasted, prot_occupancy, peak_resident,"
+		" wall_s, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+		" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, " NOW_SQL ")",
+	[ST_PROT_INSERT] =
+		"INSERT INTO run_protection (run, kind, total, useful, wasted)"
+		" VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_HIST_INSERT] =
+		"INSERT INTO run_refault_hist (run, bucket, lo, hi, count)"
+		" VALUES (?1, ?2, ?3, ?4, ?5)",
+	[ST_METRIC_INSERT] =
+		"INSERT OR REPLACE INTO run_metrics (run, name, value) VALUES (?1, ?2, ?3)",
+};
+
+struct hs_store {
+	sqlite3		*db;			/* the connection */
+	unsigned int	flags;			/* HS_STORE_* given to open */
+	int		user_version;		/* schema version of the file (after migrating) */
+	bool		writing;		/* a writer or save_runs holds the transaction */
+	sqlite3_stmt	*stmts[ST_NR];		/* NULL until first used */
+	char		errmsg[512];		/* last error, one line */
+	int64_t		kc_session;		/* hs_key() cache: session of kc_ids */
+	int64_t		kc_chunk;		/* ... its key chunk number, -1: empty */
+	size_t		kc_n;			/* ... ids in kc_ids */
+	uint64_t	*kc_ids;		/* ... original ids, HS_KEY_CHUNK_IDS entries */
+};
+
+struct hs_session_writer {
+	struct hs_store		*st;		/* holds the transaction until commit/abort */
+	struct hs_keymap	*km;		/* original id -> dense id */
+	int64_t			session;	/* sessions.id of the row being written */
+	uint64_t		*raw;		/* the chunk being filled: original ids */
+	uint8_t			*meta;		/* ... and meta bytes */
+	size_t			n;		/* records in the chunk being filled */
+	uint32_t		*keys;		/* dense ids of raw[], filled at flush */
+	uint8_t			*enc;		/* encoding buffer, big enough for either chunk */
+	uint64_t		records;	/* records in chunks already written */
+	uint64_t		accesses;	/* FD + PT records in chunks already written */
+	uint64_t		chunk_no;	/* number of the next chunk */
+	int			err;		/* first write error: every later call fails */
+};
+
+struct hs_session_reader {
+	struct hs_store		*st;		/* the store */
+	sqlite3_stmt		*stmt;		/* this reader's chunk query */
+	int64_t			session;	/* session read */
+	uint64_t		records;	/* records the session says it has */
+	uint64_t		accesses;	/* FD + PT records it says it has */
+	uint64_t		nr_keys;	/* its distinct keys: every key is below this */
+	uint64_t		chunk_no;	/* next chunk to read */
+	uint64_t		seq;		/* records read so far (first_seq of the next) */
+	uint64_t		acc_seen;	/* accesses read so far */
+	uint32_t		*keys;		/* last chunk decoded, HS_CHUNK_RECORDS */
+	uint8_t			*meta;		/* ... its meta bytes */
+};
+
+static int set_err(struct hs_store *st, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int set_err(struct hs_store *st, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(st->errmsg, sizeof(st->errmsg), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* A failed SQLite call: keep its message, return the errno for its code. */
+static int sql_err(struct hs_store *st, int rc)
+{
+	set_err(st, 0, "%s", st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+	switch (rc & 0xff) {
+	case SQLITE_NOMEM:
+		return -ENOMEM;
+	case SQLITE_NOTADB:
+		return -EPROTO;
+	case SQLITE_CORRUPT:
+		return -EBADMSG;
+	case SQLITE_READONLY:
+		return -EROFS;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return -EBUSY;
+	case SQLITE_CONSTRAINT:
+	case SQLITE_MISMATCH:
+	case SQLITE_TOOBIG:
+		return -EINVAL;
+	case SQLITE_FULL:
+		return -ENOSPC;
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return -EACCES;
+	default:
+		return -EIO;
+	}
+}
+
+static int get_stmt(struct hs_store *st, enum stmt_id id, sqlite3_stmt **out)
+{
+	int rc;
+
+	if (!st->stmts[id]) {
+		rc = sqlite3_prepare_v3(st->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
+					&st->stmts[id], NULL);
+		if (rc != SQLITE_OK)
+			return sql_err(st, rc);
+	}
+	*out = st->stmts[id];
+	return 0;
+}
+
+/* Step a prepared, bound statement that returns no rows, then reset it. */
+static int run_stmt(struct hs_store *st, sqlite3_stmt *s)
+{
+	int rc = sqlite3_step(s);
+	int err = 0;
+
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		err = sql_err(st, rc);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	return err;
+}
+
+static int run_id(struct hs_store *st, enum stmt_id id)
+{
+	sqlite3_stmt *s = NULL;
+	int err = get_stmt(st, id, &s);
+
+	return err ? err : run_stmt(st, s);
+}
+
+static int exec(struct hs_store *st, const char *sql)
+{
+	int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : sql_err(st, rc);
+}
+
+/* The single integer a statement such as "PRAGMA user_version" returns. */
+static int query_int(struct hs_store *st, const char *sql, int64_t *out)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, err = 0;
+
+	rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return sql_err(st, rc);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(s, 0);
+	else if (rc == SQLITE_DONE)
+		*out = 0;
+	else
+		err = sql_err(st, rc);
+	sqlite3_finalize(s);
+	return err;
+}
+
+static void rollback(struct hs_store *st)
+{
+	char keep[sizeof(st->errmsg)];
+
+	/* keep the message of the error that made us roll back */
+	memcpy(keep, st->errmsg, sizeof(keep));
+	if (sqlite3_get_autocommit(st->db) == 0)
+		run_id(st, ST_ROLLBACK);
+	memcpy(st->errmsg, keep, sizeof(keep));
+	st->writing = false;
+}
+
+static int migrate(struct hs_store *st)
+{
+	char sql[96];
+	int64_t version;
+	int err;
+
+	err = run_id(st, ST_BEGIN);
+	if (err)
+		return err;
+	/* another process may have migrated since we looked */
+	err = query_int(st, "PRAGMA user_version", &version);
+	if (err)
+		goto out_rollback;
+	if (version > HS_STORE_SCHEMA_VERSION) {
+		err = set_err(st, -EPROTO, "database schema version %lld is newer than this hsctl"
+			      " supports (%d); upgrade hsctl", (long long)version,
+			      HS_STORE_SCHEMA_VERSION);
+		goto out_rollback;
+	}
+	for (; version < HS_STORE_SCHEMA_VERSION; version++) {
+		err = exec(st, migrations[version]);
+		if (err)
+			goto out_rollback;
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d; PRAGMA user_version = %d",
+		 HS_APPLICATION_ID, HS_STORE_SCHEMA_VERSION);
+	err = exec(st, sql);
+	if (err)
+		goto out_rollback;
+	err = run_id(st, ST_COMMIT);
+	if (err)
+		goto out_rollback;
+	st->user_version = HS_STORE_SCHEMA_VERSION;
+	return 0;
+
+out_rollback:
+	rollback(st);
+	return err;
+}
+
+/* Is this file ours, and at which version?  Migrate it unless told not to. */
+static int check_schema(struct hs_store *st)
+{
+	int64_t app_id, version, objects;
+	bool fresh;
+	int err;
+
+	err = query_int(st, "PRAGMA application_id", &app_id);
+	if (!err)
+		err = query_int(st, "PRAGMA user_version", &version);
+	if (!err)
+		err = query_int(st, "SELECT count(*) FROM sqlite_master", &objects);
+	if (err == -EPROTO)
+		return set_err(st, -EPROTO, "file is not a database");
+	if (err)
+		return err;
+	fresh = app_id == 0 && version == 0 && objects == 0;
+	if (app_id != HS_APPLICATION_ID && !fresh)
+		return set_err(st, -EPROTO, "not an hsctl database");
+	if (version > HS_STORE_SCHEMA_VERSION)
+		return set_err(st, -EPROTO, "database schema version %lld is newer than this hsctl"
+			       " supports (%d); upgrade hsctl", (long long)version,
+			       HS_STORE_SCHEMA_VERSION);
+	st->user_version = (int)version;
+	if (version == HS_STORE_SCHEMA_VERSION || (st->flags & HS_STORE_NOMIGRATE))
+		return 0;
+	if (st->flags & HS_STORE_RDONLY) {
+		if (fresh)
+			return set_err(st, -EPROTO, "not an hsctl database (empty file)");
+		return set_err(st, -EPROTO, "database schema version %lld is older than this"
+			       " hsctl's (%d); run 'hsctl db migrate'", (long long)version,
+			       HS_STORE_SCHEMA_VERSION);
+	}
+	return 0;
+}
+
+static void key_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+
+/**
+ * hs_store_open() - open or create a database, migrating it to this version
+ * @path: file name (":memory:" for tests)
+ * @flags: HS_STORE_*
+ * @out: the store
+ *
+ * Return: 0, -ENOENT, -EPROTO (not ours / newer), -EIO, -ENOMEM.  On error
+ * *out is still set when a message is available (read it, then close); it is
+ * NULL only for -ENOMEM.
+ */
+int hs_store_open(const char *path, unsigned int flags, struct hs_store **out)
+{
+	bool memory = !strcmp(path, ":memory:") || !*path;
+	struct hs_store *st;
+	struct stat sb;
+	int rc, err;
+
+	*out = NULL;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	st->flags = flags;
+	st->kc_chunk = -1;
+	*out = st;
+	if (!memory && (flags & (HS_STORE_NOCREATE | HS_STORE_RDONLY)) && stat(path, &sb))
+		return set_err(st, -errno, "%s", strerror(errno));
+	rc = sqlite3_open_v2(path, &st->db, flags & HS_STORE_RDONLY ? SQLITE_OPEN_READONLY :
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc != SQLITE_OK) {
+		if (!st->db) {
+			free(st);
+			*out = NULL;
+			return -ENOMEM;
+		}
+		err = sql_err(st, rc);
+		return err == -ENOMEM ? err : -EIO;
+	}
+	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+	err = check_schema(st);
+	if (err)
+		return err;
+	if (!(flags & HS_STORE_RDONLY)) {
+		/* in WAL mode, NORMAL is safe against corruption and saves fsyncs */
+		err = exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
+		if (err)
+			return err;
+	}
+	err = exec(st, "PRAGMA foreign_keys = ON");
+	if (err)
+		return err;
+	if (st->user_version < HS_STORE_SCHEMA_VERSION && !(flags & HS_STORE_NOMIGRATE)) {
+		err = migrate(st);
+		if (err)
+			return err;
+	}
+	rc = sqlite3_create_function_v2(st->db, "hs_key", 2, SQLITE_UTF8, st, key_fn, NULL,
+					NULL, NULL);
+	if (rc != SQLITE_OK)
+		return sql_err(st, rc);
+	st->errmsg[0] = '\0';
+	return 0;
+}
+
+/**
+ * hs_store_close() - close a database
+ * @st: the store, or NULL
+ *
+ * Readers should be closed first; an open writer's transaction is rolled back.
+ *
+ * Return: nothing.
+ */
+void hs_store_close(struct hs_store *st)
+{
+	size_t i;
+
+	if (!st)
+		return;
+	for (i = 0; i < ST_NR; i++)
+		sqlite3_finalize(st->stmts[i]);
+	sqlite3_close_v2(st->db);
+	free(st->kc_ids);
+	free(st);
+}
+
+/**
+ * hs_store_errmsg() - the reason for the last failure
+ * @st: the store
+ *
+ * Return: a one-line message, valid until the next call on @st.
+ */
+const char *hs_store_errmsg(const struct hs_store *st)
+{
+	return st->errmsg[0] ? st->errmsg : "unknown error";
+}
+
+/**
+ * hs_store_user_version() - the schema version of the open file
+ * @st: the store
+ *
+ * Return: HS_STORE_SCHEMA_VERSION after a normal open; with HS_STORE_NOMIGRATE
+ * the version the file has (0 for an empty file).
+ */
+int hs_store_user_version(const struct hs_store *st)
+{
+	return st->user_version;
+}
+
+/**
+ * hs_store_get_info() - facts about the open file for `hsctl db info`
+ * @st: the store
+ * @info: receives them
+ *
+ * Return: 0 or -errno.
+ */
+int hs_store_get_info(struct hs_store *st, struct hs_store_info *info)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t v;
+	int rc, err;
+
+	memset(info, 0, sizeof(*info));
+	err = query_int(st, "PRAGMA application_id", &v);
+	if (err)
+		return err;
+	info->application_id = (uint32_t)v;
+	info->user_version = st->user_version;
+	err = query_int(st, "PRAGMA page_size", &info->page_size);
+	if (!err)
+		err = query_int(st, "PRAGMA page_count", &info->page_count);
+	if (!err)
+		err = query_int(st, "PRAGMA freelist_count", &info->freelist_count);
+	if (err)
+		return err;
+	info->sessions = -1;
+	info->runs = -1;
+	if (st->user_version >= 1) {
+		err = query_int(st, "SELECT count(*) FROM sessions", &info->sessions);
+		if (!err)
+			err = query_int(st, "SELECT count(*) FROM runs", &info->runs);
+		if (err)
+			return err;
+	}
+	rc = sqlite3_prepare_v2(st->db, "PRAGMA journal_mode", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return sql_err(st, rc);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		snprintf(info->journal_mode, sizeof(info->journal_mode), "%s",
+			 (const char *)sqlite3_column_text(s, 0));
+	else
+		err = sql_err(st, rc);
+	sqlite3_finalize(s);
+	return err;
+}
+
+/* ---- writing a session ---- */
+
+static const char *or_default(const char *s, const char *def)
+{
+	return s && *s ? s : def;
+}
+
+/* A name for a session the user did not name: the origin's file name. */
+static const char *derive_name(const struct hs_session_meta *m)
+{
+	const char *slash;
+
+	if (m->name && *m->name)
+		return m->name;
+	if (m->origin && *m->origin) {
+		slash = strrchr(m->origin, '/');
+		if (slash && slash[1])
+			return slash + 1;
+		return m->origin;
+	}
+	return or_default(m->format, m->source);
+}
+
+/**
+ * hs_session_begin() - start writing a session
+ * @st: the store (not read-only)
+ * @m: what the session is; source is required, NULL unit/kind/channel mean
+ *     "page", "file" and "pt", NULL params "{}"
+ * @out: the writer
+ *
+ * Opens the transaction (BEGIN IMMEDIATE) and inserts the sessions row with
+ * status 'writing'; nothing is visible to others before the commit.
+ *
+ * Return: 0, -EINVAL (bad meta), -EPERM (read-only store), -EBUSY (another
+ * write in progress on @st, or the file is locked), -ENOMEM, or -EIO.
+ */
+int hs_session_begin(struct hs_store *st, const struct hs_session_meta *m,
+		     struct hs_session_writer **out)
+{
+	struct hs_session_writer *w;
+	char host[256] = "";
+	sqlite3_stmt *s = NULL;
+	int err;
+
+	*out = NULL;
+	if (st->flags & HS_STORE_RDONLY)
+		return set_err(st, -EPERM, "database opened read-only");
+	if (st->writing)
+		return set_err(st, -EBUSY, "another write is in progress");
+	if (!m || !m->source || !*m->source)
+		return set_err(st, -EINVAL, "session has no source");
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return set_err(st, -ENOMEM, "out of memory");
+	w->st = st;
+	w->raw = malloc(HS_CHUNK_RECORDS * sizeof(*w->raw));
+	w->keys = malloc(HS_CHUNK_RECORDS * sizeof(*w->keys));
+	w->meta = malloc(HS_CHUNK_RECORDS);
+	w->enc = malloc(HS_MAX(hs_codec_bound(HS_CHUNK_RECORDS),
+			       hs_codec_ids_bound(HS_KEY_CHUNK_IDS)));
+	if (!w->raw || !w->keys || !w->meta || !w->enc || hs_keymap_new(0, &w->km)) {
+		err = set_err(st, -ENOMEM, "out of memory");
+		goto out_free;
+	}
+	if (gethostname(host, sizeof(host) - 1))
+		host[0] = '\0';
+
+	err = run_id(st, ST_BEGIN);
+	if (err)
+		goto out_free;
+	st->writing = true;
+	err = get_stmt(st, ST_SESSION_INSERT, &s);
+	if (err)
+		goto out_rollback;
+	sqlite3_bind_text(s, 1, m->source, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, derive_name(m), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, m->origin, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, m->format, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 5, or_default(m->unit, "page"), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 6, or_default(m->kind, "file"), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 7, or_default(m->channel, "pt"), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 8, or_default(m->params_json, "{}"), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 9, host[0] ? host : NULL, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 10, PACKAGE_VERSION, -1, SQLITE_STATIC);
+	err = run_stmt(st, s);
+	if (err)
+		goto out_rollback;
+	w->session = sqlite3_last_insert_rowid(st->db);
+	*out = w;
+	return 0;
+
+out_rollback:
+	rollback(st);
+out_free:
+	hs_keymap_free(w->km);
+	free(w->enc);
+	free(w->meta);
+	free(w->keys);
+	free(w->raw);
+	free(w);
+	return err;
+}
+
+/* Renumber the buffered records and write them as the next access chunk. */
+static int flush_chunk(struct hs_session_writer *w)
+{
+	struct hs_store *st = w->st;
+	uint64_t nacc = 0;
+	sqlite3_stmt *s = NULL;
+	size_t len, i;
+	long added;
+	int err;
+
+	if (!w->n)
+		return 0;
+	/* the whole chunk at once: the map prefetches ahead */
+	added = hs_keymap_add_many(w->km, w->raw, w->n, w->keys);
+	if (added < 0)
+		return set_err(st, (int)added, added == -ENOMEM ? "out of memory" :
+			       "more than %u distinct keys", (unsigned int)HS_KEYMAP_MAX_KEYS);
+	for (i = 0; i < w->n; i++)
+		nacc += (w->meta[i] & HS_META_CHANNEL_MASK) <= HS_CH_PT;
+	len = hs_codec_encode(w->keys, w->meta, w->n, w->enc);
+	err = get_stmt(st, ST_CHUNK_INSERT, &s);
+	if (err)
+		return err;
+	sqlite3_bind_int64(s, 1, w->session);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)w->chunk_no);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)w->records);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)w->n);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)nacc);
+	sqlite3_bind_int(s, 6, HS_ENC_KEYS_META);
+	sqlite3_bind_blob(s, 7, w->enc, (int)len, SQLITE_STATIC);
+	err = run_stmt(st, s);
+	if (err)
+		return err;
+	w->records += w->n;
+	w->accesses += nacc;
+	w->chunk_no++;
+	w->n = 0;
+	return 0;
+}
+
+/**
+ * hs_session_add() - append one record
+ * @w: the writer
+ * @key: original id (renumbered densely here)
+ * @meta: channel, type and write bits (access.h)
+ *
+ * Buffers the record; every HS_CHUNK_RECORDS records the chunk is renumbered
+ * and written.
+ *
+ * Return: 0, -EINVAL (bad meta byte: nothing added), or the error of a failed
+ * chunk write (-ENOMEM, -EOVERFLOW for too many distinct keys, -EIO, ...):
+ * then every later call fails too and the session can only be aborted.
+ */
+int hs_session_add(struct hs_session_writer *w, uint64_t key, uint8_t meta)
+{
+	if (unlikely(w->err))
+		return w->err;
+	if (unlikely(!hs_meta_is_valid(meta)))
+		return set_err(w->st, -EINVAL, "bad meta byte 0x%02x", meta);
+	w->raw[w->n] = key;
+	w->meta[w->n] = meta;
+	if (unlikely(++w->n == HS_CHUNK_RECORDS)) {
+		w->err = flush_chunk(w);
+		return w->err;
+	}
+	return 0;
+}
+
+/* The original ids in dense-id order, as key chunks. */
+static int write_keys(struct hs_session_writer *w)
+{
+	const uint64_t *ids = hs_keymap_ids(w->km);
+	uint32_t count = hs_keymap_count(w->km);
+	struct hs_store *st = w->st;
+	uint64_t first, chunk = 0;
+	sqlite3_stmt *s = NULL;
+	int err;
+
+	err = get_stmt(st, ST_KEYS_INSERT, &s);
+	if (err)
+		return err;
+	for (first = 0; first < count; first += HS_KEY_CHUNK_IDS, chunk++) {
+		size_t n = HS_MIN(count - first, HS_KEY_CHUNK_IDS);
+		size_t len = hs_codec_ids_encode(ids + first, n, w->enc);
+
+		sqlite3_bind_int64(s, 1, w->session);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)chunk);
+		sqlite3_bind_int64(s, 3, (sqlite3_int64)first);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)n);
+		sqlite3_bind_int(s, 5, HS_IDS_DELTA);
+		sqlite3_bind_blob(s, 6, w->enc, (int)len, SQLITE_STATIC);
+		err = run_stmt(st, s);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void writer_free(struct hs_session_writer *w)
+{
+	hs_keymap_free(w->km);
+	free(w->enc);
+	free(w->meta);
+	free(w->keys);
+	free(w->raw);
+	free(w);
+}
+
+/**
+ * hs_session_commit() - finish a session
+ * @w: the writer (freed, even on error)
+ * @session: receives the new session's id (may be NULL)
+ *
+ * Writes the last chunk, the key chunks and the counts, marks the session
+ * 'complete' and commits.  On any error everything is rolled back.
+ *
+ * Return: 0 or -errno.
+ */
+int hs_session_commit(struct hs_session_writer *w, int64_t *session)
+{
+	struct hs_store *st = w->st;
+	sqlite3_stmt *s = NULL;
+	int err = w->err;
+
+	if (!err)
+		err = flush_chunk(w);
+	if (!err)
+		err = write_keys(w);
+	if (!err)
+		err = get_stmt(st, ST_SESSION_FINISH, &s);
+	if (!err) {
+		sqlite3_bind_int64(s, 1, w->session);
+		sqlite3_bind_int64(s, 2, (sqlite3_int64)w->records);
+		sqlite3_bind_int64(s, 3, (sqlite3_int64)w->accesses);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)hs_keymap_count(w->km));
+		err = run_stmt(st, s);
+	}
+	if (!err)
+		err = run_id(st, ST_COMMIT);
+	if (err) {
+		rollback(st);
+	} else {
+		st->writing = false;
+		st->kc_chunk = -1;
+		if (session)
+			*session = w->session;
+	}
+	writer_free(w);
+	return err;
+}
+
+/**
+ * hs_session_abort() - drop a session being written
+ * @w: the writer, or NULL (freed)
+ *
+ * Rolls the transaction back: no row or chunk of the session remains.
+ *
+ * Return: nothing.
+ */
+void hs_session_abort(struct hs_session_writer *w)
+{
+	if (!w)
+		return;
+	rollback(w->st);
+	writer_free(w);
+}
+
+/* ---- reading sessions ---- */
+
+static void copy_col(char *dst, size_t len, sqlite3_stmt *s, int col)
+{
+	const unsigned char *t = sqlite3_column_text(s, col);
+
+	snprintf(dst, len, "%s", t ? (const char *)t : "");
+}
+
+/**
+ * hs_session_get() - a session's summary
+ * @st: the store
+ * @id: session id
+ * @out: receives it (names truncated to fit)
+ *
+ * Return: 0, -ENOENT (no such session), or another -errno.
+ */
+int hs_session_get(struct hs_store *st, int64_t id, struct hs_session_info *out)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, err;
+
+	err = get_stmt(st, ST_SESSION_GET, &s);
+	if (err)
+		return err;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		memset(out, 0, sizeof(*out));
+		out->id = sqlite3_column_int64(s, 0);
+		copy_col(out->source, sizeof(out->source), s, 1);
+		copy_col(out->name, sizeof(out->name), s, 2);
+		copy_col(out->kind, sizeof(out->kind), s, 3);
+		copy_col(out->channel, sizeof(out->channel), s, 4);
+		copy_col(out->unit, sizeof(out->unit), s, 5);
+		copy_col(out->status, sizeof(out->status), s, 6);
+		out->records = (uint64_t)sqlite3_column_int64(s, 7);
+		out->accesses = (uint64_t)sqlite3_column_int64(s, 8);
+		out->distinct_keys = (uint64_t)sqlite3_column_int64(s, 9);
+	} else if (rc == SQLITE_DONE) {
+		err = set_err(st, -ENOENT, "no session %lld", (long long)id);
+	} else {
+		err = sql_err(st, rc);
+	}
+	sqlite3_reset(s);
+	return err;
+}
+
+/**
+ * hs_session_remove() - delete a session with its accesses, keys and runs
+ * @st: the store (not read-only)
+ * @id: session id
+ *
+ * Return: 0, -ENOENT if there is no such session, -EPERM on a read-only
+ * store, or another -errno.
+ */
+int hs_session_remove(struct hs_store *st, int64_t id)
+{
+	sqlite3_stmt *s = NULL;
+	int err;
+
+	if (st->flags & HS_STORE_RDONLY)
+		return set_err(st, -EPERM, "database opened read-only");
+	err = get_stmt(st, ST_SESSION_DELETE, &s);
+	if (err)
+		return err;
+	sqlite3_bind_int64(s, 1, id);
+	err = run_stmt(st, s);
+	if (err)
+		return err;
+	st->kc_chunk = -1;
+	if (sqlite3_changes(st->db) == 0)
+		return set_err(st, -ENOENT, "no session %lld", (long long)id);
+	return 0;
+}
+
+/**
+ * hs_session_read_open() - start reading a session's access stream
+ * @st: the store
+ * @id: session id
+ * @out: the reader
+ *
+ * Return: 0, -ENOENT (no such session), -ENOMEM, or another -errno.
+ */
+int hs_session_read_open(struct hs_store *st, int64_t id, struct hs_session_reader **out)
+{
+	struct hs_session_info info;
+	struct hs_session_reader *r;
+	int rc, err;
+
+	*out = NULL;
+	err = hs_session_get(st, id, &info);
+	if (err)
+		return err;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return set_err(st, -ENOMEM, "out of memory");
+	r->st = st;
+	r->session = id;
+	r->records = info.records;
+	r->accesses = info.accesses;
+	r->nr_keys = info.distinct_keys;
+	r->keys = malloc(HS_CHUNK_RECORDS * sizeof(*r->keys));
+	r->meta = malloc(HS_CHUNK_RECORDS);
+	if (!r->keys || !r->meta) {
+		err = set_err(st, -ENOMEM, "out of memory");
+		goto out_free;
+	}
+	rc = sqlite3_prepare_v3(st->db,
+				"SELECT first_seq, nr_records, nr_accesses, encoding, data"
+				" FROM access_chunks WHERE session = ?1 AND chunk_no = ?2", -1,
+				SQLITE_PREPARE_PERSISTENT, &r->stmt, NULL);
+	if (rc != SQLITE_OK) {
+		err = sql_err(st, rc);
+		goto out_free;
+	}
+	sqlite3_bind_int64(r->stmt, 1, id);
+	*out = r;
+	return 0;
+
+out_free:
+	free(r->meta);
+	free(r->keys);
+	free(r);
+	return err;
+}
+
+static int corrupt(struct hs_session_reader *r, const char *why)
+{
+	return set_err(r->st, -EBADMSG, "session %lld: access chunk %llu is corrupt (%s)",
+		       (long long)r->session, (unsigned long long)r->chunk_no, why);
+}
+
+/**
+ * hs_session_read_chunk() - the next chunk of the stream
+ * @r: the reader
+ * @keys: receives the chunk's dense key ids
+ * @meta: receives its meta bytes
+ * @n: receives its number of records
+ *
+ * Everything is checked against the sessions row: chunk numbering, sequence
+ * numbers, record and access counts, key range.
+ *
+ * Return: 1 with @keys, @meta and @n set (valid until the next call), 0 at
+ * the end, or -errno (-EBADMSG: a missing or corrupt chunk).
+ */
+int hs_session_read_chunk(struct hs_session_reader *r, const uint32_t **keys,
+			  const uint8_t **meta, size_t *n)
+{
+	int64_t first_seq, nr, nacc, enc;
+	const char *why = NULL;
+	const void *blob;
+	uint64_t acc;
+	int rc, len, err;
+
+	if (r->seq >= r->records)
+		return 0;
+	sqlite3_bind_int64(r->stmt, 2, (sqlite3_int64)r->chunk_no);
+	rc = sqlite3_step(r->stmt);
+	if (rc != SQLITE_ROW) {
+		err = rc == SQLITE_DONE ? corrupt(r, "missing") : sql_err(r->st, rc);
+		sqlite3_reset(r->stmt);
+		return err;
+	}
+	first_seq = sqlite3_column_int64(r->stmt, 0);
+	nr = sqlite3_column_int64(r->stmt, 1);
+	nacc = sqlite3_column_int64(r->stmt, 2);
+	enc = sqlite3_column_int64(r->stmt, 3);
+	blob = sqlite3_column_blob(r->stmt, 4);
+	len = sqlite3_column_bytes(r->stmt, 4);
+	if (first_seq < 0 || (uint64_t)first_seq != r->seq)
+		err = corrupt(r, "wrong first_seq");
+	else if (nr <= 0 || nr > (int64_t)HS_CHUNK_RECORDS || (uint64_t)nr > r->records - r->seq)
+		err = corrupt(r, "wrong nr_records");
+	else if (enc < 0 || enc > 255)
+		err = corrupt(r, "unknown chunk encoding");
+	else if (hs_codec_decode(blob, (size_t)len, (unsigned int)enc, (size_t)nr, r->nr_keys,
+				 r->keys, r->meta, &acc, &why))
+		err = corrupt(r, why);
+	else if (acc != (uint64_t)nacc)
+		err = corrupt(r, "wrong nr_accesses");
+	else
+		err = 0;
+	sqlite3_reset(r->stmt);
+	if (err)
+		return err;
+	r->seq += (uint64_t)nr;
+	r->acc_seen += acc;
+	r->chunk_no++;
+	if (r->seq == r->records && r->acc_seen != r->accesses)
+		return set_err(r->st, -EBADMSG, "session %lld: %llu accesses stored, %llu"
+			       " expected", (long long)r->session,
+			       (unsigned long long)r->acc_seen, (unsigned long long)r->accesses);
+	*keys = r->keys;
+	*meta = r->meta;
+	*n = (size_t)nr;
+	return 1;
+}
+
+/**
+ * hs_session_read_rewind() - start again from the first chunk
+ * @r: the reader
+ *
+ * Return: 0.
+ */
+int hs_session_read_rewind(struct hs_session_reader *r)
+{
+	r->chunk_no = 0;
+	r->seq = 0;
+	r->acc_seen = 0;
+	return 0;
+}
+
+/**
+ * hs_session_read_close() - release a reader
+ * @r: the reader, or NULL
+ *
+ * Return: nothing.
+ */
+void hs_session_read_close(struct hs_session_reader *r)
+{
+	if (!r)
+		return;
+	sqlite3_finalize(r->stmt);
+	free(r->keys);
+	free(r->meta);
+	free(r);
+}
+
+/*
+ * SQL function hs_key(session, key): the original id of dense key @key, or
+ * NULL if the session has no such key.  Decodes one key chunk and keeps it for
+ * the next call, so a scan over a query's rows decodes each chunk about once.
+ */
+static void key_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct hs_store *st = sqlite3_user_data(ctx);
+	int64_t session, key, chunk;
+	const char *why = NULL;
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL ||
+	    sqlite3_value_type(argv[1]) == SQLITE_NULL)
+		return;			/* NULL */
+	session = sqlite3_value_int64(argv[0]);
+	key = sqlite3_value_int64(argv[1]);
+	if (key < 0)
+		return;
+	chunk = key / HS_KEY_CHUNK_IDS;
+	if (st->kc_chunk != chunk || st->kc_session != session) {
+		int64_t first, n, enc;
+
+		st->kc_chunk = -1;
+		if (!st->kc_ids) {
+			st->kc_ids = malloc(HS_KEY_CHUNK_IDS * sizeof(*st->kc_ids));
+			if (!st->kc_ids) {
+				sqlite3_result_error_nomem(ctx);
+				return;
+			}
+		}
+		if (get_stmt(st, ST_KEYS_GET, &s)) {
+			sqlite3_result_error(ctx, st->errmsg, -1);
+			return;
+		}
+		sqlite3_bind_int64(s, 1, session);
+		sqlite3_bind_int64(s, 2, chunk);
+		rc = sqlite3_step(s);
+		if (rc == SQLITE_DONE) {
+			sqlite3_reset(s);
+			return;		/* NULL */
+		}
+		if (rc != SQLITE_ROW) {
+			sqlite3_reset(s);
+			sqlite3_result_error_code(ctx, rc);
+			return;
+		}
+		first = sqlite3_column_int64(s, 0);
+		n = sqlite3_column_int64(s, 1);
+		enc = sqlite3_column_int64(s, 2);
+		if (first != chunk * HS_KEY_CHUNK_IDS || n <= 0 || n > (int64_t)HS_KEY_CHUNK_IDS ||
+		    enc < 0 || enc > 255 ||
+		    hs_codec_ids_decode(sqlite3_column_blob(s, 3),
+					(size_t)sqlite3_column_bytes(s, 3), (unsigned int)enc,
+					(size_t)n, st->kc_ids, &why)) {
+			sqlite3_reset(s);
+			sqlite3_result_error(ctx, "hs_key: corrupt key chunk", -1);
+			return;
+		}
+		sqlite3_reset(s);
+		st->kc_session = session;
+		st->kc_chunk = chunk;
+		st->kc_n = (size_t)n;
+	}
+	if ((uint64_t)(key - chunk * HS_KEY_CHUNK_IDS) >= st->kc_n)
+		return;			/* NULL */
+	sqlite3_result_int64(ctx, (sqlite3_int64)st->kc_ids[key - chunk * HS_KEY_CHUNK_IDS]);
+}
+
+/* ---- runs ---- */
+
+static int save_run(struct hs_store *st, const struct hs_run_record *rr, int64_t *id)
+{
+	const struct hs_sim_stats *x = rr->stats;
+	const int64_t vals[] = {
+		(int64_t)x->capacity, (int64_t)x->records, (int64_t)x->accesses,
+		(int64_t)x->hits, (int64_t)x->misses, (int64_t)x->cold_misses,
+		(int64_t)x->evictions, (int64_t)x->refaults, (int64_t)x->hint_evictions,
+		(int64_t)x->hint_refaults, (int64_t)x->hints, (int64_t)x->drops,
+		(int64_t)x->pswpin, (int64_t)x->pswpout, (int64_t)x->pingpong_keys,
+		(int64_t)x->pingpong_refaults, (int64_t)x->distinct_keys, (int64_t)x->prot.total,
+		(int64_t)x->prot.useful, (int64_t)x->prot.wasted,
+	};
+	sqlite3_stmt *s = NULL;
+	int64_t run;
+	size_t i;
+	int err;
+
+	err = get_stmt(st, ST_RUN_INSERT, &s);
+	if (err)
+		return err;
+	sqlite3_bind_int64(s, 1, rr->session);
+	sqlite3_bind_text(s, 2, rr->policy, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, or_default(rr->params_json, "{}"), -1, SQLITE_STATIC);
+	for (i = 0; i < ARRAY_SIZE(vals); i++)		/* ?4 .. ?23 */
+		sqlite3_bind_int64(s, (int)i + 4, vals[i]);
+	sqlite3_bind_double(s, 24, x->prot_occupancy);
+	sqlite3_bind_int64(s, 25, (int64_t)x->peak_resident);
+	sqlite3_bind_double(s, 26, rr->wall_s);
+	err = run_stmt(st, s);
+	if (err)
+		return err;
+	run = sqlite3_last_insert_rowid(st->db);
+
+	err = get_stmt(st, ST_PROT_INSERT, &s);
+	for (i = 0; !err && i < HS_PROT_NR; i++) {
+		const struct hs_prot_stats *p = &x->prot_kind[i];
+
+		if (!p->total)
+			continue;
+		sqlite3_bind_int64(s, 1, run);
+		sqlite3_bind_text(s, 2, hs_prot_kind_name((enum hs_prot_kind)i), -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_int64(s, 3, (int64_t)p->total);
+		sqlite3_bind_int64(s, 4, (int64_t)p->useful);
+		sqlite3_bind_int64(s, 5, (int64_t)p->wasted);
+		err = run_stmt(st, s);
+	}
+	if (!err)
+		err = get_stmt(st, ST_HIST_INSERT, &s);
+	for (i = 0; !err && i < HS_HIST_BUCKETS; i++) {
+		if (!x->refault_hist[i])
+			continue;
+		sqlite3_bind_int64(s, 1, run);
+		sqlite3_bind_int64(s, 2, (int64_t)i);
+		sqlite3_bind_int64(s, 3, i ? (int64_t)1 << (i - 1) : 0);
+		sqlite3_bind_int64(s, 4, (int64_t)1 << i);
+		sqlite3_bind_int64(s, 5, (int64_t)x->refault_hist[i]);
+		err = run_stmt(st, s);
+	}
+	if (!err && rr->metrics)
+		err = get_stmt(st, ST_METRIC_INSERT, &s);
+	for (i = 0; !err && rr->metrics && i < rr->metrics->n && i < HS_METRICS_MAX; i++) {
+		sqlite3_bind_int64(s, 1, run);
+		sqlite3_bind_text(s, 2, rr->metrics->m[i].name, -1, SQLITE_STATIC);
+		sqlite3_bind_double(s, 3, rr->metrics->m[i].value);
+		err = run_stmt(st, s);
+	}
+	if (!err)
+		*id = run;
+	return err;
+}
+
+/**
+ * hs_store_save_runs() - store runs in one transaction
+ * @st: the store (not read-only)
+ * @runs: the runs
+ * @n: their number
+ * @ids: receives run i's id in ids[i] (may be NULL)
+ *
+ * Each run gets a runs row, run_protection rows for the protection kinds it
+ * used, run_refault_hist rows for its non-empty buckets and run_metrics rows.
+ *
+ * Return: 0, or -errno with nothing stored.
+ */
+int hs_store_save_runs(struct hs_store *st, const struct hs_run_record *runs, size_t n,
+		       int64_t *ids)
+{
+	size_t i;
+	int err;
+
+	if (st->flags & HS_STORE_RDONLY)
+		return set_err(st, -EPERM, "database opened read-only");
+	if (st->writing)
+		return set_err(st, -EBUSY, "another write is in progress");
+	for (i = 0; i < n; i++)
+		if (!runs[i].stats || !runs[i].policy)
+			return set_err(st, -EINVAL, "run %zu has no policy or statistics", i);
+	err = run_id(st, ST_BEGIN);
+	if (err)
+		return err;
+	st->writing = true;
+	for (i = 0; i < n; i++) {
+		int64_t id;
+
+		err = save_run(st, &runs[i], &id);
+		if (err)
+			goto out_rollback;
+		if (ids)
+			ids[i] = id;
+	}
+	err = run_id(st, ST_COMMIT);
+	if (err)
+		goto out_rollback;
+	st->writing = false;
+	return 0;
+
+out_rollback:
+	rollback(st);
+	return err;
+}
+
+/* ---- SQL ---- */
+
+/* Does any statement in @sql return rows?  (Trial-prepared only; stops at an error.) */
+static bool later_returns_rows(struct hs_store *st, const char *sql)
+{
+	while (sql && *sql) {
+		sqlite3_stmt *s = NULL;
+		const char *next = NULL;
+		bool rows;
+
+		if (sqlite3_prepare_v2(st->db, sql, -1, &s, &next) != SQLITE_OK)
+			return false;
+		rows = s && sqlite3_column_count(s) > 0;
+		sqlite3_finalize(s);
+		if (rows)
+			return true;
+		sql = next;
+	}
+	return false;
+}
+
+/* Refuse @sql on a read-only store if any of its statements would write. */
+static int check_readonly(struct hs_store *st, const char *sql)
+{
+	while (sql && *sql) {
+		sqlite3_stmt *s = NULL;
+		const char *next = NULL;
+		bool ro;
+		int rc;
+
+		rc = sqlite3_prepare_v2(st->db, sql, -1, &s, &next);
+		if (rc != SQLITE_OK)
+			return sql_err(st, rc);
+		ro = !s || sqlite3_stmt_readonly(s);
+		sqlite3_finalize(s);
+		if (!ro)
+			return set_err(st, -EPERM, "statement writes to the database; use --write");
+		sql = next;
+	}
+	return 0;
+}
+
+struct row_buf {
+	size_t			ncols;		/* columns of the current statement */
+	const char		**names;	/* column names */
+	enum hs_sql_type	*types;		/* per column, this row */
+	int64_t			*ints;		/* INT values */
+	double			*reals;		/* REAL values */
+	const char		**texts;	/* TEXT values, BLOBs as hex */
+	char			**hex;		/* per column: buffer for a BLOB's hex text */
+	size_t			*hex_cap;	/* ... its size */
+};
+
+static void row_buf_free(struct row_buf *b)
+{
+	size_t i;
+
+	for (i = 0; b->hex && i < b->ncols; i++)
+		free(b->hex[i]);
+	free(b->names);
+	free(b->types);
+	free(b->ints);
+	free(b->reals);
+	free(b->texts);
+	free(b->hex);
+	free(b->hex_cap);
+	memset(b, 0, sizeof(*b));
+}
+
+static int row_buf_init(struct row_buf *b, sqlite3_stmt *s)
+{
+	size_t n = (size_t)sqlite3_column_count(s), i;
+
+	b->ncols = n;
+	b->names = calloc(n, sizeof(*b->names));
+	b->types = calloc(n, sizeof(*b->types));
+	b->ints = calloc(n, sizeof(*b->ints));
+	b->reals = calloc(n, sizeof(*b->reals));
+	b->texts = calloc(n, sizeof(*b->texts));
+	b->hex = calloc(n, sizeof(*b->hex));
+	b->hex_cap = calloc(n, sizeof(*b->hex_cap));
+	if (!b->names || !b->types || !b->ints || !b->reals || !b->texts || !b->hex ||
+	    !b->hex_cap)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		b->names[i] = sqlite3_column_name(s, (int)i);
+		if (!b->names[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Fill the row from the statement's current row. */
+static int row_buf_fill(struct row_buf *b, sqlite3_stmt *s)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < b->ncols; i++) {
+		int c = (int)i;
+		const unsigned char *p;
+		size_t len, j, need;
+		char *h;
+
+		b->texts[i] = NULL;
+		switch (sqlite3_column_type(s, c)) {
+		case SQLITE_INTEGER:
+			b->types[i] = HS_SQL_INT;
+			b->ints[i] = sqlite3_column_int64(s, c);
+			break;
+		case SQLITE_FLOAT:
+			b->types[i] = HS_SQL_REAL;
+			b->reals[i] = sqlite3_column_double(s, c);
+			break;
+		case SQLITE_TEXT:
+			b->types[i] = HS_SQL_TEXT;
+			b->texts[i] = (const char *)sqlite3_column_text(s, c);
+			if (!b->texts[i])
+				return -ENOMEM;
+			break;
+		case SQLITE_BLOB:
+			b->types[i] = HS_SQL_BLOB;
+			p = sqlite3_column_blob(s, c);
+			len = (size_t)sqlite3_column_bytes(s, c);
+			need = 2 * len + 4;
+			if (need > b->hex_cap[i]) {
+				h = realloc(b->hex[i], need);
+				if (!h)
+					return -ENOMEM;
+				b->hex[i] = h;
+				b->hex_cap[i] = need;
+			}
+			h = b->hex[i];
+			*h++ = 'x';
+			*h++ = '\'';
+			for (j = 0; j < len; j++) {
+				*h++ = digits[p[j] >> 4];
+				*h++ = digits[p[j] & 15];
+			}
+			*h++ = '\'';
+			*h = '\0';
+			b->texts[i] = b->hex[i];
+			break;
+		default:
+			b->types[i] = HS_SQL_NULL;
+			break;
+		}
+	}
+	return 0;
+}
+
+/**
+ * hs_store_query() - run SQL text
+ * @st: the store
+ * @sql: one or more statements
+ * @cb: called for each result row of the last statement that returns rows
+ * @arg: passed to @cb
+ *
+ * Statements run in order.  On a read-only store every statement is checked
+ * first and nothing runs if one of them would write.
+ *
+ * Return: 0 (also when @cb stopped early), -EPERM (a write on a read-only
+ * store), -ENOMEM, or the -errno of the SQLite error, whose message
+ * hs_store_errmsg() then gives ("no such table: foo").
+ */
+int hs_store_query(struct hs_store *st, const char *sql,
+		   int (*cb)(const struct hs_sql_row *row, void *arg), void *arg)
+{
+	const char *tail = sql;
+	int err = 0;
+
+	st->kc_chunk = -1;
+	if (st->flags & HS_STORE_RDONLY) {
+		err = check_readonly(st, sql);
+		if (err)
+			return err;
+	}
+	while (!err && tail && *tail) {
+		struct row_buf b = { 0 };
+		sqlite3_stmt *s = NULL;
+		const char *next = NULL;
+		bool deliver, stop = false;
+		int rc;
+
+		rc = sqlite3_prepare_v2(st->db, tail, -1, &s, &next);
+		if (rc != SQLITE_OK)
+			return sql_err(st, rc);
+		tail = next;
+		if (!s)
+			continue;	/* a comment or blank space */
+		deliver = sqlite3_column_count(s) > 0 && cb && !later_returns_rows(st, next);
+		if (deliver && row_buf_init(&b, s))
+			err = set_err(st, -ENOMEM, "out of memory");
+		while (!err && !stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+			struct hs_sql_row row;
+
+			if (!deliver)
+				continue;
+			if (row_buf_fill(&b, s)) {
+				err = set_err(st, -ENOMEM, "out of memory");
+				break;
+			}
+			row.ncols = b.ncols;
+			row.names = b.names;
+			row.types = b.types;
+			row.ints = b.ints;
+			row.reals = b.reals;
+			row.texts = b.texts;
+			stop = cb(&row, arg) != 0;
+		}
+		if (!err && !stop && rc != SQLITE_DONE)
+			err = sql_err(st, rc);
+		row_buf_free(&b);
+		sqlite3_finalize(s);
+		if (stop)
+			break;
+	}
+	return err;
+}

@@ -27,6 +27,9 @@ struct hs_store;
 
 #define HS_STORE_RDONLY		0x1u	/* open read-only (hsctl sql without --write) */
 #define HS_STORE_NOCREATE	0x2u	/* fail with -ENOENT if the file does not exist */
+#define HS_STORE_NOMIGRATE	0x4u	/* accept an older schema as it is (hsctl db info,
+					 * db migrate); only hs_store_query() and
+					 * hs_store_get_info() are then safe to use */
 
 /**
  * hs_store_open() - open or create a database, migrating it to this version
@@ -43,6 +46,21 @@ void hs_store_close(struct hs_store *st);
 const char *hs_store_errmsg(const struct hs_store *st);
 int hs_store_user_version(const struct hs_store *st);	/* schema version of the file */
 #define HS_STORE_SCHEMA_VERSION	1			/* the version this build writes */
+
+/* What `hsctl db info` shows. */
+struct hs_store_info {
+	uint32_t	application_id;	/* PRAGMA application_id (hsctl's: 0x48534354) */
+	int		user_version;	/* schema version of the file */
+	int64_t		page_size;	/* bytes per page */
+	int64_t		page_count;	/* pages in the file */
+	int64_t		freelist_count;	/* unused pages */
+	int64_t		sessions;	/* rows in sessions, -1 before schema 1 */
+	int64_t		runs;		/* rows in runs, -1 before schema 1 */
+	char		journal_mode[16]; /* "wal", "delete", ... */
+};
+
+/* Return: 0 or -errno. */
+int hs_store_get_info(struct hs_store *st, struct hs_store_info *info);
 
 /* ---- writing a session (import, gen, record) ---- */
 

@@ -140,10 +140,55 @@ out:
 	free(first);
 }
 
+/* The batch call gives the same ids and counts as one call per key. */
+static void test_add_many(void)
+{
+	enum { N = 1000000, BLOCK = 4096 };
+	struct hs_keymap *one = NULL, *many = NULL;
+	uint64_t *keys = malloc(N * sizeof(*keys));
+	uint32_t *ids = malloc(N * sizeof(*ids));
+	uint64_t bad = 0, new_one = 0, new_many = 0;
+	size_t i;
+
+	T_ASSERT(keys && ids);
+	if (!keys || !ids)
+		goto out;
+	T_EQ_I64(hs_keymap_new(0, &one), 0);
+	T_EQ_I64(hs_keymap_new(0, &many), 0);
+	if (!one || !many)
+		goto out;
+	for (i = 0; i < N; i++)
+		keys[i] = pool_key(rng() % 300000);
+	for (i = 0; i < N; i += BLOCK) {
+		size_t n = N - i < BLOCK ? N - i : BLOCK;
+		long ret = hs_keymap_add_many(many, keys + i, n, ids + i);
+
+		T_ASSERT(ret >= 0);
+		new_many += (uint64_t)ret;
+	}
+	for (i = 0; i < N; i++) {
+		uint32_t id;
+		int ret = hs_keymap_add(one, keys[i], &id);
+
+		new_one += ret == 1;
+		bad += id != ids[i];
+	}
+	T_EQ_U64(bad, 0);
+	T_EQ_U64(new_many, new_one);
+	T_EQ_U64(hs_keymap_count(many), new_one);
+	T_EQ_I64(hs_keymap_add_many(many, keys, 0, ids), 0);
+out:
+	hs_keymap_free(one);
+	hs_keymap_free(many);
+	free(keys);
+	free(ids);
+}
+
 static const struct t_case cases[] = {
 	{ "exact", test_exact },
 	{ "growth", test_growth },
 	{ "random_model", test_random_model },
+	{ "add_many", test_add_many },
 };
 
 int main(int argc, char **argv)
