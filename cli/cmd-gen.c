@@ -204,7 +204,7 @@ static void params_json(const struct args *a, const char *kind, const char *chan
 			       ",\"seed\":%" PRIu64, hs_gen_type_name(o->type), o->accesses,
 			       o->seed);
 	if (o->type != HS_GEN_LOOP && off < len)
-		off += (size_t)snprintf(buf + off, len - off, ",\"alpha\":%.17g", o->alpha);
+		off += (size_t)snprintf(buf + off, len - off, ",\"alpha\":%.15g", o->alpha);
 	if (o->type == HS_GEN_SCAN_MIX && off < len)
 		off += (size_t)snprintf(buf + off, len - off,
 					",\"hot_keys\":%" PRIu64 ",\"scan_len\":%" PRIu64

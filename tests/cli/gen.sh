@@ -1,3 +1,102 @@
 #!/bin/sh
-# STUB: to be written.
-exit 77
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# hsctl gen, black box: exact access counts, distinct-key counts that follow
+# from the generator's definition (a loop touches all its keys; a one-key hot
+# set plus scans touches 1 + the scanned keys), determinism for a seed (the
+# same session replays to the same numbers), what is stored with the session,
+# the output formats, and usage errors.
+
+. "$TESTS_SRCDIR/cli/setup.sh"
+
+hs() {
+	"$HSCTL" -d "$DB" "$@"
+}
+
+# The session id from a JSON line printed by gen.
+sid() {
+	printf '%s\n' "$OUT" | sed -n 's/^{"session": \([0-9]*\),.*/\1/p'
+}
+
+# ---- counts ----
+expect_status 0 hs gen loop --keys 7 --accesses 20
+expect_eq "$OUT" "session 1: 20 accesses, 7 distinct keys (loop --keys 7 --accesses 20 --seed 1)"
+expect_status 0 hs gen loop --keys 30 --accesses 20
+expect_grep '^session 2: 20 accesses, 20 distinct keys ' "$OUT"
+# Hot set of one key; cycles of 10 hot + 5 scanned: 100 accesses = 6 cycles and 10 hot,
+# so 6 * 5 = 30 scanned keys plus the hot one.
+expect_status 0 hs gen scan-mix --hot-keys 1 --scan-len 5 --scan-every 10 --accesses 100
+expect_grep '^session 3: 100 accesses, 31 distinct keys ' "$OUT"
+expect_status 0 hs gen zipf --keys 1 --accesses 50
+expect_grep '^session 4: 50 accesses, 1 distinct keys ' "$OUT"
+expect_status 0 hs gen ycsb-f --keys 1 --accesses 51
+expect_grep '^session 5: 51 accesses, 1 distinct keys ' "$OUT"
+# Defaults: 100000 accesses over at most 10000 keys.
+expect_status 0 hs gen zipf
+expect_grep '^session 6: 100000 accesses, [0-9]* distinct keys (zipf --alpha 0.99 --keys 10000 --accesses 100000 --seed 1)$' \
+	"$OUT"
+D=$(printf '%s\n' "$OUT" | sed 's/.* accesses, \([0-9]*\) distinct.*/\1/')
+expect_eq "$([ "$D" -gt 5000 ] && [ "$D" -le 10000 ] && echo ok)" ok
+
+# ---- determinism: same seed, same session; another seed, another one ----
+for type in zipf scan-mix ycsb-f; do
+	expect_status 0 hs --format json gen "$type" --keys 2000 --accesses 30000 --seed 5
+	A=$(sid)
+	expect_status 0 hs --format json gen "$type" --keys 2000 --accesses 30000 --seed 5
+	B=$(sid)
+	expect_status 0 hs --format json gen "$type" --keys 2000 --accesses 30000 --seed 6
+	C=$(sid)
+	for s in A B C; do
+		eval "id=\$$s"
+		expect_status 0 hs replay "$id" --policy lru,arc --size 300 --no-store --format csv
+		eval "R$s=\$(printf '%s\\n' \"\$OUT\" | cut -d, -f3-8)"
+	done
+	expect_eq "$RB" "$RA"
+	if [ "$RC" = "$RA" ]; then
+		t_bad "$type: seeds 5 and 6 replay the same: $RA"
+	else
+		t_ok
+	fi
+done
+
+# ---- what is stored ----
+expect_status 0 hs --format json gen ycsb-f --keys 100 --accesses 1000 --name ycsb
+expect_grep '^{"session": [0-9]*, "accesses": 1000, "distinct_keys": [0-9]*, "name": "ycsb", "unit": "page"}$' \
+	"$OUT"
+ID=$(sid)
+expect_status 0 hs --format csv sql \
+	"SELECT source, format, unit, kind, channel, params FROM sessions WHERE id = $ID"
+expect_grep '^gen,ycsb-f,page,anon,pt,"{""type"":""ycsb-f"",""accesses"":1000,""seed"":1,""alpha"":0.99,""keys"":100,""kind"":""anon"",""channel"":""pt""}"$' \
+	"$OUT"
+expect_status 0 hs --format json gen loop --keys 10 --accesses 10 --kind anon --channel fd
+ID=$(sid)
+expect_status 0 hs --format csv sql "SELECT kind, channel, origin FROM sessions WHERE id = $ID"
+expect_grep '^anon,fd,loop --keys 10 --accesses 10 --seed 1$' "$OUT"
+expect_status 0 hs gen zipf --keys 10 --accesses 10 --format csv
+expect_grep '^session,accesses,distinct_keys,name,unit$' "$OUT"
+expect_grep '^[0-9]*,10,[0-9]*,zipf --alpha 0.99 --keys 10 --accesses 10 --seed 1,page$' "$OUT"
+
+# ---- usage errors ----
+N=$(hs --format csv sql "SELECT count(*) FROM sessions" | tail -n 1)
+expect_status 64 hs gen
+expect_grep 'missing TYPE (valid: zipf, loop, scan-mix, ycsb-f)' "$ERR"
+expect_status 64 hs gen lru
+expect_grep "unknown generator 'lru' (valid: zipf, loop, scan-mix, ycsb-f)" "$ERR"
+expect_status 64 hs gen zipf loop
+expect_status 64 hs gen zipf --keys 0
+expect_status 64 hs gen zipf --keys 10x
+expect_status 64 hs gen zipf --accesses 0
+expect_status 64 hs gen zipf --alpha -0.5
+expect_status 64 hs gen zipf --alpha 101
+expect_status 64 hs gen zipf --seed -1
+expect_status 64 hs gen loop --alpha 1
+expect_status 64 hs gen zipf --hot-keys 5
+expect_status 64 hs gen scan-mix --scan-len 0
+expect_status 64 hs gen zipf --kind shm
+expect_status 64 hs gen zipf --channel drop
+expect_status 64 hs gen zipf --format xml
+expect_eq "$(hs --format csv sql "SELECT count(*) FROM sessions" | tail -n 1)" "$N"
+expect_status 0 hs gen --help
+expect_grep '^Usage: hsctl gen' "$OUT"
+
+finish
