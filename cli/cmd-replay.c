@@ -444,6 +444,7 @@ static int print_table(const struct plan *plans, const struct hs_replay_job *job
 	hs_out_column(o, "vs-opt", HS_COL_REAL, "%.3f");
 	for (size_t i = 0; i < nr; i++) {
 		const struct hs_sim_stats *s = &jobs[i].stats;
+		double gap;
 
 		if (jobs[i].err)
 			continue;
@@ -458,7 +459,11 @@ static int print_table(const struct plan *plans, const struct hs_replay_job *job
 			hs_out_real(o, 100.0 * ratio(s->prot.useful, s->prot.useful + s->prot.wasted));
 		else
 			hs_out_null(o);
-		hs_out_real(o, opt_gap(plans, jobs, nr, i));
+		gap = opt_gap(plans, jobs, nr, i);
+		if (isnan(gap))
+			hs_out_null(o);
+		else
+			hs_out_real(o, gap);
 		hs_out_row_end(o);
 	}
 	printf("session %" PRId64 " (%s): %" PRIu64 " accesses, %" PRIu64

@@ -85,7 +85,10 @@
  * the lists are in that order, so the globally least recently used resident
  * page is the LRU of T1 or of T2.  When REPLACE evicts from T1 while the LRU of
  * T2 is older than the LRU of T1, the frequency split has spared that T2 page
- * relative to LRU, and it is reported as HS_PROT_SECOND_CHANCE.
+ * relative to LRU, and it is reported as HS_PROT_SECOND_CHANCE: once per
+ * episode, that is, not again while the previous reprieve is still pending
+ * (untouched), so one page sitting at T2's LRU end through a long scan counts
+ * once, and is then judged useful or wasted once.
  *
  * Cost: O(1) per access; the private area is 24 bytes per key.  check() walks
  * the lists and every key record, O(nr_keys), for tests and --paranoid.
@@ -198,7 +201,13 @@ static uint32_t arc_replace(struct hs_policy *p, bool x_in_b2)
 	if (from_t1) {
 		if (h1 == HS_NIL)
 			return HS_NIL;
-		if (h2 != HS_NIL && arc_key(p, h2)->last < arc_key(p, h1)->last)
+		/*
+		 * Count a T2 page once per stay at T2's LRU end: ARC keeps sparing
+		 * it at every T1 eviction until it is touched or leaves, and one
+		 * reprieve per episode is what useful/wasted can judge.
+		 */
+		if (h2 != HS_NIL && arc_key(p, h2)->last < arc_key(p, h1)->last &&
+		    !hs_env_folio(p->env, h2)->prot_pending)
 			hs_sim_protect(p->env->sim, hs_env_folio(p->env, h2),
 				       HS_PROT_SECOND_CHANCE);
 		arc_move(p, h1, ARC_B1);
