@@ -494,6 +494,9 @@ static int next_csv(struct hs_trace_reader *r, uint64_t *key)
 		ret = next_line(r, &s, &n);
 		if (ret <= 0)
 			return ret;
+		/* Hashing makes any text a key: refuse what is not text at all. */
+		if (memchr(s, '\0', n))
+			return line_fail(r, "NUL byte: binary data, not csv text");
 		if (r->line == 1 && r->o.csv_header)
 			continue;
 		trim(&s, &n);

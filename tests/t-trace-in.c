@@ -340,6 +340,8 @@ static void test_csv_errors(void)
 	expect_err(&res, -EBADMSG, ":1: unterminated quote in field 1");
 	res = run(puts_file("e3.csv", "\"abc\"d,1\n"), &o);
 	expect_err(&res, -EBADMSG, ":1: text after the closing quote of field 1");
+	res = run(put("e5.csv", "a,b\nc\0d,e\n", 10, false), &o);
+	expect_err(&res, -EBADMSG, ":2: NUL byte: binary data, not csv text");
 	res = run(puts_file("e4.csv", "99999999999999999999,1\n"), &o);
 	expect_err(&res, -EBADMSG, ":1: key '99999999999999999999' does not fit in 64 bits");
 }

@@ -108,6 +108,8 @@ EOF
 expect_status 65 hs import --type lis "$B/text-garbage.bin"
 expect_status 65 hs import --type lirs "$B/text-truncated.gz"
 expect_status 65 hs import --type csv "$B/text-truncated.gz"
+expect_status 65 hs import --type csv "$B/oracle-truncated.bin"
+expect_grep "^hsctl: $B/oracle-truncated.bin:1: NUL byte: binary data, not csv text\$" "$ERR"
 expect_eq "$(nr_sessions)" "$BEFORE"
 
 # ---- usage and missing input ----
