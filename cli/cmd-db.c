@@ -1,19 +1,202 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* STUB: hsctl db, to be written. */
+/*
+ * `hsctl db [info]` and `hsctl db migrate`: facts about the database file
+ * (whose it is, its schema version, how much it holds and how it is stored)
+ * and bringing an older file up to this hsctl's schema.  info never changes
+ * the file, even an old one; migrate applies the pending migrations in one
+ * transaction and says from which version to which.
+ */
 #include "config.h"
+
+#include <argp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
 #include "cmd.h"
 #include "hs.h"
+#include "store.h"
+
+struct args {
+	const char	*action;	/* "info" or "migrate" (NULL: info) */
+};
+
+static const struct argp_option options[] = {
+	{ "format", HS_OPT_FORMAT, "FMT", 0, "Output format: table, csv or json (default: table)",
+	  0 },
+	{ 0 }
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct args *a = state->input;
+
+	switch (key) {
+	case HS_OPT_FORMAT:
+		if (hs_cli_set_format(arg))
+			return EINVAL;	/* reported; run() exits 64 */
+		break;
+	case ARGP_KEY_ARG:
+		if (a->action)
+			argp_error(state, "unexpected argument '%s'", arg);
+		if (strcmp(arg, "info") && strcmp(arg, "migrate"))
+			argp_error(state, "unknown action '%s' (valid: info, migrate)", arg);
+		a->action = arg;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = {
+	.options = options,
+	.parser = parse_opt,
+	.args_doc = "[info]\nmigrate",
+	.doc = "Show facts about the database file, or migrate it to this hsctl's schema.\v"
+	       "EXAMPLES:\n"
+	       "    hsctl db                           # same as hsctl db info\n"
+	       "    hsctl -d old.db db info --format json\n"
+	       "    hsctl -d old.db db migrate         # e.g. \"schema version 0 -> 1\"\n"
+	       "\nThe schema is documented in hsctl-db(5).  Exit status: 0 success, 1 failure,\n"
+	       "64 usage error, 65 not an hsctl database or a newer one, 66 no database file.",
+};
+
+enum info_col {
+	IC_PATH, IC_APP_ID, IC_HSCTL, IC_VERSION, IC_SUPPORTED, IC_SESSIONS, IC_RUNS,
+	IC_FILE_SIZE, IC_PAGE_SIZE, IC_PAGES, IC_FREE_PAGES, IC_JOURNAL, IC_NR
+};
+
+static const char *const info_names[IC_NR] = {
+	[IC_PATH] = "path", [IC_APP_ID] = "application_id", [IC_HSCTL] = "hsctl_database",
+	[IC_VERSION] = "schema_version", [IC_SUPPORTED] = "supported_version",
+	[IC_SESSIONS] = "sessions", [IC_RUNS] = "runs", [IC_FILE_SIZE] = "file_size",
+	[IC_PAGE_SIZE] = "page_size", [IC_PAGES] = "pages", [IC_FREE_PAGES] = "free_pages",
+	[IC_JOURNAL] = "journal_mode",
+};
+
+static int do_info(void)
+{
+	enum hs_sql_type types[IC_NR];
+	const char *texts[IC_NR] = { 0 };
+	struct hs_store_info info;
+	struct hs_store *st = NULL;
+	int64_t ints[IC_NR] = { 0 };
+	double reals[IC_NR] = { 0 };
+	struct hs_sql_row row;
+	char app_id[16];
+	struct stat sb;
+	int status, err;
+	size_t i;
+
+	status = hs_cli_open_store(HS_STORE_RDONLY | HS_STORE_NOCREATE | HS_STORE_NOMIGRATE, &st);
+	if (status)
+		return status;
+	err = hs_store_get_info(st, &info);
+	if (err) {
+		hs_err("%s: %s", hs_global.db, hs_store_errmsg(st));
+		hs_store_close(st);
+		return HS_EXIT_FAILURE;
+	}
+	hs_store_close(st);
+
+	for (i = 0; i < IC_NR; i++)
+		types[i] = HS_SQL_INT;
+	snprintf(app_id, sizeof(app_id), "0x%08" PRIx32, info.application_id);
+	types[IC_PATH] = HS_SQL_TEXT;
+	texts[IC_PATH] = hs_global.db;
+	types[IC_APP_ID] = HS_SQL_TEXT;
+	texts[IC_APP_ID] = app_id;
+	types[IC_HSCTL] = HS_SQL_TEXT;
+	texts[IC_HSCTL] = info.application_id == HS_STORE_APPLICATION_ID ? "yes" : "no (empty)";
+	ints[IC_VERSION] = info.user_version;
+	ints[IC_SUPPORTED] = HS_STORE_SCHEMA_VERSION;
+	ints[IC_SESSIONS] = info.sessions;
+	ints[IC_RUNS] = info.runs;
+	if (info.sessions < 0)
+		types[IC_SESSIONS] = types[IC_RUNS] = HS_SQL_NULL;
+	ints[IC_FILE_SIZE] = stat(hs_global.db, &sb) ? 0 : (int64_t)sb.st_size;
+	ints[IC_PAGE_SIZE] = info.page_size;
+	ints[IC_PAGES] = info.page_count;
+	ints[IC_FREE_PAGES] = info.freelist_count;
+	types[IC_JOURNAL] = HS_SQL_TEXT;
+	texts[IC_JOURNAL] = info.journal_mode;
+
+	row.ncols = IC_NR;
+	row.names = info_names;
+	row.types = types;
+	row.ints = ints;
+	row.reals = reals;
+	row.texts = texts;
+	if (hs_cli_print_record(&row)) {
+		hs_err("db: out of memory");
+		return HS_EXIT_FAILURE;
+	}
+	return HS_EXIT_OK;
+}
+
+static int do_migrate(void)
+{
+	static const char *const names[] = { "path", "from_version", "to_version" };
+	const enum hs_sql_type types[] = { HS_SQL_TEXT, HS_SQL_INT, HS_SQL_INT };
+	const char *texts[3] = { hs_global.db, NULL, NULL };
+	struct hs_store *st = NULL;
+	const double reals[3] = { 0 };
+	int64_t ints[3] = { 0 };
+	struct hs_sql_row row;
+	int status;
+
+	/* the version before, without touching the file */
+	status = hs_cli_open_store(HS_STORE_RDONLY | HS_STORE_NOCREATE | HS_STORE_NOMIGRATE, &st);
+	if (status)
+		return status;
+	ints[1] = hs_store_user_version(st);
+	hs_store_close(st);
+	ints[2] = ints[1];
+	if (ints[1] < HS_STORE_SCHEMA_VERSION) {
+		status = hs_cli_open_store(HS_STORE_NOCREATE, &st);	/* migrates */
+		if (status)
+			return status;
+		ints[2] = hs_store_user_version(st);
+		hs_store_close(st);
+	}
+	if (hs_global.format == HS_FMT_TABLE) {
+		if (ints[1] == ints[2])
+			printf("%s: schema version %" PRId64 " (up to date)\n", hs_global.db,
+			       ints[2]);
+		else
+			printf("%s: schema version %" PRId64 " -> %" PRId64 "\n", hs_global.db,
+			       ints[1], ints[2]);
+		return HS_EXIT_OK;
+	}
+	row.ncols = 3;
+	row.names = names;
+	row.types = types;
+	row.ints = ints;
+	row.reals = reals;
+	row.texts = texts;
+	if (hs_cli_print_record(&row)) {
+		hs_err("db: out of memory");
+		return HS_EXIT_FAILURE;
+	}
+	return HS_EXIT_OK;
+}
 
 static int run(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	hs_err("db: not implemented yet");
-	return HS_EXIT_FAILURE;
+	struct args a = { 0 };
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
+		return HS_EXIT_USAGE;
+	if (a.action && !strcmp(a.action, "migrate"))
+		return do_migrate();
+	return do_info();
 }
 
 const struct hs_cmd hs_cmd_db = {
 	.name = "db",
-	.summary = "(not implemented yet)",
+	.summary = "show facts about the database file, or migrate it",
 	.run = run,
 };

@@ -1,19 +1,228 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* STUB: hsctl sessions, to be written. */
+/*
+ * `hsctl sessions [list]`, `hsctl sessions show ID` and `hsctl sessions rm
+ * ID...`: what the database holds, one session in full, and removing
+ * sessions together with their accesses, keys and runs (the foreign keys
+ * cascade).  Listings are SQL over the sessions table, printed like `hsctl
+ * sql` prints (hs_cli_print_query()), so every format comes out the same way.
+ */
 #include "config.h"
+
+#include <argp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmd.h"
 #include "hs.h"
+#include "parse.h"
+#include "store.h"
+
+#define MAX_IDS	1024	/* sessions rm at once */
+
+enum action { ACT_LIST, ACT_SHOW, ACT_RM };
+
+struct args {
+	enum action	action;		/* what to do */
+	bool		action_set;	/* an action word was given */
+	char		*ids[MAX_IDS];	/* show/rm: the ID arguments */
+	size_t		nr_ids;		/* entries in ids */
+};
+
+static const struct argp_option options[] = {
+	{ "format", HS_OPT_FORMAT, "FMT", 0, "Output format: table, csv or json (default: table)",
+	  0 },
+	{ 0 }
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct args *a = state->input;
+
+	switch (key) {
+	case HS_OPT_FORMAT:
+		if (hs_cli_set_format(arg))
+			return EINVAL;	/* reported; run() exits 64 */
+		break;
+	case ARGP_KEY_ARG:
+		if (!a->action_set) {
+			if (!strcmp(arg, "list"))
+				a->action = ACT_LIST;
+			else if (!strcmp(arg, "show"))
+				a->action = ACT_SHOW;
+			else if (!strcmp(arg, "rm"))
+				a->action = ACT_RM;
+			else
+				argp_error(state, "unknown action '%s' (valid: list, show, rm)",
+					   arg);
+			a->action_set = true;
+		} else if (a->action == ACT_LIST || (a->action == ACT_SHOW && a->nr_ids)) {
+			argp_error(state, "unexpected argument '%s'", arg);
+		} else if (a->nr_ids == MAX_IDS) {
+			argp_error(state, "at most %d sessions at once", MAX_IDS);
+		} else {
+			a->ids[a->nr_ids++] = arg;
+		}
+		break;
+	case ARGP_KEY_END:
+		if (a->action == ACT_SHOW && !a->nr_ids)
+			argp_error(state, "show needs a session ID (see 'hsctl sessions')");
+		if (a->action == ACT_RM && !a->nr_ids)
+			argp_error(state, "rm needs at least one session ID");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static const struct argp argp = {
+	.options = options,
+	.parser = parse_opt,
+	.args_doc = "[list]\nshow ID\nrm ID...",
+	.doc = "List the sessions in the database, show one, or remove sessions.\v"
+	       "EXAMPLES:\n"
+	       "    hsctl sessions                     # id, source, name, status, accesses...\n"
+	       "    hsctl sessions show 1              # every column, and the number of runs\n"
+	       "    hsctl sessions list --format json\n"
+	       "    hsctl sessions rm 2 3              # with their accesses, keys and runs\n"
+	       "\nExit status: 0 success, 1 failure, 64 usage error, 65 not an hsctl database,\n"
+	       "66 no database file or no such session.",
+};
+
+static const char list_sql[] =
+	"SELECT id, source, name, status, accesses, distinct_keys AS keys, started"
+	" FROM sessions ORDER BY id";
+
+/* The same for a table that fits 80 columns: long names cut, started to the minute. */
+static const char list_table_sql[] =
+	"SELECT id, source,"
+	" CASE WHEN length(name) > 20 THEN substr(name, 1, 17) || '...' ELSE name END AS name,"
+	" status, accesses, distinct_keys AS keys,"
+	" replace(substr(started, 1, 16), 'T', ' ') AS started"
+	" FROM sessions ORDER BY id";
+
+/* Every column of the sessions row, in table order, plus the run count. */
+static const char show_sql[] =
+	"SELECT s.id, s.source, s.name, s.origin, s.format, s.unit, s.kind, s.channel,"
+	" s.params, s.status, s.started, s.ended, s.records, s.accesses, s.distinct_keys,"
+	" s.host, s.hsctl_version, (SELECT count(*) FROM runs WHERE session = s.id) AS runs"
+	" FROM sessions AS s WHERE s.id = %" PRId64;
+
+static int parse_id(const char *s, int64_t *id)
+{
+	if (hs_parse_i64(s, 1, INT64_MAX, id)) {
+		hs_err("sessions: '%s' is not a session id", s);
+		return HS_EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int query_error(struct hs_store *st, int err)
+{
+	hs_err("sessions: %s", err == -ENOMEM ? "out of memory" : hs_store_errmsg(st));
+	return HS_EXIT_FAILURE;
+}
+
+static int do_list(void)
+{
+	struct hs_store *st = NULL;
+	int status, err;
+
+	status = hs_cli_open_store(HS_STORE_RDONLY | HS_STORE_NOCREATE, &st);
+	if (status)
+		return status;
+	err = hs_cli_print_query(st, hs_global.format == HS_FMT_TABLE ? list_table_sql : list_sql,
+				 false);
+	if (err)
+		status = query_error(st, err);
+	hs_store_close(st);
+	return status;
+}
+
+static int do_show(const char *arg)
+{
+	struct hs_session_info info;
+	struct hs_store *st = NULL;
+	char sql[sizeof(show_sql) + 24];
+	int status, err;
+	int64_t id;
+
+	status = parse_id(arg, &id);
+	if (status)
+		return status;
+	status = hs_cli_open_store(HS_STORE_RDONLY | HS_STORE_NOCREATE, &st);
+	if (status)
+		return status;
+	err = hs_session_get(st, id, &info);
+	if (err == -ENOENT) {
+		hs_err("sessions: no session %" PRId64, id);
+		status = HS_EXIT_NOINPUT;
+		goto out;
+	}
+	snprintf(sql, sizeof(sql), show_sql, id);
+	if (!err)
+		err = hs_cli_print_query(st, sql, true);
+	if (err)
+		status = query_error(st, err);
+out:
+	hs_store_close(st);
+	return status;
+}
+
+static int do_rm(char **args, size_t n)
+{
+	struct hs_store *st = NULL;
+	int64_t ids[MAX_IDS];
+	int status = 0, err;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		status = parse_id(args[i], &ids[i]);
+		if (status)
+			return status;
+	}
+	status = hs_cli_open_store(HS_STORE_NOCREATE, &st);
+	if (status)
+		return status;
+	for (i = 0; i < n; i++) {
+		err = hs_session_remove(st, ids[i]);
+		if (err == -ENOENT) {
+			hs_err("sessions: no session %" PRId64, ids[i]);
+			status = HS_EXIT_NOINPUT;
+		} else if (err) {
+			hs_err("sessions: removing session %" PRId64 ": %s", ids[i],
+			       hs_store_errmsg(st));
+			status = HS_EXIT_FAILURE;
+			break;
+		} else {
+			hs_info("removed session %" PRId64, ids[i]);
+		}
+	}
+	hs_store_close(st);
+	return status;
+}
 
 static int run(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	hs_err("sessions: not implemented yet");
-	return HS_EXIT_FAILURE;
+	struct args a = { 0 };
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
+		return HS_EXIT_USAGE;
+	switch (a.action) {
+	case ACT_SHOW:
+		return do_show(a.ids[0]);
+	case ACT_RM:
+		return do_rm(a.ids, a.nr_ids);
+	default:
+		return do_list();
+	}
 }
 
 const struct hs_cmd hs_cmd_sessions = {
 	.name = "sessions",
-	.summary = "(not implemented yet)",
+	.summary = "list, show or remove the sessions in the database",
 	.run = run,
 };

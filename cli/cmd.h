@@ -59,6 +59,19 @@ int hs_cli_parse_kind(const char *s, enum hs_type *out);
 int hs_cli_parse_channel(const char *s, enum hs_channel *out);
 int hs_cli_print_session(struct hs_store *st, int64_t id);	/* returns an exit status */
 
+/*
+ * In cli/cmd-sql.c, shared with cmd-sessions.c and cmd-db.c: print the rows of
+ * @sql in hs_global.format (table and CSV through lib/output.h, JSON as an
+ * array of objects keyed by column name, with numbers as numbers).  With
+ * @record, only the first row is printed, as "name  value" lines in a table
+ * and as one JSON object.  Return: 0, or -errno from the store (message in
+ * hs_store_errmsg()) or -ENOMEM.
+ */
+struct hs_sql_row;
+int hs_cli_print_query(struct hs_store *st, const char *sql, bool record);
+/* Print one row as a record (see above).  Return: 0 or -ENOMEM. */
+int hs_cli_print_record(const struct hs_sql_row *row);
+
 extern const struct hs_cmd hs_cmd_import, hs_cmd_gen, hs_cmd_replay, hs_cmd_sessions,
 	hs_cmd_sql, hs_cmd_policy, hs_cmd_db;
 

@@ -36,7 +36,6 @@
 #include "keymap.h"
 #include "store.h"
 
-#define HS_APPLICATION_ID	0x48534354	/* "HSCT" */
 #define BUSY_TIMEOUT_MS		10000		/* wait this long for another writer */
 #define NOW_SQL			"strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 
@@ -410,7 +409,7 @@ static int migrate(struct hs_store *st)
 			goto out_rollback;
 	}
 	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d; PRAGMA user_version = %d",
-		 HS_APPLICATION_ID, HS_STORE_SCHEMA_VERSION);
+		 (int)HS_STORE_APPLICATION_ID, HS_STORE_SCHEMA_VERSION);
 	err = exec(st, sql);
 	if (err)
 		goto out_rollback;
@@ -442,7 +441,7 @@ static int check_schema(struct hs_store *st)
 	if (err)
 		return err;
 	fresh = app_id == 0 && version == 0 && objects == 0;
-	if (app_id != HS_APPLICATION_ID && !fresh)
+	if (app_id != (int)HS_STORE_APPLICATION_ID && !fresh)
 		return set_err(st, -EPROTO, "not an hsctl database");
 	if (version > HS_STORE_SCHEMA_VERSION)
 		return set_err(st, -EPROTO, "database schema version %lld is newer than this hsctl"
