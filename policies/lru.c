@@ -1,10 +1,174 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* STUB: lru, not implemented yet. */
+/*
+ * LRU: evict the resident key whose last access is oldest.  It is the
+ * baseline every other policy is compared with and the speed reference of the
+ * simulator, so it is kept to one index-linked list and 8 bytes per key.
+ */
+
+/*
+ * Design
+ * ======
+ *
+ * Least Recently Used is the textbook policy (see POLICIES.md §4.7 and any
+ * operating-systems text; the LIRS and ARC papers use it as their baseline,
+ * and their published LRU hit ratios are the simulator's first correctness
+ * target, POLICIES.md §5).  The resident keys form one queue ordered by the
+ * time of their last access:
+ *
+ *	    head (LRU)                                        tail (MRU)
+ *	    +---+    +---+    +---+            +---+    +---+
+ *	    | a |<-->| b |<-->| c |<-> ... <-->| y |<-->| z |
+ *	    +---+    +---+    +---+            +---+    +---+
+ *	      |                                           ^
+ *	      v evict()                       insert(), hit() move here
+ *
+ * How it maps to the hooks (policies/policy.h):
+ *
+ *   insert()  the new key goes to the tail (most recently used).
+ *   hit()     the key moves to the tail: O(1) unlink + link.
+ *   evict()   victims come off the head, oldest first; exactly @need of them
+ *             (fewer only when fewer are resident).  The incoming key plays
+ *             no part in the choice.
+ *   remove()  a drop or an agreed PAGEOUT hint unlinks a resident key; a drop
+ *             of a key that is not resident is a no-op (LRU keeps no ghosts).
+ *
+ * The list is a struct hs_qlist threaded through the private area of the
+ * driver's per-key records (lib/qlist.h): 32-bit key ids instead of pointers,
+ * so the whole per-key cost of this policy is one struct hs_qlink.  A key is
+ * on the list exactly when the driver marks it HS_FOLIO_RESIDENT; remove()
+ * relies on that flag, which the driver clears only after the policy has
+ * unlinked the key.  Every operation is O(1); check() walks the list and the
+ * key array in O(n).
+ */
 #include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "hs.h"
 #include "policy.h"
+#include "qlist.h"
+
+struct lru_priv {
+	struct hs_qlink	link;		/* place on hs_policy.lru; valid only while resident */
+};
+
+struct hs_policy {
+	struct hs_qctx		q;	/* where the links live (the driver's key array) */
+	struct hs_qlist		lru;	/* resident keys, head = least recently used */
+	const struct hs_policy_env *env; /* the run's description, valid until destroy() */
+};
+
+static int lru_create(const struct hs_policy_env *env, const struct hs_param_set *ps,
+		      struct hs_policy **out)
+{
+	struct hs_policy *p;
+
+	(void)ps;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->env = env;
+	p->q.base = env->folios;
+	p->q.stride = env->stride;
+	p->q.off = env->priv_off + offsetof(struct lru_priv, link);
+	hs_q_init(&p->lru);
+	*out = p;
+	return 0;
+}
+
+static void lru_destroy(struct hs_policy *p)
+{
+	free(p);
+}
+
+static void lru_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
+{
+	(void)a;
+	hs_q_move_tail(&p->q, &p->lru, f->id);
+}
+
+static void lru_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
+{
+	(void)a;
+	hs_q_push_tail(&p->q, &p->lru, f->id);
+}
+
+static size_t lru_evict(struct hs_policy *p, struct hs_folio *incoming, const struct hs_access *a,
+			size_t need, struct hs_folio **victims, size_t max)
+{
+	size_t n = 0;
+	uint32_t id;
+
+	(void)incoming;
+	(void)a;
+	while (n < need && n < max) {
+		id = hs_q_pop_head(&p->q, &p->lru);
+		if (id == HS_NIL)
+			break;
+		victims[n++] = hs_env_folio(p->env, id);
+	}
+	return n;
+}
+
+static void lru_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why)
+{
+	(void)why;
+	if (hs_folio_is_resident(f))
+		hs_q_del(&p->q, &p->lru, f->id);
+}
+
+static int lru_check(const struct hs_policy *p)
+{
+	const struct hs_policy_env *env = p->env;
+	uint32_t prev = HS_NIL;
+	uint64_t resident = 0;
+	uint64_t n = 0;
+	uint32_t id;
+	uint32_t i;
+
+	for (id = p->lru.head; id != HS_NIL; id = hs_q_next(&p->q, id)) {
+		if (id >= env->nr_keys || n >= p->lru.nr)
+			return -EUCLEAN;
+		if (!hs_folio_is_resident(hs_env_folio(env, id)))
+			return -EUCLEAN;
+		if (hs_q_prev(&p->q, id) != prev)
+			return -EUCLEAN;
+		prev = id;
+		n++;
+	}
+	if (n != p->lru.nr || p->lru.tail != prev)
+		return -EUCLEAN;
+	for (i = 0; i < env->nr_keys; i++)
+		if (hs_folio_is_resident(hs_env_folio(env, i)))
+			resident++;
+	return resident == n ? 0 : -EUCLEAN;
+}
+
+static void lru_dump(const struct hs_policy *p, FILE *fp)
+{
+	uint32_t id;
+
+	fprintf(fp, "lru: %" PRIu64 " resident, LRU to MRU:", p->lru.nr);
+	for (id = p->lru.head; id != HS_NIL; id = hs_q_next(&p->q, id))
+		fprintf(fp, " %" PRIu32, id);
+	fputc('\n', fp);
+}
 
 const struct hs_policy_ops hs_policy_lru = {
-	.abi = HS_POLICY_ABI,
-	.name = "lru",
-	.summary = "(not implemented yet)",
+	.abi		= HS_POLICY_ABI,
+	.name		= "lru",
+	.summary	= "least recently used: evict the key whose last access is oldest",
+	.params		= NULL,
+	.folio_priv	= sizeof(struct lru_priv),
+	.flags		= 0,
+	.create		= lru_create,
+	.destroy	= lru_destroy,
+	.hit		= lru_hit,
+	.insert		= lru_insert,
+	.evict		= lru_evict,
+	.remove		= lru_remove,
+	.check		= lru_check,
+	.dump		= lru_dump,
 };

@@ -1,10 +1,335 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* STUB: opt, not implemented yet. */
+/*
+ * OPT: Bélády's offline optimum (MIN).  Knowing every key's next use, evict
+ * the resident key needed farthest in the future.  The ceiling every online
+ * policy is measured against (DESIGN.md's "OPT gap"); demand paging by
+ * default, with a bypass variant that may decline to cache a miss.
+ */
+
+/*
+ * Design
+ * ======
+ *
+ * Reference: L. A. Bélády, "A study of replacement algorithms for a
+ * virtual-storage computer", IBM Systems Journal 5(2), 1966; Mattson et al.
+ * 1970 proved MIN optimal for demand paging.  POLICIES.md §4.7 and §5.
+ *
+ * Offline: ops->flags has HS_POLICY_NEEDS_FUTURE, so every access arrives with
+ * a->next_use, the seq of the same key's next access (HS_NEVER if none); the
+ * driver or the replay computes it by a pass over the stream.
+ *
+ * The resident keys sit in a max-heap on their next use; the root is the key
+ * needed farthest ahead (or never), the victim:
+ *
+ *	                 heap[0]: {next_use = max, id}  <- evict() pops this
+ *	                /                      \
+ *	        heap[1]                          heap[2]
+ *	        /     \                          /     \
+ *	     ...       ...                    ...       ...
+ *
+ *	per key (private area): pos = its index in heap[], valid while resident.
+ *
+ * Order: larger next_use first.  Two resident keys can share a next use only
+ * when both are HS_NEVER (an access names one key); those are ordered by key
+ * id, lower id first.  Which never-used key goes first cannot change any hit
+ * or miss, only the victim names, and the id makes them deterministic
+ * (POLICIES.md: "deterministic by page id").
+ *
+ * Hooks (policies/policy.h):
+ *
+ *   hit()     the key's next use moves to a->next_use (later than now): sift
+ *             it toward the root.
+ *   insert()  push {a->next_use, id}.
+ *   evict()   pop the root @need times (fewer only when fewer are resident).
+ *   remove()  delete from the middle of the heap (drop or PAGEOUT); a drop of
+ *             a non-resident key is a no-op (no ghosts).
+ *   admit()   the bypass variant only, below.
+ *
+ * Demand vs bypass (parameter "bypass", default false).  The demand variant
+ * caches every miss: it is the OPT of the LIRS authors' opt.c, of cache2k's
+ * tests and of the ARC article's MIN column, i.e. of every published number
+ * in POLICIES.md §5.  With bypass = true a miss is not cached when the cache
+ * is full and the missed key's next use is no sooner than that of every
+ * resident key (a->next_use >= the root's): caching it would evict something
+ * needed no later than it.  The driver asks admit() before making room;
+ * false serves the miss without eviction or insertion.  Ties can only be
+ * HS_NEVER against HS_NEVER, and a key never used again is never worth a
+ * slot, so ties bypass.  Bypass never has more misses than demand on the same
+ * trace (it is the optimum over a larger set of choices); the golden files
+ * opt-demand.golden and opt-bypass.golden show a trace where it has fewer.
+ *
+ * Cost: O(log c) per access; per key 4 bytes of private state, plus a
+ * 16-byte heap entry per resident key.
+ */
 #include "config.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "hs.h"
 #include "policy.h"
+#include "qlist.h"
+
+struct opt_priv {
+	uint32_t	pos;		/* index in hs_policy.heap; valid only while resident */
+};
+
+struct opt_ent {
+	uint64_t	next_use;	/* seq of the key's next access, or HS_NEVER */
+	uint32_t	id;		/* key id */
+};
+
+struct hs_policy {
+	struct opt_ent		*heap;	/* max-heap of resident keys, heap[0] = victim */
+	uint64_t		n;	/* entries in heap = keys resident */
+	uint64_t		size;	/* entries allocated: min(capacity, nr_keys), >= 1 */
+	bool			bypass;	/* admit() may refuse a miss */
+	uint64_t		bypassed; /* misses admit() refused */
+	const struct hs_policy_env *env; /* the run's description, valid until destroy() */
+};
+
+static const struct hs_param opt_params[] = {
+	{ .name = "bypass", .type = HS_PARAM_BOOL, .def = "false",
+	  .help = "do not cache a miss whose next use is farther than every resident key's" },
+	{ .name = NULL },
+};
+
+static struct opt_priv *opt_priv(struct hs_folio *f)
+{
+	return hs_folio_priv(f);
+}
+
+static const struct opt_priv *opt_cpriv(const struct hs_folio *f)
+{
+	return hs_folio_cpriv(f);
+}
+
+/* Strict "a is evicted before b": farther next use, then lower id. */
+static bool ent_before(const struct opt_ent *a, const struct opt_ent *b)
+{
+	if (a->next_use != b->next_use)
+		return a->next_use > b->next_use;
+	return a->id < b->id;
+}
+
+static void heap_set(struct hs_policy *p, uint64_t i, const struct opt_ent *e)
+{
+	p->heap[i] = *e;
+	opt_priv(hs_env_folio(p->env, e->id))->pos = (uint32_t)i;
+}
+
+static void heap_sift_up(struct hs_policy *p, uint64_t i)
+{
+	struct opt_ent e = p->heap[i];
+	uint64_t parent;
+
+	while (i > 0) {
+		parent = (i - 1) / 2;
+		if (!ent_before(&e, &p->heap[parent]))
+			break;
+		heap_set(p, i, &p->heap[parent]);
+		i = parent;
+	}
+	heap_set(p, i, &e);
+}
+
+static void heap_sift_down(struct hs_policy *p, uint64_t i)
+{
+	struct opt_ent e = p->heap[i];
+	uint64_t child;
+
+	for (;;) {
+		child = 2 * i + 1;
+		if (child >= p->n)
+			break;
+		if (child + 1 < p->n && ent_before(&p->heap[child + 1], &p->heap[child]))
+			child++;
+		if (!ent_before(&p->heap[child], &e))
+			break;
+		heap_set(p, i, &p->heap[child]);
+		i = child;
+	}
+	heap_set(p, i, &e);
+}
+
+static void heap_del(struct hs_policy *p, uint64_t i)
+{
+	p->n--;
+	if (i == p->n)
+		return;
+	heap_set(p, i, &p->heap[p->n]);
+	if (i > 0 && ent_before(&p->heap[i], &p->heap[(i - 1) / 2]))
+		heap_sift_up(p, i);
+	else
+		heap_sift_down(p, i);
+}
+
+static int opt_create(const struct hs_policy_env *env, const struct hs_param_set *ps,
+		      struct hs_policy **out)
+{
+	struct hs_param_set *defaults = NULL;
+	struct hs_policy *p;
+	int err;
+
+	if (!ps) {
+		err = hs_param_set_new(opt_params, &defaults);
+		if (err)
+			return err;
+		ps = defaults;
+	}
+	err = -ENOMEM;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		goto out_free_defaults;
+	p->env = env;
+	p->bypass = hs_param_bool(ps, "bypass");
+	p->size = HS_MAX(HS_MIN(env->capacity, (uint64_t)env->nr_keys), 1);
+	if (p->size > SIZE_MAX / sizeof(*p->heap))
+		goto out_free_p;
+	p->heap = calloc(p->size, sizeof(*p->heap));
+	if (!p->heap)
+		goto out_free_p;
+	hs_param_set_free(defaults);
+	*out = p;
+	return 0;
+
+out_free_p:
+	free(p);
+out_free_defaults:
+	hs_param_set_free(defaults);
+	return err;
+}
+
+static void opt_destroy(struct hs_policy *p)
+{
+	if (!p)
+		return;
+	free(p->heap);
+	free(p);
+}
+
+static void opt_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
+{
+	uint32_t pos = opt_priv(f)->pos;
+
+	p->heap[pos].next_use = a->next_use;
+	/* The next use only moves later (toward the root), but stay general. */
+	heap_sift_up(p, pos);
+	heap_sift_down(p, opt_priv(f)->pos);
+}
+
+static void opt_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
+{
+	/* The driver never lets more keys in than the capacity (and size >= that). */
+	assert(p->n < p->size);
+	p->heap[p->n].next_use = a->next_use;
+	p->heap[p->n].id = f->id;
+	opt_priv(f)->pos = (uint32_t)p->n;
+	p->n++;
+	heap_sift_up(p, p->n - 1);
+}
+
+static size_t opt_evict(struct hs_policy *p, struct hs_folio *incoming, const struct hs_access *a,
+			size_t need, struct hs_folio **victims, size_t max)
+{
+	size_t n = 0;
+
+	(void)incoming;
+	(void)a;
+	while (n < need && n < max && p->n) {
+		victims[n++] = hs_env_folio(p->env, p->heap[0].id);
+		heap_del(p, 0);
+	}
+	return n;
+}
+
+static void opt_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why)
+{
+	(void)why;
+	if (hs_folio_is_resident(f))
+		heap_del(p, opt_priv(f)->pos);
+}
+
+static bool opt_admit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
+{
+	(void)f;
+	if (!p->bypass || p->n < p->env->capacity || !p->n)
+		return true;
+	if (a->next_use < p->heap[0].next_use)
+		return true;
+	p->bypassed++;
+	return false;
+}
+
+static int opt_check(const struct hs_policy *p)
+{
+	const struct hs_policy_env *env = p->env;
+	const struct hs_folio *f;
+	const struct opt_ent *e;
+	uint64_t resident = 0;
+	uint64_t i;
+
+	if (p->n > p->size)
+		return -EUCLEAN;
+	for (i = 0; i < p->n; i++) {
+		e = &p->heap[i];
+		if (e->id >= env->nr_keys)
+			return -EUCLEAN;
+		f = hs_env_folio(env, e->id);
+		if (!hs_folio_is_resident(f) || opt_cpriv(f)->pos != i)
+			return -EUCLEAN;
+		if (i > 0 && ent_before(e, &p->heap[(i - 1) / 2]))
+			return -EUCLEAN;
+	}
+	for (i = 0; i < env->nr_keys; i++) {
+		f = hs_env_folio(env, (uint32_t)i);
+		if (!hs_folio_is_resident(f))
+			continue;
+		resident++;
+		if (opt_cpriv(f)->pos >= p->n || p->heap[opt_cpriv(f)->pos].id != i)
+			return -EUCLEAN;
+	}
+	return resident == p->n ? 0 : -EUCLEAN;
+}
+
+static void opt_dump(const struct hs_policy *p, FILE *fp)
+{
+	uint64_t i;
+
+	fprintf(fp, "opt: %s, %" PRIu64 " resident, heap order (id next_use):\n",
+		p->bypass ? "bypass" : "demand", p->n);
+	for (i = 0; i < p->n; i++) {
+		if (p->heap[i].next_use == HS_NEVER)
+			fprintf(fp, "  [%" PRIu64 "] %" PRIu32 " never\n", i, p->heap[i].id);
+		else
+			fprintf(fp, "  [%" PRIu64 "] %" PRIu32 " %" PRIu64 "\n", i, p->heap[i].id,
+				p->heap[i].next_use);
+	}
+}
+
+static void opt_report(const struct hs_policy *p, struct hs_metrics *m)
+{
+	if (p->bypass)
+		hs_metrics_add(m, "opt.bypassed", (double)p->bypassed);
+}
 
 const struct hs_policy_ops hs_policy_opt = {
-	.abi = HS_POLICY_ABI,
-	.name = "opt",
-	.summary = "(not implemented yet)",
+	.abi		= HS_POLICY_ABI,
+	.name		= "opt",
+	.summary	= "Belady's offline optimum (MIN): evict the key needed farthest ahead",
+	.params		= opt_params,
+	.folio_priv	= sizeof(struct opt_priv),
+	.flags		= HS_POLICY_NEEDS_FUTURE,
+	.create		= opt_create,
+	.destroy	= opt_destroy,
+	.hit		= opt_hit,
+	.insert		= opt_insert,
+	.evict		= opt_evict,
+	.remove		= opt_remove,
+	.admit		= opt_admit,
+	.check		= opt_check,
+	.dump		= opt_dump,
+	.report		= opt_report,
 };
