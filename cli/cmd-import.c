@@ -128,7 +128,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		else if (!strcmp(arg, "reverse"))
 			a->topts.lis_reverse = true;
 		else
-			argp_error(state, "unknown block order '%s' (valid: forward, reverse)", arg);
+			argp_error(state, "unknown block order '%s' (valid: forward, reverse)",
+				   arg);
 		a->order_set = true;
 		break;
 	case OPT_COLUMN:

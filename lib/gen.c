@@ -66,6 +66,8 @@ uint64_t hs_splitmix64(uint64_t *state)
  * hs_rng_seed() - seed xoshiro256** from splitmix64
  * @r: the generator
  * @seed: the seed
+ *
+ * Return: nothing.
  */
 void hs_rng_seed(struct hs_rng *r, uint64_t seed)
 {
@@ -198,6 +200,8 @@ uint64_t hs_zipf_sample(const struct hs_zipf *z, struct hs_rng *r)
  * hs_gen_opts_init() - defaults
  * @o: the options
  * @type: the generator
+ *
+ * Return: nothing.
  */
 void hs_gen_opts_init(struct hs_gen_opts *o, enum hs_gen_type type)
 {
@@ -344,6 +348,8 @@ int hs_gen_next(struct hs_gen *g, uint64_t *key, uint8_t *meta)
 /**
  * hs_gen_free() - free a generator
  * @g: the generator, or NULL
+ *
+ * Return: nothing.
  */
 void hs_gen_free(struct hs_gen *g)
 {

@@ -41,7 +41,7 @@ struct hs_trace_reader {
 	uint64_t		lis_next;	/* lis: next block of the pending range */
 	uint64_t		lis_left;	/* lis: blocks of the range still to return */
 	uint64_t		file_size;	/* size of a regular file, else 0 */
-	char			*field;		/* csv: HS_TRACE_MAX_LINE bytes for an unquoted field */
+	char			*field;		/* csv: HS_TRACE_MAX_LINE bytes, unquoted field */
 	uint64_t		max_next;	/* oracle: largest next_access_vtime seen */
 	uint64_t		max_next_rec;	/* oracle: the record that had it */
 	int			err;		/* sticky negative errno, 0 while fine */
@@ -759,6 +759,8 @@ int hs_trace_progress(const struct hs_trace_reader *r, uint64_t *done, uint64_t 
 /**
  * hs_trace_close() - close and free a reader
  * @r: the reader, or NULL
+ *
+ * Return: nothing.
  */
 void hs_trace_close(struct hs_trace_reader *r)
 {

@@ -474,7 +474,8 @@ static void test_big_gz(void)
 			;
 		T_EQ_I64(ret, -EBADMSG);
 		T_ASSERT(i > 1000 && i < n);
-		T_ASSERT(strstr(hs_trace_errmsg(r), "gzip data truncated (unexpected end of file)"));
+		T_ASSERT(strstr(hs_trace_errmsg(r),
+				"gzip data truncated (unexpected end of file)"));
 		T_ASSERT(!strncmp(hs_trace_errmsg(r), path, strlen(path)));
 		/* Sticky. */
 		T_EQ_I64(hs_trace_next(r, &key, &meta), -EBADMSG);
