@@ -102,7 +102,7 @@ lis|lis-n-absurd.lis||:2: block count 16777217 is absurd (more than 16777216)$
 csv|csv-empty-key.csv|--header|:3: empty key in field 1$
 csv|csv-bad-quote.csv||:2: unterminated quote in field 1$
 oracle|oracle-truncated.bin||: byte 48: truncated record (10 of 24 bytes)$
-oracle|oracle-wrong-format.bin||: byte 0: record 0 says its next access is [0-9]*, but there are only 1 
+oracle|oracle-wrong-format.bin||: byte 0: record 0 says its next access is [0-9]*, but there are only 1 records
 u32be|u32be-trailing.bin||: byte 12: truncated record (3 of 4 bytes)$
 u32be|empty.txt||: no records$
 EOF
