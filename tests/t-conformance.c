@@ -24,6 +24,7 @@
 
 #include "access.h"
 #include "harness.h"
+#include "hs.h"
 #include "param.h"
 #include "policy.h"
 #include "sim.h"
@@ -226,6 +227,110 @@ static void test_every_policy(void)
 		t_skip("no policy implemented yet");
 }
 
+/* Values worth trying for one parameter besides its default: into vals[], count returned. */
+static int param_values(const struct hs_param *pa, char vals[][32], int max)
+{
+	int n = 0;
+
+	switch (pa->type) {
+	case HS_PARAM_BOOL:
+		snprintf(vals[n++], 32, "%s", !strcmp(pa->def, "true") || !strcmp(pa->def, "1") ?
+					      "false" : "true");
+		break;
+	case HS_PARAM_ENUM: {
+		const char *c = pa->choices;
+
+		while (c && *c && n < max) {
+			size_t len = strcspn(c, "|");
+
+			snprintf(vals[n++], 32, "%.*s", (int)len, c);
+			c += len + (c[len] == '|');
+		}
+		break;
+	}
+	case HS_PARAM_U64:
+		snprintf(vals[n++], 32, "%.0f", pa->min);
+		if (pa->max <= 4096 && n < max)
+			snprintf(vals[n++], 32, "%.0f", pa->max);
+		break;
+	case HS_PARAM_DOUBLE:
+		snprintf(vals[n++], 32, "%.17g", pa->min);
+		if (pa->max <= 100 && n < max) {
+			snprintf(vals[n++], 32, "%.17g", pa->max);
+			if (n < max)
+				snprintf(vals[n++], 32, "%.17g", (pa->min + pa->max) / 2);
+		}
+		break;
+	}
+	return n;
+}
+
+/*
+ * Every parameter of every policy at its edge values (one parameter changed at
+ * a time): the paranoid run must hold every invariant and be deterministic.
+ */
+static void test_every_parameter(void)
+{
+	static const uint64_t caps[] = { 1, 3, 16 };
+	struct stream mixed, skewed;
+	int tried = 0;
+
+	if (make_stream(&mixed, SH_MIXED, 1500, 40, 4242) ||
+	    make_stream(&skewed, SH_SKEWED, 1500, 40, 4243)) {
+		t_fail(__FILE__, __LINE__, "out of memory");
+		return;
+	}
+	for (size_t p = 0; p < hs_policy_count(); p++) {
+		const struct hs_policy_ops *ops = hs_policy_at(p);
+
+		if (!implemented(ops) || !ops->params)
+			continue;
+		for (const struct hs_param *pa = ops->params; pa->name; pa++) {
+			char vals[8][32];
+			int nv = param_values(pa, vals, 8);
+
+			for (int v = 0; v < nv; v++) {
+				struct hs_param_set *ps = NULL;
+				char err[256];
+
+				if (hs_param_set_new(ops->params, &ps) ||
+				    hs_param_set_parse(ps, pa->name, vals[v], err, sizeof(err))) {
+					t_fail(__FILE__, __LINE__, "%s.%s=%s refused: %s", ops->name,
+					       pa->name, vals[v], err);
+					hs_param_set_free(ps);
+					continue;
+				}
+				tried++;
+				for (size_t c = 0; c < ARRAY_SIZE(caps); c++) {
+					const struct stream *ss[] = { &mixed, &skewed };
+
+					for (size_t k = 0; k < 2; k++) {
+						struct hs_sim_stats a, b;
+						int r1 = run(ops, ps, ss[k], caps[c], true, &a, NULL);
+						int r2 = run(ops, ps, ss[k], caps[c], false, &b, NULL);
+
+						if (r1 || r2)
+							t_fail(__FILE__, __LINE__,
+							       "%s.%s=%s on %s at %" PRIu64 ": %s",
+							       ops->name, pa->name, vals[v],
+							       ss[k]->name, caps[c],
+							       strerror(-(r1 ? r1 : r2)));
+						else if (memcmp(&a, &b, sizeof(a)))
+							t_fail(__FILE__, __LINE__,
+							       "%s.%s=%s: not deterministic",
+							       ops->name, pa->name, vals[v]);
+					}
+				}
+				hs_param_set_free(ps);
+			}
+		}
+	}
+	free_stream(&mixed);
+	free_stream(&skewed);
+	/* lrfu, two-q, opt and lirs alone have more than ten values to try */
+	T_ASSERT(tried > 10);
+}
+
 /* A capacity holding every key: nothing is ever evicted, misses are cold. */
 static void test_big_capacity(void)
 {
@@ -372,6 +477,7 @@ static void test_bad_input(void)
 
 static const struct t_case cases[] = {
 	{ "every-policy", test_every_policy },
+	{ "every-parameter", test_every_parameter },
 	{ "big-capacity", test_big_capacity },
 	{ "opt-lower-bound", test_opt_is_lower_bound },
 	{ "lrfu-lambda1-is-lru", test_lrfu_lambda1_is_lru },
