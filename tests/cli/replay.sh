@@ -102,7 +102,8 @@ expect_grep 'no session 9' "$ERR"
 expect_status 66 "$HSCTL" -d "$T_DIR/none.db" replay 1 --size 3
 expect_eq "$(ls "$T_DIR" | grep -c none.db || true)" 0
 
-# Nothing above added runs: still the first three.
+# Only the first three runs and the two lrfu runs were stored: --no-store and
+# failed invocations add nothing.
 expect_status 0 "$HSCTL" -d "$DB" sql "SELECT count(*) FROM runs" --format csv
-expect_grep '^3$' "$OUT"
+expect_grep '^5$' "$OUT"
 finish
