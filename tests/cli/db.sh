@@ -1,3 +1,99 @@
 #!/bin/sh
-# STUB: to be written.
-exit 77
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# hsctl db info / migrate, and how every command treats files that are not
+# (or not yet, or no longer) this hsctl's database: missing (66), not SQLite,
+# another program's SQLite file, a newer schema (65, with the message naming
+# the versions), an empty file (initialized by migrate or by any write).
+. "$TESTS_SRCDIR/cli/setup.sh"
+
+H() {
+	"$HSCTL" -d "$DB" "$@"
+}
+
+# --- missing ---
+expect_status 66 H db
+expect_eq "$ERR" "hsctl: $DB: No such file or directory"
+expect_status 66 H db info
+expect_status 66 H db migrate
+[ ! -e "$DB" ] || t_bad "db created $DB"
+
+# --- a fresh database ---
+expect_status 0 H gen loop --seed 1 --accesses 100 --keys 10
+expect_status 0 H db
+expect_grep '^path  *'"$DB"'$' "$OUT"
+expect_grep '^application_id  *0x48534354$' "$OUT"
+expect_grep '^hsctl_database  *yes$' "$OUT"
+expect_grep '^schema_version  *1$' "$OUT"
+expect_grep '^supported_version  *1$' "$OUT"
+expect_grep '^sessions  *1$' "$OUT"
+expect_grep '^runs  *0$' "$OUT"
+expect_grep '^journal_mode  *wal$' "$OUT"
+expect_grep '^page_size  *[0-9][0-9]*$' "$OUT"
+expect_grep '^file_size  *[1-9][0-9]*$' "$OUT"
+expect_status 0 H db info --format json
+expect_grep '^  "application_id": "0x48534354",$' "$OUT"
+expect_grep '^  "schema_version": 1,$' "$OUT"
+expect_grep '^  "sessions": 1,$' "$OUT"
+expect_grep '^  "journal_mode": "wal"$' "$OUT"
+expect_status 0 H --format csv db info
+expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" \
+	'path,application_id,hsctl_database,schema_version,supported_version,sessions,runs,file_size,page_size,pages,free_pages,journal_mode'
+expect_status 0 H db migrate
+expect_eq "$OUT" "$DB: schema version 1 (up to date)"
+expect_status 0 H db migrate --format json
+expect_eq "$OUT" "$(printf '{\n  "path": "%s",\n  "from_version": 1,\n  "to_version": 1\n}' "$DB")"
+expect_status 64 H db frobnicate
+expect_grep "unknown action 'frobnicate' (valid: info, migrate)" "$ERR"
+expect_status 64 H db info extra
+expect_status 64 H db --format yaml
+expect_status 0 H db --help
+expect_grep 'EXAMPLES' "$OUT"
+
+# --- an empty file: info leaves it alone, migrate initializes it ---
+: >empty.db
+expect_status 0 "$HSCTL" -d empty.db db info
+expect_grep '^application_id  *0x00000000$' "$OUT"
+expect_grep '^schema_version  *0$' "$OUT"
+expect_grep '^sessions$' "$OUT"
+[ ! -s empty.db ] || t_bad "db info wrote into empty.db"
+expect_status 65 "$HSCTL" -d empty.db sql 'SELECT 1'
+expect_eq "$ERR" 'hsctl: empty.db: not an hsctl database (empty file)'
+expect_status 0 "$HSCTL" -d empty.db db migrate
+expect_eq "$OUT" 'empty.db: schema version 0 -> 1'
+expect_status 0 "$HSCTL" -d empty.db db info
+expect_grep '^schema_version  *1$' "$OUT"
+expect_grep '^sessions  *0$' "$OUT"
+expect_status 0 "$HSCTL" -d empty.db sql 'SELECT count(*) AS n FROM v_runs'
+
+# --- not SQLite ---
+i=0
+while [ $i -lt 100 ]; do
+	echo "this is not a database"
+	i=$((i + 1))
+done >garbage.db
+for cmd in 'db' 'db migrate' 'sessions' 'sql SELECT\ 1' 'gen loop --keys 5 --accesses 10'; do
+	eval "expect_status 65 \"\$HSCTL\" -d garbage.db $cmd"
+	expect_eq "$ERR" 'hsctl: garbage.db: file is not a database'
+done
+expect_eq "$(wc -l <garbage.db | tr -d ' ')" 100
+
+# --- another program's SQLite file ---
+cp "$DB" other.db
+expect_status 0 "$HSCTL" -d other.db sql --write 'PRAGMA application_id = 7'
+for cmd in 'db' 'sessions' 'sql SELECT\ 1' 'gen loop --keys 5 --accesses 10'; do
+	eval "expect_status 65 \"\$HSCTL\" -d other.db $cmd"
+	expect_eq "$ERR" 'hsctl: other.db: not an hsctl database'
+done
+
+# --- a newer hsctl's file: refused everywhere, never changed ---
+cp "$DB" newer.db
+expect_status 0 "$HSCTL" -d newer.db sql --write 'PRAGMA user_version = 9'
+for cmd in 'db' 'db migrate' 'sessions' 'sql SELECT\ 1' 'gen loop --keys 5 --accesses 10' \
+	'replay 1 --policy lru --size 5'; do
+	eval "expect_status 65 \"\$HSCTL\" -d newer.db $cmd"
+	expect_eq "$ERR" \
+		'hsctl: newer.db: database schema version 9 is newer than this hsctl supports (1); upgrade hsctl'
+done
+
+finish
