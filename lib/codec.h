@@ -20,8 +20,8 @@
 
 #include "access.h"
 
-#define HS_CHUNK_RECORDS	65536u	/* records per access chunk (the last may hold fewer) */
-#define HS_KEY_CHUNK_IDS	65536u	/* original ids per key chunk (the last may hold fewer) */
+#define HS_CHUNK_RECORDS	65536u	/* records per access chunk (the last: 1 to this) */
+#define HS_KEY_CHUNK_IDS	65536u	/* original ids per key chunk (the last: 1 to this) */
 
 /* Values of access_chunks.encoding. */
 enum hs_chunk_encoding {

@@ -31,7 +31,7 @@ struct hs_keymap {
 	struct km_slot	*slots;		/* 2^bits slots */
 	unsigned int	bits;		/* log2 of the slot count */
 	size_t		mask;		/* slot count - 1 */
-	size_t		limit;		/* grow before count passes this (3/4 of the slots) */
+	size_t		limit;		/* grow before count passes this (3/4 full) */
 	uint32_t	count;		/* keys mapped = next dense id */
 	uint64_t	*ids;		/* ids[i]: original key of dense id i, count valid */
 	size_t		ids_cap;	/* entries allocated in ids */

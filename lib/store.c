@@ -228,29 +228,29 @@ static const char *const stmt_sql[ST_NR] = {
 struct hs_store {
 	sqlite3		*db;			/* the connection */
 	unsigned int	flags;			/* HS_STORE_* given to open */
-	int		user_version;		/* schema version of the file (after migrating) */
-	bool		writing;		/* a writer or save_runs holds the transaction */
+	int		user_version;		/* schema version of the file */
+	bool		writing;		/* a writer or save_runs is in a transaction */
 	sqlite3_stmt	*stmts[ST_NR];		/* NULL until first used */
 	char		errmsg[512];		/* last error, one line */
 	int64_t		kc_session;		/* hs_key() cache: session of kc_ids */
-	int64_t		kc_chunk;		/* ... its key chunk number, -1: empty */
+	int64_t		kc_chunk;		/* ... its key chunk, -1: empty */
 	size_t		kc_n;			/* ... ids in kc_ids */
-	uint64_t	*kc_ids;		/* ... original ids, HS_KEY_CHUNK_IDS entries */
+	uint64_t	*kc_ids;		/* ... original ids (HS_KEY_CHUNK_IDS) */
 };
 
 struct hs_session_writer {
-	struct hs_store		*st;		/* holds the transaction until commit/abort */
+	struct hs_store		*st;		/* in a transaction until commit/abort */
 	struct hs_keymap	*km;		/* original id -> dense id */
 	int64_t			session;	/* sessions.id of the row being written */
 	uint64_t		*raw;		/* the chunk being filled: original ids */
 	uint8_t			*meta;		/* ... and meta bytes */
 	size_t			n;		/* records in the chunk being filled */
 	uint32_t		*keys;		/* dense ids of raw[], filled at flush */
-	uint8_t			*enc;		/* encoding buffer, big enough for either chunk */
+	uint8_t			*enc;		/* encoding buffer for either chunk */
 	uint64_t		records;	/* records in chunks already written */
-	uint64_t		accesses;	/* FD + PT records in chunks already written */
+	uint64_t		accesses;	/* FD + PT records in those chunks */
 	uint64_t		chunk_no;	/* number of the next chunk */
-	int			err;		/* first write error: every later call fails */
+	int			err;		/* first write error, returned ever after */
 };
 
 struct hs_session_reader {
@@ -259,9 +259,9 @@ struct hs_session_reader {
 	int64_t			session;	/* session read */
 	uint64_t		records;	/* records the session says it has */
 	uint64_t		accesses;	/* FD + PT records it says it has */
-	uint64_t		nr_keys;	/* its distinct keys: every key is below this */
+	uint64_t		nr_keys;	/* its distinct keys: keys are below */
 	uint64_t		chunk_no;	/* next chunk to read */
-	uint64_t		seq;		/* records read so far (first_seq of the next) */
+	uint64_t		seq;		/* records read (first_seq of the next) */
 	uint64_t		acc_seen;	/* accesses read so far */
 	uint32_t		*keys;		/* last chunk decoded, HS_CHUNK_RECORDS */
 	uint8_t			*meta;		/* ... its meta bytes */
@@ -1359,7 +1359,7 @@ struct row_buf {
 	int64_t			*ints;		/* INT values */
 	double			*reals;		/* REAL values */
 	const char		**texts;	/* TEXT values, BLOBs as hex */
-	char			**hex;		/* per column: buffer for a BLOB's hex text */
+	char			**hex;		/* per column: a BLOB's hex text */
 	size_t			*hex_cap;	/* ... its size */
 };
 

@@ -40,7 +40,9 @@ static const char *tmp_path(const char *name)
 	if (!tmpdir[0]) {
 		const char *base = getenv("TMPDIR");
 
-		snprintf(tmpdir, sizeof(tmpdir), "%s/t-store.XXXXXX", base && *base ? base : "/tmp");
+		if (!base || !*base)
+			base = "/tmp";
+		snprintf(tmpdir, sizeof(tmpdir), "%s/t-store.XXXXXX", base);
 		if (!mkdtemp(tmpdir)) {
 			tmpdir[0] = '\0';
 			return NULL;
@@ -403,7 +405,8 @@ static void test_refuse_files(void)
 	st = NULL;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 0", HS_STORE_RDONLY, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 0 is older than this hsctl's (1); run 'hsctl db migrate'");
+		 "database schema version 0 is older than this hsctl's (1);"
+		 " run 'hsctl db migrate'");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY | HS_STORE_NOMIGRATE, &st), 0);
@@ -574,7 +577,8 @@ static void test_runs(void)
 	/* buckets: 0 is [0, 1), 3 is [4, 8), 47 is [2^46, 2^47) */
 	T_EQ_STR(q_names(st, "SELECT * FROM v_refaults"), "run|policy|capacity|lo|hi|count");
 	T_EQ_STR(q(st, "SELECT * FROM v_refaults ORDER BY run, lo"),
-		 "1|'arc'|100|0|1|1;1|'arc'|100|4|8|4;1|'arc'|100|70368744177664|140737488355328|2");
+		 "1|'arc'|100|0|1|1;1|'arc'|100|4|8|4;"
+		 "1|'arc'|100|70368744177664|140737488355328|2");
 	T_EQ_STR(q(st, "SELECT run, bucket FROM run_refault_hist ORDER BY bucket"),
 		 "1|0;1|3;1|47");
 	T_EQ_STR(q(st, "SELECT * FROM run_protection"), "1|'second_chance'|5|3|2");

@@ -38,7 +38,8 @@ expect_grep '^  "sessions": 1,$' "$OUT"
 expect_grep '^  "journal_mode": "wal"$' "$OUT"
 expect_status 0 H --format csv db info
 expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" \
-	'path,application_id,hsctl_database,schema_version,supported_version,sessions,runs,file_size,page_size,pages,free_pages,journal_mode'
+	'path,application_id,hsctl_database,schema_version,supported_version,sessions,runs,'\
+'file_size,page_size,pages,free_pages,journal_mode'
 expect_status 0 H db migrate
 expect_eq "$OUT" "$DB: schema version 1 (up to date)"
 expect_status 0 H db migrate --format json
@@ -93,7 +94,8 @@ for cmd in 'db' 'db migrate' 'sessions' 'sql SELECT\ 1' 'gen loop --keys 5 --acc
 	'replay 1 --policy lru --size 5'; do
 	eval "expect_status 65 \"\$HSCTL\" -d newer.db $cmd"
 	expect_eq "$ERR" \
-		'hsctl: newer.db: database schema version 9 is newer than this hsctl supports (1); upgrade hsctl'
+		'hsctl: newer.db: database schema version 9 is newer than this hsctl supports (1);'\
+' upgrade hsctl'
 done
 
 finish

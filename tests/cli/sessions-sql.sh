@@ -46,7 +46,8 @@ expect_grep '^3,gen,zipf --alpha 0.99 --keys 100 --accesses 1000 --seed 1,comple
 
 expect_status 0 H --format json sessions
 expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" '['
-expect_grep '^  {"id": 1, "source": "import", "name": "ids.txt", "status": "complete", "accesses": 4, "keys": 3, "started": "' "$OUT"
+expect_grep '^  {"id": 1, "source": "import", "name": "ids.txt", "status": "complete", '\
+'"accesses": 4, "keys": 3, "started": "' "$OUT"
 expect_eq "$(printf '%s\n' "$OUT" | tail -n 1)" ']'
 
 # --- show ---
@@ -67,7 +68,8 @@ expect_grep '^  "runs": 0$' "$OUT"
 expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" '{'
 expect_status 0 H --format csv sessions show 1
 expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" \
-	'id,source,name,origin,format,unit,kind,channel,params,status,started,ended,records,accesses,distinct_keys,host,hsctl_version,runs'
+	'id,source,name,origin,format,unit,kind,channel,params,status,started,ended,'\
+'records,accesses,distinct_keys,host,hsctl_version,runs'
 
 expect_status 66 H sessions show 99
 expect_eq "$ERR" 'hsctl: sessions: no session 99'
@@ -85,8 +87,11 @@ expect_grep 'EXAMPLES' "$OUT"
 # --- sql: types and formats ---
 expect_status 0 H sql 'SELECT 7 AS x'
 expect_eq "$OUT" "$(printf 'x\n7')"
-expect_status 0 H sql --format json "SELECT 1 AS one, 2.5 AS r, NULL AS n, x'00ff' AS b, 'it''s' AS t"
-expect_eq "$OUT" "$(printf '[\n  {"one": 1, "r": 2.5, "n": null, "b": "x'"'"'00ff'"'"'", "t": "it'"'"'s"}\n]')"
+expect_status 0 H sql --format json \
+	"SELECT 1 AS one, 2.5 AS r, NULL AS n, x'00ff' AS b, 'it''s' AS t"
+expect_eq "$OUT" '[
+  {"one": 1, "r": 2.5, "n": null, "b": "x'"'00ff'"'", "t": "it'"'"'s"}
+]'
 expect_status 0 H --format csv sql "SELECT 1 AS one, NULL AS n, 'a,b' AS t"
 expect_eq "$OUT" "$(printf 'one,n,t\n1,,"a,b"')"
 expect_status 0 H sql --format json 'SELECT * FROM sessions WHERE 0'
@@ -98,23 +103,35 @@ expect_status 0 H sql 'SELECT 1 AS a; SELECT 2 AS b'
 expect_eq "$OUT" "$(printf 'b\n2')"
 
 # the chunk of session 1, byte by byte, and its original ids
-expect_status 0 H sql --format csv 'SELECT chunk_no, first_seq, nr_records, nr_accesses, encoding, hex(data) AS data FROM access_chunks WHERE session = 1'
-expect_eq "$OUT" "$(printf 'chunk_no,first_seq,nr_records,nr_accesses,encoding,data\n0,0,4,4,1,0101040208')"
-expect_status 0 H sql --format csv 'SELECT hs_key(1, 0) AS a, hs_key(1, 1) AS b, hs_key(1, 2) AS c, hs_key(1, 3) AS d'
+expect_status 0 H sql --format csv 'SELECT chunk_no, first_seq, nr_records, nr_accesses,
+	encoding, hex(data) AS data FROM access_chunks WHERE session = 1'
+expect_eq "$OUT" 'chunk_no,first_seq,nr_records,nr_accesses,encoding,data
+0,0,4,4,1,0101040208'
+expect_status 0 H sql --format csv 'SELECT hs_key(1, 0) AS a, hs_key(1, 1) AS b,
+	hs_key(1, 2) AS c, hs_key(1, 3) AS d'
 expect_eq "$OUT" "$(printf 'a,b,c,d\n100,7,42,')"
 
 # --- the view columns scripts rely on ---
 expect_status 0 H sql --format csv 'SELECT * FROM v_sessions WHERE session = 2'
-expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" 'session,source,name,status,started,ended,accesses,distinct_keys'
+expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" \
+	'session,source,name,status,started,ended,accesses,distinct_keys'
 expect_grep '^2,gen,myloop,complete,20[^,]*,20[^,]*,500,50$' "$OUT"
 expect_status 0 H replay 2 --policy lru,opt --size 50
 expect_status 0 H sql --format csv 'SELECT * FROM v_runs ORDER BY run'
 expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" \
-	'run,session,policy,params,capacity,accesses,hits,misses,hit_ratio,evictions,refaults,pingpong_keys,protected,protected_useful,protected_wasted,wall_s'
-expect_status 0 H sql --format csv 'SELECT policy, capacity, accesses, hits, misses, hit_ratio, evictions FROM v_runs ORDER BY policy'
-expect_eq "$OUT" "$(printf 'policy,capacity,accesses,hits,misses,hit_ratio,evictions\nlru,50,500,450,50,0.9,0\nopt,50,500,450,50,0.9,0')"
-expect_status 0 H sql --format json 'SELECT policy, hit_ratio, opt_gap FROM v_policy_compare ORDER BY policy'
-expect_eq "$OUT" "$(printf '[\n  {"policy": "lru", "hit_ratio": 0.9, "opt_gap": 1},\n  {"policy": "opt", "hit_ratio": 0.9, "opt_gap": 1}\n]')"
+	'run,session,policy,params,capacity,accesses,hits,misses,hit_ratio,evictions,refaults,'\
+'pingpong_keys,protected,protected_useful,protected_wasted,wall_s'
+expect_status 0 H sql --format csv 'SELECT policy, capacity, accesses, hits, misses, hit_ratio,
+	evictions FROM v_runs ORDER BY policy'
+expect_eq "$OUT" 'policy,capacity,accesses,hits,misses,hit_ratio,evictions
+lru,50,500,450,50,0.9,0
+opt,50,500,450,50,0.9,0'
+expect_status 0 H sql --format json \
+	'SELECT policy, hit_ratio, opt_gap FROM v_policy_compare ORDER BY policy'
+expect_eq "$OUT" '[
+  {"policy": "lru", "hit_ratio": 0.9, "opt_gap": 1},
+  {"policy": "opt", "hit_ratio": 0.9, "opt_gap": 1}
+]'
 expect_status 0 H sessions show 2
 expect_grep '^runs  *2$' "$OUT"
 
@@ -143,7 +160,9 @@ expect_grep '^hsctl: sql: CHECK constraint failed' "$ERR"
 
 # --- rm: cascades, exit 66 for a missing one, the others still go ---
 expect_status 0 H sessions rm 2
-expect_status 0 H sql --format csv 'SELECT (SELECT count(*) FROM runs) AS runs, (SELECT count(*) FROM access_chunks WHERE session = 2) AS chunks, (SELECT count(*) FROM session_keys WHERE session = 2) AS keys'
+expect_status 0 H sql --format csv 'SELECT (SELECT count(*) FROM runs) AS runs,
+	(SELECT count(*) FROM access_chunks WHERE session = 2) AS chunks,
+	(SELECT count(*) FROM session_keys WHERE session = 2) AS keys'
 expect_eq "$OUT" "$(printf 'runs,chunks,keys\n0,0,0')"
 expect_status 66 H sessions show 2
 expect_status 66 H sessions rm 2
