@@ -4,7 +4,7 @@
  * id plus one, so that a zeroed slot is empty and freshly mapped (zero) pages
  * need no initialization.  Keys are hashed with the MurmurHash3
  * finalizer (sequential block numbers and strided addresses spread as well as
- * random ids) and probed linearly.  The table doubles when it would pass 3/4
+ * random ids) and probed linearly.  The table doubles when it would pass 4/5
  * full; the new table is filled from the reverse array, which lists every key
  * once in a sequential scan, rather than from the old table.
  */
@@ -31,7 +31,7 @@ struct hs_keymap {
 	struct km_slot	*slots;		/* 2^bits slots */
 	unsigned int	bits;		/* log2 of the slot count */
 	size_t		mask;		/* slot count - 1 */
-	size_t		limit;		/* grow before count passes this (3/4 full) */
+	size_t		limit;		/* grow before count passes this (4/5 full) */
 	uint32_t	count;		/* keys mapped = next dense id */
 	uint64_t	*ids;		/* ids[i]: original key of dense id i, count valid */
 	size_t		ids_cap;	/* entries allocated in ids */
@@ -90,7 +90,7 @@ static int table_alloc(struct hs_keymap *km, unsigned int bits)
 	km->slots = slots;
 	km->bits = bits;
 	km->mask = n - 1;
-	km->limit = n / 4 * 3;
+	km->limit = n / 5 * 4;
 	return 0;
 }
 
@@ -136,7 +136,7 @@ int hs_keymap_new(size_t expect, struct hs_keymap **out)
 	km = calloc(1, sizeof(*km));
 	if (!km)
 		return -ENOMEM;
-	while (bits < 40 && ((size_t)1 << bits) / 4 * 3 < expect)
+	while (bits < 40 && ((size_t)1 << bits) / 5 * 4 < expect)
 		bits++;
 	if (table_alloc(km, bits)) {
 		free(km);

@@ -3,7 +3,7 @@
  * Dense renumbering of keys: a map from a trace's original 64-bit ids to dense
  * ids 0, 1, 2, ... handed out in order of first appearance, plus the reverse
  * array (dense id -> original id) that the store keeps with the session.  An
- * open-addressing table with linear probing that doubles when it is 3/4 full;
+ * open-addressing table with linear probing that doubles when it is 4/5 full;
  * it sits on the import hot path (millions of lookups per second).
  */
 #ifndef HS_KEYMAP_H
