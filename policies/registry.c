@@ -15,6 +15,7 @@ extern const struct hs_policy_ops hs_policy_arc, hs_policy_car, hs_policy_cart,
 	hs_policy_clock, hs_policy_fifo, hs_policy_lirs, hs_policy_lrfu, hs_policy_lru,
 	hs_policy_opt, hs_policy_two_q;
 extern const struct hs_policy_ops hs_policy_clock_pro;
+extern const struct hs_policy_ops hs_policy_hitshield, hs_policy_mglru;
 extern const struct hs_policy_ops hs_policy_linux_2q;
 
 static const struct hs_policy_ops *const policies[] = {
@@ -24,10 +25,12 @@ static const struct hs_policy_ops *const policies[] = {
 	&hs_policy_clock,
 	&hs_policy_clock_pro,
 	&hs_policy_fifo,
+	&hs_policy_hitshield,
 	&hs_policy_linux_2q,
 	&hs_policy_lirs,
 	&hs_policy_lrfu,
 	&hs_policy_lru,
+	&hs_policy_mglru,
 	&hs_policy_opt,
 	&hs_policy_two_q,
 };

@@ -1,0 +1,1586 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * mglru: the Linux multi-gen LRU (mm/vmscan.c, mm/workingset.c,
+ * include/linux/mm_inline.h) as a page-replacement policy, in three kernel
+ * version profiles, for replaying recorded or generated access streams.  It
+ * is also the base that hitshield.c patches.
+ */
+
+/*
+ * Design
+ * ======
+ *
+ * Specification: POLICIES.md section 1 (state, insertion, PT and FD access,
+ * aging, eviction with tiers and the PID controller, shadow entries) and
+ * section 2b (PAGEOUT/COLD hints).  The kernel was read to settle doubts
+ * (v6.6-6.8 and v6.14-era mm/vmscan.c, a v6.8-era mm/workingset.c); no line
+ * of it is copied.  Profiles: p61 = 6.1-6.7, p68 = 6.8-6.13 (the default: the
+ * base HitShield was written on), p614 = 6.14 and later.
+ *
+ * One lruvec.  Folios of each type (anon, file) sit on per-generation lists;
+ * a generation is a sequence number, seq, and its list index is seq % 4:
+ *
+ *         min_seq[t]                                  max_seq
+ *             |                                          |
+ *   type t:  [gen 0] <- [gen 1] <- [gen 2] <- [gen 3]     (2 to 4 gens live)
+ *     tail = evict <- ... <- head = young, per list
+ *
+ *   list head here (qlist head) = the kernel's list tail = eviction end
+ *
+ *   access:   PT  -> set the folio's accessed bit (seen at the next aging)
+ *             FD  -> folio_mark_accessed(): refs/PG_referenced/PG_workingset
+ *   miss:     reclaim (evict()) if memory is full, refault(), then
+ *             lru_gen_add_folio() places the folio by its flags
+ *   aging:    every folio whose accessed bit is set gets folio_update_gen()
+ *             (gen := max_seq); a full window moves its oldest gen up one
+ *             (inc_min_seq); max_seq++
+ *   eviction: take folios from the eviction end of the oldest gen of the
+ *             type the PID controller picks; sort_folio() moves promoted and
+ *             tier-protected ones, the rest are isolated; the reference
+ *             check (rmap) rejects those whose accessed bit is set; the rest
+ *             are evicted, leaving a shadow token
+ *
+ * Hooks.  hit() and insert() are the access; insert() follows refault(),
+ * which is the kernel's lru_gen_refault() (after reclaim, as the memcg charge
+ * precedes workingset_refault()).  evict() is one reclaim call: it runs the
+ * reclaim loop of POLICIES.md 1.9 until it has freed the reclaim goal and
+ * returns every folio it evicted (a batch; at most the driver's max).  hint()
+ * handles MADV_PAGEOUT/MADV_COLD, remove() hint evictions and drops.
+ *
+ * Reclaim loop (POLICIES.md 1.9 "Reclaim"), one per evict():
+ *
+ *   priority = 12
+ *   while freed < goal and something evictable is resident:
+ *       n = gens in the evictable window
+ *       n <= 2                                  -> age (eviction impossible)
+ *       n == 3, priority < 12, and (p614, or p61/p68's young/old test:
+ *               youngest gen > 1/2 of the pages, or oldest < 1/4) -> age
+ *       otherwise evict_folios(): one pass of up to `batch` isolations;
+ *               a pass that frees nothing lowers priority
+ *
+ * The kernel's memcg reclaim ends a priority pass right after it ages; the
+ * simulation ages and goes on evicting within one call, as section 1.9 says.
+ * What the kernel decides per folio is modelled exactly per profile:
+ *
+ *   placement  p61: PG_active -> max_seq; anon (not swap cache) -> min_seq+1;
+ *                   else min_seq.
+ *              p68: PG_active -> max_seq; anon -> max_seq-1; 4 gens ->
+ *                   min_seq+1, else min_seq.
+ *              p614: lru_gen_folio_seq(): max(max_seq - g + 1, min_seq) with
+ *                   g = 2 - PG_workingset (active), 2 (anon), 4 - PG_workingset.
+ *   FD access  p61/p68: PG_referenced, PG_workingset, then refs 1..3;
+ *              p614: PG_referenced, refs 1..3, then PG_workingset.
+ *   tiers      p61/p68: refs = counter + PG_workingset, tier = ob2(refs + 1);
+ *              p614: refs = PG_referenced ? counter + 1 : 0, tier =
+ *                   PG_workingset ? 3 : ob2(refs).
+ *   aging      folio_update_gen(): p61/p68 clear refs, PG_referenced and
+ *              PG_workingset; p614 needs two observations (the first only
+ *              sets PG_referenced) and sets PG_workingset on promotion.
+ *              inc_min_seq() moves the oldest gen's folios to min_seq+1
+ *              (counted as protected only in p614, as the 6.14 code does;
+ *              POLICIES.md 1.6 says every profile counts: the 6.8 code
+ *              does not).
+ *   sorting    promoted (gen field != oldest) -> young end of its gen;
+ *              protected: tier > tier_idx (PID), or p68 refs == 4, or p614
+ *              refs + workingset == 5 -> folio_inc_gen(), min_seq+1 (p61/p68
+ *              eviction end, p614 young end); otherwise isolate.
+ *   PID        get_type_to_scan()/get_tier_idx() per profile (tier 0 of each
+ *              type and gains 1:2 before 6.14; all tiers and 2:3 after),
+ *              EWMA halving at every min_seq advance; `refault_floor`
+ *              replaces both MIN_LRU_BATCHes of positive_ctrl_err() (the
+ *              "too few refaults" test and the smoothing term).
+ *   rmap       an isolated folio whose accessed bit is set is kept: p61/p68
+ *              always re-add it with PG_active (max_seq), p68 clearing refs;
+ *              p614 lru_gen_set_refs(): first time KEEP, later ACTIVATE, and
+ *              a rejected folio that would land in min_seq gets PG_active.
+ *   shadows    token = (min_seq, max(refs - 1, 0), workingset bit); recent:
+ *              p61/p68 token seq == min_seq, p614 |max_seq - seq| < 4;
+ *              restore per profile (section 1.8), workingset_* counters.
+ *   coupling   p61/p68 with swap: anon := min(anon, file), file :=
+ *              max(anon, its old value), so both advance together; p614
+ *              lets each go alone but clamps the one ahead to max_seq - 2.
+ *
+ * Approximations (and their consequence):
+ *   - one accessed bit per folio, one mapping: shared pages get one
+ *     folio_update_gen() per aging instead of one per mapping;
+ *   - aging walks every folio accessed since the last aging (the young
+ *     vector), never misses one (no Bloom filter): promotes slightly more and
+ *     earlier than the kernel, whose walk skips sparse page tables;
+ *   - look-around (`lookaround`, off by default): the stream has no virtual
+ *     addresses, so key ids are taken as page numbers (512 per PMD, window of
+ *     64).  For generated streams and imported traces that is fiction; for a
+ *     recorded session keys are dense ids in order of first touch, so only a
+ *     rough proxy of address adjacency.  Off, hot neighbours of a reclaimed
+ *     folio are only seen at the next aging.  The reclaimed folio's own young
+ *     PTE is always handled as the kernel does (p61, and p68 with
+ *     reclaimer=kswapd, call folio_update_gen() on it, which HitShield counts);
+ *   - no time: aging and eviction are driven by reclaim only (no min_ttl, no
+ *     kswapd background aging, no watermarks); `reclaimer` only decides
+ *     whether look-around has an mm_walk.  Memcg reclaim (the default) never
+ *     has one when it evicts: the mm_walk that aging allocates is freed when
+ *     the kernel ends the priority pass, right after aging.  kswapd always
+ *     has its node's;
+ *   - no dirty/writeback model: dirty file folios are evicted like clean
+ *     ones, PG_reclaim (set by folio_inc_gen(reclaiming)) has no effect;
+ *   - one zone, one node, one memcg, 4 KiB folios, swap always available;
+ *   - swap cache: an anonymous folio brought back by a refault is in the swap
+ *     cache until written;
+ *   - the reclaim goal and batch are the kernel's 32 and 64 at 32768 pages
+ *     (128 MiB) and above; below, with `scale` (default), they shrink with
+ *     memory (capacity/1024 and capacity/512, at least 1) so that one reclaim
+ *     frees the same share of memory; scale=false keeps 32/64 at any size,
+ *     which on tiny memories frees most of memory at every miss;
+ *   - p68 `activate_clears_refs`: POLICIES.md says adding a PG_active folio
+ *     clears refs and PG_referenced "by 6.13, first release not pinned"; the
+ *     6.8 refault fix sets refs to 3 for faulting folios, which that clearing
+ *     would undo at once, so the default models 6.8 without it;
+ *   - hints (section 2b): PAGEOUT evicts per `pageout` (recheck keeps a page
+ *     accessed within `recheck_window` accesses; 0 = never in a serial
+ *     replay); the evicted folio leaves a shadow token.  COLD with
+ *     cold=kernel is folio_deactivate(): p61/p68 delete and re-add (anon
+ *     lands in min_seq+1 / max_seq-1, file in the oldest or second oldest
+ *     gen); p614 first clears refs and workingset and re-adds only if not
+ *     already in the oldest gen.  cold=oldest moves it to the eviction end;
+ *   - a type change of a key between accesses is ignored while resident.
+ *
+ * Degenerate memories.  Capacity 1: each miss evicts the only folio (after
+ * however many agings it takes to strip its protection), so the policy is
+ * FIFO of one.  Capacity 2: as the kernel would, with two folios.  With
+ * swappiness 0 and no file folio resident the kernel would OOM; the
+ * simulation then reclaims anon as with swappiness 1.  If a reclaim makes no
+ * progress in 1000 rounds (it cannot, by construction: protection is
+ * stripped by every pass), it evicts the oldest folio outright and counts it
+ * in mglru.forced.
+ *
+ * Cost.  Per key: 16 bytes of the driver's record plus this area (16 bytes),
+ * plus 4 bytes per young-vector slot (at most 2 * capacity + 1, or one per
+ * key) and, with recheck_window > 0, 4 bytes per key.  A hit is O(1); an
+ * aging is O(folios accessed since the last one); an eviction pass is
+ * O(folios scanned).  check() is O(keys).
+ *
+ * Reporting.  Tier protection, promotion at eviction time (sort_folio's
+ * promoted branch and the reference check) and HitShield's spent shields go
+ * to hs_sim_protect() as HS_PROT_TIER, HS_PROT_PROMOTE and HS_PROT_SHIELD.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs.h"
+#include "mglru.h"
+#include "param.h"
+#include "policy.h"
+#include "qlist.h"
+
+#define SCALE_PAGES	32768	/* memory at which reclaim uses the kernel's 32/64 */
+#define PMD_PAGES	512	/* pages per PTE table (look-around region) */
+#define LOOKAROUND	64	/* look-around window (MIN_LRU_BATCH) */
+#define STALL_ROUNDS	1000	/* reclaim rounds without progress before forcing */
+
+enum { EVICT_END, YOUNG_END };
+
+static const struct hs_param mglru_params[] = {
+	HS_MGLRU_PARAMS,
+	{ .name = NULL },
+};
+
+static inline struct hs_folio *folio_at(const struct hs_policy *p, uint32_t id)
+{
+	return hs_env_folio(p->env, id);
+}
+
+static inline int folio_type(const struct mglru_folio *k)
+{
+	return k->anon ? LRU_GEN_ANON : LRU_GEN_FILE;
+}
+
+static inline unsigned int gen_from_seq(uint64_t seq)
+{
+	return (unsigned int)(seq % MAX_NR_GENS);
+}
+
+static inline uint64_t nr_gens(const struct hs_policy *p, int type)
+{
+	return p->max_seq - p->min_seq[type] + 1;
+}
+
+static inline bool is_p614(const struct hs_policy *p)
+{
+	return p->profile == MGLRU_P614;
+}
+
+/* order_base_2(): ceil(log2(n)), 0 for n <= 1. */
+static inline unsigned int ob2(unsigned int n)
+{
+	return n <= 1 ? 0 : 32 - (unsigned int)__builtin_clz(n - 1);
+}
+
+/* folio_lru_refs() */
+static inline unsigned int folio_refs(const struct hs_policy *p, const struct mglru_folio *k)
+{
+	if (is_p614(p))
+		return k->referenced ? k->refs + 1 : 0;
+	return k->refs + k->workingset;
+}
+
+/* lru_tier_from_refs() */
+static inline unsigned int refs_tier(const struct hs_policy *p, unsigned int refs, bool ws)
+{
+	if (is_p614(p))
+		return ws ? MAX_NR_TIERS - 1 : ob2(refs);
+	return ob2(refs + 1);
+}
+
+/* Is this type evictable under the running reclaim's swappiness? */
+static inline bool type_evictable(const struct hs_policy *p, int type)
+{
+	return type == LRU_GEN_FILE || p->swap_eff > 0;
+}
+
+/* The oldest generation of the evictable types: the window eviction works in. */
+static uint64_t evictable_min_seq(const struct hs_policy *p)
+{
+	if (!is_p614(p))
+		return p->min_seq[p->swap_eff ? LRU_GEN_ANON : LRU_GEN_FILE];
+	if (!p->swap_eff)
+		return p->min_seq[LRU_GEN_FILE];
+	return HS_MIN(p->min_seq[LRU_GEN_ANON], p->min_seq[LRU_GEN_FILE]);
+}
+
+/* ---- the generation lists ---- */
+
+/* Move the gen field of k (type t) from its gen to @gen: lru_gen_update_size(). */
+static void set_gen(struct hs_policy *p, struct mglru_folio *k, int t, unsigned int gen)
+{
+	if (k->gen)
+		p->nr_pages[k->gen - 1][t]--;
+	p->nr_pages[gen][t]++;
+	k->gen = gen + 1;
+}
+
+/* Move k's list entry to folios[gen][t], at the young or the eviction end. */
+static void move_entry(struct hs_policy *p, uint32_t id, struct mglru_folio *k,
+		       unsigned int gen, int end)
+{
+	int t = folio_type(k);
+
+	hs_q_del(&p->q, &p->folios[k->lgen][t], id);
+	if (end == YOUNG_END)
+		hs_q_push_tail(&p->q, &p->folios[gen][t], id);
+	else
+		hs_q_push_head(&p->q, &p->folios[gen][t], id);
+	k->lgen = gen;
+}
+
+/* lru_gen_folio_seq() of 6.14, for a non-reclaiming add. */
+static uint64_t folio_seq_p614(const struct hs_policy *p, const struct mglru_folio *k)
+{
+	int t = folio_type(k);
+	unsigned int g;
+
+	if (k->active)
+		g = MIN_NR_GENS - k->workingset;
+	else if (t == LRU_GEN_ANON && !k->swapcache)
+		g = MIN_NR_GENS;
+	else
+		g = MAX_NR_GENS - k->workingset;
+	return HS_MAX(p->max_seq + 1 - g, p->min_seq[t]);
+}
+
+/* lru_gen_add_folio(reclaiming = false), and HitShield's R1. */
+static void add_folio(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
+{
+	int t = folio_type(k);
+	uint64_t max = p->max_seq, min = p->min_seq[t];
+	unsigned int gen;
+	uint64_t seq;
+
+	switch (p->profile) {
+	case MGLRU_P61:
+		if (k->active)
+			seq = max;
+		else if (t == LRU_GEN_ANON && !k->swapcache)
+			seq = min + 1;
+		else
+			seq = min;
+		break;
+	case MGLRU_P68:
+		if (k->active) {
+			seq = max;
+			if (p->active_clears_refs) {
+				k->refs = 0;
+				k->referenced = 0;
+			}
+		} else if (t == LRU_GEN_ANON && !k->swapcache) {
+			seq = max - 1;
+		} else if (min + MIN_NR_GENS >= max) {
+			seq = min;
+		} else {
+			seq = min + 1;
+		}
+		break;
+	default:
+		seq = folio_seq_p614(p, k);
+		break;
+	}
+	gen = gen_from_seq(seq);
+	k->gen = 0;
+	set_gen(p, k, t, gen);
+	k->lgen = gen;
+	k->active = 0;
+	k->hs_cnt = 0;		/* R1: every add clears HitShield's counter */
+	hs_q_push_tail(&p->q, &p->folios[gen][t], id);
+}
+
+/* lru_gen_del_folio(): off the lists (isolation, eviction, drop). */
+static void del_folio(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
+{
+	int t = folio_type(k);
+
+	hs_q_del(&p->q, &p->folios[k->lgen][t], id);
+	p->nr_pages[k->gen - 1][t]--;
+	k->gen = 0;
+}
+
+/* folio_inc_gen(): the second oldest generation, unless already promoted. */
+static unsigned int inc_gen(struct hs_policy *p, struct mglru_folio *k)
+{
+	int t = folio_type(k);
+	unsigned int old = gen_from_seq(p->min_seq[t]);
+	unsigned int cur = k->gen - 1;
+	unsigned int gen;
+
+	if (cur != old)
+		return cur;	/* folio_update_gen() has promoted it */
+	gen = (old + 1) % MAX_NR_GENS;
+	k->refs = 0;
+	k->referenced = 0;
+	if (!is_p614(p))
+		k->workingset = 0;
+	/* reclaiming would set PG_reclaim: without writeback it changes nothing */
+	set_gen(p, k, t, gen);
+	return gen;
+}
+
+/* folio_mark_accessed() -> folio_inc_refs() / lru_gen_inc_refs() */
+static void inc_refs(const struct hs_policy *p, struct mglru_folio *k)
+{
+	if (!k->referenced) {
+		k->referenced = 1;
+		if (is_p614(p))
+			k->refs = 0;
+		return;
+	}
+	if (is_p614(p)) {
+		if (k->refs == LRU_REFS_MASK)
+			k->workingset = 1;
+		else
+			k->refs++;
+		return;
+	}
+	if (!k->workingset)
+		k->workingset = 1;
+	else if (k->refs < LRU_REFS_MASK)
+		k->refs++;
+}
+
+/* ---- accessed bits and aging ---- */
+
+/* Drop stale entries from the young vector (it has room afterwards). */
+static void compact_young(struct hs_policy *p)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nr_young; i++) {
+		struct hs_folio *f = folio_at(p, p->young[i]);
+		struct mglru_folio *k = mglru_priv(f);
+
+		if (hs_folio_is_resident(f) && k->abit)
+			p->young[n++] = p->young[i];
+		else
+			k->in_young = 0;
+	}
+	p->nr_young = n;
+}
+
+/* A PTE access: the hardware sets the accessed bit. */
+static void set_abit(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
+{
+	k->abit = 1;
+	if (k->in_young)
+		return;
+	if (p->nr_young == p->young_cap)
+		compact_young(p);
+	k->in_young = 1;
+	p->young[p->nr_young++] = id;
+}
+
+/* folio_update_gen(folio, gen(max_seq)) on a folio on the lists. */
+static void update_gen(struct hs_policy *p, struct mglru_folio *k)
+{
+	unsigned int gen = gen_from_seq(p->max_seq);
+	int t = folio_type(k);
+
+	if (p->hs_on && p->hs_hook == HS_HOOK_TOP)
+		hs_hitshield_count(p, k);
+	if (is_p614(p) && !k->referenced && !k->workingset) {
+		/* the first young PTE is taken to be the fault's own */
+		k->referenced = 1;
+		k->refs = 0;
+		return;
+	}
+	k->refs = 0;
+	k->referenced = 0;
+	k->workingset = is_p614(p);
+	if (k->gen - 1u != gen) {
+		set_gen(p, k, t, gen);
+		p->promotions++;
+	}
+	if (p->hs_on && p->hs_hook == HS_HOOK_AFTER_FIRST_TOUCH)
+		hs_hitshield_count(p, k);
+}
+
+/* reset_ctrl_pos(type, carryover = true): the PID's EWMA (NR_HIST_GENS = 1). */
+static void reset_ctrl_pos(struct hs_policy *p, int t)
+{
+	int tier;
+
+	for (tier = 0; tier < MAX_NR_TIERS; tier++) {
+		p->avg_refaulted[t][tier] = (p->avg_refaulted[t][tier] + p->refaulted[t][tier]) / 2;
+		p->avg_total[t][tier] = (p->avg_total[t][tier] + p->evicted[t][tier] +
+					 p->protected[t][tier]) / 2;
+		p->refaulted[t][tier] = 0;
+		p->evicted[t][tier] = 0;
+		p->protected[t][tier] = 0;
+	}
+}
+
+/* inc_min_seq(): retire the oldest generation of a full window. */
+static void inc_min_seq(struct hs_policy *p, int t)
+{
+	unsigned int old = gen_from_seq(p->min_seq[t]);
+	struct hs_qlist *l = &p->folios[old][t];
+
+	if (!type_evictable(p, t)) {
+		/*
+		 * The kernel just bumps min_seq: the oldest list becomes the new
+		 * youngest.  Folios on it that were promoted while the type was
+		 * evictable (a swap_eff fallback) would keep a gen field older
+		 * than their list; the simulation moves those to their own gen.
+		 */
+		uint32_t id = l->head;
+
+		while (id != HS_NIL) {
+			uint32_t next = hs_q_next(&p->q, id);
+			struct mglru_folio *k = mglru_priv(folio_at(p, id));
+
+			if (k->gen - 1u != old)
+				move_entry(p, id, k, k->gen - 1u, EVICT_END);
+			id = next;
+		}
+	}
+	while (type_evictable(p, t) && l->head != HS_NIL) {
+		uint32_t id = l->head;
+		struct mglru_folio *k = mglru_priv(folio_at(p, id));
+		unsigned int gen;
+
+		if (is_p614(p)) {
+			unsigned int refs = folio_refs(p, k);
+
+			/* the workingset being lazily promoted is not counted */
+			if (refs + k->workingset != MAX_NR_TIERS + 1)
+				p->protected[t][refs_tier(p, refs, k->workingset)]++;
+		}
+		gen = inc_gen(p, k);
+		move_entry(p, id, k, gen, EVICT_END);
+	}
+	reset_ctrl_pos(p, t);
+	p->min_seq[t]++;
+}
+
+/* try_to_inc_max_seq(): walk the accessed bits, then inc_max_seq(). */
+static void age(struct hs_policy *p)
+{
+	size_t i, n = 0;
+	int t;
+
+	for (i = 0; i < p->nr_young; i++) {
+		uint32_t id = p->young[i];
+		struct hs_folio *f = folio_at(p, id);
+		struct mglru_folio *k = mglru_priv(f);
+
+		if (!hs_folio_is_resident(f) || !k->abit) {
+			k->in_young = 0;
+			continue;
+		}
+		if (k->anon && !p->swap_eff) {
+			/* should_skip_vma(): anon VMAs are not walked */
+			p->young[n++] = id;
+			continue;
+		}
+		k->in_young = 0;
+		k->abit = 0;
+		update_gen(p, k);
+	}
+	p->nr_young = n;
+
+	for (t = 0; t < ANON_AND_FILE; t++)
+		if (nr_gens(p, t) == MAX_NR_GENS)
+			inc_min_seq(p, t);
+	p->max_seq++;
+	p->agings++;
+}
+
+/* try_to_inc_min_seq(): skip empty oldest generations; couple the types. */
+static void try_to_inc_min_seq(struct hs_policy *p)
+{
+	uint64_t min[ANON_AND_FILE] = { p->min_seq[0], p->min_seq[1] };
+	int t;
+
+	for (t = 0; t < ANON_AND_FILE; t++) {
+		if (!type_evictable(p, t))
+			continue;
+		while (min[t] + MIN_NR_GENS <= p->max_seq &&
+		       hs_q_empty(&p->folios[gen_from_seq(min[t])][t]))
+			min[t]++;
+	}
+	if (!is_p614(p)) {
+		if (p->swap_eff) {
+			min[LRU_GEN_ANON] = HS_MIN(min[LRU_GEN_ANON], min[LRU_GEN_FILE]);
+			min[LRU_GEN_FILE] = HS_MAX(min[LRU_GEN_ANON], p->min_seq[LRU_GEN_FILE]);
+		}
+	} else if (p->swap_eff) {
+		uint64_t seq = p->max_seq - MIN_NR_GENS;
+
+		if (min[LRU_GEN_ANON] > seq && min[LRU_GEN_FILE] < seq)
+			min[LRU_GEN_ANON] = seq;
+		else if (min[LRU_GEN_FILE] > seq && min[LRU_GEN_ANON] < seq)
+			min[LRU_GEN_FILE] = seq;
+	}
+	for (t = 0; t < ANON_AND_FILE; t++) {
+		if (!type_evictable(p, t) || min[t] <= p->min_seq[t])
+			continue;
+		reset_ctrl_pos(p, t);
+		p->min_seq[t] = min[t];
+	}
+}
+
+/* ---- the PID controller ---- */
+
+/* read_ctrl_pos(); tier == MAX_NR_TIERS sums all tiers (6.14). */
+static struct mglru_ctrl_pos read_ctrl_pos(const struct hs_policy *p, int t, int tier,
+					   unsigned int gain)
+{
+	struct mglru_ctrl_pos pos = { .gain = gain };
+	int lo = tier % MAX_NR_TIERS, hi = HS_MIN(tier, MAX_NR_TIERS - 1);
+	int i;
+
+	for (i = lo; i <= hi; i++) {
+		pos.refaulted += p->avg_refaulted[t][i] + p->refaulted[t][i];
+		pos.total += p->avg_total[t][i] + p->evicted[t][i] + p->protected[t][i];
+	}
+	return pos;
+}
+
+/* positive_ctrl_err(): pv refaults too little, or no more than sp (by gain). */
+static bool positive_ctrl_err(const struct hs_policy *p, const struct mglru_ctrl_pos *sp,
+			      const struct mglru_ctrl_pos *pv)
+{
+	return pv->refaulted < p->floor ||
+	       pv->refaulted * (sp->total + p->floor) * sp->gain <=
+	       (sp->refaulted + 1) * pv->total * pv->gain;
+}
+
+/* get_tier_idx(): tiers above the result are protected. */
+static int get_tier_idx(const struct hs_policy *p, int t)
+{
+	unsigned int g0 = is_p614(p) ? 2 : 1, g1 = is_p614(p) ? 3 : 2;
+	struct mglru_ctrl_pos sp = read_ctrl_pos(p, t, 0, g0), pv;
+	int tier;
+
+	for (tier = 1; tier < MAX_NR_TIERS; tier++) {
+		pv = read_ctrl_pos(p, t, tier, g1);
+		if (!positive_ctrl_err(p, &sp, &pv))
+			break;
+	}
+	return tier - 1;
+}
+
+/* get_type_to_scan() of 6.1-6.13: tier 0 against tier 0; also the tier index. */
+static int get_type_to_scan_p61(const struct hs_policy *p, int *tier_idx)
+{
+	unsigned int gain[ANON_AND_FILE] = { p->swap_eff, MAX_SWAPPINESS - p->swap_eff };
+	struct mglru_ctrl_pos sp, pv;
+	int type, tier;
+
+	sp = read_ctrl_pos(p, LRU_GEN_ANON, 0, gain[LRU_GEN_ANON]);
+	pv = read_ctrl_pos(p, LRU_GEN_FILE, 0, gain[LRU_GEN_FILE]);
+	type = positive_ctrl_err(p, &sp, &pv);
+
+	sp = read_ctrl_pos(p, !type, 0, gain[!type]);
+	for (tier = 1; tier < MAX_NR_TIERS; tier++) {
+		pv = read_ctrl_pos(p, type, tier, gain[type]);
+		if (!positive_ctrl_err(p, &sp, &pv))
+			break;
+	}
+	*tier_idx = tier - 1;
+	return type;
+}
+
+/* get_type_to_scan() of 6.14: all tiers of anon against all tiers of file. */
+static int get_type_to_scan_p614(const struct hs_policy *p)
+{
+	struct mglru_ctrl_pos sp, pv;
+
+	if (p->swap_eff <= 1)
+		return LRU_GEN_FILE;
+	if (p->swap_eff >= MAX_SWAPPINESS)
+		return LRU_GEN_ANON;
+	sp = read_ctrl_pos(p, LRU_GEN_ANON, MAX_NR_TIERS, p->swap_eff);
+	pv = read_ctrl_pos(p, LRU_GEN_FILE, MAX_NR_TIERS, MAX_SWAPPINESS - p->swap_eff);
+	return positive_ctrl_err(p, &sp, &pv);
+}
+
+/* ---- eviction ---- */
+
+/* R3 at its place in sort_folio(): spend the shield for a second chance. */
+static bool sort_shield(struct hs_policy *p, uint32_t id, struct hs_folio *f,
+			struct mglru_folio *k)
+{
+	unsigned int gen;
+
+	if (!hs_hitshield_spend(p, f, k))
+		return false;
+	gen = inc_gen(p, k);	/* folio_inc_gen(reclaiming = true) */
+	move_entry(p, id, k, gen, YOUNG_END);
+	return true;
+}
+
+/* sort_folio(): true if the folio was moved instead of isolated. */
+static bool sort_folio(struct hs_policy *p, uint32_t id, int t, int tier_idx)
+{
+	struct hs_folio *f = folio_at(p, id);
+	struct mglru_folio *k = mglru_priv(f);
+	unsigned int refs = folio_refs(p, k);
+	unsigned int tier = refs_tier(p, refs, k->workingset);
+	unsigned int gen = k->gen - 1;
+	bool lazy;
+
+	/* promoted by folio_update_gen() since it was put here */
+	if (gen != gen_from_seq(p->min_seq[t])) {
+		move_entry(p, id, k, gen, YOUNG_END);
+		p->sort_promoted++;
+		hs_sim_protect(p->env->sim, f, HS_PROT_PROMOTE);
+		return true;
+	}
+
+	if (p->hs_on && p->hs_consume == HS_CONSUME_BEFORE_PROTECTED && sort_shield(p, id, f, k))
+		return true;
+
+	/* protected by its tier, or by p68/p614's rules for frequent FD access */
+	lazy = is_p614(p) && refs + k->workingset == MAX_NR_TIERS + 1;
+	if ((int)tier > tier_idx || lazy || (p->profile == MGLRU_P68 && refs == MAX_NR_TIERS)) {
+		gen = inc_gen(p, k);
+		move_entry(p, id, k, gen, is_p614(p) ? YOUNG_END : EVICT_END);
+		if (!lazy)
+			p->protected[t][tier]++;
+		if (p->profile == MGLRU_P61)
+			p->ws_activate[t]++;
+		p->tier_protected++;
+		hs_sim_protect(p->env->sim, f, HS_PROT_TIER);
+		return true;
+	}
+
+	if (p->hs_on && p->hs_consume == HS_CONSUME_AFTER_PROTECTED && sort_shield(p, id, f, k))
+		return true;
+	return false;
+}
+
+/* isolate_folio() */
+static void isolate_folio(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
+{
+	if (!k->referenced) {
+		k->refs = 0;
+		if (!is_p614(p))
+			k->workingset = 0;
+	}
+	if (!is_p614(p))
+		k->referenced = 0;
+	del_folio(p, id, k);
+	p->iso[p->nr_iso++] = id;
+}
+
+/* scan_folios(): sort or isolate from the eviction end of the oldest gen. */
+static uint64_t scan_folios(struct hs_policy *p, int t, int tier_idx, size_t lim)
+{
+	uint64_t scanned = 0, remaining = p->max_scan;
+	struct hs_qlist *l;
+	size_t isolated = 0;
+
+	if (nr_gens(p, t) == MIN_NR_GENS)
+		return 0;
+	l = &p->folios[gen_from_seq(p->min_seq[t])][t];
+	while (l->head != HS_NIL) {
+		uint32_t id = l->head;
+
+		scanned++;
+		if (sort_folio(p, id, t, tier_idx)) {
+			p->pgrefill++;
+		} else {
+			isolate_folio(p, id, mglru_priv(folio_at(p, id)));
+			isolated++;
+		}
+		if (!--remaining || isolated >= lim)
+			break;
+	}
+	p->pgscan += isolated;
+	return isolated || !remaining ? scanned : 0;
+}
+
+/* isolate_folios(): pick the type and tier, then scan; fall back to the other type. */
+static void isolate_folios(struct hs_policy *p, size_t lim)
+{
+	int tier = -1, type, i;
+
+	if (is_p614(p)) {
+		type = get_type_to_scan_p614(p);
+		for (i = 0; i < ANON_AND_FILE; i++, type = !type) {
+			if (!type_evictable(p, type))
+				continue;
+			if (scan_folios(p, type, get_tier_idx(p, type), lim))
+				return;
+		}
+		return;
+	}
+	if (!p->swap_eff)
+		type = LRU_GEN_FILE;
+	else if (p->min_seq[LRU_GEN_ANON] < p->min_seq[LRU_GEN_FILE])
+		type = LRU_GEN_ANON;
+	else if (p->swap_eff == 1)
+		type = LRU_GEN_FILE;
+	else if (p->swap_eff == MAX_SWAPPINESS)
+		type = LRU_GEN_ANON;
+	else
+		type = get_type_to_scan_p61(p, &tier);
+	for (i = !p->swap_eff; i < ANON_AND_FILE; i++) {
+		if (tier < 0)
+			tier = get_tier_idx(p, type);
+		if (scan_folios(p, type, tier, lim))
+			return;
+		type = !type;
+		tier = -1;
+	}
+}
+
+/*
+ * walk_update_folio() for a young neighbour found by look-around.  Isolated
+ * neighbours (gen field 0): p61/p68 mark them referenced (so the reference
+ * check keeps them), p614 skips them.
+ */
+static void lookaround_update(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
+{
+	bool walk = p->profile == MGLRU_P61 || p->kswapd;
+	unsigned int new_gen = gen_from_seq(p->max_seq);
+
+	k->abit = 0;
+	if (!k->gen) {
+		k->referenced = 1;
+		if (walk && p->hs_on)
+			hs_hitshield_count(p, k);	/* runs on the isolated branch too */
+		return;
+	}
+	if (walk) {
+		update_gen(p, k);
+		return;
+	}
+	if (is_p614(p)) {
+		/* lru_gen_set_refs() */
+		if (!k->referenced && !k->workingset) {
+			k->referenced = 1;
+			k->refs = 0;
+			return;
+		}
+		k->referenced = 0;
+		k->refs = 0;
+		k->workingset = 1;
+	}
+	if (k->gen - 1u != new_gen) {
+		/* folio_activate(): delete, PG_active, add (at max_seq) */
+		del_folio(p, id, k);
+		k->active = 1;
+		add_folio(p, id, k);
+	}
+}
+
+/* lru_gen_look_around(): the young neighbours of a reclaimed folio's PTE. */
+static void look_around(struct hs_policy *p, uint32_t id, const struct mglru_folio *self)
+{
+	uint64_t start = id & ~(uint64_t)(PMD_PAGES - 1), end = start + PMD_PAGES;
+	uint64_t addr;
+
+	if (end - start > LOOKAROUND) {
+		if (id - start < LOOKAROUND / 2) {
+			end = start + LOOKAROUND;
+		} else if (end - id < LOOKAROUND / 2) {
+			start = end - LOOKAROUND;
+		} else {
+			start = id - LOOKAROUND / 2;
+			end = id + LOOKAROUND / 2;
+		}
+	}
+	end = HS_MIN(end, (uint64_t)p->env->nr_keys);
+	for (addr = start; addr < end; addr++) {
+		struct hs_folio *f;
+		struct mglru_folio *k;
+
+		if (addr == id)
+			continue;
+		f = folio_at(p, (uint32_t)addr);
+		k = mglru_priv(f);
+		if (!hs_folio_is_resident(f) || !k->abit)
+			continue;
+		/* before 6.14 the walk of a file folio skips anon neighbours */
+		if (!is_p614(p) && !self->anon && k->anon)
+			continue;
+		if (is_p614(p) && !k->gen)
+			continue;
+		lookaround_update(p, (uint32_t)addr, k);
+	}
+}
+
+/*
+ * shrink_folio_list()'s reference check on an isolated folio: true if it is
+ * kept (rejected).  Its own young PTE is handled as lru_gen_look_around()
+ * does; the PG_active it may get is consumed by the put-back.
+ */
+static bool reference_check(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
+{
+	if (!k->abit) {
+		/* p61/p68: a look-around marked it while isolated: still mapped, young */
+		if (is_p614(p) || !k->referenced)
+			return false;
+		k->active = 1;
+		return true;
+	}
+	k->abit = 0;
+	if (p->lookaround)
+		look_around(p, id, k);
+	if (is_p614(p)) {
+		/* lru_gen_set_refs(): first young PTE KEEP, later ACTIVATE */
+		if (!k->referenced && !k->workingset) {
+			k->referenced = 1;
+			k->refs = 0;
+		} else {
+			k->referenced = 0;
+			k->refs = 0;
+			k->workingset = 1;
+			k->active = 1;
+		}
+		return true;
+	}
+	/*
+	 * p61/p68: look-around's folio_update_gen() (p61, or with a walk) or
+	 * folio_set_referenced() marks the isolated folio itself, so
+	 * folio_check_references() sees PG_referenced and a young PTE: ACTIVATE.
+	 */
+	if (p->hs_on && (p->profile == MGLRU_P61 || p->kswapd))
+		hs_hitshield_count(p, k);
+	k->referenced = 1;
+	k->active = 1;
+	return true;
+}
+
+/* evict_folios()' post-processing of a rejected folio, then the put-back. */
+static void putback(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
+{
+	switch (p->profile) {
+	case MGLRU_P61:
+		if (k->workingset)
+			k->referenced = 1;
+		k->active = 1;
+		break;
+	case MGLRU_P68:
+		/* rejected mapped folio: clear refs and flags, PG_active */
+		k->refs = 0;
+		k->referenced = 0;
+		k->workingset = 0;
+		k->active = 1;
+		break;
+	default:
+		/* don't add rejected folios to the oldest generation */
+		if (folio_seq_p614(p, k) == p->min_seq[folio_type(k)]) {
+			k->refs = 0;
+			k->referenced = 0;
+			k->active = 1;
+		}
+		break;
+	}
+	add_folio(p, id, k);
+	hs_sim_protect(p->env->sim, folio_at(p, id), HS_PROT_PROMOTE);
+}
+
+/* Push a shadow token on the FIFO, dropping the oldest beyond the bound. */
+static void push_token(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
+{
+	if (!p->shadow_max)
+		return;
+	if (p->shadows.nr == p->shadow_max) {
+		uint32_t old = hs_q_pop_head(&p->q, &p->shadows);
+
+		mglru_priv(folio_at(p, old))->token = 0;
+	}
+	k->token = 1;
+	hs_q_push_tail(&p->q, &p->shadows, id);
+}
+
+/* Forget everything of a folio's life but its type and its token. */
+static void end_life(struct mglru_folio *k)
+{
+	k->gen = 0;
+	k->lgen = 0;
+	k->refs = 0;
+	k->referenced = 0;
+	k->workingset = 0;
+	k->active = 0;
+	k->abit = 0;
+	k->swapcache = 0;
+	k->shield = 0;
+	k->spent = 0;
+	k->hs_cnt = 0;
+}
+
+/* A folio off the lists leaves memory: lru_gen_eviction() and the shadow token. */
+static void evict_folio(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
+{
+	int t = folio_type(k);
+	unsigned int refs = folio_refs(p, k);
+
+	p->evicted[t][refs_tier(p, refs, k->workingset)]++;
+	k->stamp = (uint32_t)p->min_seq[t];
+	k->token_refs = refs ? refs - 1 : 0;
+	k->token_ws = is_p614(p) ? k->workingset : refs != 0;
+	if (p->hs_on)
+		hs_hitshield_leave(p, k, true);
+	end_life(k);
+	p->nr_resident[t]--;
+	push_token(p, id, k);
+}
+
+/* evict_folios(): one pass; returns how many folios it freed into victims. */
+static size_t evict_folios(struct hs_policy *p, struct hs_folio **victims, size_t room)
+{
+	size_t i, nv = 0, nr_rej = 0;
+
+	p->nr_iso = 0;
+	isolate_folios(p, HS_MIN(p->batch, room));
+	try_to_inc_min_seq(p);
+
+	/* shrink_folio_list(), in isolation order */
+	for (i = 0; i < p->nr_iso; i++) {
+		uint32_t id = p->iso[i];
+		struct mglru_folio *k = mglru_priv(folio_at(p, id));
+
+		if (reference_check(p, id, k)) {
+			p->iso[nr_rej++] = id;
+			continue;
+		}
+		evict_folio(p, id, k);
+		victims[nv++] = folio_at(p, id);
+	}
+	/* move_folios_to_lru(), in the same order */
+	for (i = 0; i < nr_rej; i++) {
+		uint32_t id = p->iso[i];
+
+		p->rejected++;
+		putback(p, id, mglru_priv(folio_at(p, id)));
+	}
+	p->nr_iso = 0;
+	return nv;
+}
+
+/* should_run_aging() of 6.1-6.13 with exactly three generations. */
+static bool young_old_unbalanced(const struct hs_policy *p)
+{
+	uint64_t young = 0, old = 0, total = 0, seq;
+	int t;
+
+	for (t = p->swap_eff ? LRU_GEN_ANON : LRU_GEN_FILE; t < ANON_AND_FILE; t++) {
+		for (seq = p->min_seq[t]; seq <= p->max_seq; seq++) {
+			uint64_t size = p->nr_pages[gen_from_seq(seq)][t];
+
+			total += size;
+			if (seq == p->max_seq)
+				young += size;
+			else if (seq + MIN_NR_GENS == p->max_seq)
+				old += size;
+		}
+	}
+	return young * MIN_NR_GENS > total || old * (MIN_NR_GENS + 2) < total;
+}
+
+/* The no-progress safety net: evict the oldest folio of any evictable type. */
+static size_t force_evict(struct hs_policy *p, struct hs_folio **victims)
+{
+	uint64_t seq;
+	int t;
+
+	for (seq = evictable_min_seq(p); seq <= p->max_seq; seq++) {
+		for (t = 0; t < ANON_AND_FILE; t++) {
+			struct hs_qlist *l = &p->folios[gen_from_seq(seq)][t];
+			uint32_t id = l->head;
+			struct mglru_folio *k;
+
+			if (!type_evictable(p, t) || seq < p->min_seq[t] || id == HS_NIL)
+				continue;
+			k = mglru_priv(folio_at(p, id));
+			del_folio(p, id, k);
+			evict_folio(p, id, k);
+			victims[0] = folio_at(p, id);
+			p->forced++;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/**
+ * hs_mglru_evict() - one reclaim: age and evict until the goal is freed
+ * @p: the lruvec
+ * @incoming: the missed folio (not resident; plays no part)
+ * @a: the access
+ * @need: units the driver needs
+ * @victims: receives the evicted folios, in the order they were freed
+ * @max: room in @victims
+ *
+ * Return: the number of victims, at least 1 while anything is resident.
+ */
+size_t hs_mglru_evict(struct hs_policy *p, struct hs_folio *incoming, const struct hs_access *a,
+		      size_t need, struct hs_folio **victims, size_t max)
+{
+	size_t nv = 0, goal = HS_MIN(HS_MAX(need, (size_t)p->reclaim), max);
+	unsigned int stall = 0;
+	int priority = DEF_PRIORITY;
+
+	(void)incoming;
+	(void)a;
+	p->swap_eff = p->swappiness;
+	if (!p->swap_eff && !p->nr_resident[LRU_GEN_FILE])
+		p->swap_eff = 1;	/* the kernel would OOM; reclaim anon instead */
+
+	while (nv < goal && p->nr_resident[LRU_GEN_ANON] + p->nr_resident[LRU_GEN_FILE]) {
+		uint64_t n = p->max_seq - evictable_min_seq(p) + 1;
+		size_t got;
+
+		if (++stall > STALL_ROUNDS) {
+			got = force_evict(p, victims + nv);
+			if (!got)
+				break;
+			nv += got;
+			stall = 0;
+			continue;
+		}
+		if (n <= MIN_NR_GENS ||
+		    (priority < DEF_PRIORITY && n == MIN_NR_GENS + 1 &&
+		     (is_p614(p) || young_old_unbalanced(p)))) {
+			age(p);
+			continue;
+		}
+		got = evict_folios(p, victims + nv, max - nv);
+		nv += got;
+		if (got)
+			stall = 0;
+		else if (priority > 0)
+			priority--;
+	}
+	p->swap_eff = p->swappiness;
+	return nv;
+}
+
+/* ---- hooks ---- */
+
+static int mglru_create(const struct hs_policy_env *env, const struct hs_param_set *ps,
+			struct hs_policy **out)
+{
+	return hs_mglru_create(env, ps, false, out);
+}
+
+/**
+ * hs_mglru_create() - set up an lruvec for mglru or hitshield
+ * @env: the driver's description of the run
+ * @ps: parameters
+ * @hitshield: read the HitShield parameters too
+ * @out: the new policy
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int hs_mglru_create(const struct hs_policy_env *env, const struct hs_param_set *ps,
+		    bool hitshield, struct hs_policy **out)
+{
+	uint64_t cap = env->capacity;
+	struct hs_policy *p;
+	double shadows;
+	int t, g;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->env = env;
+	p->q.base = env->folios;
+	p->q.stride = env->stride;
+	p->q.off = env->priv_off + offsetof(struct mglru_folio, link);
+	for (g = 0; g < MAX_NR_GENS; g++)
+		for (t = 0; t < ANON_AND_FILE; t++)
+			hs_q_init(&p->folios[g][t]);
+	hs_q_init(&p->shadows);
+	p->max_seq = MIN_NR_GENS + 1;	/* lru_gen_init_lruvec() */
+
+	p->profile = (enum mglru_profile)hs_param_enum(ps, "profile");
+	p->swappiness = (unsigned int)hs_param_u64(ps, "swappiness");
+	p->swap_eff = p->swappiness;
+	p->batch = (size_t)hs_param_u64(ps, "batch");
+	p->reclaim = hs_param_u64(ps, "reclaim");
+	if (hs_param_bool(ps, "scale") && cap < SCALE_PAGES) {
+		p->batch = (size_t)HS_MIN((uint64_t)p->batch, HS_MAX(cap / 512, 1));
+		p->reclaim = HS_MIN(p->reclaim, HS_MAX(cap / 1024, 1));
+	}
+	p->max_scan = (uint64_t)p->batch * 64;	/* MAX_LRU_BATCH = 64 * MIN_LRU_BATCH */
+	p->floor = hs_param_u64(ps, "refault_floor");
+	p->lookaround = hs_param_bool(ps, "lookaround");
+	p->kswapd = hs_param_enum(ps, "reclaimer") == MGLRU_RECLAIMER_KSWAPD;
+	p->active_clears_refs = hs_param_bool(ps, "activate_clears_refs");
+	p->pageout = (enum mglru_pageout)hs_param_enum(ps, "pageout");
+	if (p->pageout == MGLRU_PAGEOUT_PROFILE)
+		p->pageout = is_p614(p) ? MGLRU_PAGEOUT_IGNORE_REFS : MGLRU_PAGEOUT_RECHECK;
+	p->recheck_window = hs_param_u64(ps, "recheck_window");
+	p->cold = (enum mglru_cold)hs_param_enum(ps, "cold");
+	shadows = hs_param_double(ps, "shadow_factor") * (double)cap;
+	p->shadow_max = shadows >= 1.8e19 ? UINT64_MAX : (uint64_t)shadows;
+	if (hitshield) {
+		p->hs_threshold = (unsigned int)hs_param_u64(ps, "threshold");
+		p->hs_on = p->hs_threshold > 0;
+		p->hs_hook = (enum hitshield_hook)hs_param_enum(ps, "hook");
+		p->hs_consume = (enum hitshield_consume)hs_param_enum(ps, "consume");
+	}
+
+	p->young_cap = (size_t)HS_MIN((uint64_t)env->nr_keys, cap > UINT32_MAX ? UINT32_MAX :
+				      2 * cap) + 1;
+	p->young = malloc(p->young_cap * sizeof(*p->young));
+	p->iso = malloc(p->batch * sizeof(*p->iso));
+	if (p->recheck_window && p->pageout == MGLRU_PAGEOUT_RECHECK)
+		p->last_access = calloc(env->nr_keys ? env->nr_keys : 1,
+					sizeof(*p->last_access));
+	if (!p->young || !p->iso ||
+	    (p->recheck_window && p->pageout == MGLRU_PAGEOUT_RECHECK && !p->last_access)) {
+		hs_mglru_destroy(p);
+		return -ENOMEM;
+	}
+	*out = p;
+	return 0;
+}
+
+/**
+ * hs_mglru_destroy() - free an lruvec
+ * @p: the policy, or NULL
+ */
+void hs_mglru_destroy(struct hs_policy *p)
+{
+	if (!p)
+		return;
+	free(p->young);
+	free(p->iso);
+	free(p->last_access);
+	free(p);
+}
+
+/* Common to every access: HitShield's bookkeeping and the recheck clock. */
+static inline void touch(struct hs_policy *p, struct hs_folio *f, struct mglru_folio *k,
+			 const struct hs_access *a)
+{
+	p->accesses++;
+	if (p->hs_on)
+		hs_hitshield_access(p, k);
+	if (p->last_access)
+		p->last_access[f->id] = (uint32_t)a->seq;
+	if (a->write)
+		k->swapcache = 0;
+}
+
+/**
+ * hs_mglru_hit() - an access to a resident folio
+ * @p: the lruvec
+ * @f: the folio
+ * @a: the access: PT sets the accessed bit, FD marks the folio accessed
+ */
+void hs_mglru_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
+{
+	struct mglru_folio *k = mglru_priv(f);
+
+	touch(p, f, k, a);
+	if (a->channel == HS_CH_PT)
+		set_abit(p, f->id, k);
+	else
+		inc_refs(p, k);
+}
+
+/**
+ * hs_mglru_insert() - a missed folio enters the lruvec
+ * @p: the lruvec
+ * @f: the folio (after refault(), if it had a shadow entry)
+ * @a: the access: PT is a fault (PG_active), FD a page-cache fill
+ */
+void hs_mglru_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
+{
+	struct mglru_folio *k = mglru_priv(f);
+	bool anon = a->type == HS_TYPE_ANON;
+
+	if (k->token) {
+		/* no refault() came (cannot happen with lib/sim.c): forget it */
+		hs_q_del(&p->q, &p->shadows, f->id);
+		k->token = 0;
+	}
+	if (k->anon != anon) {
+		k->anon = anon;
+		k->swapcache = 0;
+	}
+	k->active = a->channel == HS_CH_PT;	/* folio_add_lru() inside a fault */
+	add_folio(p, f->id, k);
+	p->nr_resident[folio_type(k)]++;
+	touch(p, f, k, a);
+	if (a->channel == HS_CH_PT)
+		set_abit(p, f->id, k);		/* the fault's own access */
+	else
+		inc_refs(p, k);			/* filemap_read() marks it accessed */
+}
+
+/**
+ * hs_mglru_refault() - lru_gen_refault(): a miss on a folio with a shadow entry
+ * @p: the lruvec
+ * @f: the folio, not resident yet
+ * @a: the access (PT: in a fault)
+ * @distance: accesses since the eviction (unused: MGLRU measures generations)
+ */
+void hs_mglru_refault(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a,
+		      uint64_t distance)
+{
+	struct mglru_folio *k = mglru_priv(f);
+	int t = a->type == HS_TYPE_ANON ? LRU_GEN_ANON : LRU_GEN_FILE;
+	bool fault = a->channel == HS_CH_PT;
+	unsigned int refs, tier;
+	bool recent;
+
+	(void)distance;
+	if (t == LRU_GEN_ANON && !a->write)
+		k->swapcache = 1;	/* swapped in, clean */
+	if (!k->token)
+		return;
+	hs_q_del(&p->q, &p->shadows, f->id);
+	k->token = 0;
+	if (folio_type(k) != t)
+		return;			/* another namespace: no shadow there */
+	p->ws_refault[t]++;
+	if (is_p614(p)) {
+		uint32_t max = (uint32_t)p->max_seq;
+
+		recent = (max >= k->stamp ? max - k->stamp : k->stamp - max) < MAX_NR_GENS;
+	} else {
+		recent = k->stamp == (uint32_t)p->min_seq[t];
+	}
+	if (!recent)
+		return;
+
+	if (is_p614(p)) {
+		refs = k->token_refs + 1u;
+		tier = refs_tier(p, refs, k->token_ws);
+		p->refaulted[t][tier]++;
+		if (fault)
+			p->ws_activate[t]++;
+		if (k->token_ws) {
+			k->workingset = 1;
+			p->ws_restore[t]++;
+		} else {
+			k->refs = refs - 1;
+		}
+		return;
+	}
+	refs = k->token_refs + k->token_ws;
+	tier = refs_tier(p, refs, false);
+	p->refaulted[t][tier]++;
+	p->ws_activate[t]++;
+	if (p->profile == MGLRU_P61 ? fault || refs == MAX_NR_TIERS :
+				      fault || refs >= MAX_NR_TIERS - 1) {
+		if (p->profile == MGLRU_P68)
+			k->refs = LRU_REFS_MASK;
+		k->workingset = 1;
+		p->ws_restore[t]++;
+	}
+}
+
+/**
+ * hs_mglru_hint() - MADV_PAGEOUT or MADV_COLD on a resident folio
+ * @p: the lruvec
+ * @f: the folio
+ * @a: the hint
+ *
+ * Return: HS_HINT_EVICT for a PAGEOUT the model carries out, else HS_HINT_KEEP.
+ */
+enum hs_hint_verdict hs_mglru_hint(struct hs_policy *p, struct hs_folio *f,
+				   const struct hs_access *a)
+{
+	struct mglru_folio *k = mglru_priv(f);
+	int t = folio_type(k);
+
+	if (a->channel == HS_CH_PAGEOUT) {
+		if (p->pageout == MGLRU_PAGEOUT_IGNORE)
+			return HS_HINT_KEEP;
+		if (p->pageout == MGLRU_PAGEOUT_RECHECK && p->last_access &&
+		    (uint32_t)((uint32_t)a->seq - 1u - p->last_access[f->id]) <
+		    p->recheck_window)
+			return HS_HINT_KEEP;
+		return HS_HINT_EVICT;
+	}
+	if (a->channel != HS_CH_COLD)
+		return HS_HINT_KEEP;
+
+	/* madvise_cold_or_pageout_pte_range(): young bit and PG_referenced go */
+	k->abit = 0;
+	k->referenced = 0;
+	if (p->cold == MGLRU_COLD_OLDEST) {
+		unsigned int gen = gen_from_seq(p->min_seq[t]);
+
+		set_gen(p, k, t, gen);
+		move_entry(p, f->id, k, gen, EVICT_END);
+		return HS_HINT_KEEP;
+	}
+	if (is_p614(p)) {
+		/* lru_gen_clear_refs(): nothing to move if already the oldest */
+		k->refs = 0;
+		k->workingset = 0;
+		if (k->gen - 1u == gen_from_seq(p->min_seq[t]))
+			return HS_HINT_KEEP;
+	}
+	/* lru_deactivate(): delete, clear PG_active/PG_referenced, add */
+	del_folio(p, f->id, k);
+	add_folio(p, f->id, k);
+	return HS_HINT_KEEP;
+}
+
+/**
+ * hs_mglru_remove() - a drop, or the eviction a PAGEOUT hint was granted
+ * @p: the lruvec
+ * @f: the folio (a drop: resident or not)
+ * @why: HS_REMOVE_HINT leaves a shadow token, HS_REMOVE_DROP forgets the key
+ */
+void hs_mglru_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why)
+{
+	struct mglru_folio *k = mglru_priv(f);
+
+	if (hs_folio_is_resident(f)) {
+		del_folio(p, f->id, k);
+		if (why == HS_REMOVE_HINT) {
+			/* reclaim_pages(): folio_isolate_lru() keeps the refs */
+			k->abit = 0;
+			k->referenced = 0;
+			evict_folio(p, f->id, k);
+			return;
+		}
+		if (p->hs_on)
+			hs_hitshield_leave(p, k, false);
+		p->nr_resident[folio_type(k)]--;
+		end_life(k);
+		return;
+	}
+	if (why == HS_REMOVE_DROP && k->token) {
+		hs_q_del(&p->q, &p->shadows, f->id);
+		k->token = 0;
+	}
+}
+
+/* ---- invariants, dump, report ---- */
+
+/* Is @gen the list index of a live generation of type t? */
+static bool gen_is_live(const struct hs_policy *p, int t, unsigned int gen)
+{
+	uint64_t seq;
+
+	for (seq = p->min_seq[t]; seq <= p->max_seq; seq++)
+		if (gen_from_seq(seq) == gen)
+			return true;
+	return false;
+}
+
+/**
+ * hs_mglru_check() - POLICIES.md 1.9's invariants and the lists' integrity
+ * @p: the lruvec
+ *
+ * Return: 0 or -EUCLEAN.
+ */
+int hs_mglru_check(const struct hs_policy *p)
+{
+	const struct hs_policy_env *env = p->env;
+	uint64_t nr[MAX_NR_GENS][ANON_AND_FILE] = { { 0 } };
+	uint64_t on_lists = 0, resident = 0, tokens = 0, young = 0, shields = 0;
+	uint32_t id, i;
+	int g, t;
+
+	for (t = 0; t < ANON_AND_FILE; t++) {
+		uint64_t n = nr_gens(p, t);
+
+		if (p->min_seq[t] > p->max_seq || n < MIN_NR_GENS || n > MAX_NR_GENS)
+			return -EUCLEAN;
+	}
+	if (!is_p614(p) && p->min_seq[LRU_GEN_ANON] > p->min_seq[LRU_GEN_FILE])
+		return -EUCLEAN;	/* 6.1-6.13 never let anon pass file */
+	for (g = 0; g < MAX_NR_GENS; g++) {
+		for (t = 0; t < ANON_AND_FILE; t++) {
+			uint32_t prev = HS_NIL;
+			uint64_t n = 0;
+
+			for (id = p->folios[g][t].head; id != HS_NIL; id = hs_q_next(&p->q, id)) {
+				const struct hs_folio *f;
+				const struct mglru_folio *k;
+
+				if (id >= env->nr_keys || ++n > p->folios[g][t].nr)
+					return -EUCLEAN;
+				f = hs_env_folio(env, id);
+				k = mglru_cpriv(f);
+				if (!hs_folio_is_resident(f) || !k->gen || k->lgen != g ||
+				    folio_type(k) != t || hs_q_prev(&p->q, id) != prev)
+					return -EUCLEAN;
+				prev = id;
+			}
+			if (n != p->folios[g][t].nr || p->folios[g][t].tail != prev)
+				return -EUCLEAN;
+			if (n && !gen_is_live(p, t, (unsigned int)g))
+				return -EUCLEAN;
+			on_lists += n;
+		}
+	}
+	for (id = p->shadows.head; id != HS_NIL; id = hs_q_next(&p->q, id)) {
+		if (id >= env->nr_keys || ++tokens > p->shadows.nr)
+			return -EUCLEAN;
+	}
+	if (tokens != p->shadows.nr || tokens > p->shadow_max)
+		return -EUCLEAN;
+	for (i = 0; i < p->nr_young; i++) {
+		if (p->young[i] >= env->nr_keys ||
+		    !mglru_cpriv(hs_env_folio(env, p->young[i]))->in_young)
+			return -EUCLEAN;
+	}
+	for (i = 0; i < env->nr_keys; i++) {
+		const struct hs_folio *f = hs_env_folio(env, i);
+		const struct mglru_folio *k = mglru_cpriv(f);
+
+		young += k->in_young;
+		if (!hs_folio_is_resident(f)) {
+			if (k->gen || k->abit || k->shield || k->spent || k->active)
+				return -EUCLEAN;
+			tokens -= k->token;
+			continue;
+		}
+		resident++;
+		shields += k->shield;
+		if (k->token || !k->gen || k->active || (k->abit && !k->in_young))
+			return -EUCLEAN;
+		if (!gen_is_live(p, folio_type(k), k->gen - 1u))
+			return -EUCLEAN;	/* min_seq[t] <= seq <= max_seq */
+		if (p->hs_threshold && k->hs_cnt >= p->hs_threshold)
+			return -EUCLEAN;
+		nr[k->gen - 1][folio_type(k)]++;
+	}
+	if (tokens || young != p->nr_young || resident != on_lists ||
+	    resident != p->nr_resident[0] + p->nr_resident[1] || shields != p->hs_resident)
+		return -EUCLEAN;
+	for (g = 0; g < MAX_NR_GENS; g++)
+		for (t = 0; t < ANON_AND_FILE; t++)
+			if (nr[g][t] != p->nr_pages[g][t])
+				return -EUCLEAN;
+	return 0;
+}
+
+/**
+ * hs_mglru_dump() - the lruvec as the debugfs lru_gen file would show it, and more
+ * @p: the lruvec
+ * @fp: where to write
+ */
+void hs_mglru_dump(const struct hs_policy *p, FILE *fp)
+{
+	static const char *const names[] = { "p61", "p68", "p614" };
+	uint64_t seq;
+	int t;
+
+	fprintf(fp, "mglru %s: max_seq %" PRIu64 " min_seq anon %" PRIu64 " file %" PRIu64
+		" agings %" PRIu64 "\n", names[p->profile], p->max_seq,
+		p->min_seq[LRU_GEN_ANON], p->min_seq[LRU_GEN_FILE], p->agings);
+	for (seq = HS_MIN(p->min_seq[0], p->min_seq[1]); seq <= p->max_seq; seq++) {
+		unsigned int g = gen_from_seq(seq);
+
+		fprintf(fp, "  seq %" PRIu64 " (gen %u):", seq, g);
+		for (t = 0; t < ANON_AND_FILE; t++) {
+			uint32_t id;
+
+			fprintf(fp, " %s %" PRIu64 " [", t ? "file" : "anon", p->nr_pages[g][t]);
+			for (id = p->folios[g][t].head; id != HS_NIL;
+			     id = hs_q_next(&p->q, id)) {
+				const struct mglru_folio *k =
+					mglru_cpriv(hs_env_folio(p->env, id));
+
+				fprintf(fp, " %" PRIu32 "%s/g%u/r%u%s%s%s", id,
+					k->abit ? "*" : "", k->gen - 1u, k->refs,
+					k->referenced ? "R" : "", k->workingset ? "W" : "",
+					k->shield ? "S" : "");
+			}
+			fprintf(fp, " ]");
+		}
+		fputc('\n', fp);
+	}
+}
+
+/**
+ * hs_mglru_report() - end-of-run numbers of the lruvec
+ * @p: the lruvec
+ * @m: the metrics to append to
+ */
+void hs_mglru_report(const struct hs_policy *p, struct hs_metrics *m)
+{
+	hs_metrics_add(m, "mglru.agings", (double)p->agings);
+	hs_metrics_add(m, "mglru.max_seq", (double)p->max_seq);
+	hs_metrics_add(m, "mglru.min_seq_anon", (double)p->min_seq[LRU_GEN_ANON]);
+	hs_metrics_add(m, "mglru.min_seq_file", (double)p->min_seq[LRU_GEN_FILE]);
+	hs_metrics_add(m, "mglru.promotions", (double)p->promotions);
+	hs_metrics_add(m, "mglru.sort_promoted", (double)p->sort_promoted);
+	hs_metrics_add(m, "mglru.tier_protected", (double)p->tier_protected);
+	hs_metrics_add(m, "mglru.rejected", (double)p->rejected);
+	hs_metrics_add(m, "mglru.pgscan", (double)p->pgscan);
+	hs_metrics_add(m, "mglru.pgrefill", (double)p->pgrefill);
+	hs_metrics_add(m, "mglru.shadow_tokens", (double)p->shadows.nr);
+	hs_metrics_add(m, "mglru.forced", (double)p->forced);
+	hs_metrics_add(m, "mglru.workingset_refault",
+		       (double)(p->ws_refault[0] + p->ws_refault[1]));
+	hs_metrics_add(m, "mglru.workingset_activate",
+		       (double)(p->ws_activate[0] + p->ws_activate[1]));
+	hs_metrics_add(m, "mglru.workingset_restore",
+		       (double)(p->ws_restore[0] + p->ws_restore[1]));
+}
+
+const struct hs_policy_ops hs_policy_mglru = {
+	.abi		= HS_POLICY_ABI,
+	.name		= "mglru",
+	.summary	= "Linux multi-gen LRU (6.1 / 6.8 / 6.14 profiles): generations, tiers, PID",
+	.params		= mglru_params,
+	.folio_priv	= sizeof(struct mglru_folio),
+	.flags		= 0,
+	.create		= mglru_create,
+	.destroy	= hs_mglru_destroy,
+	.hit		= hs_mglru_hit,
+	.insert		= hs_mglru_insert,
+	.evict		= hs_mglru_evict,
+	.remove		= hs_mglru_remove,
+	.refault	= hs_mglru_refault,
+	.hint		= hs_mglru_hint,
+	.check		= hs_mglru_check,
+	.dump		= hs_mglru_dump,
+	.report		= hs_mglru_report,
+};

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Internals shared by the mglru policy (policies/mglru.c) and its HitShield
+ * delta (policies/hitshield.c): the per-folio state kept in the driver's
+ * private area, the lruvec that one simulated memcg owns, the parameter table
+ * both policies accept, and the few calls that cross between the two files.
+ * Nothing here is a public interface; only the two ops tables are registered.
+ */
+#ifndef HS_MGLRU_H
+#define HS_MGLRU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "policy.h"
+#include "qlist.h"
+
+/* include/linux/mmzone.h, swap.h */
+#define MIN_NR_GENS	2	/* the two youngest generations count as active */
+#define MAX_NR_GENS	4	/* sliding window of generations */
+#define MAX_NR_TIERS	4	/* tiers per generation */
+#define ANON_AND_FILE	2
+#define LRU_GEN_ANON	0	/* kernel type index (hs_type uses the other order) */
+#define LRU_GEN_FILE	1
+#define LRU_REFS_MASK	3u	/* the 2-bit refs counter saturates at 3 */
+#define DEF_PRIORITY	12	/* first reclaim pass */
+#define MAX_SWAPPINESS	200
+
+enum mglru_profile {
+	MGLRU_P61,		/* v6.1 .. v6.7 */
+	MGLRU_P68,		/* v6.8 .. v6.13: HitShield's base */
+	MGLRU_P614,		/* v6.14 .. */
+};
+
+enum mglru_pageout {
+	MGLRU_PAGEOUT_PROFILE,	/* recheck before 6.10 (p61, p68), ignore-references after */
+	MGLRU_PAGEOUT_RECHECK,	/* evict unless touched within recheck_window accesses */
+	MGLRU_PAGEOUT_IGNORE_REFS, /* evict every resident page of the hint */
+	MGLRU_PAGEOUT_IGNORE,	/* drop the hint */
+};
+
+enum mglru_cold {
+	MGLRU_COLD_KERNEL,	/* folio_deactivate(): delete and re-add (lru_gen_add_folio) */
+	MGLRU_COLD_OLDEST,	/* POLICIES.md 2b literally: eviction end of the oldest gen */
+};
+
+enum mglru_reclaimer {
+	MGLRU_RECLAIMER_MEMCG,	/* memcg-limit direct reclaim: no mm_walk when evicting */
+	MGLRU_RECLAIMER_KSWAPD,	/* kswapd: look-around always has a walk context */
+};
+
+enum hitshield_hook {
+	HS_HOOK_AFTER_FIRST_TOUCH, /* the patch's place: after folio_update_gen's returns */
+	HS_HOOK_TOP,		/* at the top of folio_update_gen() */
+};
+
+enum hitshield_consume {
+	HS_CONSUME_AFTER_PROTECTED,	/* the patch: sort_folio()'s last branch */
+	HS_CONSUME_BEFORE_PROTECTED,	/* before the tier-protection branch */
+};
+
+/**
+ * struct mglru_folio - per-folio state (the driver's private area, 16 bytes)
+ *
+ * The bit fields mirror folio->flags: the gen field (gen + 1, 0 while the
+ * folio is isolated or not resident), the refs counter, PG_referenced,
+ * PG_workingset and PG_active.  The physical list a folio sits on (lgen) can
+ * differ from its gen field: folio_update_gen() only rewrites the field, and
+ * sort_folio() or inc_min_seq() moves the list entry later, as in the kernel.
+ */
+struct mglru_folio {
+	struct hs_qlink	link;		/* resident: on folios[lgen][type]; evicted with a
+					 * shadow token: on the shadow FIFO; else unused */
+	uint32_t	stamp;		/* evicted with a token: min_seq at eviction (the
+					 * token's seq, truncated); resident with a shield:
+					 * the aging count when the shield was set */
+	unsigned int	gen:3;		/* gen + 1 of max/min window; 0: not on a list */
+	unsigned int	lgen:2;		/* generation list the entry is on (gen != 0) */
+	unsigned int	refs:2;		/* LRU_REFS counter, 0..3 */
+	unsigned int	referenced:1;	/* PG_referenced */
+	unsigned int	workingset:1;	/* PG_workingset */
+	unsigned int	active:1;	/* PG_active: set only while off the lists */
+	unsigned int	abit:1;		/* a PTE accessed bit is set (one mapping per folio) */
+	unsigned int	in_young:1;	/* the id is on the young vector (maybe stale) */
+	unsigned int	anon:1;		/* type of this life (and of the token): anonymous */
+	unsigned int	swapcache:1;	/* anon, swapped in and not written since */
+	unsigned int	shield:1;	/* HitShield S (PG_hitshield) */
+	unsigned int	spent:1;	/* a shield was spent, no access since */
+	unsigned int	token:1;	/* non-resident with a shadow token on the FIFO */
+	unsigned int	token_ws:1;	/* the token's workingset bit */
+	unsigned int	token_refs:2;	/* the token's max(refs - 1, 0) */
+	unsigned int	hs_cnt:8;	/* HitShield counter (c1 c0 for threshold 4) */
+};
+
+/* The PID controller's view of one type and tier (read_ctrl_pos()). */
+struct mglru_ctrl_pos {
+	uint64_t	refaulted;	/* EWMA plus the current period */
+	uint64_t	total;		/* evicted plus protected, EWMA plus current */
+	unsigned int	gain;		/* weight of this side */
+};
+
+/**
+ * struct hs_policy - one simulated lruvec (one memcg on one node)
+ *
+ * Lists are lib/qlist.h lists whose head is the kernel's list tail: the
+ * eviction end.  The kernel's list_add() (young end) is hs_q_push_tail(),
+ * list_add_tail() (eviction end) is hs_q_push_head().
+ */
+struct hs_policy {
+	const struct hs_policy_env *env;	/* the driver's records, valid until destroy */
+	struct hs_qctx	q;			/* where the links live */
+	struct hs_qlist	folios[MAX_NR_GENS][ANON_AND_FILE]; /* lrugen->folios, physical */
+	uint64_t	nr_pages[MAX_NR_GENS][ANON_AND_FILE]; /* by gen field (logical) */
+	uint64_t	nr_resident[ANON_AND_FILE];	/* folios on lists or isolated */
+	uint64_t	max_seq;			/* youngest generation */
+	uint64_t	min_seq[ANON_AND_FILE];		/* oldest generation per type */
+	uint64_t	avg_refaulted[ANON_AND_FILE][MAX_NR_TIERS]; /* PID EWMA */
+	uint64_t	avg_total[ANON_AND_FILE][MAX_NR_TIERS];	/* PID EWMA */
+	uint64_t	refaulted[ANON_AND_FILE][MAX_NR_TIERS];	/* this period (hist 0) */
+	uint64_t	evicted[ANON_AND_FILE][MAX_NR_TIERS];	/* this period */
+	uint64_t	protected[ANON_AND_FILE][MAX_NR_TIERS];	/* this period, by tier (the
+							 * kernel's [tier - 1] before 6.14) */
+	struct hs_qlist	shadows;		/* folios holding a token, head = oldest */
+	uint64_t	shadow_max;		/* most tokens kept */
+	uint32_t	*young;			/* ids whose accessed bit was set (may be stale) */
+	size_t		nr_young;		/* entries in young */
+	size_t		young_cap;		/* allocated entries */
+	uint32_t	*iso;			/* ids isolated by the current eviction pass */
+	size_t		nr_iso;			/* entries in iso */
+	uint32_t	*last_access;		/* per key: seq of the last access (only when
+						 * recheck_window > 0), else NULL */
+
+	/* configuration */
+	enum mglru_profile profile;		/* kernel version */
+	unsigned int	swappiness;		/* 0 .. 200 */
+	unsigned int	swap_eff;		/* swappiness of the running reclaim */
+	size_t		batch;			/* isolations per pass (MIN_LRU_BATCH) */
+	uint64_t	reclaim;		/* reclaim goal (SWAP_CLUSTER_MAX) */
+	uint64_t	max_scan;		/* folios scanned per pass (MAX_LRU_BATCH) */
+	uint64_t	floor;			/* PID "too few refaults" floor (MIN_LRU_BATCH) */
+	bool		lookaround;		/* look-around on key-id neighbours */
+	bool		kswapd;			/* reclaimer = kswapd */
+	bool		active_clears_refs;	/* p68: PG_active add clears refs, referenced */
+	enum mglru_pageout pageout;		/* resolved: never MGLRU_PAGEOUT_PROFILE */
+	uint64_t	recheck_window;		/* accesses; 0: only a concurrent touch */
+	enum mglru_cold	cold;			/* COLD hint model */
+
+	/* HitShield (hitshield.c); all zero for mglru */
+	bool		hs_on;			/* threshold > 0 */
+	unsigned int	hs_threshold;		/* the shield is set on this folio_update_gen */
+	enum hitshield_hook hs_hook;		/* where R2 counts */
+	enum hitshield_consume hs_consume;	/* where R3 spends */
+
+	/* statistics */
+	uint64_t	agings;			/* inc_max_seq() calls */
+	uint64_t	promotions;		/* folio_update_gen() that changed the gen */
+	uint64_t	sort_promoted;		/* sort_folio(): promoted branch */
+	uint64_t	tier_protected;		/* sort_folio(): protected branch */
+	uint64_t	rejected;		/* kept by the reference check at eviction */
+	uint64_t	pgscan;			/* isolated */
+	uint64_t	pgrefill;		/* sorted */
+	uint64_t	forced;			/* evictions by the no-progress safety net */
+	uint64_t	ws_refault[ANON_AND_FILE];	/* WORKINGSET_REFAULT_{ANON,FILE} */
+	uint64_t	ws_activate[ANON_AND_FILE];	/* WORKINGSET_ACTIVATE_* */
+	uint64_t	ws_restore[ANON_AND_FILE];	/* WORKINGSET_RESTORE_* */
+	uint64_t	accesses;		/* hit() + insert() calls */
+	uint64_t	hs_set;			/* shields set */
+	uint64_t	hs_spent;		/* shields spent by R3 */
+	uint64_t	hs_useful;		/* spent, then accessed before leaving */
+	uint64_t	hs_wasted;		/* spent, then evicted untouched */
+	uint64_t	hs_stale;		/* spent >= 4 agings after being set */
+	uint64_t	hs_resident;		/* resident folios carrying a shield now */
+	uint64_t	hs_occ_sum;		/* hs_resident summed over accesses */
+};
+
+static inline struct mglru_folio *mglru_priv(struct hs_folio *f)
+{
+	return hs_folio_priv(f);
+}
+
+static inline const struct mglru_folio *mglru_cpriv(const struct hs_folio *f)
+{
+	return hs_folio_cpriv(f);
+}
+
+/*
+ * The parameters both policies accept.  hitshield.c appends its own; the
+ * defaults are the kernel's (profile p68, the base of the HitShield patch).
+ */
+#define HS_MGLRU_PARAMS \
+	{ .name = "profile", .type = HS_PARAM_ENUM, .def = "p68", .choices = "p61|p68|p614", \
+	  .help = "kernel version: p61 = 6.1-6.7, p68 = 6.8-6.13, p614 = 6.14 and later" }, \
+	{ .name = "swappiness", .type = HS_PARAM_U64, .def = "60", .min = 0, .max = 200, \
+	  .help = "anon:file balance (vm.swappiness); 0 keeps anon resident while file exists" }, \
+	{ .name = "batch", .type = HS_PARAM_U64, .def = "64", .min = 1, .max = 4096, \
+	  .help = "folios isolated per eviction pass (MIN_LRU_BATCH)" }, \
+	{ .name = "reclaim", .type = HS_PARAM_U64, .def = "32", .min = 1, .max = 4096, \
+	  .help = "pages one reclaim tries to free (SWAP_CLUSTER_MAX)" }, \
+	{ .name = "scale", .type = HS_PARAM_BOOL, .def = "true", \
+	  .help = "below 32768 pages use reclaim <= capacity/1024, batch <= capacity/512 (>= 1)" }, \
+	{ .name = "shadow_factor", .type = HS_PARAM_DOUBLE, .def = "2", .min = 0, .max = 1e6, \
+	  .help = "shadow tokens kept, as a multiple of capacity (oldest dropped first)" }, \
+	{ .name = "lookaround", .type = HS_PARAM_BOOL, .def = "false", \
+	  .help = "at eviction, treat key ids as page numbers and scan 64 neighbours" }, \
+	{ .name = "reclaimer", .type = HS_PARAM_ENUM, .def = "memcg", .choices = "memcg|kswapd", \
+	  .help = "memcg: look-around without an mm_walk (6.8+); kswapd: with one" }, \
+	{ .name = "refault_floor", .type = HS_PARAM_U64, .def = "64", .min = 0, .max = 4294967296.0, \
+	  .help = "PID controller: refaults below this count never protect (MIN_LRU_BATCH)" }, \
+	{ .name = "pageout", .type = HS_PARAM_ENUM, .def = "profile", \
+	  .choices = "profile|recheck|ignore-references|ignore", \
+	  .help = "PAGEOUT hints: profile = recheck before 6.10, ignore-references after" }, \
+	{ .name = "recheck_window", .type = HS_PARAM_U64, .def = "0", .min = 0, \
+	  .max = 2147483648.0, \
+	  .help = "pageout=recheck keeps a page accessed within this many accesses" }, \
+	{ .name = "cold", .type = HS_PARAM_ENUM, .def = "kernel", .choices = "kernel|oldest", \
+	  .help = "COLD hints: kernel = folio_deactivate() re-add; oldest = oldest gen tail" }, \
+	{ .name = "activate_clears_refs", .type = HS_PARAM_BOOL, .def = "false", \
+	  .help = "p68 only: adding a PG_active folio clears refs and PG_referenced (6.13)" }
+
+/**
+ * hs_mglru_create() - set up an lruvec for mglru or hitshield
+ * @env: the driver's description of the run
+ * @ps: parameters (HS_MGLRU_PARAMS, plus HitShield's when @hitshield)
+ * @hitshield: read and apply the HitShield parameters
+ * @out: the new policy
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int hs_mglru_create(const struct hs_policy_env *env, const struct hs_param_set *ps,
+		    bool hitshield, struct hs_policy **out);
+
+/* The hooks, shared by both ops tables (policy.h documents them). */
+void hs_mglru_destroy(struct hs_policy *p);
+void hs_mglru_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a);
+void hs_mglru_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a);
+size_t hs_mglru_evict(struct hs_policy *p, struct hs_folio *incoming, const struct hs_access *a,
+		      size_t need, struct hs_folio **victims, size_t max);
+void hs_mglru_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why);
+void hs_mglru_refault(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a,
+		      uint64_t distance);
+enum hs_hint_verdict hs_mglru_hint(struct hs_policy *p, struct hs_folio *f,
+				   const struct hs_access *a);
+int hs_mglru_check(const struct hs_policy *p);
+void hs_mglru_dump(const struct hs_policy *p, FILE *fp);
+void hs_mglru_report(const struct hs_policy *p, struct hs_metrics *m);
+
+/* HitShield's rules, called by mglru.c only when p->hs_on (hitshield.c). */
+void hs_hitshield_count(struct hs_policy *p, struct mglru_folio *k);
+bool hs_hitshield_spend(struct hs_policy *p, struct hs_folio *f, struct mglru_folio *k);
+void hs_hitshield_access(struct hs_policy *p, struct mglru_folio *k);
+void hs_hitshield_leave(struct hs_policy *p, struct mglru_folio *k, bool evicted);
+
+#endif /* HS_MGLRU_H */
