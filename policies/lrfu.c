@@ -111,15 +111,14 @@
  */
 #include "config.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "hs.h"
+#include "iheap.h"
 #include "policy.h"
-#include "qlist.h"
 
 #define LRFU_RENORM	1073741824.0	/* 2^30: move the base when lambda * (t - base) gets here */
 
@@ -138,9 +137,8 @@ struct lrfu_ent {
 };
 
 struct hs_policy {
-	struct lrfu_ent		*heap;	/* min-heap of resident keys, heap[0] = victim */
-	uint64_t		n;	/* entries in heap = keys resident */
-	uint64_t		size;	/* entries allocated: min(capacity, nr_keys), >= 1 */
+	struct hs_iheap		heap;	/* min-heap of struct lrfu_ent, one per resident key,
+					 * root = victim; size min(capacity, nr_keys) */
 	double			lambda;	/* the decay exponent, in [0, 1] */
 	bool			ghost;	/* keep crf and t_last after eviction */
 	uint64_t		base;	/* time origin of the keys (moves when renormalising) */
@@ -168,11 +166,24 @@ static const struct lrfu_priv *lrfu_cpriv(const struct hs_folio *f)
 }
 
 /* Strict "a is evicted before b". */
-static bool ent_before(const struct lrfu_ent *a, const struct lrfu_ent *b)
+static bool ent_before(const void *va, const void *vb)
 {
+	const struct lrfu_ent *a = va, *b = vb;
+
 	if (a->key != b->key)
 		return a->key < b->key;
 	return a->t_last < b->t_last;
+}
+
+static const struct hs_iheap_type lrfu_heap = {
+	.esize		= sizeof(struct lrfu_ent),
+	.id_off		= offsetof(struct lrfu_ent, id),
+	.before		= ent_before,
+};
+
+static struct lrfu_ent *lrfu_ent(const struct hs_policy *p, uint64_t i)
+{
+	return hs_iheap_at(&p->heap, &lrfu_heap, i);
 }
 
 static double lrfu_key(const struct hs_policy *p, double crf, uint64_t t_last)
@@ -200,77 +211,24 @@ static double lrfu_update(const struct hs_policy *p, double crf, uint64_t dt)
 	return 1.0 + exp2(-p->lambda * (double)dt) * crf;
 }
 
-static void heap_set(struct hs_policy *p, uint64_t i, const struct lrfu_ent *e)
-{
-	p->heap[i] = *e;
-	lrfu_priv(hs_env_folio(p->env, e->id))->pos = (uint32_t)i;
-}
-
-static void heap_sift_up(struct hs_policy *p, uint64_t i)
-{
-	struct lrfu_ent e = p->heap[i];
-	uint64_t parent;
-
-	while (i > 0) {
-		parent = (i - 1) / 2;
-		if (!ent_before(&e, &p->heap[parent]))
-			break;
-		heap_set(p, i, &p->heap[parent]);
-		i = parent;
-	}
-	heap_set(p, i, &e);
-}
-
-static void heap_sift_down(struct hs_policy *p, uint64_t i)
-{
-	struct lrfu_ent e = p->heap[i];
-	uint64_t child;
-
-	for (;;) {
-		child = 2 * i + 1;
-		if (child >= p->n)
-			break;
-		if (child + 1 < p->n && ent_before(&p->heap[child + 1], &p->heap[child]))
-			child++;
-		if (!ent_before(&p->heap[child], &e))
-			break;
-		heap_set(p, i, &p->heap[child]);
-		i = child;
-	}
-	heap_set(p, i, &e);
-}
-
-/* Take entry i out of the heap. */
-static void heap_del(struct hs_policy *p, uint64_t i)
-{
-	p->n--;
-	if (i == p->n)
-		return;
-	heap_set(p, i, &p->heap[p->n]);
-	if (i > 0 && ent_before(&p->heap[i], &p->heap[(i - 1) / 2]))
-		heap_sift_up(p, i);
-	else
-		heap_sift_down(p, i);
-}
-
 /* Move the base to @now if lambda * (now - base) got large; rebuild the heap. */
 static void lrfu_renorm(struct hs_policy *p, uint64_t now)
 {
 	const struct lrfu_priv *lp;
 	struct lrfu_ent *e;
+	struct lrfu_ent tmp;
 	uint64_t i;
 
 	if (now <= p->base || p->lambda * (double)(now - p->base) < LRFU_RENORM)
 		return;
 	p->base = now;
 	p->renorms++;
-	for (i = 0; i < p->n; i++) {
-		e = &p->heap[i];
+	for (i = 0; i < p->heap.n; i++) {
+		e = lrfu_ent(p, i);
 		lp = lrfu_cpriv(hs_env_folio(p->env, e->id));
 		e->key = lrfu_key(p, lp->crf, lp->t_last);
 	}
-	for (i = p->n / 2; i-- > 0;)
-		heap_sift_down(p, i);
+	hs_iheap_heapify(&p->heap, &lrfu_heap, &tmp);
 }
 
 static int lrfu_create(const struct hs_policy_env *env, const struct hs_param_set *ps,
@@ -296,12 +254,10 @@ static int lrfu_create(const struct hs_policy_env *env, const struct hs_param_se
 	err = -EINVAL;
 	if (!(p->lambda >= 0.0 && p->lambda <= 1.0))
 		goto out_free_p;
-	p->size = HS_MAX(HS_MIN(env->capacity, (uint64_t)env->nr_keys), 1);
-	err = -ENOMEM;
-	if (p->size > SIZE_MAX / sizeof(*p->heap))
-		goto out_free_p;
-	p->heap = calloc(p->size, sizeof(*p->heap));
-	if (!p->heap)
+	err = hs_iheap_init(&p->heap, &lrfu_heap, HS_MIN(env->capacity, (uint64_t)env->nr_keys),
+			    env->folios, env->stride,
+			    env->priv_off + offsetof(struct lrfu_priv, pos));
+	if (err)
 		goto out_free_p;
 	hs_param_set_free(defaults);
 	*out = p;
@@ -318,29 +274,30 @@ static void lrfu_destroy(struct hs_policy *p)
 {
 	if (!p)
 		return;
-	free(p->heap);
+	hs_iheap_release(&p->heap);
 	free(p);
 }
 
 static void lrfu_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
 	struct lrfu_priv *lp = lrfu_priv(f);
+	struct lrfu_ent tmp;
 	struct lrfu_ent *e;
 
 	lrfu_renorm(p, a->seq);
 	lp->crf = lrfu_update(p, lp->crf, a->seq - lp->t_last);
 	lp->t_last = a->seq;
-	e = &p->heap[lp->pos];
+	e = lrfu_ent(p, lp->pos);
 	e->key = lrfu_key(p, lp->crf, lp->t_last);
 	e->t_last = lp->t_last;
 	/* The key only grows, but rounding is not trusted to know that. */
-	heap_sift_up(p, lp->pos);
-	heap_sift_down(p, lp->pos);
+	hs_iheap_fix(&p->heap, &lrfu_heap, lp->pos, &tmp);
 }
 
 static void lrfu_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
 	struct lrfu_priv *lp = lrfu_priv(f);
+	struct lrfu_ent tmp;
 	struct lrfu_ent e;
 
 	lrfu_renorm(p, a->seq);
@@ -352,28 +309,25 @@ static void lrfu_insert(struct hs_policy *p, struct hs_folio *f, const struct hs
 	}
 	lp->t_last = a->seq;
 	lp->known = 1;
-	/* The driver never lets more keys in than the capacity (and size >= that). */
-	assert(p->n < p->size);
 	e.key = lrfu_key(p, lp->crf, lp->t_last);
 	e.t_last = lp->t_last;
 	e.id = f->id;
-	p->heap[p->n] = e;
-	lp->pos = (uint32_t)p->n;
-	p->n++;
-	heap_sift_up(p, p->n - 1);
+	/* The driver never lets more keys in than the capacity (and size >= that). */
+	hs_iheap_push(&p->heap, &lrfu_heap, &e, &tmp);
 }
 
 static size_t lrfu_evict(struct hs_policy *p, struct hs_folio *incoming, const struct hs_access *a,
 			 size_t need, struct hs_folio **victims, size_t max)
 {
+	struct lrfu_ent tmp;
 	struct hs_folio *f;
 	size_t n = 0;
 
 	(void)incoming;
 	(void)a;
-	while (n < need && n < max && p->n) {
-		f = hs_env_folio(p->env, p->heap[0].id);
-		heap_del(p, 0);
+	while (n < need && n < max && p->heap.n) {
+		f = hs_env_folio(p->env, lrfu_ent(p, 0)->id);
+		hs_iheap_del(&p->heap, &lrfu_heap, 0, &tmp);
 		lrfu_priv(f)->known = p->ghost;
 		victims[n++] = f;
 	}
@@ -383,9 +337,10 @@ static size_t lrfu_evict(struct hs_policy *p, struct hs_folio *incoming, const s
 static void lrfu_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why)
 {
 	struct lrfu_priv *lp = lrfu_priv(f);
+	struct lrfu_ent tmp;
 
 	if (hs_folio_is_resident(f))
-		heap_del(p, lp->pos);
+		hs_iheap_del(&p->heap, &lrfu_heap, lp->pos, &tmp);
 	lp->known = why == HS_REMOVE_HINT && p->ghost;
 }
 
@@ -412,15 +367,13 @@ static int lrfu_check(const struct hs_policy *p)
 	uint64_t resident = 0;
 	uint64_t i;
 
-	if (p->n > p->size)
+	if (hs_iheap_check(&p->heap, &lrfu_heap, env->nr_keys))
 		return -EUCLEAN;
-	for (i = 0; i < p->n; i++) {
-		e = &p->heap[i];
-		if (e->id >= env->nr_keys)
-			return -EUCLEAN;
+	for (i = 0; i < p->heap.n; i++) {
+		e = lrfu_ent(p, i);
 		f = hs_env_folio(env, e->id);
 		lp = lrfu_cpriv(f);
-		if (!hs_folio_is_resident(f) || lp->pos != i || !lp->known)
+		if (!hs_folio_is_resident(f) || !lp->known)
 			return -EUCLEAN;
 		if (e->t_last != lp->t_last || !key_matches(p, e->key, lp))
 			return -EUCLEAN;
@@ -428,19 +381,13 @@ static int lrfu_check(const struct hs_policy *p)
 			return -EUCLEAN;
 		if (p->lambda == 1.0 && lp->crf > 2.0)
 			return -EUCLEAN;
-		if (i > 0 && ent_before(e, &p->heap[(i - 1) / 2]))
-			return -EUCLEAN;
 	}
-	for (i = 0; i < env->nr_keys; i++) {
-		f = hs_env_folio(env, (uint32_t)i);
-		if (!hs_folio_is_resident(f))
-			continue;
-		resident++;
-		lp = lrfu_cpriv(f);
-		if (lp->pos >= p->n || p->heap[lp->pos].id != i)
-			return -EUCLEAN;
-	}
-	return resident == p->n ? 0 : -EUCLEAN;
+	/* The heap holds exactly the resident keys: distinct (hs_iheap_check()), all
+	 * resident, and as many as the driver marks resident. */
+	for (i = 0; i < env->nr_keys; i++)
+		if (hs_folio_is_resident(hs_env_folio(env, (uint32_t)i)))
+			resident++;
+	return resident == p->heap.n ? 0 : -EUCLEAN;
 }
 
 static void lrfu_dump(const struct hs_policy *p, FILE *fp)
@@ -450,9 +397,9 @@ static void lrfu_dump(const struct hs_policy *p, FILE *fp)
 	uint64_t i;
 
 	fprintf(fp, "lrfu: lambda %g, %" PRIu64 " resident, base %" PRIu64
-		", heap order (id crf t_last key):\n", p->lambda, p->n, p->base);
-	for (i = 0; i < p->n; i++) {
-		e = &p->heap[i];
+		", heap order (id crf t_last key):\n", p->lambda, p->heap.n, p->base);
+	for (i = 0; i < p->heap.n; i++) {
+		e = lrfu_ent(p, i);
 		lp = lrfu_cpriv(hs_env_folio(p->env, e->id));
 		fprintf(fp, "  [%" PRIu64 "] %" PRIu32 " %.17g %" PRIu64 " %.17g\n", i, e->id,
 			lp->crf, e->t_last, e->key);

@@ -63,14 +63,13 @@
  */
 #include "config.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 
 #include "hs.h"
+#include "iheap.h"
 #include "policy.h"
-#include "qlist.h"
 
 struct opt_priv {
 	uint32_t	pos;		/* index in hs_policy.heap; valid only while resident */
@@ -82,9 +81,8 @@ struct opt_ent {
 };
 
 struct hs_policy {
-	struct opt_ent		*heap;	/* max-heap of resident keys, heap[0] = victim */
-	uint64_t		n;	/* entries in heap = keys resident */
-	uint64_t		size;	/* entries allocated: min(capacity, nr_keys), >= 1 */
+	struct hs_iheap		heap;	/* max-heap of struct opt_ent, one per resident key,
+					 * root = victim; size min(capacity, nr_keys) */
 	bool			bypass;	/* admit() may refuse a miss */
 	uint64_t		bypassed; /* misses admit() refused */
 	const struct hs_policy_env *env; /* the run's description, valid until destroy() */
@@ -101,69 +99,25 @@ static struct opt_priv *opt_priv(struct hs_folio *f)
 	return hs_folio_priv(f);
 }
 
-static const struct opt_priv *opt_cpriv(const struct hs_folio *f)
-{
-	return hs_folio_cpriv(f);
-}
-
 /* Strict "a is evicted before b": farther next use, then lower id. */
-static bool ent_before(const struct opt_ent *a, const struct opt_ent *b)
+static bool ent_before(const void *va, const void *vb)
 {
+	const struct opt_ent *a = va, *b = vb;
+
 	if (a->next_use != b->next_use)
 		return a->next_use > b->next_use;
 	return a->id < b->id;
 }
 
-static void heap_set(struct hs_policy *p, uint64_t i, const struct opt_ent *e)
+static const struct hs_iheap_type opt_heap = {
+	.esize		= sizeof(struct opt_ent),
+	.id_off		= offsetof(struct opt_ent, id),
+	.before		= ent_before,
+};
+
+static struct opt_ent *opt_ent(const struct hs_policy *p, uint64_t i)
 {
-	p->heap[i] = *e;
-	opt_priv(hs_env_folio(p->env, e->id))->pos = (uint32_t)i;
-}
-
-static void heap_sift_up(struct hs_policy *p, uint64_t i)
-{
-	struct opt_ent e = p->heap[i];
-	uint64_t parent;
-
-	while (i > 0) {
-		parent = (i - 1) / 2;
-		if (!ent_before(&e, &p->heap[parent]))
-			break;
-		heap_set(p, i, &p->heap[parent]);
-		i = parent;
-	}
-	heap_set(p, i, &e);
-}
-
-static void heap_sift_down(struct hs_policy *p, uint64_t i)
-{
-	struct opt_ent e = p->heap[i];
-	uint64_t child;
-
-	for (;;) {
-		child = 2 * i + 1;
-		if (child >= p->n)
-			break;
-		if (child + 1 < p->n && ent_before(&p->heap[child + 1], &p->heap[child]))
-			child++;
-		if (!ent_before(&p->heap[child], &e))
-			break;
-		heap_set(p, i, &p->heap[child]);
-		i = child;
-	}
-	heap_set(p, i, &e);
-}
-
-static void heap_del(struct hs_policy *p, uint64_t i)
-{
-	p->n--;
-	if (i == p->n)
-		return;
-	heap_set(p, i, &p->heap[p->n]);
-	if (i > 0 && ent_before(&p->heap[i], &p->heap[(i - 1) / 2]))
-		heap_sift_up(p, i);
-	else
-		heap_sift_down(p, i);
+	return hs_iheap_at(&p->heap, &opt_heap, i);
 }
 
 static int opt_create(const struct hs_policy_env *env, const struct hs_param_set *ps,
@@ -185,11 +139,10 @@ static int opt_create(const struct hs_policy_env *env, const struct hs_param_set
 		goto out_free_defaults;
 	p->env = env;
 	p->bypass = hs_param_bool(ps, "bypass");
-	p->size = HS_MAX(HS_MIN(env->capacity, (uint64_t)env->nr_keys), 1);
-	if (p->size > SIZE_MAX / sizeof(*p->heap))
-		goto out_free_p;
-	p->heap = calloc(p->size, sizeof(*p->heap));
-	if (!p->heap)
+	err = hs_iheap_init(&p->heap, &opt_heap, HS_MIN(env->capacity, (uint64_t)env->nr_keys),
+			    env->folios, env->stride,
+			    env->priv_off + offsetof(struct opt_priv, pos));
+	if (err)
 		goto out_free_p;
 	hs_param_set_free(defaults);
 	*out = p;
@@ -206,106 +159,100 @@ static void opt_destroy(struct hs_policy *p)
 {
 	if (!p)
 		return;
-	free(p->heap);
+	hs_iheap_release(&p->heap);
 	free(p);
 }
 
 static void opt_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
 	uint32_t pos = opt_priv(f)->pos;
+	struct opt_ent tmp;
 
-	p->heap[pos].next_use = a->next_use;
+	opt_ent(p, pos)->next_use = a->next_use;
 	/* The next use only moves later (toward the root), but stay general. */
-	heap_sift_up(p, pos);
-	heap_sift_down(p, opt_priv(f)->pos);
+	hs_iheap_fix(&p->heap, &opt_heap, pos, &tmp);
 }
 
 static void opt_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
+	struct opt_ent e = { .next_use = a->next_use, .id = f->id };
+	struct opt_ent tmp;
+
 	/* The driver never lets more keys in than the capacity (and size >= that). */
-	assert(p->n < p->size);
-	p->heap[p->n].next_use = a->next_use;
-	p->heap[p->n].id = f->id;
-	opt_priv(f)->pos = (uint32_t)p->n;
-	p->n++;
-	heap_sift_up(p, p->n - 1);
+	hs_iheap_push(&p->heap, &opt_heap, &e, &tmp);
 }
 
 static size_t opt_evict(struct hs_policy *p, struct hs_folio *incoming, const struct hs_access *a,
 			size_t need, struct hs_folio **victims, size_t max)
 {
+	struct opt_ent tmp;
 	size_t n = 0;
 
 	(void)incoming;
 	(void)a;
-	while (n < need && n < max && p->n) {
-		victims[n++] = hs_env_folio(p->env, p->heap[0].id);
-		heap_del(p, 0);
+	while (n < need && n < max && p->heap.n) {
+		victims[n++] = hs_env_folio(p->env, opt_ent(p, 0)->id);
+		hs_iheap_del(&p->heap, &opt_heap, 0, &tmp);
 	}
 	return n;
 }
 
 static void opt_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why)
 {
+	struct opt_ent tmp;
+
 	(void)why;
 	if (hs_folio_is_resident(f))
-		heap_del(p, opt_priv(f)->pos);
+		hs_iheap_del(&p->heap, &opt_heap, opt_priv(f)->pos, &tmp);
 }
 
 static bool opt_admit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
 	(void)f;
-	if (!p->bypass || p->n < p->env->capacity || !p->n)
+	if (!p->bypass || p->heap.n < p->env->capacity || !p->heap.n)
 		return true;
-	if (a->next_use < p->heap[0].next_use)
+	if (a->next_use < opt_ent(p, 0)->next_use)
 		return true;
 	p->bypassed++;
 	return false;
 }
 
+/*
+ * The heap's own check makes its ids distinct and their positions right; if
+ * every entry is resident and as many keys are resident as there are entries,
+ * the heap holds exactly the resident keys.
+ */
 static int opt_check(const struct hs_policy *p)
 {
 	const struct hs_policy_env *env = p->env;
-	const struct hs_folio *f;
-	const struct opt_ent *e;
 	uint64_t resident = 0;
 	uint64_t i;
 
-	if (p->n > p->size)
+	if (hs_iheap_check(&p->heap, &opt_heap, env->nr_keys))
 		return -EUCLEAN;
-	for (i = 0; i < p->n; i++) {
-		e = &p->heap[i];
-		if (e->id >= env->nr_keys)
+	for (i = 0; i < p->heap.n; i++)
+		if (!hs_folio_is_resident(hs_env_folio(env, opt_ent(p, i)->id)))
 			return -EUCLEAN;
-		f = hs_env_folio(env, e->id);
-		if (!hs_folio_is_resident(f) || opt_cpriv(f)->pos != i)
-			return -EUCLEAN;
-		if (i > 0 && ent_before(e, &p->heap[(i - 1) / 2]))
-			return -EUCLEAN;
-	}
-	for (i = 0; i < env->nr_keys; i++) {
-		f = hs_env_folio(env, (uint32_t)i);
-		if (!hs_folio_is_resident(f))
-			continue;
-		resident++;
-		if (opt_cpriv(f)->pos >= p->n || p->heap[opt_cpriv(f)->pos].id != i)
-			return -EUCLEAN;
-	}
-	return resident == p->n ? 0 : -EUCLEAN;
+	for (i = 0; i < env->nr_keys; i++)
+		if (hs_folio_is_resident(hs_env_folio(env, (uint32_t)i)))
+			resident++;
+	return resident == p->heap.n ? 0 : -EUCLEAN;
 }
 
 static void opt_dump(const struct hs_policy *p, FILE *fp)
 {
+	const struct opt_ent *e;
 	uint64_t i;
 
 	fprintf(fp, "opt: %s, %" PRIu64 " resident, heap order (id next_use):\n",
-		p->bypass ? "bypass" : "demand", p->n);
-	for (i = 0; i < p->n; i++) {
-		if (p->heap[i].next_use == HS_NEVER)
-			fprintf(fp, "  [%" PRIu64 "] %" PRIu32 " never\n", i, p->heap[i].id);
+		p->bypass ? "bypass" : "demand", p->heap.n);
+	for (i = 0; i < p->heap.n; i++) {
+		e = opt_ent(p, i);
+		if (e->next_use == HS_NEVER)
+			fprintf(fp, "  [%" PRIu64 "] %" PRIu32 " never\n", i, e->id);
 		else
-			fprintf(fp, "  [%" PRIu64 "] %" PRIu32 " %" PRIu64 "\n", i, p->heap[i].id,
-				p->heap[i].next_use);
+			fprintf(fp, "  [%" PRIu64 "] %" PRIu32 " %" PRIu64 "\n", i, e->id,
+				e->next_use);
 	}
 }
 
