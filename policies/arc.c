@@ -102,7 +102,7 @@
 
 #include "hs.h"
 #include "policy.h"
-#include "qlist.h"
+#include "policy-util.h"
 
 enum arc_list {
 	ARC_NONE,		/* the key is on no list */
@@ -228,9 +228,7 @@ static int arc_create(const struct hs_policy_env *env, const struct hs_param_set
 	if (!p)
 		return -ENOMEM;
 	p->env = env;
-	p->ctx.base = env->folios;
-	p->ctx.stride = env->stride;
-	p->ctx.off = env->priv_off + offsetof(struct arc_key, link);
+	hs_q_ctx_init(&p->ctx, env, offsetof(struct arc_key, link));
 	for (i = 0; i < ARC_NR; i++)
 		hs_q_init(&p->lists[i]);
 	p->c = env->capacity;
@@ -332,26 +330,19 @@ static int arc_check_list(const struct hs_policy *p, enum arc_list l)
 {
 	bool resident = l == ARC_T1 || l == ARC_T2;
 	uint32_t prev = HS_NIL;
-	uint64_t last = 0;
-	uint64_t n = 0;
 	uint32_t id;
 
+	if (hs_q_check(&p->ctx, &p->lists[l], p->env, resident))
+		return -EUCLEAN;
 	for (id = p->lists[l].head; id != HS_NIL; id = hs_q_next(&p->ctx, id)) {
 		const struct arc_key *k = arc_key(p, id);
 
-		if (id >= p->env->nr_keys || ++n > p->lists[l].nr)
+		if (k->list != l)
 			return -EUCLEAN;
-		if (k->list != l || hs_q_prev(&p->ctx, id) != prev)
+		if (resident && prev != HS_NIL && k->last <= arc_key(p, prev)->last)
 			return -EUCLEAN;
-		if (hs_folio_is_resident(hs_env_folio(p->env, id)) != resident)
-			return -EUCLEAN;
-		if (resident && n > 1 && k->last <= last)
-			return -EUCLEAN;
-		last = k->last;
 		prev = id;
 	}
-	if (n != p->lists[l].nr || p->lists[l].tail != prev)
-		return -EUCLEAN;
 	return 0;
 }
 

@@ -84,7 +84,7 @@
 
 #include "hs.h"
 #include "policy.h"
-#include "qlist.h"
+#include "policy-util.h"
 
 enum car_list {
 	CAR_NONE,		/* the key is on no list */
@@ -186,9 +186,7 @@ static int car_create(const struct hs_policy_env *env, const struct hs_param_set
 	if (!p)
 		return -ENOMEM;
 	p->env = env;
-	p->ctx.base = env->folios;
-	p->ctx.stride = env->stride;
-	p->ctx.off = env->priv_off + offsetof(struct car_key, link);
+	hs_q_ctx_init(&p->ctx, env, offsetof(struct car_key, link));
 	for (i = 0; i < CAR_NR; i++)
 		hs_q_init(&p->lists[i]);
 	p->c = env->capacity;
@@ -283,25 +281,16 @@ static void car_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_r
 static int car_check_list(const struct hs_policy *p, enum car_list l)
 {
 	bool resident = l == CAR_T1 || l == CAR_T2;
-	uint32_t prev = HS_NIL;
-	uint64_t n = 0;
 	uint32_t id;
 
+	if (hs_q_check(&p->ctx, &p->lists[l], p->env, resident))
+		return -EUCLEAN;
 	for (id = p->lists[l].head; id != HS_NIL; id = hs_q_next(&p->ctx, id)) {
 		const struct car_key *k = car_key(p, id);
 
-		if (id >= p->env->nr_keys || ++n > p->lists[l].nr)
+		if (k->list != l || k->ref > 1 || (!resident && k->ref))
 			return -EUCLEAN;
-		if (k->list != l || hs_q_prev(&p->ctx, id) != prev || k->ref > 1)
-			return -EUCLEAN;
-		if (hs_folio_is_resident(hs_env_folio(p->env, id)) != resident)
-			return -EUCLEAN;
-		if (!resident && k->ref)
-			return -EUCLEAN;
-		prev = id;
 	}
-	if (n != p->lists[l].nr || p->lists[l].tail != prev)
-		return -EUCLEAN;
 	return 0;
 }
 

@@ -101,7 +101,7 @@
 
 #include "hs.h"
 #include "policy.h"
-#include "qlist.h"
+#include "policy-util.h"
 
 enum cart_list {
 	CART_NONE,		/* the key is on no list */
@@ -258,9 +258,7 @@ static int cart_create(const struct hs_policy_env *env, const struct hs_param_se
 	if (!p)
 		return -ENOMEM;
 	p->env = env;
-	p->ctx.base = env->folios;
-	p->ctx.stride = env->stride;
-	p->ctx.off = env->priv_off + offsetof(struct cart_key, link);
+	hs_q_ctx_init(&p->ctx, env, offsetof(struct cart_key, link));
 	for (i = 0; i < CART_NR; i++)
 		hs_q_init(&p->lists[i]);
 	p->c = env->capacity;
@@ -368,19 +366,14 @@ static void cart_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_
 static int cart_check_list(const struct hs_policy *p, enum cart_list l, uint64_t *ns)
 {
 	bool resident = l == CART_T1 || l == CART_T2;
-	uint32_t prev = HS_NIL;
-	uint64_t n = 0;
 	uint32_t id;
 
+	if (hs_q_check(&p->ctx, &p->lists[l], p->env, resident))
+		return -EUCLEAN;
 	for (id = p->lists[l].head; id != HS_NIL; id = hs_q_next(&p->ctx, id)) {
 		const struct cart_key *k = cart_key(p, id);
 
-		if (id >= p->env->nr_keys || ++n > p->lists[l].nr)
-			return -EUCLEAN;
-		if (k->list != l || hs_q_prev(&p->ctx, id) != prev || k->ref > 1 ||
-		    k->filter > CART_L)
-			return -EUCLEAN;
-		if (hs_folio_is_resident(hs_env_folio(p->env, id)) != resident)
+		if (k->list != l || k->ref > 1 || k->filter > CART_L)
 			return -EUCLEAN;
 		if (!resident && k->ref)
 			return -EUCLEAN;
@@ -390,10 +383,7 @@ static int cart_check_list(const struct hs_policy *p, enum cart_list l, uint64_t
 			return -EUCLEAN;
 		if (resident && k->filter == CART_S)
 			(*ns)++;
-		prev = id;
 	}
-	if (n != p->lists[l].nr || p->lists[l].tail != prev)
-		return -EUCLEAN;
 	return 0;
 }
 

@@ -61,7 +61,7 @@
 
 #include "hs.h"
 #include "policy.h"
-#include "qlist.h"
+#include "policy-util.h"
 
 struct clock_priv {
 	struct hs_qlink	link;		/* place on hs_policy.ring; valid only while resident */
@@ -91,9 +91,7 @@ static int clock_create(const struct hs_policy_env *env, const struct hs_param_s
 	if (!p)
 		return -ENOMEM;
 	p->env = env;
-	p->q.base = env->folios;
-	p->q.stride = env->stride;
-	p->q.off = env->priv_off + offsetof(struct clock_priv, link);
+	hs_q_ctx_init(&p->q, env, offsetof(struct clock_priv, link));
 	hs_q_init(&p->ring);
 	*out = p;
 	return 0;
@@ -155,31 +153,14 @@ static void clock_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove
 
 static int clock_check(const struct hs_policy *p)
 {
-	const struct hs_policy_env *env = p->env;
-	uint32_t prev = HS_NIL;
-	uint64_t resident = 0;
-	struct hs_folio *f;
-	uint64_t n = 0;
 	uint32_t id;
-	uint32_t i;
 
-	for (id = p->ring.head; id != HS_NIL; id = hs_q_next(&p->q, id)) {
-		if (id >= env->nr_keys || n >= p->ring.nr)
-			return -EUCLEAN;
-		f = hs_env_folio(env, id);
-		if (!hs_folio_is_resident(f) || clock_priv(f)->ref > 1)
-			return -EUCLEAN;
-		if (hs_q_prev(&p->q, id) != prev)
-			return -EUCLEAN;
-		prev = id;
-		n++;
-	}
-	if (n != p->ring.nr || p->ring.tail != prev)
+	if (hs_q_check(&p->q, &p->ring, p->env, true))
 		return -EUCLEAN;
-	for (i = 0; i < env->nr_keys; i++)
-		if (hs_folio_is_resident(hs_env_folio(env, i)))
-			resident++;
-	return resident == n ? 0 : -EUCLEAN;
+	for (id = p->ring.head; id != HS_NIL; id = hs_q_next(&p->q, id))
+		if (clock_priv(hs_env_folio(p->env, id))->ref > 1)
+			return -EUCLEAN;
+	return hs_env_count_resident(p->env) == p->ring.nr ? 0 : -EUCLEAN;
 }
 
 static void clock_dump(const struct hs_policy *p, FILE *fp)

@@ -45,7 +45,7 @@
 
 #include "hs.h"
 #include "policy.h"
-#include "qlist.h"
+#include "policy-util.h"
 
 struct fifo_priv {
 	struct hs_qlink	link;		/* place on hs_policy.queue; valid only while resident */
@@ -67,9 +67,7 @@ static int fifo_create(const struct hs_policy_env *env, const struct hs_param_se
 	if (!p)
 		return -ENOMEM;
 	p->env = env;
-	p->q.base = env->folios;
-	p->q.stride = env->stride;
-	p->q.off = env->priv_off + offsetof(struct fifo_priv, link);
+	hs_q_ctx_init(&p->q, env, offsetof(struct fifo_priv, link));
 	hs_q_init(&p->queue);
 	*out = p;
 	return 0;
@@ -96,18 +94,9 @@ static void fifo_insert(struct hs_policy *p, struct hs_folio *f, const struct hs
 static size_t fifo_evict(struct hs_policy *p, struct hs_folio *incoming, const struct hs_access *a,
 			 size_t need, struct hs_folio **victims, size_t max)
 {
-	size_t n = 0;
-	uint32_t id;
-
 	(void)incoming;
 	(void)a;
-	while (n < need && n < max) {
-		id = hs_q_pop_head(&p->q, &p->queue);
-		if (id == HS_NIL)
-			break;
-		victims[n++] = hs_env_folio(p->env, id);
-	}
-	return n;
+	return hs_q_evict_heads(&p->q, &p->queue, p->env, need, victims, max);
 }
 
 static void fifo_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why)
@@ -119,29 +108,9 @@ static void fifo_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_
 
 static int fifo_check(const struct hs_policy *p)
 {
-	const struct hs_policy_env *env = p->env;
-	uint32_t prev = HS_NIL;
-	uint64_t resident = 0;
-	uint64_t n = 0;
-	uint32_t id;
-	uint32_t i;
-
-	for (id = p->queue.head; id != HS_NIL; id = hs_q_next(&p->q, id)) {
-		if (id >= env->nr_keys || n >= p->queue.nr)
-			return -EUCLEAN;
-		if (!hs_folio_is_resident(hs_env_folio(env, id)))
-			return -EUCLEAN;
-		if (hs_q_prev(&p->q, id) != prev)
-			return -EUCLEAN;
-		prev = id;
-		n++;
-	}
-	if (n != p->queue.nr || p->queue.tail != prev)
+	if (hs_q_check(&p->q, &p->queue, p->env, true))
 		return -EUCLEAN;
-	for (i = 0; i < env->nr_keys; i++)
-		if (hs_folio_is_resident(hs_env_folio(env, i)))
-			resident++;
-	return resident == n ? 0 : -EUCLEAN;
+	return hs_env_count_resident(p->env) == p->queue.nr ? 0 : -EUCLEAN;
 }
 
 static void fifo_dump(const struct hs_policy *p, FILE *fp)

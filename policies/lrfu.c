@@ -119,6 +119,7 @@
 #include "hs.h"
 #include "iheap.h"
 #include "policy.h"
+#include "policy-util.h"
 
 #define LRFU_RENORM	1073741824.0	/* 2^30: move the base when lambda * (t - base) gets here */
 
@@ -364,7 +365,6 @@ static int lrfu_check(const struct hs_policy *p)
 	const struct lrfu_priv *lp;
 	const struct lrfu_ent *e;
 	const struct hs_folio *f;
-	uint64_t resident = 0;
 	uint64_t i;
 
 	if (hs_iheap_check(&p->heap, &lrfu_heap, env->nr_keys))
@@ -384,10 +384,7 @@ static int lrfu_check(const struct hs_policy *p)
 	}
 	/* The heap holds exactly the resident keys: distinct (hs_iheap_check()), all
 	 * resident, and as many as the driver marks resident. */
-	for (i = 0; i < env->nr_keys; i++)
-		if (hs_folio_is_resident(hs_env_folio(env, (uint32_t)i)))
-			resident++;
-	return resident == p->heap.n ? 0 : -EUCLEAN;
+	return hs_env_count_resident(env) == p->heap.n ? 0 : -EUCLEAN;
 }
 
 static void lrfu_dump(const struct hs_policy *p, FILE *fp)

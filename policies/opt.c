@@ -70,6 +70,7 @@
 #include "hs.h"
 #include "iheap.h"
 #include "policy.h"
+#include "policy-util.h"
 
 struct opt_priv {
 	uint32_t	pos;		/* index in hs_policy.heap; valid only while resident */
@@ -225,7 +226,6 @@ static bool opt_admit(struct hs_policy *p, struct hs_folio *f, const struct hs_a
 static int opt_check(const struct hs_policy *p)
 {
 	const struct hs_policy_env *env = p->env;
-	uint64_t resident = 0;
 	uint64_t i;
 
 	if (hs_iheap_check(&p->heap, &opt_heap, env->nr_keys))
@@ -233,10 +233,7 @@ static int opt_check(const struct hs_policy *p)
 	for (i = 0; i < p->heap.n; i++)
 		if (!hs_folio_is_resident(hs_env_folio(env, opt_ent(p, i)->id)))
 			return -EUCLEAN;
-	for (i = 0; i < env->nr_keys; i++)
-		if (hs_folio_is_resident(hs_env_folio(env, (uint32_t)i)))
-			resident++;
-	return resident == p->heap.n ? 0 : -EUCLEAN;
+	return hs_env_count_resident(env) == p->heap.n ? 0 : -EUCLEAN;
 }
 
 static void opt_dump(const struct hs_policy *p, FILE *fp)

@@ -72,7 +72,7 @@
 
 #include "hs.h"
 #include "policy.h"
-#include "qlist.h"
+#include "policy-util.h"
 
 enum tq_where {
 	TQ_NONE = 0,		/* on no queue (never seen, or forgotten) */
@@ -147,9 +147,7 @@ static int tq_create(const struct hs_policy_env *env, const struct hs_param_set 
 		return -ENOMEM;
 	}
 	p->env = env;
-	p->q.base = env->folios;
-	p->q.stride = env->stride;
-	p->q.off = env->priv_off + offsetof(struct tq_priv, link);
+	hs_q_ctx_init(&p->q, env, offsetof(struct tq_priv, link));
 	hs_q_init(&p->a1in);
 	hs_q_init(&p->am);
 	hs_q_init(&p->a1out);
@@ -271,24 +269,14 @@ static void tq_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_re
 static int tq_check_list(const struct hs_policy *p, const struct hs_qlist *l,
 			 enum tq_where where, bool resident)
 {
-	const struct hs_policy_env *env = p->env;
-	const struct hs_folio *f;
-	uint32_t prev = HS_NIL;
-	uint64_t n = 0;
 	uint32_t id;
 
-	for (id = l->head; id != HS_NIL; id = hs_q_next(&p->q, id)) {
-		if (id >= env->nr_keys || n >= l->nr)
+	if (hs_q_check(&p->q, l, p->env, resident))
+		return -EUCLEAN;
+	for (id = l->head; id != HS_NIL; id = hs_q_next(&p->q, id))
+		if (tq_cpriv(hs_env_folio(p->env, id))->where != where)
 			return -EUCLEAN;
-		f = hs_env_folio(env, id);
-		if (tq_cpriv(f)->where != where || hs_folio_is_resident(f) != resident)
-			return -EUCLEAN;
-		if (hs_q_prev(&p->q, id) != prev)
-			return -EUCLEAN;
-		prev = id;
-		n++;
-	}
-	return n == l->nr && l->tail == prev ? 0 : -EUCLEAN;
+	return 0;
 }
 
 static int tq_check(const struct hs_policy *p)
