@@ -271,7 +271,7 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job *jobs,
 		      size_t n, const struct hs_replay_opts *opts)
 {
-	static const struct hs_replay_opts defaults;
+	static const struct hs_replay_opts defaults = { .channel = -1 };
 	const struct hs_replay_opts *o = opts ? opts : &defaults;
 	struct hs_session_reader *r = NULL;
 	struct hs_session_info info;
@@ -294,10 +294,14 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			.ops = jobs[j].ops, .params = jobs[j].params,
 			.capacity = jobs[j].capacity, .nr_keys = (uint32_t)info.distinct_keys,
 			.batch_max = o->batch_max, .paranoid = o->paranoid,
+			.override_channel = o->channel >= 0,
+			.channel = (uint8_t)(o->channel >= 0 ? o->channel : 0),
 		};
 
 		jobs[j].sim = NULL;
 		jobs[j].wall_s = 0;
+		jobs[j].gens = NULL;
+		jobs[j].nr_gens = 0;
 		jobs[j].err = hs_sim_new(&cfg, &jobs[j].sim);
 		if (jobs[j].err)
 			continue;
@@ -363,9 +367,24 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 		}
 	}
 
-	for (j = 0; j < n && ret == 0; j++)
-		if (jobs[j].sim && !jobs[j].err)
-			hs_sim_finish(jobs[j].sim, &jobs[j].stats, &jobs[j].metrics);
+	for (j = 0; j < n && ret == 0; j++) {
+		const struct hs_gen_sample *g;
+		size_t ng;
+
+		if (!jobs[j].sim || jobs[j].err)
+			continue;
+		hs_sim_finish(jobs[j].sim, &jobs[j].stats, &jobs[j].metrics);
+		ng = hs_sim_gen_samples(jobs[j].sim, &g);
+		if (ng) {
+			jobs[j].gens = malloc(ng * sizeof(*g));
+			if (!jobs[j].gens) {
+				jobs[j].err = -ENOMEM;
+				continue;
+			}
+			memcpy(jobs[j].gens, g, ng * sizeof(*g));
+			jobs[j].nr_gens = ng;
+		}
+	}
 out:
 	for (j = 0; j < n; j++) {
 		hs_sim_free(jobs[j].sim);

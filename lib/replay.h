@@ -29,6 +29,10 @@ struct hs_replay_job {
 	struct hs_metrics	metrics;	/* out: the policy's own numbers */
 	double			wall_s;		/* out: seconds spent stepping this run */
 	int			err;		/* out: 0, or why this run failed (-errno) */
+	struct hs_gen_sample	*gens;		/* out: generations over time (malloc'd, the
+						 * caller frees), NULL when the policy
+						 * reports none */
+	size_t			nr_gens;	/* out: entries in gens */
 	struct hs_sim		*sim;		/* private to lib/replay.c */
 };
 
@@ -36,6 +40,7 @@ struct hs_replay_opts {
 	unsigned int	threads;	/* worker threads; 0: one per online CPU */
 	bool		paranoid;	/* check() after every hook (slow) */
 	size_t		batch_max;	/* passed to hs_sim_config (0: default) */
+	int		channel;	/* -1, or HS_CH_FD/HS_CH_PT for every access */
 	/* Called from the reading thread after each chunk; may be NULL. */
 	void		(*progress)(void *arg, uint64_t records_done, uint64_t records_total);
 	void		*progress_arg;

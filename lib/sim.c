@@ -55,6 +55,10 @@ struct hs_sim {
 	size_t			nr_last;	/* entries in last */
 	size_t			last_cap;	/* allocated entries in last */
 	int			broken;		/* a policy broke the contract: -EUCLEAN */
+	struct hs_gen_sample	*gens;		/* generation samples kept */
+	size_t			nr_gens;	/* entries in gens */
+	uint64_t		gen_every;	/* keep one sample in gen_every */
+	uint64_t		gen_seen;	/* samples offered so far */
 };
 
 static inline struct hs_folio *folio_at(const struct hs_sim *sim, uint32_t id)
@@ -118,6 +122,8 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 		return -ENOSYS;
 	if (cfg->nr_keys == UINT32_MAX)		/* HS_NIL is reserved */
 		return -EINVAL;
+	if (cfg->override_channel && !hs_channel_is_access(cfg->channel))
+		return -EINVAL;
 	batch = cfg->batch_max ? cfg->batch_max : DEFAULT_BATCH;
 
 	sim = calloc(1, sizeof(*sim));
@@ -179,7 +185,45 @@ void hs_sim_free(struct hs_sim *sim)
 	free(sim->folios);
 	free(sim->victims);
 	free(sim->last);
+	free(sim->gens);
 	free(sim);
+}
+
+/**
+ * hs_sim_gen_sample() - record the generations after an aging
+ * @sim: env->sim
+ * @s: the sample (copied)
+ *
+ * Keeps every gen_every-th sample; when HS_GEN_SAMPLES_MAX are kept, drops
+ * every other one and doubles gen_every.  An allocation failure loses the
+ * sample, never the run.
+ */
+void hs_sim_gen_sample(struct hs_sim *sim, const struct hs_gen_sample *s)
+{
+	if (sim->gen_every == 0)
+		sim->gen_every = 1;
+	if (sim->gen_seen++ % sim->gen_every)
+		return;
+	if (!sim->gens) {
+		sim->gens = malloc(HS_GEN_SAMPLES_MAX * sizeof(*sim->gens));
+		if (!sim->gens)
+			return;
+	}
+	if (sim->nr_gens == HS_GEN_SAMPLES_MAX) {
+		for (size_t i = 0; i < HS_GEN_SAMPLES_MAX / 2; i++)
+			sim->gens[i] = sim->gens[2 * i];
+		sim->nr_gens = HS_GEN_SAMPLES_MAX / 2;
+		sim->gen_every *= 2;
+		if ((sim->gen_seen - 1) % sim->gen_every)
+			return;
+	}
+	sim->gens[sim->nr_gens++] = *s;
+}
+
+size_t hs_sim_gen_samples(const struct hs_sim *sim, const struct hs_gen_sample **out)
+{
+	*out = sim->gens;
+	return sim->nr_gens;
 }
 
 void hs_sim_protect(struct hs_sim *sim, struct hs_folio *f, enum hs_prot_kind kind)
@@ -415,6 +459,8 @@ int hs_sim_step(struct hs_sim *sim, uint32_t key, uint8_t meta, uint64_t next_us
 		return ret;
 	}
 
+	if (sim->cfg.override_channel)
+		a.channel = sim->cfg.channel;
 	sim->st.accesses++;
 	sim->prot_sum += sim->prot_resident;
 	if (meta & HS_META_ANON)

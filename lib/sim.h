@@ -151,6 +151,30 @@ struct hs_metrics {
 
 void hs_metrics_add(struct hs_metrics *m, const char *name, double value);
 
+/*
+ * Generations over time (MGLRU-family policies): the policy reports the shape
+ * of its lruvec after every aging, what /sys/kernel/debug/lru_gen would show.
+ * The driver keeps at most HS_GEN_SAMPLES_MAX of them per run (then every
+ * other one is thinned out and the interval doubles, so a long run keeps an
+ * even spread).
+ */
+#define HS_NR_GENS		4	/* MAX_NR_GENS */
+#define HS_GEN_SAMPLES_MAX	4096
+
+struct hs_gen_sample {
+	uint64_t	seq;		/* accesses so far when the aging happened */
+	uint64_t	aging;		/* agings so far in the run (1 = the first) */
+	uint64_t	max_seq;	/* youngest generation */
+	uint64_t	min_seq[2];	/* oldest generation per type (anon, file) */
+	uint64_t	pages[HS_NR_GENS][2];	/* pages per generation, indexed by
+						 * seq % HS_NR_GENS, per type */
+};
+
+/* Record one sample (policies call it after each aging). */
+void hs_sim_gen_sample(struct hs_sim *sim, const struct hs_gen_sample *s);
+/* The samples kept so far, oldest first; valid until the next step or free. */
+size_t hs_sim_gen_samples(const struct hs_sim *sim, const struct hs_gen_sample **out);
+
 struct hs_sim_config {
 	const struct hs_policy_ops *ops;	/* the policy */
 	const struct hs_param_set *params;	/* its parameters (NULL: defaults) */
@@ -159,6 +183,8 @@ struct hs_sim_config {
 	size_t		batch_max;		/* most victims one ->evict() may return (0: 64) */
 	bool		paranoid;		/* run ops->check() after every hook */
 	bool		record_victims;		/* keep the last step's victims (tests) */
+	bool		override_channel;	/* replace the channel of every access... */
+	uint8_t		channel;		/* ...by this one (HS_CH_FD or HS_CH_PT) */
 };
 
 /**

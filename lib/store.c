@@ -136,6 +136,18 @@ static const char *const migrations[] = {
 	"  value REAL,"
 	"  PRIMARY KEY (run, name)"
 	");"
+	"CREATE TABLE run_generations ("
+	"  run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  aging INTEGER NOT NULL,"
+	"  seq INTEGER NOT NULL,"
+	"  max_seq INTEGER NOT NULL,"
+	"  min_seq_anon INTEGER NOT NULL,"
+	"  min_seq_file INTEGER NOT NULL,"
+	"  gen INTEGER NOT NULL,"
+	"  anon_pages INTEGER NOT NULL,"
+	"  file_pages INTEGER NOT NULL,"
+	"  PRIMARY KEY (run, aging, gen)"
+	");"
 	"CREATE VIEW v_sessions AS"
 	"  SELECT id AS session, source, name, status, started, ended, accesses, distinct_keys"
 	"  FROM sessions;"
@@ -143,7 +155,7 @@ static const char *const migrations[] = {
 	"  SELECT id AS run, session, policy, params, capacity, accesses, hits, misses,"
 	"    CASE WHEN accesses > 0 THEN hits * 1.0 / accesses END AS hit_ratio,"
 	"    evictions, refaults, pingpong_keys, protected, protected_useful,"
-	"    protected_wasted, wall_s"
+	"    protected_wasted, wall_s, pswpin, pswpout"
 	"  FROM runs;"
 	"CREATE VIEW v_policy_compare AS"
 	"  SELECT r.session AS session, r.capacity AS capacity, r.policy AS policy,"
@@ -181,6 +193,7 @@ enum stmt_id {
 	ST_PROT_INSERT,
 	ST_HIST_INSERT,
 	ST_METRIC_INSERT,
+	ST_GEN_INSERT,
 	ST_NR
 };
 
@@ -223,6 +236,9 @@ static const char *const stmt_sql[ST_NR] = {
 		" VALUES (?1, ?2, ?3, ?4, ?5)",
 	[ST_METRIC_INSERT] =
 		"INSERT OR REPLACE INTO run_metrics (run, name, value) VALUES (?1, ?2, ?3)",
+	[ST_GEN_INSERT] =
+		"INSERT INTO run_generations (run, aging, seq, max_seq, min_seq_anon, min_seq_file,"
+		" gen, anon_pages, file_pages) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 };
 
 struct hs_store {
@@ -1189,6 +1205,33 @@ static void key_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 /* ---- runs ---- */
 
+/* One row per live generation of one sample: what a line of debugfs lru_gen shows. */
+static int save_generations(struct hs_store *st, sqlite3_stmt *s, int64_t run,
+			    const struct hs_gen_sample *g)
+{
+	uint64_t lo = HS_MIN(g->min_seq[0], g->min_seq[1]);
+	uint64_t gen;
+	int err = 0;
+
+	if (g->max_seq - lo >= HS_NR_GENS)	/* a policy bug: keep what is valid */
+		lo = g->max_seq - (HS_NR_GENS - 1);
+	for (gen = lo; !err && gen <= g->max_seq; gen++) {
+		const uint64_t *pages = g->pages[gen % HS_NR_GENS];
+
+		sqlite3_bind_int64(s, 1, run);
+		sqlite3_bind_int64(s, 2, (int64_t)g->aging);
+		sqlite3_bind_int64(s, 3, (int64_t)g->seq);
+		sqlite3_bind_int64(s, 4, (int64_t)g->max_seq);
+		sqlite3_bind_int64(s, 5, (int64_t)g->min_seq[0]);
+		sqlite3_bind_int64(s, 6, (int64_t)g->min_seq[1]);
+		sqlite3_bind_int64(s, 7, (int64_t)gen);
+		sqlite3_bind_int64(s, 8, gen >= g->min_seq[0] ? (int64_t)pages[0] : 0);
+		sqlite3_bind_int64(s, 9, gen >= g->min_seq[1] ? (int64_t)pages[1] : 0);
+		err = run_stmt(st, s);
+	}
+	return err;
+}
+
 static int save_run(struct hs_store *st, const struct hs_run_record *rr, int64_t *id)
 {
 	const struct hs_sim_stats *x = rr->stats;
@@ -1256,6 +1299,10 @@ static int save_run(struct hs_store *st, const struct hs_run_record *rr, int64_t
 		sqlite3_bind_double(s, 3, rr->metrics->m[i].value);
 		err = run_stmt(st, s);
 	}
+	if (!err && rr->nr_gens)
+		err = get_stmt(st, ST_GEN_INSERT, &s);
+	for (i = 0; !err && i < rr->nr_gens; i++)
+		err = save_generations(st, s, run, &rr->gens[i]);
 	if (!err)
 		*id = run;
 	return err;

@@ -129,6 +129,8 @@ struct hs_run_record {
 	const char		*params_json;	/* hs_param_set_json() text */
 	const struct hs_sim_stats *stats;
 	const struct hs_metrics	*metrics;	/* policy-specific, may be NULL */
+	const struct hs_gen_sample *gens;	/* generations over time, may be NULL */
+	size_t			nr_gens;	/* entries in gens */
 	double			wall_s;		/* replay time of this run */
 };
 

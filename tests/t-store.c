@@ -543,10 +543,14 @@ static void test_runs(void)
 	a.refault_hist[0] = 1;
 	a.refault_hist[3] = 4;
 	a.refault_hist[47] = 2;
+	a.pswpin = 40;
+	a.pswpout = 60;
 	b = a;
 	b.hits = 500;
 	b.misses = 500;
 	b.prot = z.prot;
+	b.pswpin = 0;
+	b.pswpout = 0;
 	memset(b.prot_kind, 0, sizeof(b.prot_kind));
 	memset(b.refault_hist, 0, sizeof(b.refault_hist));
 	z.capacity = 100;
@@ -563,12 +567,13 @@ static void test_runs(void)
 	T_EQ_I64(ids[2], 3);
 	T_EQ_STR(q_names(st, "SELECT * FROM v_runs"),
 		 "run|session|policy|params|capacity|accesses|hits|misses|hit_ratio|evictions|"
-		 "refaults|pingpong_keys|protected|protected_useful|protected_wasted|wall_s");
+		 "refaults|pingpong_keys|protected|protected_useful|protected_wasted|wall_s|"
+		 "pswpin|pswpout");
 	/* hit_ratio = hits / accesses: 250 / 1000, 500 / 1000, none for 0 accesses */
 	T_EQ_STR(q(st, "SELECT * FROM v_runs ORDER BY run"),
-		 "1|1|'arc'|'{\"x\":1}'|100|1000|250|750|R0.25|650|150|7|5|3|2|R0.5;"
-		 "2|1|'opt'|'{}'|100|1000|500|500|R0.5|650|150|7|0|0|0|R0.25;"
-		 "3|1|'lru'|'{}'|100|0|0|0|NULL|0|0|0|0|0|0|R0");
+		 "1|1|'arc'|'{\"x\":1}'|100|1000|250|750|R0.25|650|150|7|5|3|2|R0.5|40|60;"
+		 "2|1|'opt'|'{}'|100|1000|500|500|R0.5|650|150|7|0|0|0|R0.25|0|0;"
+		 "3|1|'lru'|'{}'|100|0|0|0|NULL|0|0|0|0|0|0|R0|0|0");
 	/* opt_gap = misses / opt's misses: 750 / 500, 500 / 500, 0 / 500 */
 	T_EQ_STR(q_names(st, "SELECT * FROM v_policy_compare"),
 		 "session|capacity|policy|hit_ratio|opt_gap");
@@ -665,6 +670,42 @@ static void cleanup(void)
 		rmdir(tmpdir);
 }
 
+/*
+ * Generation samples become one row per live generation, like the lines of
+ * debugfs lru_gen.  Sample 1: max_seq 3, min_seq anon 0, file 1; pages by
+ * gen % 4 and type.  Gen 0 holds anon pages only (file's oldest is 1).
+ * Sample 2: max_seq 5, min_seq 3 and 2: gens 2..5; gen 5 lives in slot 1,
+ * gen 2 in slot 2 (anon 0: below anon's min_seq 3).
+ */
+static void test_generations(void)
+{
+	struct hs_gen_sample g[2] = {
+		{ .seq = 100, .aging = 1, .max_seq = 3, .min_seq = { 0, 1 },
+		  .pages = { { 5, 9 }, { 6, 7 }, { 1, 2 }, { 3, 4 } } },
+		{ .seq = 250, .aging = 2, .max_seq = 5, .min_seq = { 3, 2 },
+		  .pages = { { 10, 11 }, { 12, 13 }, { 14, 15 }, { 16, 17 } } },
+	};
+	struct hs_sim_stats a = { .capacity = 8, .accesses = 10 };
+	struct hs_run_record rr = { 0 };
+	struct hs_store *st = NULL;
+	int64_t id = 0;
+
+	T_EQ_I64(hs_store_open(":memory:", 0, &st), 0);
+	if (!st)
+		return;
+	rr = (struct hs_run_record){ .session = write_pattern(st, 10), .policy = "mglru",
+				     .stats = &a, .gens = g, .nr_gens = 2 };
+	T_EQ_I64(hs_store_save_runs(st, &rr, 1, &id), 0);
+	T_EQ_STR(q(st, "SELECT aging, seq, max_seq, min_seq_anon, min_seq_file, gen, anon_pages,"
+		       " file_pages FROM run_generations ORDER BY aging, gen"),
+		 "1|100|3|0|1|0|5|0;1|100|3|0|1|1|6|7;1|100|3|0|1|2|1|2;1|100|3|0|1|3|3|4;"
+		 "2|250|5|3|2|2|0|15;2|250|5|3|2|3|16|17;2|250|5|3|2|4|10|11;"
+		 "2|250|5|3|2|5|12|13");
+	T_EQ_I64(hs_session_remove(st, rr.session), 0);
+	T_EQ_STR(q(st, "SELECT count(*) FROM run_generations"), "0");
+	hs_store_close(st);
+}
+
 static const struct t_case cases[] = {
 	{ "memory_open", test_memory_open },
 	{ "writer_roundtrip", test_writer_roundtrip },
@@ -674,6 +715,7 @@ static const struct t_case cases[] = {
 	{ "readonly", test_readonly },
 	{ "query", test_query },
 	{ "runs", test_runs },
+	{ "generations", test_generations },
 	{ "corrupt", test_corrupt },
 };
 

@@ -120,7 +120,7 @@ expect_status 0 H replay 2 --policy lru,opt --size 50
 expect_status 0 H sql --format csv 'SELECT * FROM v_runs ORDER BY run'
 expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" \
 	'run,session,policy,params,capacity,accesses,hits,misses,hit_ratio,evictions,refaults,'\
-'pingpong_keys,protected,protected_useful,protected_wasted,wall_s'
+'pingpong_keys,protected,protected_useful,protected_wasted,wall_s,pswpin,pswpout'
 expect_status 0 H sql --format csv 'SELECT policy, capacity, accesses, hits, misses, hit_ratio,
 	evictions FROM v_runs ORDER BY policy'
 expect_eq "$OUT" 'policy,capacity,accesses,hits,misses,hit_ratio,evictions
