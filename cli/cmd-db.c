@@ -23,21 +23,11 @@ struct args {
 	const char	*action;	/* "info" or "migrate" (NULL: info) */
 };
 
-static const struct argp_option options[] = {
-	{ "format", HS_OPT_FORMAT, "FMT", 0, "Output format: table, csv or json (default: table)",
-	  0 },
-	{ 0 }
-};
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct args *a = state->input;
 
 	switch (key) {
-	case HS_OPT_FORMAT:
-		if (hs_cli_set_format(arg))
-			return EINVAL;	/* reported; run() exits 64 */
-		break;
 	case ARGP_KEY_ARG:
 		if (a->action)
 			argp_error(state, "unexpected argument '%s'", arg);
@@ -52,9 +42,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp argp = {
-	.options = options,
 	.parser = parse_opt,
 	.args_doc = "[info]\nmigrate",
+	.children = hs_format_children,
 	.doc = "Show facts about the database file, or migrate it to this hsctl's schema.\v"
 	       "EXAMPLES:\n"
 	       "    hsctl db                           # same as hsctl db info\n"

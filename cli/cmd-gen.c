@@ -64,9 +64,6 @@ static const struct argp_option options[] = {
 	{ "scan-len", OPT_SCAN_LEN, "N", 0, "Fresh keys per scan (default: 5000)", 1 },
 	{ "scan-every", OPT_SCAN_EVERY, "N", 0, "Hot accesses between scans (default: 20000)",
 	  1 },
-	{ 0, 0, 0, 0, "Output:", 2 },
-	{ "format", HS_OPT_FORMAT, "FMT", 0, "Output format: table, csv or json (default: table)",
-	  2 },
 	{ 0 }
 };
 
@@ -125,10 +122,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		parse_count(state, "scan-every", arg, MAX_ACCESSES, &a->o.scan_every);
 		a->scan_set = true;
 		break;
-	case HS_OPT_FORMAT:
-		if (hs_cli_set_format(arg))
-			return EINVAL;	/* reported; exits 64 */
-		break;
 	case ARGP_KEY_ARG:
 		if (a->type_name)
 			argp_error(state, "one TYPE at a time (got '%s' too)", arg);
@@ -156,6 +149,7 @@ static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
 	.args_doc = "TYPE",
+	.children = hs_format_children,
 	.doc = "Make a synthetic session: TYPE is zipf, loop, scan-mix or ycsb-f. The same "
 	       "options and seed always make the same session.\v"
 	       "EXAMPLES:\n"

@@ -57,9 +57,6 @@ static const struct argp_option options[] = {
 	{ 0, 0, 0, 0, "csv options:", 2 },
 	{ "column", OPT_COLUMN, "N", 0, "Key column, 1-based (default: 1)", 2 },
 	{ "header", OPT_HEADER, NULL, 0, "Skip the first line", 2 },
-	{ 0, 0, 0, 0, "Output:", 3 },
-	{ "format", HS_OPT_FORMAT, "FMT", 0, "Output format: table, csv or json (default: table)",
-	  3 },
 	{ 0 }
 };
 
@@ -142,10 +139,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->topts.csv_header = true;
 		a->column_set = true;
 		break;
-	case HS_OPT_FORMAT:
-		if (hs_cli_set_format(arg))
-			return EINVAL;	/* reported; exits 64 */
-		break;
 	case ARGP_KEY_ARG:
 		if (a->file)
 			argp_error(state, "one FILE at a time (got '%s' too)", arg);
@@ -171,6 +164,7 @@ static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
 	.args_doc = "--type TYPE FILE",
+	.children = hs_format_children,
 	.doc = "Import a cache trace file as a new session (gzip or plain).\v"
 	       "EXAMPLES:\n"
 	       "    hsctl import --type lirs testdata/demo.trace      # one key per line\n"

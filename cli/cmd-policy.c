@@ -27,21 +27,11 @@ struct args {
 	const char	*name;		/* describe: the policy */
 };
 
-static const struct argp_option options[] = {
-	{ "format", HS_OPT_FORMAT, "FMT", 0, "Output format: table, csv or json (default: table)",
-	  0 },
-	{ 0 }
-};
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct args *a = state->input;
 
 	switch (key) {
-	case HS_OPT_FORMAT:
-		if (hs_cli_set_format(arg))
-			return EINVAL;	/* reported; run() exits 64 */
-		break;
 	case ARGP_KEY_ARG:
 		if (!a->action) {
 			if (strcmp(arg, "list") && strcmp(arg, "describe"))
@@ -65,9 +55,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp argp = {
-	.options = options,
 	.parser = parse_opt,
 	.args_doc = "[list]\ndescribe NAME",
+	.children = hs_format_children,
 	.doc = "List the replacement policies, or describe one policy and its parameters.\v"
 	       "EXAMPLES:\n"
 	       "    hsctl policy list                  # every policy, with a summary\n"

@@ -78,7 +78,6 @@ static const struct argp_option options[] = {
 	{ "paranoid", OPT_PARANOID, NULL, 0,
 	  "Check every policy's invariants after every step (slow)", 0 },
 	{ "no-store", OPT_NO_STORE, NULL, 0, "Do not store the runs in the database", 0 },
-	{ "format", 'f', "FMT", 0, "Output format: table, csv or json (default: table)", 0 },
 	{ 0 }
 };
 
@@ -129,11 +128,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_NO_STORE:
 		a->no_store = true;
 		break;
-	case 'f':
-		if (hs_format_parse(arg, &hs_global.format))
-			argp_error(state, "unknown format '%s' (valid: table, csv, json)", arg);
-		hs_global.format_set = true;
-		break;
 	case ARGP_KEY_ARG:
 		if (a->session)
 			argp_error(state, "one SESSION at a time (got '%s' too)", arg);
@@ -155,6 +149,7 @@ static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
 	.args_doc = "SESSION",
+	.children = hs_format_children,
 	.doc = "Replay a session's accesses through replacement policies at one or more "
 	       "capacities, print the comparison and store every run.\v"
 	       "EXAMPLES:\n"

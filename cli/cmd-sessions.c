@@ -31,21 +31,11 @@ struct args {
 	size_t		nr_ids;		/* entries in ids */
 };
 
-static const struct argp_option options[] = {
-	{ "format", HS_OPT_FORMAT, "FMT", 0, "Output format: table, csv or json (default: table)",
-	  0 },
-	{ 0 }
-};
-
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct args *a = state->input;
 
 	switch (key) {
-	case HS_OPT_FORMAT:
-		if (hs_cli_set_format(arg))
-			return EINVAL;	/* reported; run() exits 64 */
-		break;
 	case ARGP_KEY_ARG:
 		if (!a->action_set) {
 			if (!strcmp(arg, "list"))
@@ -79,9 +69,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp argp = {
-	.options = options,
 	.parser = parse_opt,
 	.args_doc = "[list]\nshow ID\nrm ID...",
+	.children = hs_format_children,
 	.doc = "List the sessions in the database, show one, or remove sessions.\v"
 	       "EXAMPLES:\n"
 	       "    hsctl sessions                     # id, source, name, status, accesses...\n"

@@ -35,8 +35,6 @@ struct rows {
 
 static const struct argp_option options[] = {
 	{ "write", 'w', NULL, 0, "Allow statements that change the database", 0 },
-	{ "format", HS_OPT_FORMAT, "FMT", 0, "Output format: table, csv or json (default: table)",
-	  0 },
 	{ 0 }
 };
 
@@ -47,10 +45,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case 'w':
 		a->write = true;
-		break;
-	case HS_OPT_FORMAT:
-		if (hs_cli_set_format(arg))
-			return EINVAL;	/* reported; run() exits 64 */
 		break;
 	case ARGP_KEY_ARG:
 		if (a->query)
@@ -71,6 +65,7 @@ static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
 	.args_doc = "QUERY",
+	.children = hs_format_children,
 	.doc = "Run SQL on the database (read-only unless --write) and print the rows.\v"
 	       "EXAMPLES:\n"
 	       "    hsctl sql 'SELECT * FROM v_sessions'\n"

@@ -7,13 +7,12 @@
 #ifndef HS_CMD_H
 #define HS_CMD_H
 
+#include <argp.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "access.h"
 #include "output.h"
-
-struct argp;
 
 struct hs_cmd {
 	const char		*name;		/* "replay" */
@@ -45,10 +44,15 @@ int hs_exit_from_errno(int err);
 struct hs_store;
 int hs_cli_open_store(unsigned int flags, struct hs_store **out);
 
-/* Common --format option handling: commands add { "format", 'f', ... } themselves? No:
- * --format is global but also accepted after the command via HS_FORMAT_OPTION. */
-#define HS_OPT_FORMAT	0x1f0
-int hs_cli_set_format(const char *arg);	/* 0 or prints error, returns HS_EXIT_USAGE */
+/* Set hs_global.format from a --format value: 0, or prints the error and returns HS_EXIT_USAGE. */
+int hs_cli_set_format(const char *arg);
+
+/*
+ * -f/--format FMT, the same in every command and before the command: set
+ * .children of an argp to hs_format_children and the option is parsed there
+ * (with hs_cli_set_format()) and shown under "Output:" in its --help.
+ */
+extern const struct argp_child hs_format_children[];
 
 /*
  * In cli/cmd-import.c, shared with cmd-gen.c: --kind and --channel values (0 or

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What every command shares: the global options, the one error reporter,
- * errno-to-exit-status mapping and opening the database.
+ * What every command shares: the global options, the -f/--format option
+ * (one child argp that every command's argp includes), the one error
+ * reporter, errno-to-exit-status mapping and opening the database.
  */
 #include "config.h"
 
+#include <argp.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -88,6 +90,15 @@ int hs_exit_from_errno(int err)
 	}
 }
 
+/**
+ * hs_cli_set_format() - set hs_global.format from a --format value
+ * @arg: "table", "csv" or "json"
+ *
+ * Prints "hsctl: unknown format 'ARG' (valid: table, csv, json)" when @arg is
+ * none of them.
+ *
+ * Return: 0, or HS_EXIT_USAGE.
+ */
 int hs_cli_set_format(const char *arg)
 {
 	if (hs_format_parse(arg, &hs_global.format)) {
@@ -97,6 +108,31 @@ int hs_cli_set_format(const char *arg)
 	hs_global.format_set = true;
 	return 0;
 }
+
+static const struct argp_option format_options[] = {
+	{ "format", 'f', "FMT", 0, "Output format: table, csv or json (default: table)", 0 },
+	{ 0 }
+};
+
+static error_t format_parse(int key, char *arg, struct argp_state *state)
+{
+	(void)state;
+	if (key != 'f')
+		return ARGP_ERR_UNKNOWN;
+	/* Reported on stderr in one line; argp_parse() then returns EINVAL: exit 64. */
+	return hs_cli_set_format(arg) ? EINVAL : 0;
+}
+
+/* The -f/--format option alone; hs_format_children puts it in each command's argp. */
+static const struct argp hs_format_argp = {
+	.options = format_options,
+	.parser = format_parse,
+};
+
+const struct argp_child hs_format_children[] = {
+	{ &hs_format_argp, 0, "Output:", 90 },
+	{ 0 }
+};
 
 /**
  * hs_cli_open_store() - open the database named by -d/--db

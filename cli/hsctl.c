@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * hsctl's main(): global options (-d/--db, -v, --format), command lookup and
+ * hsctl's main(): global options (-d/--db, -v, -f/--format), command lookup and
  * dispatch.  The top-level parser runs with ARGP_IN_ORDER; the first non-option
  * argument names the command, whose own argp parses the rest with argv[0] set
  * to "hsctl <command>".  The command's run() returns the exit status.
@@ -39,8 +39,6 @@ struct top_state {
 static const struct argp_option top_options[] = {
 	{ "db", 'd', "FILE", 0, "SQLite database (default: hsctl.db)", 0 },
 	{ "verbose", 'v', NULL, 0, "Say more on stderr (repeat for more)", 0 },
-	{ "format", HS_OPT_FORMAT, "FMT", 0, "Output format: table, csv or json (default: table)",
-	  0 },
 	{ 0 }
 };
 
@@ -64,11 +62,6 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'v':
 		hs_global.verbose++;
-		break;
-	case HS_OPT_FORMAT:
-		if (hs_format_parse(arg, &hs_global.format))
-			argp_error(state, "unknown format '%s' (valid: table, csv, json)", arg);
-		hs_global.format_set = true;
 		break;
 	case ARGP_KEY_ARG:
 		ts->cmd = find_cmd(arg);
@@ -115,6 +108,7 @@ static const struct argp top_argp = {
 	.options = top_options,
 	.parser = top_parse,
 	.args_doc = "COMMAND [ARG...]",
+	.children = hs_format_children,
 	.doc = "Record Linux page reclaim and replay it through replacement policies.\v"
 	       "EXAMPLES:\n"
 	       "    hsctl gen zipf --seed 1          # make a synthetic session\n"
