@@ -271,7 +271,7 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job *jobs,
 		      size_t n, const struct hs_replay_opts *opts)
 {
-	static const struct hs_replay_opts defaults = { .channel = -1 };
+	static const struct hs_replay_opts defaults;
 	const struct hs_replay_opts *o = opts ? opts : &defaults;
 	struct hs_session_reader *r = NULL;
 	struct hs_session_info info;
@@ -294,8 +294,8 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			.ops = jobs[j].ops, .params = jobs[j].params,
 			.capacity = jobs[j].capacity, .nr_keys = (uint32_t)info.distinct_keys,
 			.batch_max = o->batch_max, .paranoid = o->paranoid,
-			.override_channel = o->channel >= 0,
-			.channel = (uint8_t)(o->channel >= 0 ? o->channel : 0),
+			.override_channel = o->override_channel,
+			.channel = (uint8_t)o->channel,
 		};
 
 		jobs[j].sim = NULL;

@@ -40,7 +40,8 @@ struct hs_replay_opts {
 	unsigned int	threads;	/* worker threads; 0: one per online CPU */
 	bool		paranoid;	/* check() after every hook (slow) */
 	size_t		batch_max;	/* passed to hs_sim_config (0: default) */
-	int		channel;	/* -1, or HS_CH_FD/HS_CH_PT for every access */
+	bool		override_channel; /* replace the channel of every access... */
+	int		channel;	/* ...by this one (HS_CH_FD or HS_CH_PT) */
 	/* Called from the reading thread after each chunk; may be NULL. */
 	void		(*progress)(void *arg, uint64_t records_done, uint64_t records_total);
 	void		*progress_arg;
