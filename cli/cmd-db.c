@@ -19,8 +19,12 @@
 #include "hs.h"
 #include "store.h"
 
+enum action { ACT_INFO, ACT_MIGRATE };
+static const char *const actions[] = { "info", "migrate", NULL };	/* by enum action */
+
 struct args {
-	const char	*action;	/* "info" or "migrate" (NULL: info) */
+	enum action	action;		/* what to do (default: info) */
+	bool		action_set;	/* an action word was given */
 };
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -29,11 +33,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_ARG:
-		if (a->action)
+		if (a->action_set)
 			argp_error(state, "unexpected argument '%s'", arg);
-		if (strcmp(arg, "info") && strcmp(arg, "migrate"))
-			argp_error(state, "unknown action '%s' (valid: info, migrate)", arg);
-		a->action = arg;
+		a->action = (enum action)hs_cli_argp_choice(state, "action", arg, actions);
+		a->action_set = true;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -180,7 +183,7 @@ static int run(int argc, char **argv)
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return HS_EXIT_USAGE;
-	if (a.action && !strcmp(a.action, "migrate"))
+	if (a.action == ACT_MIGRATE)
 		return do_migrate();
 	return do_info();
 }

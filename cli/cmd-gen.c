@@ -42,8 +42,9 @@ struct args {
 	const char		*type_name;	/* TYPE argument */
 	const char		*name;		/* --name, or NULL */
 	struct hs_gen_opts	o;		/* generator options (type set at the end) */
-	const char		*kind;		/* --kind, or NULL for the generator's default */
-	const char		*channel;	/* --channel, or NULL for the default */
+	enum hs_type		kind;		/* --kind */
+	enum hs_channel		channel;	/* --channel (default: pt) */
+	bool			kind_set;	/* --kind given (else the generator's default) */
 	bool			alpha_set;	/* --alpha given */
 	bool			scan_set;	/* --hot-keys, --scan-len or --scan-every given */
 };
@@ -78,8 +79,6 @@ static void parse_count(struct argp_state *state, const char *opt, const char *a
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct args *a = state->input;
-	enum hs_type kind;
-	enum hs_channel ch;
 
 	switch (key) {
 	case OPT_ACCESSES:
@@ -101,14 +100,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->name = arg;
 		break;
 	case OPT_KIND:
-		if (hs_cli_parse_kind(arg, &kind))
-			argp_error(state, "unknown kind '%s' (valid: anon, file)", arg);
-		a->kind = arg;
+		a->kind = hs_cli_argp_kind(state, arg);
+		a->kind_set = true;
 		break;
 	case OPT_CHANNEL:
-		if (hs_cli_parse_channel(arg, &ch))
-			argp_error(state, "unknown channel '%s' (valid: pt, fd)", arg);
-		a->channel = arg;
+		a->channel = hs_cli_argp_channel(state, arg);
 		break;
 	case OPT_HOT_KEYS:
 		parse_count(state, "hot-keys", arg, MAX_KEYS / 2, &a->o.hot_keys);
@@ -218,7 +214,6 @@ static int run(int argc, char **argv)
 	struct hs_session_meta m = { 0 };
 	struct hs_store *st = NULL;
 	struct hs_gen *g = NULL;
-	enum hs_channel channel;
 	char origin[256], pj[512];
 	enum hs_type kind;
 	struct args a;
@@ -229,15 +224,14 @@ static int run(int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	hs_gen_opts_init(&a.o, HS_GEN_ZIPF);	/* defaults; the type is set by TYPE */
+	a.channel = HS_CH_PT;
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return HS_EXIT_USAGE;
-	kind = a.o.type == HS_GEN_YCSB_F ? HS_TYPE_ANON : HS_TYPE_FILE;
-	channel = HS_CH_PT;
-	if (a.kind)
-		hs_cli_parse_kind(a.kind, &kind);
-	if (a.channel)
-		hs_cli_parse_channel(a.channel, &channel);
-	a.o.meta = hs_meta_make(channel, kind, false);
+	if (a.kind_set)
+		kind = a.kind;
+	else
+		kind = a.o.type == HS_GEN_YCSB_F ? HS_TYPE_ANON : HS_TYPE_FILE;
+	a.o.meta = hs_meta_make(a.channel, kind, false);
 	if (a.o.type == HS_GEN_SCAN_MIX &&
 	    (a.o.hot_keys ? a.o.hot_keys : a.o.keys) + a.o.accesses > MAX_KEYS) {
 		hs_err("scan-mix: hot keys plus scanned keys could exceed %llu distinct keys",
@@ -255,7 +249,7 @@ static int run(int argc, char **argv)
 		goto out_free_gen;
 
 	spec(&a, origin, sizeof(origin));
-	params_json(&a, kind == HS_TYPE_ANON ? "anon" : "file", hs_channel_name(channel), pj,
+	params_json(&a, kind == HS_TYPE_ANON ? "anon" : "file", hs_channel_name(a.channel), pj,
 		    sizeof(pj));
 	m.source = "gen";
 	m.name = a.name ? a.name : origin;
@@ -263,7 +257,7 @@ static int run(int argc, char **argv)
 	m.format = hs_gen_type_name(a.o.type);
 	m.unit = "page";
 	m.kind = kind == HS_TYPE_ANON ? "anon" : "file";
-	m.channel = hs_channel_name(channel);
+	m.channel = hs_channel_name(a.channel);
 	m.params_json = pj;
 
 	ret = hs_session_begin(st, &m, &w);

@@ -60,41 +60,7 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
-/**
- * hs_cli_parse_kind() - parse --kind
- * @s: "anon" or "file"
- * @out: the type
- *
- * Return: 0 or -EINVAL.
- */
-int hs_cli_parse_kind(const char *s, enum hs_type *out)
-{
-	if (!strcmp(s, "file"))
-		*out = HS_TYPE_FILE;
-	else if (!strcmp(s, "anon"))
-		*out = HS_TYPE_ANON;
-	else
-		return -EINVAL;
-	return 0;
-}
-
-/**
- * hs_cli_parse_channel() - parse --channel
- * @s: "pt" or "fd"
- * @out: the channel
- *
- * Return: 0 or -EINVAL.
- */
-int hs_cli_parse_channel(const char *s, enum hs_channel *out)
-{
-	if (!strcmp(s, "pt"))
-		*out = HS_CH_PT;
-	else if (!strcmp(s, "fd"))
-		*out = HS_CH_FD;
-	else
-		return -EINVAL;
-	return 0;
-}
+static const char *const block_orders[] = { "forward", "reverse", NULL };
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
@@ -112,21 +78,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->name = arg;
 		break;
 	case OPT_KIND:
-		if (hs_cli_parse_kind(arg, &a->kind))
-			argp_error(state, "unknown kind '%s' (valid: anon, file)", arg);
+		a->kind = hs_cli_argp_kind(state, arg);
 		break;
 	case OPT_CHANNEL:
-		if (hs_cli_parse_channel(arg, &a->channel))
-			argp_error(state, "unknown channel '%s' (valid: pt, fd)", arg);
+		a->channel = hs_cli_argp_channel(state, arg);
 		break;
 	case OPT_BLOCK_ORDER:
-		if (!strcmp(arg, "forward"))
-			a->topts.lis_reverse = false;
-		else if (!strcmp(arg, "reverse"))
-			a->topts.lis_reverse = true;
-		else
-			argp_error(state, "unknown block order '%s' (valid: forward, reverse)",
-				   arg);
+		a->topts.lis_reverse =
+			hs_cli_argp_choice(state, "block order", arg, block_orders) == 1;
 		a->order_set = true;
 		break;
 	case OPT_COLUMN:

@@ -22,8 +22,12 @@
 #include "param.h"
 #include "policy.h"
 
+enum action { ACT_LIST, ACT_DESCRIBE };
+static const char *const actions[] = { "list", "describe", NULL };	/* by enum action */
+
 struct args {
-	const char	*action;	/* "list" or "describe" (NULL: list) */
+	enum action	action;		/* what to do (default: list) */
+	bool		action_set;	/* an action word was given */
 	const char	*name;		/* describe: the policy */
 };
 
@@ -33,19 +37,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_ARG:
-		if (!a->action) {
-			if (strcmp(arg, "list") && strcmp(arg, "describe"))
-				argp_error(state, "unknown action '%s' (valid: list, describe)",
-					   arg);
-			a->action = arg;
-		} else if (!strcmp(a->action, "describe") && !a->name) {
+		if (!a->action_set) {
+			a->action = (enum action)hs_cli_argp_choice(state, "action", arg, actions);
+			a->action_set = true;
+		} else if (a->action == ACT_DESCRIBE && !a->name) {
 			a->name = arg;
 		} else {
 			argp_error(state, "unexpected argument '%s'", arg);
 		}
 		break;
 	case ARGP_KEY_END:
-		if (a->action && !strcmp(a->action, "describe") && !a->name)
+		if (a->action == ACT_DESCRIBE && !a->name)
 			argp_error(state, "describe needs a policy NAME (see 'hsctl policy list')");
 		break;
 	default:
@@ -288,7 +290,7 @@ static int run(int argc, char **argv)
 	argv[0] = name;		/* argp and getopt print argv[0] in their messages */
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return HS_EXIT_USAGE;
-	if (a.action && !strcmp(a.action, "describe"))
+	if (a.action == ACT_DESCRIBE)
 		return do_describe(a.name);
 	return do_list();
 }

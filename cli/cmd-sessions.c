@@ -23,6 +23,7 @@
 #define MAX_IDS	1024	/* sessions rm at once */
 
 enum action { ACT_LIST, ACT_SHOW, ACT_RM };
+static const char *const actions[] = { "list", "show", "rm", NULL };	/* by enum action */
 
 struct args {
 	enum action	action;		/* what to do */
@@ -38,15 +39,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_ARG:
 		if (!a->action_set) {
-			if (!strcmp(arg, "list"))
-				a->action = ACT_LIST;
-			else if (!strcmp(arg, "show"))
-				a->action = ACT_SHOW;
-			else if (!strcmp(arg, "rm"))
-				a->action = ACT_RM;
-			else
-				argp_error(state, "unknown action '%s' (valid: list, show, rm)",
-					   arg);
+			a->action = (enum action)hs_cli_argp_choice(state, "action", arg, actions);
 			a->action_set = true;
 		} else if (a->action == ACT_LIST || (a->action == ACT_SHOW && a->nr_ids)) {
 			argp_error(state, "unexpected argument '%s'", arg);

@@ -55,12 +55,25 @@ int hs_cli_set_format(const char *arg);
 extern const struct argp_child hs_format_children[];
 
 /*
- * In cli/cmd-import.c, shared with cmd-gen.c: --kind and --channel values (0 or
- * -EINVAL), and printing a new session ("session N: A accesses, D distinct keys
- * (NAME)", or csv/json).
+ * In an argp parser: the index of @arg in the NULL-terminated @choices, else
+ * argp_error() "unknown WHAT 'ARG' (valid: A, B)" and exit 64.
+ */
+int hs_cli_argp_choice(struct argp_state *state, const char *what, const char *arg,
+		       const char *const *choices);
+
+/*
+ * --kind (anon, file) and --channel (pt, fd): parse (0 or -EINVAL), or in an
+ * argp parser the value or argp_error() "unknown kind 'X' (valid: anon, file)".
  */
 int hs_cli_parse_kind(const char *s, enum hs_type *out);
 int hs_cli_parse_channel(const char *s, enum hs_channel *out);
+enum hs_type hs_cli_argp_kind(struct argp_state *state, const char *arg);
+enum hs_channel hs_cli_argp_channel(struct argp_state *state, const char *arg);
+
+/*
+ * In cli/cmd-import.c, shared with cmd-gen.c: printing a new session ("session
+ * N: A accesses, D distinct keys (NAME)", or csv/json).
+ */
 int hs_cli_print_session(struct hs_store *st, int64_t id);	/* returns an exit status */
 
 /*

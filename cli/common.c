@@ -2,7 +2,8 @@
 /*
  * What every command shares: the global options, the -f/--format option
  * (one child argp that every command's argp includes), the one error
- * reporter, errno-to-exit-status mapping and opening the database.
+ * reporter, errno-to-exit-status mapping, words chosen from a fixed list
+ * (actions, --kind, --channel) and opening the database.
  */
 #include "config.h"
 
@@ -10,6 +11,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -133,6 +135,110 @@ const struct argp_child hs_format_children[] = {
 	{ &hs_format_argp, 0, "Output:", 90 },
 	{ 0 }
 };
+
+/* The index of @arg in the NULL-terminated @choices, or -1. */
+static int choice_index(const char *arg, const char *const *choices)
+{
+	int i;
+
+	for (i = 0; choices[i]; i++)
+		if (!strcmp(arg, choices[i]))
+			return i;
+	return -1;
+}
+
+/**
+ * hs_cli_argp_choice() - a word from a fixed list, or a usage error
+ * @state: the argp state, for argp_error()
+ * @what: what the word names, for the message: "action", "kind"
+ * @arg: the word given
+ * @choices: the valid words, NULL-terminated
+ *
+ * A word not in @choices is reported through argp_error() as "unknown WHAT
+ * 'ARG' (valid: A, B, C)", which exits with status 64.
+ *
+ * Return: the index of @arg in @choices.
+ */
+int hs_cli_argp_choice(struct argp_state *state, const char *what, const char *arg,
+		       const char *const *choices)
+{
+	int i = choice_index(arg, choices);
+	char valid[256];
+	size_t off = 0;
+
+	if (i >= 0)
+		return i;
+	valid[0] = '\0';
+	for (i = 0; choices[i] && off < sizeof(valid); i++)
+		off += (size_t)snprintf(valid + off, sizeof(valid) - off, "%s%s", i ? ", " : "",
+					choices[i]);
+	argp_error(state, "unknown %s '%s' (valid: %s)", what, arg, valid);
+	exit(argp_err_exit_status);	/* argp_error() has exited: no parse uses ARGP_NO_EXIT */
+}
+
+/* --kind and --channel words, in the order the messages list them, and their values. */
+static const char *const kind_names[] = { "anon", "file", NULL };
+static const enum hs_type kind_values[] = { HS_TYPE_ANON, HS_TYPE_FILE };
+static const char *const channel_names[] = { "pt", "fd", NULL };
+static const enum hs_channel channel_values[] = { HS_CH_PT, HS_CH_FD };
+
+/**
+ * hs_cli_parse_kind() - parse --kind
+ * @s: "anon" or "file"
+ * @out: the type
+ *
+ * Return: 0 or -EINVAL.
+ */
+int hs_cli_parse_kind(const char *s, enum hs_type *out)
+{
+	int i = choice_index(s, kind_names);
+
+	if (i < 0)
+		return -EINVAL;
+	*out = kind_values[i];
+	return 0;
+}
+
+/**
+ * hs_cli_parse_channel() - parse --channel
+ * @s: "pt" or "fd"
+ * @out: the channel
+ *
+ * Return: 0 or -EINVAL.
+ */
+int hs_cli_parse_channel(const char *s, enum hs_channel *out)
+{
+	int i = choice_index(s, channel_names);
+
+	if (i < 0)
+		return -EINVAL;
+	*out = channel_values[i];
+	return 0;
+}
+
+/**
+ * hs_cli_argp_kind() - the value of --kind, or a usage error
+ * @state: the argp state
+ * @arg: "anon" or "file"
+ *
+ * Return: the type; anything else exits through argp_error() (64).
+ */
+enum hs_type hs_cli_argp_kind(struct argp_state *state, const char *arg)
+{
+	return kind_values[hs_cli_argp_choice(state, "kind", arg, kind_names)];
+}
+
+/**
+ * hs_cli_argp_channel() - the value of --channel, or a usage error
+ * @state: the argp state
+ * @arg: "pt" or "fd"
+ *
+ * Return: the channel; anything else exits through argp_error() (64).
+ */
+enum hs_channel hs_cli_argp_channel(struct argp_state *state, const char *arg)
+{
+	return channel_values[hs_cli_argp_choice(state, "channel", arg, channel_names)];
+}
 
 /**
  * hs_cli_open_store() - open the database named by -d/--db
