@@ -70,6 +70,16 @@ static const char *const info_names[IC_NR] = {
 	[IC_JOURNAL] = "journal_mode",
 };
 
+/* Print @row as a record (hs_cli_print_record()); the exit status. */
+static int print_row(const struct hs_sql_row *row)
+{
+	if (hs_cli_print_record(row)) {
+		hs_err("db: out of memory");
+		return HS_EXIT_FAILURE;
+	}
+	return HS_EXIT_OK;
+}
+
 static int do_info(void)
 {
 	enum hs_sql_type types[IC_NR];
@@ -78,7 +88,7 @@ static int do_info(void)
 	struct hs_store *st = NULL;
 	int64_t ints[IC_NR] = { 0 };
 	double reals[IC_NR] = { 0 };
-	struct hs_sql_row row;
+	const struct hs_sql_row row = { IC_NR, info_names, types, ints, reals, texts };
 	char app_id[16];
 	struct stat sb;
 	int status, err;
@@ -88,12 +98,11 @@ static int do_info(void)
 	if (status)
 		return status;
 	err = hs_store_get_info(st, &info);
-	if (err) {
-		hs_err("%s: %s", hs_global.db, hs_store_errmsg(st));
-		hs_store_close(st);
-		return HS_EXIT_FAILURE;
-	}
+	if (err)
+		status = hs_cli_store_err(st, HS_EXIT_FAILURE);
 	hs_store_close(st);
+	if (status)
+		return status;
 
 	for (i = 0; i < IC_NR; i++)
 		types[i] = HS_SQL_INT;
@@ -116,18 +125,7 @@ static int do_info(void)
 	ints[IC_FREE_PAGES] = info.freelist_count;
 	types[IC_JOURNAL] = HS_SQL_TEXT;
 	texts[IC_JOURNAL] = info.journal_mode;
-
-	row.ncols = IC_NR;
-	row.names = info_names;
-	row.types = types;
-	row.ints = ints;
-	row.reals = reals;
-	row.texts = texts;
-	if (hs_cli_print_record(&row)) {
-		hs_err("db: out of memory");
-		return HS_EXIT_FAILURE;
-	}
-	return HS_EXIT_OK;
+	return print_row(&row);
 }
 
 static int do_migrate(void)
@@ -138,7 +136,7 @@ static int do_migrate(void)
 	struct hs_store *st = NULL;
 	const double reals[3] = { 0 };
 	int64_t ints[3] = { 0 };
-	struct hs_sql_row row;
+	const struct hs_sql_row row = { 3, names, types, ints, reals, texts };
 	int status;
 
 	/* the version before, without touching the file */
@@ -164,17 +162,7 @@ static int do_migrate(void)
 			       ints[1], ints[2]);
 		return HS_EXIT_OK;
 	}
-	row.ncols = 3;
-	row.names = names;
-	row.types = types;
-	row.ints = ints;
-	row.reals = reals;
-	row.texts = texts;
-	if (hs_cli_print_record(&row)) {
-		hs_err("db: out of memory");
-		return HS_EXIT_FAILURE;
-	}
-	return HS_EXIT_OK;
+	return print_row(&row);
 }
 
 static int run(int argc, char **argv)

@@ -262,23 +262,20 @@ static int run(int argc, char **argv)
 
 	ret = hs_session_begin(st, &m, &w);
 	if (ret) {
-		hs_err("%s: %s", hs_global.db, hs_store_errmsg(st));
-		status = hs_exit_from_errno(ret);
+		status = hs_cli_store_err(st, hs_exit_from_errno(ret));
 		goto out_close_store;
 	}
 	while (hs_gen_next(g, &key, &meta) == 1) {
 		ret = hs_session_add(w, key, meta);
 		if (ret) {
-			hs_err("%s: %s", hs_global.db, hs_store_errmsg(st));
+			status = hs_cli_store_err(st, HS_EXIT_FAILURE);
 			hs_session_abort(w);
-			status = HS_EXIT_FAILURE;
 			goto out_close_store;
 		}
 	}
 	ret = hs_session_commit(w, &id);
 	if (ret) {
-		hs_err("%s: %s", hs_global.db, hs_store_errmsg(st));
-		status = HS_EXIT_FAILURE;
+		status = hs_cli_store_err(st, HS_EXIT_FAILURE);
 		goto out_close_store;
 	}
 	status = hs_cli_print_session(st, id);

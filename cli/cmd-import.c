@@ -326,8 +326,7 @@ static int run(int argc, char **argv)
 
 	ret = hs_session_begin(st, &m, &w);
 	if (ret) {
-		hs_err("%s: %s", hs_global.db, hs_store_errmsg(st));
-		status = hs_exit_from_errno(ret);
+		status = hs_cli_store_err(st, hs_exit_from_errno(ret));
 		goto out_close_store;
 	}
 	ret = copy_records(r, w, st, &why, &bad_data);
@@ -339,8 +338,7 @@ static int run(int argc, char **argv)
 	}
 	ret = hs_session_commit(w, &id);
 	if (ret) {
-		hs_err("%s: %s", hs_global.db, hs_store_errmsg(st));
-		status = HS_EXIT_FAILURE;
+		status = hs_cli_store_err(st, HS_EXIT_FAILURE);
 		goto out_close_store;
 	}
 	hs_info("imported %" PRIu64 " records from %s", hs_trace_records(r), a.file);

@@ -119,22 +119,6 @@ static void range_text(const struct hs_param *p, char *buf, size_t len)
 	}
 }
 
-/* Comma-separated registry names, for "unknown policy" messages. */
-static void valid_names(char *buf, size_t len)
-{
-	size_t i, off = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < hs_policy_count() && off < len; i++) {
-		int n = snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
-				 hs_policy_at(i)->name);
-
-		if (n < 0)
-			break;
-		off += (size_t)n;
-	}
-}
-
 /*
  * The exit status after writing results.  A write error on stdout (-EIO) is
  * reported once, by main(), which checks stdout before exiting.
@@ -246,16 +230,11 @@ static int describe_json(const struct hs_policy_ops *ops)
 
 static int do_describe(const char *name)
 {
-	const struct hs_policy_ops *ops = hs_policy_find(name);
+	const struct hs_policy_ops *ops = hs_cli_find_policy("", name);
 	int err;
 
-	if (!ops) {
-		char valid[1024];
-
-		valid_names(valid, sizeof(valid));
-		hs_err("unknown policy '%s' (valid: %s)", name, valid);
+	if (!ops)
 		return HS_EXIT_USAGE;
-	}
 	switch (hs_global.format) {
 	case HS_FMT_JSON:
 		err = describe_json(ops);

@@ -162,20 +162,9 @@ static const struct argp argp = {
 	       "the database: see hsctl-db(5), views v_runs and v_policy_compare.",
 };
 
-static void list_policies(char *buf, size_t len)
-{
-	size_t i, off = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < hs_policy_count() && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
-					hs_policy_at(i)->name);
-}
-
 static int pick_policies(char *list, const struct hs_policy_ops **out, size_t *n)
 {
 	char *items[MAX_POLICIES];
-	char valid[1024];
 	int nr, i;
 
 	*n = 0;
@@ -196,12 +185,9 @@ static int pick_policies(char *list, const struct hs_policy_ops **out, size_t *n
 			hs_err("--policy: 'all' cannot be combined with other names");
 			return HS_EXIT_USAGE;
 		}
-		ops = hs_policy_find(items[i]);
-		if (!ops) {
-			list_policies(valid, sizeof(valid));
-			hs_err("unknown policy '%s' (valid: %s)", items[i], valid);
+		ops = hs_cli_find_policy("", items[i]);
+		if (!ops)
 			return HS_EXIT_USAGE;
-		}
 		for (size_t k = 0; k < *n; k++)
 			if (out[k] == ops) {
 				hs_err("--policy: '%s' given twice", items[i]);
@@ -351,14 +337,8 @@ static int check_param_policies(const struct args *a, const struct hs_policy_ops
 	for (int i = 0; i < a->nr_params; i++) {
 		size_t k;
 
-		if (!hs_policy_find(a->params[i].policy)) {
-			char valid[1024];
-
-			list_policies(valid, sizeof(valid));
-			hs_err("--param: unknown policy '%s' (valid: %s)", a->params[i].policy,
-			       valid);
+		if (!hs_cli_find_policy("--param: ", a->params[i].policy))
 			return HS_EXIT_USAGE;
-		}
 		for (k = 0; k < nr_pols; k++)
 			if (!strcmp(pols[k]->name, a->params[i].policy))
 				break;
@@ -570,12 +550,13 @@ static int run(int argc, char **argv)
 		return status;
 	ret = hs_session_get(st, session, &info);
 	if (ret) {
-		if (ret == -ENOENT)
+		if (ret == -ENOENT) {
 			hs_err("no session %" PRId64 " in %s (see 'hsctl sessions')", session,
 			       hs_global.db);
-		else
-			hs_err("%s: %s", hs_global.db, hs_store_errmsg(st));
-		status = ret == -ENOENT ? HS_EXIT_NOINPUT : hs_exit_from_errno(ret);
+			status = HS_EXIT_NOINPUT;
+		} else {
+			status = hs_cli_store_err(st, hs_exit_from_errno(ret));
+		}
 		goto out;
 	}
 	if (strcmp(info.status, "complete"))

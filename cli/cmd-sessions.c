@@ -103,12 +103,6 @@ static int parse_id(const char *s, int64_t *id)
 	return 0;
 }
 
-static int query_error(struct hs_store *st, int err)
-{
-	hs_err("sessions: %s", err == -ENOMEM ? "out of memory" : hs_store_errmsg(st));
-	return HS_EXIT_FAILURE;
-}
-
 static int do_list(void)
 {
 	struct hs_store *st = NULL;
@@ -120,7 +114,7 @@ static int do_list(void)
 	err = hs_cli_print_query(st, hs_global.format == HS_FMT_TABLE ? list_table_sql : list_sql,
 				 false);
 	if (err)
-		status = query_error(st, err);
+		status = hs_cli_query_err(st, "sessions", err);
 	hs_store_close(st);
 	return status;
 }
@@ -149,7 +143,7 @@ static int do_show(const char *arg)
 	if (!err)
 		err = hs_cli_print_query(st, sql, true);
 	if (err)
-		status = query_error(st, err);
+		status = hs_cli_query_err(st, "sessions", err);
 out:
 	hs_store_close(st);
 	return status;

@@ -306,16 +306,8 @@ static int run(int argc, char **argv)
 	if (status)
 		return status;
 	err = hs_cli_print_query(st, a.query, false);
-	if (err == -EPERM) {
-		hs_err("sql: %s", hs_store_errmsg(st));
-		status = HS_EXIT_USAGE;
-	} else if (err == -ENOMEM) {
-		hs_err("sql: out of memory");
-		status = HS_EXIT_FAILURE;
-	} else if (err) {
-		hs_err("sql: %s", hs_store_errmsg(st));
-		status = HS_EXIT_FAILURE;
-	}
+	if (err)
+		status = hs_cli_query_err(st, "sql", err);
 	hs_store_close(st);
 	return status;
 }

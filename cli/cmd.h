@@ -43,6 +43,14 @@ int hs_exit_from_errno(int err);
 /* Open the global database; prints the error and returns an exit status on failure (else 0). */
 struct hs_store;
 int hs_cli_open_store(unsigned int flags, struct hs_store **out);
+/* "hsctl: DB: <the store's last error>"; returns @status. */
+int hs_cli_store_err(struct hs_store *st, int status);
+/* "hsctl: CMD: <out of memory or the store's error>"; returns 64 for -EPERM, else 1. */
+int hs_cli_query_err(struct hs_store *st, const char *cmd, int err);
+
+/* The policy @name, or NULL after "hsctl: WHATunknown policy 'NAME' (valid: ...)". */
+struct hs_policy_ops;
+const struct hs_policy_ops *hs_cli_find_policy(const char *what, const char *name);
 
 /* Set hs_global.format from a --format value: 0, or prints the error and returns HS_EXIT_USAGE. */
 int hs_cli_set_format(const char *arg);

@@ -3,7 +3,8 @@
  * What every command shares: the global options, the -f/--format option
  * (one child argp that every command's argp includes), the one error
  * reporter, errno-to-exit-status mapping, words chosen from a fixed list
- * (actions, --kind, --channel) and opening the database.
+ * (actions, --kind, --channel) or naming a policy, and opening the database
+ * and reporting its errors.
  */
 #include "config.h"
 
@@ -16,6 +17,7 @@
 
 #include "cmd.h"
 #include "hs.h"
+#include "policy.h"
 #include "store.h"
 
 struct hs_global hs_global = {
@@ -238,6 +240,65 @@ enum hs_type hs_cli_argp_kind(struct argp_state *state, const char *arg)
 enum hs_channel hs_cli_argp_channel(struct argp_state *state, const char *arg)
 {
 	return channel_values[hs_cli_argp_choice(state, "channel", arg, channel_names)];
+}
+
+/**
+ * hs_cli_find_policy() - the policy named @name, or report it unknown
+ * @what: what the message starts with ("" or "--param: ")
+ * @name: the policy name
+ *
+ * An unknown name is reported as "hsctl: WHATunknown policy 'NAME' (valid:
+ * arc, car, ...)", the registry's names in its order.
+ *
+ * Return: the policy, or NULL.
+ */
+const struct hs_policy_ops *hs_cli_find_policy(const char *what, const char *name)
+{
+	const struct hs_policy_ops *ops = hs_policy_find(name);
+	char valid[1024];
+	size_t i, off = 0;
+
+	if (ops)
+		return ops;
+	valid[0] = '\0';
+	for (i = 0; i < hs_policy_count() && off < sizeof(valid); i++)
+		off += (size_t)snprintf(valid + off, sizeof(valid) - off, "%s%s", i ? ", " : "",
+					hs_policy_at(i)->name);
+	hs_err("%sunknown policy '%s' (valid: %s)", what, name, valid);
+	return NULL;
+}
+
+/**
+ * hs_cli_store_err() - report the store's last error against the database
+ * @st: the store
+ * @status: the exit status to hand back
+ *
+ * Prints "hsctl: DB: message", DB the -d/--db file.
+ *
+ * Return: @status.
+ */
+int hs_cli_store_err(struct hs_store *st, int status)
+{
+	hs_err("%s: %s", hs_global.db, hs_store_errmsg(st));
+	return status;
+}
+
+/**
+ * hs_cli_query_err() - report a failed query or listing of a command
+ * @st: the store (not used for -ENOMEM)
+ * @cmd: the command, for the message: "sql", "sessions"
+ * @err: the negative errno from hs_cli_print_query() and friends
+ *
+ * Prints "hsctl: CMD: out of memory" for -ENOMEM, else "hsctl: CMD: " and the
+ * store's message.
+ *
+ * Return: HS_EXIT_USAGE for -EPERM (a write without --write), else
+ * HS_EXIT_FAILURE.
+ */
+int hs_cli_query_err(struct hs_store *st, const char *cmd, int err)
+{
+	hs_err("%s: %s", cmd, err == -ENOMEM ? "out of memory" : hs_store_errmsg(st));
+	return err == -EPERM ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
 }
 
 /**
