@@ -382,8 +382,10 @@ static int lrfu_check(const struct hs_policy *p)
 		if (p->lambda == 1.0 && lp->crf > 2.0)
 			return -EUCLEAN;
 	}
-	/* The heap holds exactly the resident keys: distinct (hs_iheap_check()), all
-	 * resident, and as many as the driver marks resident. */
+	/*
+	 * The heap holds exactly the resident keys: distinct (hs_iheap_check()),
+	 * all resident, and as many as the driver marks resident.
+	 */
 	return hs_env_count_resident(env) == p->heap.n ? 0 : -EUCLEAN;
 }
 
