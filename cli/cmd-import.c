@@ -3,8 +3,8 @@
  * hsctl import: read a cache trace file (lib/trace-in.c) and store it as a new
  * session.  The whole import is one transaction: any reader error rolls it
  * back, so a malformed trace leaves no partial session (exit 65 with the file,
- * line or byte offset and the reason).  Also home of hs_cli_print_session(),
- * which `hsctl gen` shares to print the new session the same way.
+ * line or byte offset and the reason).  The new session is printed with
+ * hs_cli_print_session(), as `hsctl gen` prints its own.
  */
 #include "config.h"
 
@@ -180,69 +180,6 @@ static void end_progress(struct progress *pr)
 	if (pr->shown)
 		fprintf(stderr, "\r%60s\r", "");
 	pr->shown = false;
-}
-
-/**
- * hs_cli_print_session() - print a new session's id and counts
- * @st: the store
- * @id: the session
- *
- * table: "session 3: 914145 accesses, 186880 distinct keys (NAME)"; json: one
- * object {"session", "accesses", "distinct_keys", "name", "unit"}; csv: a
- * header and one row with the same columns.
- *
- * Return: an exit status.
- */
-int hs_cli_print_session(struct hs_store *st, int64_t id)
-{
-	struct hs_session_info si;
-	struct hs_out *o = NULL;
-	int err;
-
-	err = hs_session_get(st, id, &si);
-	if (err) {
-		hs_err("session %" PRId64 ": %s", id, hs_store_errmsg(st));
-		return hs_exit_from_errno(err);
-	}
-	switch (hs_global.format) {
-	case HS_FMT_JSON:
-		printf("{\"session\": %" PRId64 ", \"accesses\": %" PRIu64
-		       ", \"distinct_keys\": %" PRIu64 ", \"name\": ", si.id, si.accesses,
-		       si.distinct_keys);
-		hs_json_string(stdout, si.name);
-		printf(", \"unit\": ");
-		hs_json_string(stdout, si.unit);
-		printf("}\n");
-		return HS_EXIT_OK;
-	case HS_FMT_CSV:
-		if (hs_out_new(stdout, HS_FMT_CSV, NULL, &o)) {
-			hs_err("output: %s", strerror(ENOMEM));
-			return HS_EXIT_FAILURE;
-		}
-		err = hs_out_column(o, "session", HS_COL_INT, NULL);
-		err = err ? err : hs_out_column(o, "accesses", HS_COL_INT, NULL);
-		err = err ? err : hs_out_column(o, "distinct_keys", HS_COL_INT, NULL);
-		err = err ? err : hs_out_column(o, "name", HS_COL_STR, NULL);
-		err = err ? err : hs_out_column(o, "unit", HS_COL_STR, NULL);
-		err = err ? err : hs_out_int(o, si.id);
-		err = err ? err : hs_out_uint(o, si.accesses);
-		err = err ? err : hs_out_uint(o, si.distinct_keys);
-		err = err ? err : hs_out_str(o, si.name);
-		err = err ? err : hs_out_str(o, si.unit);
-		err = err ? err : hs_out_row_end(o);
-		err = err ? err : hs_out_finish(o);
-		hs_out_free(o);
-		if (err) {
-			hs_err("output: %s", strerror(-err));
-			return HS_EXIT_FAILURE;
-		}
-		return HS_EXIT_OK;
-	case HS_FMT_TABLE:
-	default:
-		printf("session %" PRId64 ": %" PRIu64 " accesses, %" PRIu64
-		       " distinct keys (%s)\n", si.id, si.accesses, si.distinct_keys, si.name);
-		return HS_EXIT_OK;
-	}
 }
 
 /*

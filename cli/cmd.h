@@ -78,10 +78,7 @@ int hs_cli_parse_channel(const char *s, enum hs_channel *out);
 enum hs_type hs_cli_argp_kind(struct argp_state *state, const char *arg);
 enum hs_channel hs_cli_argp_channel(struct argp_state *state, const char *arg);
 
-/*
- * In cli/cmd-import.c, shared with cmd-gen.c: printing a new session ("session
- * N: A accesses, D distinct keys (NAME)", or csv/json).
- */
+/* Print a new session (import, gen): "session N: A accesses, D distinct keys (NAME)", csv, json. */
 int hs_cli_print_session(struct hs_store *st, int64_t id);	/* returns an exit status */
 
 /*
