@@ -13,7 +13,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "access.h"
@@ -140,28 +139,13 @@ static const struct argp argp = {
 	       "left behind), 66 FILE cannot be opened, 1 other failure.",
 };
 
-static double mono_now(void)
+static void show_progress(struct hs_cli_progress *pr, const struct hs_trace_reader *r)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-struct progress {
-	double		start;		/* when reading began */
-	double		last;		/* when a line was last printed */
-	bool		shown;		/* a progress line is on the terminal */
-};
-
-static void show_progress(struct progress *pr, const struct hs_trace_reader *r)
-{
-	double t = mono_now(), el = t - pr->start, rate, share;
 	uint64_t done, total, n = hs_trace_records(r);
+	double el, rate, share;
 
-	if (t - pr->last < 0.25)
+	if (!hs_cli_progress_due(pr, false, &el))
 		return;
-	pr->last = t;
 	hs_trace_progress(r, &done, &total);
 	rate = el > 0 ? (double)n / el : 0;
 	if (total && done <= total && done) {
@@ -172,14 +156,6 @@ static void show_progress(struct progress *pr, const struct hs_trace_reader *r)
 		fprintf(stderr, "\rimport: %.1fM records  %.1fM records/s ", (double)n / 1e6,
 			rate / 1e6);
 	}
-	pr->shown = true;
-}
-
-static void end_progress(struct progress *pr)
-{
-	if (pr->shown)
-		fprintf(stderr, "\r%60s\r", "");
-	pr->shown = false;
 }
 
 /*
@@ -189,13 +165,13 @@ static void end_progress(struct progress *pr)
 static int copy_records(struct hs_trace_reader *r, struct hs_session_writer *w,
 			struct hs_store *st, const char **why, bool *bad_data)
 {
-	struct progress pr = { .start = mono_now() };
+	struct hs_cli_progress pr;
 	bool tty = isatty(STDERR_FILENO);
 	uint64_t key;
 	uint8_t meta;
 	int ret;
 
-	pr.last = pr.start;
+	hs_cli_progress_start(&pr);
 	while ((ret = hs_trace_next(r, &key, &meta)) == 1) {
 		ret = hs_session_add(w, key, meta);
 		if (ret) {
@@ -205,7 +181,7 @@ static int copy_records(struct hs_trace_reader *r, struct hs_session_writer *w,
 		if (tty && !(hs_trace_records(r) & 0xfffff))
 			show_progress(&pr, r);
 	}
-	end_progress(&pr);
+	hs_cli_progress_end(&pr, 60);
 	if (ret < 0 && !*why) {
 		*why = hs_trace_errmsg(r);
 		*bad_data = ret == -EBADMSG || ret == -ENODATA;

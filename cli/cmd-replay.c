@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -351,33 +350,16 @@ static int check_param_policies(const struct args *a, const struct hs_policy_ops
 	return 0;
 }
 
-struct progress {
-	double		start;		/* monotonic seconds */
-	double		last;		/* last print */
-	bool		shown;		/* a line is on the terminal */
-};
-
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void show_progress(void *arg, uint64_t done, uint64_t total)
 {
-	struct progress *pr = arg;
-	double t = mono_now(), el = t - pr->start, rate;
+	double el, rate;
 
-	if (t - pr->last < 0.25 && done < total)
+	if (!hs_cli_progress_due(arg, done >= total, &el))
 		return;
-	pr->last = t;
 	rate = el > 0 ? (double)done / el : 0;
 	fprintf(stderr, "\rreplay: %5.1f%%  %.1fM records  %.1fM records/s  ETA %.0fs ",
 		total ? 100.0 * (double)done / (double)total : 100.0, (double)done / 1e6,
 		rate / 1e6, rate > 0 ? (double)(total - done) / rate : 0.0);
-	pr->shown = true;
 }
 
 static double opt_gap(const struct plan *plans, const struct hs_replay_job *jobs, size_t nr,
@@ -524,7 +506,7 @@ static int run(int argc, char **argv)
 	struct hs_replay_job *jobs = NULL;
 	struct hs_run_record *recs = NULL;
 	struct hs_session_info info;
-	struct progress pr = { 0 };
+	struct hs_cli_progress pr = { 0 };
 	struct hs_store *st = NULL;
 	struct plan *plans = NULL;
 	uint64_t sizes[MAX_SIZES];
@@ -591,15 +573,14 @@ static int run(int argc, char **argv)
 	}
 	ro.threads = a.threads;
 	ro.paranoid = a.paranoid;
-	pr.start = pr.last = mono_now();
+	hs_cli_progress_start(&pr);
 	if (isatty(STDERR_FILENO)) {
 		ro.progress = show_progress;
 		ro.progress_arg = &pr;
 	}
 	hs_info("replaying session %" PRId64 ": %zu runs", session, nr);
 	ret = hs_replay_session(st, session, jobs, nr, &ro);
-	if (pr.shown)
-		fprintf(stderr, "\r%*s\r", 72, "");
+	hs_cli_progress_end(&pr, 72);
 	if (ret) {
 		if (ret == -EBADMSG)
 			hs_err("session %" PRId64 ": the stored access stream is corrupt", session);

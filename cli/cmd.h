@@ -78,6 +78,21 @@ int hs_cli_parse_channel(const char *s, enum hs_channel *out);
 enum hs_type hs_cli_argp_kind(struct argp_state *state, const char *arg);
 enum hs_channel hs_cli_argp_channel(struct argp_state *state, const char *arg);
 
+/*
+ * A progress line on stderr (import, replay): start the clock, ask whether a
+ * line is due (0.25 s after the last one, or @force; *elapsed = seconds since
+ * the start) and draw it if so, and blank @width columns at the end if any
+ * line was drawn.
+ */
+struct hs_cli_progress {
+	double		start;		/* CLOCK_MONOTONIC seconds at the start */
+	double		last;		/* when the last line was drawn */
+	bool		shown;		/* a line is on the terminal */
+};
+void hs_cli_progress_start(struct hs_cli_progress *pr);
+bool hs_cli_progress_due(struct hs_cli_progress *pr, bool force, double *elapsed);
+void hs_cli_progress_end(struct hs_cli_progress *pr, int width);
+
 /* Print a new session (import, gen): "session N: A accesses, D distinct keys (NAME)", csv, json. */
 int hs_cli_print_session(struct hs_store *st, int64_t id);	/* returns an exit status */
 

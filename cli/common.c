@@ -4,7 +4,8 @@
  * (one child argp that every command's argp includes), the one error
  * reporter, errno-to-exit-status mapping, words chosen from a fixed list
  * (actions, --kind, --channel) or naming a policy, opening the database and
- * reporting its errors, and printing a new session (import, gen).
+ * reporting its errors, printing a new session (import, gen) and timing the
+ * progress line of a long import or replay.
  */
 #include "config.h"
 
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmd.h"
 #include "hs.h"
@@ -301,6 +303,62 @@ int hs_cli_query_err(struct hs_store *st, const char *cmd, int err)
 {
 	hs_err("%s: %s", cmd, err == -ENOMEM ? "out of memory" : hs_store_errmsg(st));
 	return err == -EPERM ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
+}
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/**
+ * hs_cli_progress_start() - start timing a progress line
+ * @pr: the progress state
+ *
+ * Return: nothing.
+ */
+void hs_cli_progress_start(struct hs_cli_progress *pr)
+{
+	pr->start = pr->last = mono_now();
+	pr->shown = false;
+}
+
+/**
+ * hs_cli_progress_due() - whether to draw the progress line now
+ * @pr: the progress state
+ * @force: draw even if the last line is younger than 0.25 s
+ * @elapsed: set to the seconds since hs_cli_progress_start() when due
+ *
+ * A due line counts as drawn: the caller prints it to stderr.
+ *
+ * Return: true when the caller should draw the line.
+ */
+bool hs_cli_progress_due(struct hs_cli_progress *pr, bool force, double *elapsed)
+{
+	double t = mono_now();
+
+	if (t - pr->last < 0.25 && !force)
+		return false;
+	pr->last = t;
+	pr->shown = true;
+	*elapsed = t - pr->start;
+	return true;
+}
+
+/**
+ * hs_cli_progress_end() - blank the progress line, if one was drawn
+ * @pr: the progress state
+ * @width: how many columns to blank
+ *
+ * Return: nothing.
+ */
+void hs_cli_progress_end(struct hs_cli_progress *pr, int width)
+{
+	if (pr->shown)
+		fprintf(stderr, "\r%*s\r", width, "");
+	pr->shown = false;
 }
 
 /**
