@@ -263,10 +263,8 @@ static int do_describe(const char *name)
 
 static int run(int argc, char **argv)
 {
-	static char name[] = "hsctl policy";
 	struct args a = { 0 };
 
-	argv[0] = name;		/* argp and getopt print argv[0] in their messages */
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return HS_EXIT_USAGE;
 	if (a.action == ACT_DESCRIBE)
