@@ -36,6 +36,7 @@ enum {
 	OPT_THREADS,
 	OPT_PARANOID,
 	OPT_NO_STORE,
+	OPT_CHANNEL,
 };
 
 struct param_arg {
@@ -54,6 +55,7 @@ struct args {
 	unsigned int	threads;	/* --threads, 0 = all cores */
 	bool		paranoid;	/* --paranoid */
 	bool		no_store;	/* --no-store */
+	int		channel;	/* --channel: -1 as stored, else HS_CH_FD/HS_CH_PT */
 };
 
 /* One planned run. */
@@ -77,6 +79,9 @@ static const struct argp_option options[] = {
 	{ "paranoid", OPT_PARANOID, NULL, 0,
 	  "Check every policy's invariants after every step (slow)", 0 },
 	{ "no-store", OPT_NO_STORE, NULL, 0, "Do not store the runs in the database", 0 },
+	{ "channel", OPT_CHANNEL, "pt|fd", 0,
+	  "Treat every access as page-table (pt) or read()/write() (fd) access, whatever "
+	  "the session says (default: as stored)", 0 },
 	{ 0 }
 };
 
@@ -126,6 +131,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_STORE:
 		a->no_store = true;
+		break;
+	case OPT_CHANNEL:
+		if (!strcmp(arg, "pt"))
+			a->channel = HS_CH_PT;
+		else if (!strcmp(arg, "fd"))
+			a->channel = HS_CH_FD;
+		else
+			argp_error(state, "unknown channel '%s' (valid: pt, fd)", arg);
 		break;
 	case ARGP_KEY_ARG:
 		if (a->session)
@@ -431,6 +444,73 @@ static int print_table(const struct plan *plans, const struct hs_replay_job *job
 	return ret;
 }
 
+/*
+ * The nested per-run numbers as JSON values: protection per kind, the refault
+ * distance histogram ([lo, hi) buckets with a count) and the policy's own
+ * metrics.  In CSV they print as JSON text.
+ */
+static int json_extras(struct hs_out *o, const struct hs_replay_job *job)
+{
+	const struct hs_sim_stats *s = &job->stats;
+	char *buf = NULL;
+	size_t len = 0, n;
+	FILE *fp;
+	int k;
+
+	for (int part = 0; part < 3; part++) {
+		fp = open_memstream(&buf, &len);
+		if (!fp)
+			return -ENOMEM;
+		n = 0;
+		if (part == 0) {
+			fputc('{', fp);
+			for (k = 0; k < HS_PROT_NR; k++) {
+				const struct hs_prot_stats *p = &s->prot_kind[k];
+
+				if (!p->total)
+					continue;
+				fprintf(fp, "%s\"%s\":{\"total\":%" PRIu64 ",\"useful\":%" PRIu64
+					",\"wasted\":%" PRIu64 "}", n++ ? "," : "",
+					hs_prot_kind_name((enum hs_prot_kind)k), p->total, p->useful,
+					p->wasted);
+			}
+			fputc('}', fp);
+		} else if (part == 1) {
+			fputc('[', fp);
+			for (k = 0; k < HS_HIST_BUCKETS; k++) {
+				uint64_t lo = k ? 1ull << (k - 1) : 0, hi = 1ull << k;
+
+				if (!s->refault_hist[k])
+					continue;
+				fprintf(fp, "%s{\"lo\":%" PRIu64 ",\"hi\":%" PRIu64 ",\"count\":%"
+					PRIu64 "}", n++ ? "," : "", lo, hi, s->refault_hist[k]);
+			}
+			fputc(']', fp);
+		} else {
+			fputc('{', fp);
+			for (size_t m = 0; m < job->metrics.n; m++) {
+				double v = job->metrics.m[m].value;
+
+				fprintf(fp, "%s", n++ ? "," : "");
+				hs_json_string(fp, job->metrics.m[m].name);
+				if (isfinite(v))
+					fprintf(fp, ":%.17g", v);
+				else
+					fprintf(fp, ":null");
+			}
+			fputc('}', fp);
+		}
+		if (fclose(fp)) {
+			free(buf);
+			return -ENOMEM;
+		}
+		hs_out_json(o, buf);
+		free(buf);
+		buf = NULL;
+	}
+	return 0;
+}
+
 static int print_machine(const struct plan *plans, const struct hs_replay_job *jobs, size_t nr,
 			 const int64_t *ids, int64_t session)
 {
@@ -440,6 +520,7 @@ static int print_machine(const struct plan *plans, const struct hs_replay_job *j
 		"protected_useful", "protected_wasted", "wall_s", "cold_misses",
 		"hint_evictions", "hint_refaults", "drops", "pswpin", "pswpout",
 		"pingpong_refaults", "peak_resident", "prot_occupancy", "opt_gap",
+		"protection", "refault_hist", "metrics",
 	};
 	struct hs_out *o;
 	int ret;
@@ -451,7 +532,8 @@ static int print_machine(const struct plan *plans, const struct hs_replay_job *j
 
 		if (!strcmp(cols[c], "policy"))
 			t = HS_COL_STR;
-		else if (!strcmp(cols[c], "params"))
+		else if (!strcmp(cols[c], "params") || !strcmp(cols[c], "protection") ||
+			 !strcmp(cols[c], "refault_hist") || !strcmp(cols[c], "metrics"))
 			t = HS_COL_JSON;
 		else if (!strcmp(cols[c], "hit_ratio") || !strcmp(cols[c], "wall_s") ||
 			 !strcmp(cols[c], "prot_occupancy") || !strcmp(cols[c], "opt_gap"))
@@ -492,7 +574,14 @@ static int print_machine(const struct plan *plans, const struct hs_replay_job *j
 		hs_out_uint(o, s->peak_resident);
 		hs_out_real(o, s->prot_occupancy);
 		hs_out_real(o, opt_gap(plans, jobs, nr, i));
+		ret = json_extras(o, &jobs[i]);
+		if (ret)
+			break;
 		hs_out_row_end(o);
+	}
+	if (ret) {
+		hs_out_free(o);
+		return ret;
 	}
 	ret = hs_out_finish(o);
 	hs_out_free(o);
@@ -512,7 +601,7 @@ static int run(int argc, char **argv)
 	uint64_t sizes[MAX_SIZES];
 	size_t nr_pols, nr_sizes, nr = 0, cap = 0, i;
 	int64_t *ids = NULL, session;
-	struct args a = { 0 };
+	struct args a = { .channel = -1 };
 	int status, ret, failed = 0;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
@@ -572,6 +661,8 @@ static int run(int argc, char **argv)
 		jobs[i].capacity = plans[i].capacity;
 	}
 	ro.threads = a.threads;
+	ro.override_channel = a.channel >= 0;
+	ro.channel = a.channel >= 0 ? a.channel : 0;
 	ro.paranoid = a.paranoid;
 	hs_cli_progress_start(&pr);
 	if (isatty(STDERR_FILENO)) {
@@ -615,6 +706,8 @@ static int run(int argc, char **argv)
 			recs[k].params_json = plans[i].params_json;
 			recs[k].stats = &jobs[i].stats;
 			recs[k].metrics = &jobs[i].metrics;
+			recs[k].gens = jobs[i].gens;
+			recs[k].nr_gens = jobs[i].nr_gens;
 			recs[k].wall_s = jobs[i].wall_s;
 			k++;
 		}
@@ -638,8 +731,11 @@ static int run(int argc, char **argv)
 		ret = print_machine(plans, jobs, nr, a.no_store ? NULL : ids, session);
 	status = ret ? HS_EXIT_FAILURE : failed ? HS_EXIT_FAILURE : HS_EXIT_OK;
 out:
-	for (i = 0; i < nr; i++)
+	for (i = 0; i < nr; i++) {
 		hs_param_set_free(plans[i].ps);
+		if (jobs)
+			free(jobs[i].gens);
+	}
 	free(plans);
 	free(jobs);
 	free(recs);

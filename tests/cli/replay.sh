@@ -59,6 +59,23 @@ print(len(d["runs"]), sorted(r["params"]["lambda"] for r in d["runs"]),
       [r["hits"] for r in d["runs"] if r["params"]["lambda"] == 1])')" "2 [0.5, 1] [4]"
 fi
 
+# JSON extras: ARC's protections by kind, the refault histogram, its own metrics.
+# LRU's two refaults (see above), counting accesses from 0: 3 was evicted at
+# seq 5 (by the 4) and came back at seq 8, distance 3, bucket [2, 4); 4 was
+# evicted at 8 and came back at 9, distance 1, bucket [1, 2).
+if command -v python3 >/dev/null 2>&1; then
+	expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lru,arc --size 3 --no-store \
+		--format json --channel fd
+	expect_eq "$(printf '%s' "$OUT" | python3 -c '
+import json, sys
+r = {x["policy"]: x for x in json.load(sys.stdin)["runs"]}
+print(r["lru"]["refault_hist"], r["lru"]["protection"], r["lru"]["metrics"],
+      sorted(r["arc"]["metrics"])[:2])')" \
+		"[{'lo': 1, 'hi': 2, 'count': 1}, {'lo': 2, 'hi': 4, 'count': 1}] {} {} ['arc.b1', 'arc.b2']"
+fi
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --channel xx
+expect_grep "unknown channel 'xx' (valid: pt, fd)" "$ERR"
+
 # N% of the distinct keys (4): 50% is 2; threads do not change results.
 expect_status 0 "$HSCTL" -d "$DB" replay 1 --size 50% --policy lru --format csv --no-store
 expect_grep '^,1,lru,{},2,' "$OUT"
