@@ -633,6 +633,13 @@ static int run(int argc, char **argv)
 	if (strcmp(info.status, "complete"))
 		hs_warn("session %" PRId64 " is %s: replaying what was recorded", session,
 			info.status);
+	for (i = 0; !strcmp(info.visibility, "faults") && i < nr_pols; i++) {
+		static const char msg[] = "session %" PRId64 " saw faults only: %s ages on "
+			"accessed bits, and touches after a page's first fault are invisible";
+
+		if (pols[i]->flags & HS_POLICY_ACCESSED_BIT)
+			hs_warn(msg, session, pols[i]->name);
+	}
 	if (info.accesses == 0) {
 		hs_err("session %" PRId64 " has no accesses to replay", session);
 		status = HS_EXIT_DATAERR;

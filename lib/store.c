@@ -54,6 +54,8 @@ static const char *const migrations[] = {
 	"  unit TEXT NOT NULL,"
 	"  kind TEXT NOT NULL CHECK (kind IN ('file', 'anon')),"
 	"  channel TEXT NOT NULL CHECK (channel IN ('pt', 'fd')),"
+	"  visibility TEXT NOT NULL DEFAULT 'exact'"
+	"    CHECK (visibility IN ('exact', 'sampled', 'faults')),"
 	"  params TEXT NOT NULL DEFAULT '{}',"
 	"  status TEXT NOT NULL,"
 	"  started TEXT NOT NULL,"
@@ -203,8 +205,8 @@ static const char *const stmt_sql[ST_NR] = {
 	[ST_ROLLBACK] = "ROLLBACK",
 	[ST_SESSION_INSERT] =
 		"INSERT INTO sessions (source, name, origin, format, unit, kind, channel, params,"
-		" status, started, host, hsctl_version)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'writing', " NOW_SQL ", ?9, ?10)",
+		" status, started, host, hsctl_version, visibility)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'writing', " NOW_SQL ", ?9, ?10, ?11)",
 	[ST_SESSION_FINISH] =
 		"UPDATE sessions SET status = 'complete', ended = " NOW_SQL ","
 		" records = ?2, accesses = ?3, distinct_keys = ?4 WHERE id = ?1",
@@ -219,7 +221,7 @@ static const char *const stmt_sql[ST_NR] = {
 		" WHERE session = ?1 AND chunk_no = ?2",
 	[ST_SESSION_GET] =
 		"SELECT id, source, name, kind, channel, unit, status, records, accesses,"
-		" distinct_keys FROM sessions WHERE id = ?1",
+		" distinct_keys, visibility FROM sessions WHERE id = ?1",
 	[ST_SESSION_DELETE] = "DELETE FROM sessions WHERE id = ?1",
 	[ST_RUN_INSERT] =
 		"INSERT INTO runs (session, policy, params, capacity, records, accesses, hits,"
@@ -717,6 +719,7 @@ int hs_session_begin(struct hs_store *st, const struct hs_session_meta *m,
 	sqlite3_bind_text(s, 8, or_default(m->params_json, "{}"), -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 9, host[0] ? host : NULL, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 10, PACKAGE_VERSION, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 11, or_default(m->visibility, "exact"), -1, SQLITE_STATIC);
 	err = run_stmt(st, s);
 	if (err)
 		goto out_rollback;
@@ -942,6 +945,7 @@ int hs_session_get(struct hs_store *st, int64_t id, struct hs_session_info *out)
 		out->records = (uint64_t)sqlite3_column_int64(s, 7);
 		out->accesses = (uint64_t)sqlite3_column_int64(s, 8);
 		out->distinct_keys = (uint64_t)sqlite3_column_int64(s, 9);
+		copy_col(out->visibility, sizeof(out->visibility), s, 10);
 	} else if (rc == SQLITE_DONE) {
 		err = set_err(st, -ENOENT, "no session %lld", (long long)id);
 	} else {

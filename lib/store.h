@@ -74,6 +74,10 @@ struct hs_session_meta {
 	const char	*kind;		/* default type: "file" or "anon" */
 	const char	*channel;	/* default channel: "pt" or "fd" */
 	const char	*params_json;	/* import/generator options as a JSON object, or NULL */
+	const char	*visibility;	/* what of the accesses the stream holds: "exact"
+					 * (every access: traces, generators, workloads that
+					 * log their touches), "sampled", "faults"; NULL:
+					 * exact */
 };
 
 struct hs_session_writer;
@@ -101,6 +105,7 @@ struct hs_session_info {
 	uint64_t	records;	/* stream records, hints and drops included */
 	uint64_t	accesses;	/* FD + PT records */
 	uint64_t	distinct_keys;	/* dense ids are below this */
+	char		visibility[8];	/* "exact", "sampled", "faults" */
 };
 
 /* Return: 0, -ENOENT (no such session), or another -errno. */

@@ -56,6 +56,8 @@ enum hs_hint_verdict {
 
 /* ops->flags */
 #define HS_POLICY_NEEDS_FUTURE	0x1u	/* offline policy: hs_access.next_use is filled */
+#define HS_POLICY_ACCESSED_BIT	0x2u	/* ages on page-table accessed bits (MGLRU family):
+					 * a session that saw only faults misleads it */
 
 struct hs_policy_ops {
 	unsigned int		abi;		/* must be HS_POLICY_ABI */
