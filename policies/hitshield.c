@@ -96,6 +96,14 @@ static const struct hs_param hitshield_params[] = {
 	{ .name = NULL },
 };
 
+/* The number of resident shields changes by @delta: settle occupancy so far. */
+static void shields_change(struct hs_policy *p, int delta)
+{
+	p->hs_occ_sum += p->hs_resident * (p->accesses - p->hs_occ_mark);
+	p->hs_occ_mark = p->accesses;
+	p->hs_resident += (uint64_t)(int64_t)delta;
+}
+
 /**
  * hs_hitshield_count() - R2: one counted folio_update_gen() call
  * @p: the lruvec
@@ -103,15 +111,15 @@ static const struct hs_param hitshield_params[] = {
  */
 void hs_hitshield_count(struct hs_policy *p, struct mglru_folio *k)
 {
-	if (k->shield)
+	if (k->more & MX_SHIELD)
 		return;		/* frozen while the shield is up */
-	if (++k->hs_cnt < p->hs_threshold)
+	if (++k->stamp < p->hs_threshold)
 		return;
-	k->hs_cnt = 0;		/* the carry out of c1 wraps the counter */
-	k->shield = 1;
+	/* the carry out of c1 wraps the counter; stamp now dates the shield */
+	k->more |= MX_SHIELD;
 	k->stamp = (uint32_t)p->agings;
 	p->hs_set++;
-	p->hs_resident++;
+	shields_change(p, 1);
 }
 
 /**
@@ -126,30 +134,28 @@ void hs_hitshield_count(struct hs_policy *p, struct mglru_folio *k)
  */
 bool hs_hitshield_spend(struct hs_policy *p, struct hs_folio *f, struct mglru_folio *k)
 {
-	if (!k->shield)
+	if (!(k->more & MX_SHIELD))
 		return false;
-	k->shield = 0;
-	p->hs_resident--;
+	k->more &= (uint8_t)~MX_SHIELD;
+	shields_change(p, -1);
 	p->hs_spent++;
 	if ((uint32_t)p->agings - k->stamp >= MAX_NR_GENS)
 		p->hs_stale++;
-	k->spent = 1;
+	k->stamp = 0;		/* the counter runs again from 00 */
+	k->more |= MX_SPENT;
 	hs_sim_protect(p->env->sim, f, HS_PROT_SHIELD);
 	return true;
 }
 
 /**
- * hs_hitshield_access() - an access: sample occupancy, settle a spent shield
+ * hs_hitshield_useful() - an access to a folio whose shield was spent
  * @p: the lruvec
- * @k: the accessed folio (resident)
+ * @k: the accessed folio (resident, MX_SPENT set)
  */
-void hs_hitshield_access(struct hs_policy *p, struct mglru_folio *k)
+void hs_hitshield_useful(struct hs_policy *p, struct mglru_folio *k)
 {
-	p->hs_occ_sum += p->hs_resident;
-	if (k->spent) {
-		k->spent = 0;
-		p->hs_useful++;
-	}
+	k->more &= (uint8_t)~MX_SPENT;
+	p->hs_useful++;
 }
 
 /**
@@ -160,9 +166,9 @@ void hs_hitshield_access(struct hs_policy *p, struct mglru_folio *k)
  */
 void hs_hitshield_leave(struct hs_policy *p, struct mglru_folio *k, bool evicted)
 {
-	if (k->shield)
-		p->hs_resident--;
-	if (k->spent && evicted)
+	if (k->more & MX_SHIELD)
+		shields_change(p, -1);
+	if ((k->more & MX_SPENT) && evicted)
 		p->hs_wasted++;
 }
 
@@ -175,6 +181,7 @@ static int hitshield_create(const struct hs_policy_env *env, const struct hs_par
 static void hitshield_report(const struct hs_policy *p, struct hs_metrics *m)
 {
 	double denom = (double)p->accesses * (double)p->env->capacity;
+	double occ = (double)(p->hs_occ_sum + p->hs_resident * (p->accesses - p->hs_occ_mark));
 
 	hs_mglru_report(p, m);
 	hs_metrics_add(m, "hitshield.shields_set", (double)p->hs_set);
@@ -183,7 +190,7 @@ static void hitshield_report(const struct hs_policy *p, struct hs_metrics *m)
 	hs_metrics_add(m, "hitshield.spent_wasted", (double)p->hs_wasted);
 	hs_metrics_add(m, "hitshield.stale", (double)p->hs_stale);
 	hs_metrics_add(m, "hitshield.shielded", (double)p->hs_resident);
-	hs_metrics_add(m, "hitshield.occupancy", denom > 0 ? (double)p->hs_occ_sum / denom : 0);
+	hs_metrics_add(m, "hitshield.occupancy", denom > 0 ? occ / denom : 0);
 }
 
 const struct hs_policy_ops hs_policy_hitshield = {

@@ -123,6 +123,12 @@
  *   - no dirty/writeback model: dirty file folios are evicted like clean
  *     ones, PG_reclaim (set by folio_inc_gen(reclaiming)) has no effect;
  *   - one zone, one node, one memcg, 4 KiB folios, swap always available;
+ *   - shadow tokens live in a ring of shadow_factor * capacity slots (at most
+ *     one per key), the oldest overwritten first; a token used by a refault
+ *     or dropped leaves its slot empty until the ring comes round, so fewer
+ *     tokens may be live than there are slots.  The kernel bounds shadow
+ *     nodes by memory instead; p614's generation test makes old tokens
+ *     useless anyway, p61/p68's even sooner;
  *   - swap cache: an anonymous folio brought back by a refault is in the swap
  *     cache until written;
  *   - the reclaim goal and batch are the kernel's 32 and 64 at 32768 pages
@@ -154,7 +160,8 @@
  *
  * Cost.  Per key: 16 bytes of the driver's record plus this area (16 bytes),
  * plus 4 bytes per young-vector slot (at most 2 * capacity + 1, or one per
- * key) and, with recheck_window > 0, 4 bytes per key.  A hit is O(1); an
+ * key), 4 bytes per shadow ring slot (shadow_factor * capacity, at most one
+ * per key) and, with recheck_window > 0, 4 bytes per key.  A hit is O(1); an
  * aging is O(folios accessed since the last one); an eviction pass is
  * O(folios scanned).  check() is O(keys).
  *
@@ -179,22 +186,47 @@
 #define PMD_PAGES	512	/* pages per PTE table (look-around region) */
 #define LOOKAROUND	64	/* look-around window (MIN_LRU_BATCH) */
 #define STALL_ROUNDS	1000	/* reclaim rounds without progress before forcing */
+#define PREFETCH	32	/* young-vector entries fetched ahead by the aging walk */
 
 enum { EVICT_END, YOUNG_END };
+
+/* per-folio steps of the hot paths: no call overhead, constants folded */
+#define __hot_inline	inline __attribute__((always_inline))
 
 static const struct hs_param mglru_params[] = {
 	HS_MGLRU_PARAMS,
 	{ .name = NULL },
 };
 
+/*
+ * The driver's record layout (lib/sim.c): struct hs_folio, then this policy's
+ * area, rounded up to 8 bytes.  create() checks it, so hot paths can use a
+ * list context with constant stride and offset (shifts, no reloads).
+ */
+#define MGLRU_STRIDE	((sizeof(struct hs_folio) + sizeof(struct mglru_folio) + 7) & ~(size_t)7)
+#define MGLRU_LINK_OFF	(sizeof(struct hs_folio) + offsetof(struct mglru_folio, link))
+
+static inline struct hs_qctx hot_q(const struct hs_policy *p)
+{
+	return (struct hs_qctx){ .base = p->q.base, .stride = MGLRU_STRIDE,
+				 .off = MGLRU_LINK_OFF };
+}
+
+/* The record of key id; hot loops pass a local hot_q() (kept in registers). */
+static inline struct hs_folio *folio_in(const struct hs_qctx *q, uint32_t id)
+{
+	return (struct hs_folio *)(void *)(q->base + (size_t)id * q->stride);
+}
+
 static inline struct hs_folio *folio_at(const struct hs_policy *p, uint32_t id)
 {
-	return hs_env_folio(p->env, id);
+	return folio_in(&p->q, id);
 }
 
 static inline int folio_type(const struct mglru_folio *k)
 {
-	return k->anon ? LRU_GEN_ANON : LRU_GEN_FILE;
+	/* LRU_GEN_ANON is 0, LRU_GEN_FILE 1 */
+	return !(k->flags & MF_ANON);
 }
 
 static inline unsigned int gen_from_seq(uint64_t seq)
@@ -222,8 +254,8 @@ static inline unsigned int ob2(unsigned int n)
 static inline unsigned int folio_refs(const struct hs_policy *p, const struct mglru_folio *k)
 {
 	if (is_p614(p))
-		return k->referenced ? k->refs + 1 : 0;
-	return k->refs + k->workingset;
+		return fl(k, MF_REFERENCED) ? refs_of(k) + 1 : 0;
+	return refs_of(k) + fl(k, MF_WORKINGSET);
 }
 
 /* lru_tier_from_refs() */
@@ -232,6 +264,12 @@ static inline unsigned int refs_tier(const struct hs_policy *p, unsigned int ref
 	if (is_p614(p))
 		return ws ? MAX_NR_TIERS - 1 : ob2(refs);
 	return ob2(refs + 1);
+}
+
+/* Folios of type t on the lists (none is isolated between eviction passes). */
+static uint64_t nr_on_lists(const struct hs_policy *p, int t)
+{
+	return p->nr_pages[0][t] + p->nr_pages[1][t] + p->nr_pages[2][t] + p->nr_pages[3][t];
 }
 
 /* Is this type evictable under the running reclaim's swappiness? */
@@ -253,7 +291,8 @@ static uint64_t evictable_min_seq(const struct hs_policy *p)
 /* ---- the generation lists ---- */
 
 /* Move the gen field of k (type t) from its gen to @gen: lru_gen_update_size(). */
-static void set_gen(struct hs_policy *p, struct mglru_folio *k, int t, unsigned int gen)
+static __hot_inline void set_gen(struct hs_policy *p, struct mglru_folio *k, int t,
+				  unsigned int gen)
 {
 	if (k->gen)
 		p->nr_pages[k->gen - 1][t]--;
@@ -262,93 +301,91 @@ static void set_gen(struct hs_policy *p, struct mglru_folio *k, int t, unsigned 
 }
 
 /* Move k's list entry to folios[gen][t], at the young or the eviction end. */
-static void move_entry(struct hs_policy *p, uint32_t id, struct mglru_folio *k,
-		       unsigned int gen, int end)
+static __hot_inline void move_entry(struct hs_policy *p, uint32_t id, struct mglru_folio *k,
+				    int t, unsigned int gen, int end)
 {
-	int t = folio_type(k);
+	const struct hs_qctx q = hot_q(p);
 
-	hs_q_del(&p->q, &p->folios[k->lgen][t], id);
+	hs_q_del(&q, &p->folios[k->lgen][t], id);
 	if (end == YOUNG_END)
-		hs_q_push_tail(&p->q, &p->folios[gen][t], id);
+		hs_q_push_tail(&q, &p->folios[gen][t], id);
 	else
-		hs_q_push_head(&p->q, &p->folios[gen][t], id);
+		hs_q_push_head(&q, &p->folios[gen][t], id);
 	k->lgen = gen;
 }
 
 /* lru_gen_folio_seq() of 6.14, for a non-reclaiming add. */
-static uint64_t folio_seq_p614(const struct hs_policy *p, const struct mglru_folio *k)
+static __hot_inline uint64_t folio_seq_p614(const struct hs_policy *p, const struct mglru_folio *k)
 {
 	int t = folio_type(k);
 	unsigned int g;
 
-	if (k->active)
-		g = MIN_NR_GENS - k->workingset;
-	else if (t == LRU_GEN_ANON && !k->swapcache)
+	if (fl(k, MF_ACTIVE))
+		g = MIN_NR_GENS - fl(k, MF_WORKINGSET);
+	else if (t == LRU_GEN_ANON && !fl(k, MF_SWAPCACHE))
 		g = MIN_NR_GENS;
 	else
-		g = MAX_NR_GENS - k->workingset;
+		g = MAX_NR_GENS - fl(k, MF_WORKINGSET);
 	return HS_MAX(p->max_seq + 1 - g, p->min_seq[t]);
 }
 
 /* lru_gen_add_folio(reclaiming = false), and HitShield's R1. */
-static void add_folio(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
+static __hot_inline void add_folio(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
 {
+	const struct hs_qctx q = hot_q(p);
 	int t = folio_type(k);
 	uint64_t max = p->max_seq, min = p->min_seq[t];
 	unsigned int gen;
 	uint64_t seq;
 
-	switch (p->profile) {
-	case MGLRU_P61:
-		if (k->active)
-			seq = max;
-		else if (t == LRU_GEN_ANON && !k->swapcache)
-			seq = min + 1;
-		else
-			seq = min;
-		break;
-	case MGLRU_P68:
-		if (k->active) {
+	if (p->profile == MGLRU_P68) {
+		if (fl(k, MF_ACTIVE)) {
 			seq = max;
 			if (p->active_clears_refs) {
-				k->refs = 0;
-				k->referenced = 0;
+				set_refs(k, 0);
+				k->flags &= (uint8_t)~MF_REFERENCED;
 			}
-		} else if (t == LRU_GEN_ANON && !k->swapcache) {
+		} else if (t == LRU_GEN_ANON && !fl(k, MF_SWAPCACHE)) {
 			seq = max - 1;
 		} else if (min + MIN_NR_GENS >= max) {
 			seq = min;
 		} else {
 			seq = min + 1;
 		}
-		break;
-	default:
+	} else if (p->profile == MGLRU_P61) {
+		if (fl(k, MF_ACTIVE))
+			seq = max;
+		else if (t == LRU_GEN_ANON && !fl(k, MF_SWAPCACHE))
+			seq = min + 1;
+		else
+			seq = min;
+	} else {
 		seq = folio_seq_p614(p, k);
-		break;
 	}
 	gen = gen_from_seq(seq);
 	k->gen = 0;
 	set_gen(p, k, t, gen);
 	k->lgen = gen;
-	k->active = 0;
-	k->hs_cnt = 0;		/* R1: every add clears HitShield's counter */
-	hs_q_push_tail(&p->q, &p->folios[gen][t], id);
+	k->flags &= (uint8_t)~MF_ACTIVE;
+	if (!(k->more & MX_SHIELD))
+		k->stamp = 0;	/* R1: every add clears HitShield's counter */
+	hs_q_push_tail(&q, &p->folios[gen][t], id);
 }
 
 /* lru_gen_del_folio(): off the lists (isolation, eviction, drop). */
-static void del_folio(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
+static __hot_inline void del_folio(struct hs_policy *p, uint32_t id, struct mglru_folio *k,
+				   int t)
 {
-	int t = folio_type(k);
+	const struct hs_qctx q = hot_q(p);
 
-	hs_q_del(&p->q, &p->folios[k->lgen][t], id);
+	hs_q_del(&q, &p->folios[k->lgen][t], id);
 	p->nr_pages[k->gen - 1][t]--;
 	k->gen = 0;
 }
 
 /* folio_inc_gen(): the second oldest generation, unless already promoted. */
-static unsigned int inc_gen(struct hs_policy *p, struct mglru_folio *k)
+static __hot_inline unsigned int inc_gen(struct hs_policy *p, struct mglru_folio *k, int t)
 {
-	int t = folio_type(k);
 	unsigned int old = gen_from_seq(p->min_seq[t]);
 	unsigned int cur = k->gen - 1;
 	unsigned int gen;
@@ -356,35 +393,35 @@ static unsigned int inc_gen(struct hs_policy *p, struct mglru_folio *k)
 	if (cur != old)
 		return cur;	/* folio_update_gen() has promoted it */
 	gen = (old + 1) % MAX_NR_GENS;
-	k->refs = 0;
-	k->referenced = 0;
+	set_refs(k, 0);
+	k->flags &= (uint8_t)~MF_REFERENCED;
 	if (!is_p614(p))
-		k->workingset = 0;
+		k->flags &= (uint8_t)~MF_WORKINGSET;
 	/* reclaiming would set PG_reclaim: without writeback it changes nothing */
 	set_gen(p, k, t, gen);
 	return gen;
 }
 
 /* folio_mark_accessed() -> folio_inc_refs() / lru_gen_inc_refs() */
-static void inc_refs(const struct hs_policy *p, struct mglru_folio *k)
+static __hot_inline void inc_refs(const struct hs_policy *p, struct mglru_folio *k)
 {
-	if (!k->referenced) {
-		k->referenced = 1;
+	if (!fl(k, MF_REFERENCED)) {
+		k->flags |= MF_REFERENCED;
 		if (is_p614(p))
-			k->refs = 0;
+			set_refs(k, 0);
 		return;
 	}
 	if (is_p614(p)) {
-		if (k->refs == LRU_REFS_MASK)
-			k->workingset = 1;
+		if (refs_of(k) == LRU_REFS_MASK)
+			k->flags |= MF_WORKINGSET;
 		else
-			k->refs++;
+			set_refs(k, refs_of(k) + 1);
 		return;
 	}
-	if (!k->workingset)
-		k->workingset = 1;
-	else if (k->refs < LRU_REFS_MASK)
-		k->refs++;
+	if (!fl(k, MF_WORKINGSET))
+		k->flags |= MF_WORKINGSET;
+	else if (refs_of(k) < LRU_REFS_MASK)
+		set_refs(k, refs_of(k) + 1);
 }
 
 /* ---- accessed bits and aging ---- */
@@ -398,43 +435,43 @@ static void compact_young(struct hs_policy *p)
 		struct hs_folio *f = folio_at(p, p->young[i]);
 		struct mglru_folio *k = mglru_priv(f);
 
-		if (hs_folio_is_resident(f) && k->abit)
+		if (hs_folio_is_resident(f) && fl(k, MF_ABIT))
 			p->young[n++] = p->young[i];
 		else
-			k->in_young = 0;
+			k->flags &= (uint8_t)~MF_YOUNG;
 	}
 	p->nr_young = n;
 }
 
 /* A PTE access: the hardware sets the accessed bit. */
-static void set_abit(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
+static __hot_inline void set_abit(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
 {
-	k->abit = 1;
-	if (k->in_young)
+	k->flags |= MF_ABIT;
+	if (fl(k, MF_YOUNG))
 		return;
 	if (p->nr_young == p->young_cap)
 		compact_young(p);
-	k->in_young = 1;
+	k->flags |= MF_YOUNG;
 	p->young[p->nr_young++] = id;
 }
 
 /* folio_update_gen(folio, gen(max_seq)) on a folio on the lists. */
-static void update_gen(struct hs_policy *p, struct mglru_folio *k)
+static __hot_inline void update_gen(struct hs_policy *p, struct mglru_folio *k)
 {
 	unsigned int gen = gen_from_seq(p->max_seq);
 	int t = folio_type(k);
 
 	if (p->hs_on && p->hs_hook == HS_HOOK_TOP)
 		hs_hitshield_count(p, k);
-	if (is_p614(p) && !k->referenced && !k->workingset) {
+	if (is_p614(p) && !fl(k, MF_REFERENCED) && !fl(k, MF_WORKINGSET)) {
 		/* the first young PTE is taken to be the fault's own */
-		k->referenced = 1;
-		k->refs = 0;
+		k->flags |= MF_REFERENCED;
+		set_refs(k, 0);
 		return;
 	}
-	k->refs = 0;
-	k->referenced = 0;
-	k->workingset = is_p614(p);
+	set_refs(k, 0);
+	k->flags &= (uint8_t)~MF_REFERENCED;
+	set_fl(k, MF_WORKINGSET, is_p614(p));
 	if (k->gen - 1u != gen) {
 		set_gen(p, k, t, gen);
 		p->promotions++;
@@ -478,7 +515,7 @@ static void inc_min_seq(struct hs_policy *p, int t)
 			struct mglru_folio *k = mglru_priv(folio_at(p, id));
 
 			if (k->gen - 1u != old)
-				move_entry(p, id, k, k->gen - 1u, EVICT_END);
+				move_entry(p, id, k, t, k->gen - 1u, EVICT_END);
 			id = next;
 		}
 	}
@@ -491,11 +528,11 @@ static void inc_min_seq(struct hs_policy *p, int t)
 			unsigned int refs = folio_refs(p, k);
 
 			/* the workingset being lazily promoted is not counted */
-			if (refs + k->workingset != MAX_NR_TIERS + 1)
-				p->protected[t][refs_tier(p, refs, k->workingset)]++;
+			if (refs + fl(k, MF_WORKINGSET) != MAX_NR_TIERS + 1)
+				p->protected[t][refs_tier(p, refs, fl(k, MF_WORKINGSET))]++;
 		}
-		gen = inc_gen(p, k);
-		move_entry(p, id, k, gen, EVICT_END);
+		gen = inc_gen(p, k, t);
+		move_entry(p, id, k, t, gen, EVICT_END);
 	}
 	reset_ctrl_pos(p, t);
 	p->min_seq[t]++;
@@ -504,25 +541,28 @@ static void inc_min_seq(struct hs_policy *p, int t)
 /* try_to_inc_max_seq(): walk the accessed bits, then inc_max_seq(). */
 static void age(struct hs_policy *p)
 {
+	const struct hs_qctx q = hot_q(p);
 	size_t i, n = 0;
 	int t;
 
 	for (i = 0; i < p->nr_young; i++) {
 		uint32_t id = p->young[i];
-		struct hs_folio *f = folio_at(p, id);
+		struct hs_folio *f = folio_in(&q, id);
 		struct mglru_folio *k = mglru_priv(f);
 
-		if (!hs_folio_is_resident(f) || !k->abit) {
-			k->in_young = 0;
+		/* a plain array of ids: fetch the records ahead of the walk */
+		if (i + PREFETCH < p->nr_young)
+			__builtin_prefetch(folio_in(&q, p->young[i + PREFETCH]), 1);
+		if (!hs_folio_is_resident(f) || !fl(k, MF_ABIT)) {
+			k->flags &= (uint8_t)~MF_YOUNG;
 			continue;
 		}
-		if (k->anon && !p->swap_eff) {
+		if (fl(k, MF_ANON) && !p->swap_eff) {
 			/* should_skip_vma(): anon VMAs are not walked */
 			p->young[n++] = id;
 			continue;
 		}
-		k->in_young = 0;
-		k->abit = 0;
+		k->flags &= (uint8_t)~(MF_YOUNG | MF_ABIT);
 		update_gen(p, k);
 	}
 	p->nr_young = n;
@@ -648,43 +688,50 @@ static int get_type_to_scan_p614(const struct hs_policy *p)
 
 /* R3 at its place in sort_folio(): spend the shield for a second chance. */
 static bool sort_shield(struct hs_policy *p, uint32_t id, struct hs_folio *f,
-			struct mglru_folio *k)
+			struct mglru_folio *k, int t)
 {
 	unsigned int gen;
 
 	if (!hs_hitshield_spend(p, f, k))
 		return false;
-	gen = inc_gen(p, k);	/* folio_inc_gen(reclaiming = true) */
-	move_entry(p, id, k, gen, YOUNG_END);
+	gen = inc_gen(p, k, t);	/* folio_inc_gen(reclaiming = true) */
+	move_entry(p, id, k, t, gen, YOUNG_END);
 	return true;
 }
 
 /* sort_folio(): true if the folio was moved instead of isolated. */
-static bool sort_folio(struct hs_policy *p, uint32_t id, int t, int tier_idx)
+static __hot_inline bool sort_folio(struct hs_policy *p, uint32_t id, int t, int tier_idx)
 {
 	struct hs_folio *f = folio_at(p, id);
 	struct mglru_folio *k = mglru_priv(f);
-	unsigned int refs = folio_refs(p, k);
-	unsigned int tier = refs_tier(p, refs, k->workingset);
 	unsigned int gen = k->gen - 1;
+	unsigned int refs, tier;
 	bool lazy;
 
 	/* promoted by folio_update_gen() since it was put here */
 	if (gen != gen_from_seq(p->min_seq[t])) {
-		move_entry(p, id, k, gen, YOUNG_END);
+		move_entry(p, id, k, t, gen, YOUNG_END);
 		p->sort_promoted++;
 		hs_sim_protect(p->env->sim, f, HS_PROT_PROMOTE);
 		return true;
 	}
 
-	if (p->hs_on && p->hs_consume == HS_CONSUME_BEFORE_PROTECTED && sort_shield(p, id, f, k))
+	if ((k->more & MX_SHIELD) && p->hs_consume == HS_CONSUME_BEFORE_PROTECTED &&
+	    sort_shield(p, id, f, k, t))
 		return true;
 
+	/* no refs, PG_referenced or PG_workingset: tier 0 in every profile */
+	if (!(k->flags & (MF_REFERENCED | MF_WORKINGSET)) && !refs_of(k))
+		goto unprotected;
+
 	/* protected by its tier, or by p68/p614's rules for frequent FD access */
-	lazy = is_p614(p) && refs + k->workingset == MAX_NR_TIERS + 1;
-	if ((int)tier > tier_idx || lazy || (p->profile == MGLRU_P68 && refs == MAX_NR_TIERS)) {
-		gen = inc_gen(p, k);
-		move_entry(p, id, k, gen, is_p614(p) ? YOUNG_END : EVICT_END);
+	refs = folio_refs(p, k);
+	tier = refs_tier(p, refs, fl(k, MF_WORKINGSET));
+	lazy = is_p614(p) && refs + fl(k, MF_WORKINGSET) == MAX_NR_TIERS + 1;
+	if ((tier_idx < MAX_NR_TIERS - 1 && (int)tier > tier_idx) || lazy ||
+	    (p->profile == MGLRU_P68 && refs == MAX_NR_TIERS)) {
+		gen = inc_gen(p, k, t);
+		move_entry(p, id, k, t, gen, is_p614(p) ? YOUNG_END : EVICT_END);
 		if (!lazy)
 			p->protected[t][tier]++;
 		if (p->profile == MGLRU_P61)
@@ -693,29 +740,32 @@ static bool sort_folio(struct hs_policy *p, uint32_t id, int t, int tier_idx)
 		hs_sim_protect(p->env->sim, f, HS_PROT_TIER);
 		return true;
 	}
-
-	if (p->hs_on && p->hs_consume == HS_CONSUME_AFTER_PROTECTED && sort_shield(p, id, f, k))
+unprotected:
+	if ((k->more & MX_SHIELD) && p->hs_consume == HS_CONSUME_AFTER_PROTECTED &&
+	    sort_shield(p, id, f, k, t))
 		return true;
 	return false;
 }
 
 /* isolate_folio() */
-static void isolate_folio(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
+static __hot_inline void isolate_folio(struct hs_policy *p, uint32_t id, struct mglru_folio *k,
+				       int t)
 {
-	if (!k->referenced) {
-		k->refs = 0;
+	if (!fl(k, MF_REFERENCED)) {
+		set_refs(k, 0);
 		if (!is_p614(p))
-			k->workingset = 0;
+			k->flags &= (uint8_t)~MF_WORKINGSET;
 	}
 	if (!is_p614(p))
-		k->referenced = 0;
-	del_folio(p, id, k);
+		k->flags &= (uint8_t)~MF_REFERENCED;
+	del_folio(p, id, k, t);
 	p->iso[p->nr_iso++] = id;
 }
 
 /* scan_folios(): sort or isolate from the eviction end of the oldest gen. */
 static uint64_t scan_folios(struct hs_policy *p, int t, int tier_idx, size_t lim)
 {
+	const struct hs_qctx q = hot_q(p);
 	uint64_t scanned = 0, remaining = p->max_scan;
 	struct hs_qlist *l;
 	size_t isolated = 0;
@@ -724,13 +774,15 @@ static uint64_t scan_folios(struct hs_policy *p, int t, int tier_idx, size_t lim
 		return 0;
 	l = &p->folios[gen_from_seq(p->min_seq[t])][t];
 	while (l->head != HS_NIL) {
-		uint32_t id = l->head;
+		uint32_t id = l->head, next = hs_q_next(&q, id);
 
+		if (next != HS_NIL)
+			__builtin_prefetch(folio_in(&q, next), 1);
 		scanned++;
 		if (sort_folio(p, id, t, tier_idx)) {
 			p->pgrefill++;
 		} else {
-			isolate_folio(p, id, mglru_priv(folio_at(p, id)));
+			isolate_folio(p, id, mglru_priv(folio_in(&q, id)), t);
 			isolated++;
 		}
 		if (!--remaining || isolated >= lim)
@@ -785,9 +837,9 @@ static void lookaround_update(struct hs_policy *p, uint32_t id, struct mglru_fol
 	bool walk = p->profile == MGLRU_P61 || p->kswapd;
 	unsigned int new_gen = gen_from_seq(p->max_seq);
 
-	k->abit = 0;
+	k->flags &= (uint8_t)~MF_ABIT;
 	if (!k->gen) {
-		k->referenced = 1;
+		k->flags |= MF_REFERENCED;
 		if (walk && p->hs_on)
 			hs_hitshield_count(p, k);	/* runs on the isolated branch too */
 		return;
@@ -798,19 +850,19 @@ static void lookaround_update(struct hs_policy *p, uint32_t id, struct mglru_fol
 	}
 	if (is_p614(p)) {
 		/* lru_gen_set_refs() */
-		if (!k->referenced && !k->workingset) {
-			k->referenced = 1;
-			k->refs = 0;
+		if (!fl(k, MF_REFERENCED) && !fl(k, MF_WORKINGSET)) {
+			k->flags |= MF_REFERENCED;
+			set_refs(k, 0);
 			return;
 		}
-		k->referenced = 0;
-		k->refs = 0;
-		k->workingset = 1;
+		k->flags &= (uint8_t)~MF_REFERENCED;
+		set_refs(k, 0);
+		k->flags |= MF_WORKINGSET;
 	}
 	if (k->gen - 1u != new_gen) {
 		/* folio_activate(): delete, PG_active, add (at max_seq) */
-		del_folio(p, id, k);
-		k->active = 1;
+		del_folio(p, id, k, folio_type(k));
+		k->flags |= MF_ACTIVE;
 		add_folio(p, id, k);
 	}
 }
@@ -840,10 +892,10 @@ static void look_around(struct hs_policy *p, uint32_t id, const struct mglru_fol
 			continue;
 		f = folio_at(p, (uint32_t)addr);
 		k = mglru_priv(f);
-		if (!hs_folio_is_resident(f) || !k->abit)
+		if (!hs_folio_is_resident(f) || !fl(k, MF_ABIT))
 			continue;
 		/* before 6.14 the walk of a file folio skips anon neighbours */
-		if (!is_p614(p) && !self->anon && k->anon)
+		if (!is_p614(p) && !fl(self, MF_ANON) && fl(k, MF_ANON))
 			continue;
 		if (is_p614(p) && !k->gen)
 			continue;
@@ -856,28 +908,27 @@ static void look_around(struct hs_policy *p, uint32_t id, const struct mglru_fol
  * kept (rejected).  Its own young PTE is handled as lru_gen_look_around()
  * does; the PG_active it may get is consumed by the put-back.
  */
-static bool reference_check(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
+static __hot_inline bool reference_check(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
 {
-	if (!k->abit) {
+	if (!fl(k, MF_ABIT)) {
 		/* p61/p68: a look-around marked it while isolated: still mapped, young */
-		if (is_p614(p) || !k->referenced)
+		if (is_p614(p) || !fl(k, MF_REFERENCED))
 			return false;
-		k->active = 1;
+		k->flags |= MF_ACTIVE;
 		return true;
 	}
-	k->abit = 0;
+	k->flags &= (uint8_t)~MF_ABIT;
 	if (p->lookaround)
 		look_around(p, id, k);
 	if (is_p614(p)) {
 		/* lru_gen_set_refs(): first young PTE KEEP, later ACTIVATE */
-		if (!k->referenced && !k->workingset) {
-			k->referenced = 1;
-			k->refs = 0;
+		if (!fl(k, MF_REFERENCED) && !fl(k, MF_WORKINGSET)) {
+			k->flags |= MF_REFERENCED;
+			set_refs(k, 0);
 		} else {
-			k->referenced = 0;
-			k->refs = 0;
-			k->workingset = 1;
-			k->active = 1;
+			k->flags &= (uint8_t)~MF_REFERENCED;
+			set_refs(k, 0);
+			k->flags |= MF_WORKINGSET | MF_ACTIVE;
 		}
 		return true;
 	}
@@ -888,33 +939,31 @@ static bool reference_check(struct hs_policy *p, uint32_t id, struct mglru_folio
 	 */
 	if (p->hs_on && (p->profile == MGLRU_P61 || p->kswapd))
 		hs_hitshield_count(p, k);
-	k->referenced = 1;
-	k->active = 1;
+	k->flags |= MF_REFERENCED | MF_ACTIVE;
 	return true;
 }
 
 /* evict_folios()' post-processing of a rejected folio, then the put-back. */
-static void putback(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
+static __hot_inline void putback(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
 {
 	switch (p->profile) {
 	case MGLRU_P61:
-		if (k->workingset)
-			k->referenced = 1;
-		k->active = 1;
+		if (fl(k, MF_WORKINGSET))
+			k->flags |= MF_REFERENCED;
+		k->flags |= MF_ACTIVE;
 		break;
 	case MGLRU_P68:
 		/* rejected mapped folio: clear refs and flags, PG_active */
-		k->refs = 0;
-		k->referenced = 0;
-		k->workingset = 0;
-		k->active = 1;
+		set_refs(k, 0);
+		k->flags &= (uint8_t)~(MF_REFERENCED | MF_WORKINGSET);
+		k->flags |= MF_ACTIVE;
 		break;
 	default:
 		/* don't add rejected folios to the oldest generation */
 		if (folio_seq_p614(p, k) == p->min_seq[folio_type(k)]) {
-			k->refs = 0;
-			k->referenced = 0;
-			k->active = 1;
+			set_refs(k, 0);
+			k->flags &= (uint8_t)~MF_REFERENCED;
+			k->flags |= MF_ACTIVE;
 		}
 		break;
 	}
@@ -922,56 +971,83 @@ static void putback(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
 	hs_sim_protect(p->env->sim, folio_at(p, id), HS_PROT_PROMOTE);
 }
 
-/* Push a shadow token on the FIFO, dropping the oldest beyond the bound. */
-static void push_token(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
+/*
+ * Write a shadow token into the next ring slot.  The token it overwrites dies
+ * without its folio being touched: a token is live only while its slot holds
+ * its folio's id (has_token()), and a slot always holds the newest writer.
+ */
+static __hot_inline void push_token(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
 {
-	if (!p->shadow_max)
-		return;
-	if (p->shadows.nr == p->shadow_max) {
-		uint32_t old = hs_q_pop_head(&p->q, &p->shadows);
+	uint32_t slot;
 
-		mglru_priv(folio_at(p, old))->token = 0;
+	if (!p->ring_size)
+		return;
+	slot = p->ring_next;
+	p->ring_next = slot + 1 == p->ring_size ? 0 : slot + 1;
+	p->ring_pos++;
+	p->ring[slot] = id;
+	k->link.prev = slot;
+	k->flags |= MF_TOKEN;
+}
+
+static inline bool has_token(const struct hs_policy *p, uint32_t id,
+			     const struct mglru_folio *k)
+{
+	return fl(k, MF_TOKEN) && p->ring[k->link.prev] == id;
+}
+
+/* Live tokens: O(slots), for check() and report(). */
+static uint64_t nr_tokens(const struct hs_policy *p)
+{
+	uint64_t n = 0, i;
+
+	for (i = 0; i < HS_MIN(p->ring_pos, p->ring_size); i++) {
+		uint32_t id = p->ring[i];
+		const struct mglru_folio *k = mglru_cpriv(hs_env_folio(p->env, id));
+
+		n += fl(k, MF_TOKEN) && k->link.prev == i;
 	}
-	k->token = 1;
-	hs_q_push_tail(&p->q, &p->shadows, id);
+	return n;
 }
 
 /* Forget everything of a folio's life but its type and its token. */
-static void end_life(struct mglru_folio *k)
+static __hot_inline void end_life(struct mglru_folio *k)
 {
 	k->gen = 0;
 	k->lgen = 0;
-	k->refs = 0;
-	k->referenced = 0;
-	k->workingset = 0;
-	k->active = 0;
-	k->abit = 0;
-	k->swapcache = 0;
-	k->shield = 0;
-	k->spent = 0;
-	k->hs_cnt = 0;
+	k->flags &= MF_ANON | MF_YOUNG | MF_TOKEN;
+	k->more &= MX_TOKEN_REFS | MX_TOKEN_WS;
 }
 
 /* A folio off the lists leaves memory: lru_gen_eviction() and the shadow token. */
-static void evict_folio(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
+static __hot_inline void evict_folio(struct hs_policy *p, uint32_t id, struct mglru_folio *k,
+				     int t)
 {
-	int t = folio_type(k);
-	unsigned int refs = folio_refs(p, k);
-
-	p->evicted[t][refs_tier(p, refs, k->workingset)]++;
 	k->stamp = (uint32_t)p->min_seq[t];
-	k->token_refs = refs ? refs - 1 : 0;
-	k->token_ws = is_p614(p) ? k->workingset : refs != 0;
-	if (p->hs_on)
+	if (!(k->flags & (MF_REFERENCED | MF_WORKINGSET)) && !refs_of(k)) {
+		/* no FD history, no workingset: tier 0, token refs 0 (common) */
+		p->evicted[t][0]++;
+		k->more &= (uint8_t)~(MX_TOKEN_REFS | MX_TOKEN_WS);
+	} else {
+		unsigned int refs = folio_refs(p, k);
+
+		p->evicted[t][refs_tier(p, refs, fl(k, MF_WORKINGSET))]++;
+		set_token_refs(k, refs ? refs - 1 : 0);
+		if (is_p614(p) ? k->flags & MF_WORKINGSET : refs != 0)
+			k->more |= MX_TOKEN_WS;
+		else
+			k->more &= (uint8_t)~MX_TOKEN_WS;
+	}
+	if (unlikely(k->more & (MX_SHIELD | MX_SPENT)))
 		hs_hitshield_leave(p, k, true);
 	end_life(k);
-	p->nr_resident[t]--;
 	push_token(p, id, k);
 }
 
 /* evict_folios(): one pass; returns how many folios it freed into victims. */
 static size_t evict_folios(struct hs_policy *p, struct hs_folio **victims, size_t room)
 {
+	const struct hs_qctx q = hot_q(p);
 	size_t i, nv = 0, nr_rej = 0;
 
 	p->nr_iso = 0;
@@ -981,14 +1057,15 @@ static size_t evict_folios(struct hs_policy *p, struct hs_folio **victims, size_
 	/* shrink_folio_list(), in isolation order */
 	for (i = 0; i < p->nr_iso; i++) {
 		uint32_t id = p->iso[i];
-		struct mglru_folio *k = mglru_priv(folio_at(p, id));
+		struct hs_folio *f = folio_in(&q, id);
+		struct mglru_folio *k = mglru_priv(f);
 
 		if (reference_check(p, id, k)) {
 			p->iso[nr_rej++] = id;
 			continue;
 		}
-		evict_folio(p, id, k);
-		victims[nv++] = folio_at(p, id);
+		evict_folio(p, id, k, folio_type(k));
+		victims[nv++] = f;
 	}
 	/* move_folios_to_lru(), in the same order */
 	for (i = 0; i < nr_rej; i++) {
@@ -1036,8 +1113,8 @@ static size_t force_evict(struct hs_policy *p, struct hs_folio **victims)
 			if (!type_evictable(p, t) || seq < p->min_seq[t] || id == HS_NIL)
 				continue;
 			k = mglru_priv(folio_at(p, id));
-			del_folio(p, id, k);
-			evict_folio(p, id, k);
+			del_folio(p, id, k, t);
+			evict_folio(p, id, k, t);
 			victims[0] = folio_at(p, id);
 			p->forced++;
 			return 1;
@@ -1067,10 +1144,10 @@ size_t hs_mglru_evict(struct hs_policy *p, struct hs_folio *incoming, const stru
 	(void)incoming;
 	(void)a;
 	p->swap_eff = p->swappiness;
-	if (!p->swap_eff && !p->nr_resident[LRU_GEN_FILE])
+	if (!p->swap_eff && !nr_on_lists(p, LRU_GEN_FILE))
 		p->swap_eff = 1;	/* the kernel would OOM; reclaim anon instead */
 
-	while (nv < goal && p->nr_resident[LRU_GEN_ANON] + p->nr_resident[LRU_GEN_FILE]) {
+	while (nv < goal && nr_on_lists(p, LRU_GEN_ANON) + nr_on_lists(p, LRU_GEN_FILE)) {
 		uint64_t n = p->max_seq - evictable_min_seq(p) + 1;
 		size_t got;
 
@@ -1114,7 +1191,8 @@ static int mglru_create(const struct hs_policy_env *env, const struct hs_param_s
  * @hitshield: read the HitShield parameters too
  * @out: the new policy
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, -ENOMEM, or -EINVAL if the driver's record layout is not the
+ * one lib/sim.c documents.
  */
 int hs_mglru_create(const struct hs_policy_env *env, const struct hs_param_set *ps,
 		    bool hitshield, struct hs_policy **out)
@@ -1124,6 +1202,8 @@ int hs_mglru_create(const struct hs_policy_env *env, const struct hs_param_set *
 	double shadows;
 	int t, g;
 
+	if (env->stride != MGLRU_STRIDE || env->priv_off != sizeof(struct hs_folio))
+		return -EINVAL;		/* not the layout hot_q() assumes */
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -1134,7 +1214,6 @@ int hs_mglru_create(const struct hs_policy_env *env, const struct hs_param_set *
 	for (g = 0; g < MAX_NR_GENS; g++)
 		for (t = 0; t < ANON_AND_FILE; t++)
 			hs_q_init(&p->folios[g][t]);
-	hs_q_init(&p->shadows);
 	p->max_seq = MIN_NR_GENS + 1;	/* lru_gen_init_lruvec() */
 
 	p->profile = (enum mglru_profile)hs_param_enum(ps, "profile");
@@ -1157,7 +1236,7 @@ int hs_mglru_create(const struct hs_policy_env *env, const struct hs_param_set *
 	p->recheck_window = hs_param_u64(ps, "recheck_window");
 	p->cold = (enum mglru_cold)hs_param_enum(ps, "cold");
 	shadows = hs_param_double(ps, "shadow_factor") * (double)cap;
-	p->shadow_max = shadows >= 1.8e19 ? UINT64_MAX : (uint64_t)shadows;
+	p->ring_size = shadows >= (double)env->nr_keys ? env->nr_keys : (uint64_t)shadows;
 	if (hitshield) {
 		p->hs_threshold = (unsigned int)hs_param_u64(ps, "threshold");
 		p->hs_on = p->hs_threshold > 0;
@@ -1169,10 +1248,11 @@ int hs_mglru_create(const struct hs_policy_env *env, const struct hs_param_set *
 				      2 * cap) + 1;
 	p->young = malloc(p->young_cap * sizeof(*p->young));
 	p->iso = malloc(p->batch * sizeof(*p->iso));
+	p->ring = malloc((p->ring_size ? p->ring_size : 1) * sizeof(*p->ring));
 	if (p->recheck_window && p->pageout == MGLRU_PAGEOUT_RECHECK)
 		p->last_access = calloc(env->nr_keys ? env->nr_keys : 1,
 					sizeof(*p->last_access));
-	if (!p->young || !p->iso ||
+	if (!p->young || !p->iso || !p->ring ||
 	    (p->recheck_window && p->pageout == MGLRU_PAGEOUT_RECHECK && !p->last_access)) {
 		hs_mglru_destroy(p);
 		return -ENOMEM;
@@ -1191,6 +1271,7 @@ void hs_mglru_destroy(struct hs_policy *p)
 		return;
 	free(p->young);
 	free(p->iso);
+	free(p->ring);
 	free(p->last_access);
 	free(p);
 }
@@ -1200,12 +1281,12 @@ static inline void touch(struct hs_policy *p, struct hs_folio *f, struct mglru_f
 			 const struct hs_access *a)
 {
 	p->accesses++;
-	if (p->hs_on)
-		hs_hitshield_access(p, k);
-	if (p->last_access)
+	if (unlikely(k->more & MX_SPENT))
+		hs_hitshield_useful(p, k);
+	if (unlikely(p->last_access != NULL))
 		p->last_access[f->id] = (uint32_t)a->seq;
 	if (a->write)
-		k->swapcache = 0;
+		k->flags &= (uint8_t)~MF_SWAPCACHE;
 }
 
 /**
@@ -1236,18 +1317,13 @@ void hs_mglru_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_ac
 	struct mglru_folio *k = mglru_priv(f);
 	bool anon = a->type == HS_TYPE_ANON;
 
-	if (k->token) {
-		/* no refault() came (cannot happen with lib/sim.c): forget it */
-		hs_q_del(&p->q, &p->shadows, f->id);
-		k->token = 0;
+	k->flags &= (uint8_t)~MF_TOKEN;	/* used by refault(), or none (lib/sim.c always calls it) */
+	if (fl(k, MF_ANON) != anon) {
+		set_fl(k, MF_ANON, anon);
+		k->flags &= (uint8_t)~MF_SWAPCACHE;
 	}
-	if (k->anon != anon) {
-		k->anon = anon;
-		k->swapcache = 0;
-	}
-	k->active = a->channel == HS_CH_PT;	/* folio_add_lru() inside a fault */
+	set_fl(k, MF_ACTIVE, a->channel == HS_CH_PT);	/* folio_add_lru() in a fault */
 	add_folio(p, f->id, k);
-	p->nr_resident[folio_type(k)]++;
 	touch(p, f, k, a);
 	if (a->channel == HS_CH_PT)
 		set_abit(p, f->id, k);		/* the fault's own access */
@@ -1273,11 +1349,10 @@ void hs_mglru_refault(struct hs_policy *p, struct hs_folio *f, const struct hs_a
 
 	(void)distance;
 	if (t == LRU_GEN_ANON && !a->write)
-		k->swapcache = 1;	/* swapped in, clean */
-	if (!k->token)
+		k->flags |= MF_SWAPCACHE;	/* swapped in, clean */
+	if (!has_token(p, f->id, k))
 		return;
-	hs_q_del(&p->q, &p->shadows, f->id);
-	k->token = 0;
+	k->flags &= (uint8_t)~MF_TOKEN;
 	if (folio_type(k) != t)
 		return;			/* another namespace: no shadow there */
 	p->ws_refault[t]++;
@@ -1292,28 +1367,28 @@ void hs_mglru_refault(struct hs_policy *p, struct hs_folio *f, const struct hs_a
 		return;
 
 	if (is_p614(p)) {
-		refs = k->token_refs + 1u;
-		tier = refs_tier(p, refs, k->token_ws);
+		refs = token_refs_of(k) + 1u;
+		tier = refs_tier(p, refs, mx(k, MX_TOKEN_WS));
 		p->refaulted[t][tier]++;
 		if (fault)
 			p->ws_activate[t]++;
-		if (k->token_ws) {
-			k->workingset = 1;
+		if (mx(k, MX_TOKEN_WS)) {
+			k->flags |= MF_WORKINGSET;
 			p->ws_restore[t]++;
 		} else {
-			k->refs = refs - 1;
+			set_refs(k, refs - 1);
 		}
 		return;
 	}
-	refs = k->token_refs + k->token_ws;
+	refs = token_refs_of(k) + mx(k, MX_TOKEN_WS);
 	tier = refs_tier(p, refs, false);
 	p->refaulted[t][tier]++;
 	p->ws_activate[t]++;
 	if (p->profile == MGLRU_P61 ? fault || refs == MAX_NR_TIERS :
 				      fault || refs >= MAX_NR_TIERS - 1) {
 		if (p->profile == MGLRU_P68)
-			k->refs = LRU_REFS_MASK;
-		k->workingset = 1;
+			set_refs(k, LRU_REFS_MASK);
+		k->flags |= MF_WORKINGSET;
 		p->ws_restore[t]++;
 	}
 }
@@ -1345,24 +1420,23 @@ enum hs_hint_verdict hs_mglru_hint(struct hs_policy *p, struct hs_folio *f,
 		return HS_HINT_KEEP;
 
 	/* madvise_cold_or_pageout_pte_range(): young bit and PG_referenced go */
-	k->abit = 0;
-	k->referenced = 0;
+	k->flags &= (uint8_t)~(MF_ABIT | MF_REFERENCED);
 	if (p->cold == MGLRU_COLD_OLDEST) {
 		unsigned int gen = gen_from_seq(p->min_seq[t]);
 
 		set_gen(p, k, t, gen);
-		move_entry(p, f->id, k, gen, EVICT_END);
+		move_entry(p, f->id, k, t, gen, EVICT_END);
 		return HS_HINT_KEEP;
 	}
 	if (is_p614(p)) {
 		/* lru_gen_clear_refs(): nothing to move if already the oldest */
-		k->refs = 0;
-		k->workingset = 0;
+		set_refs(k, 0);
+		k->flags &= (uint8_t)~MF_WORKINGSET;
 		if (k->gen - 1u == gen_from_seq(p->min_seq[t]))
 			return HS_HINT_KEEP;
 	}
 	/* lru_deactivate(): delete, clear PG_active/PG_referenced, add */
-	del_folio(p, f->id, k);
+	del_folio(p, f->id, k, t);
 	add_folio(p, f->id, k);
 	return HS_HINT_KEEP;
 }
@@ -1376,26 +1450,23 @@ enum hs_hint_verdict hs_mglru_hint(struct hs_policy *p, struct hs_folio *f,
 void hs_mglru_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why)
 {
 	struct mglru_folio *k = mglru_priv(f);
+	int t = folio_type(k);
 
 	if (hs_folio_is_resident(f)) {
-		del_folio(p, f->id, k);
+		del_folio(p, f->id, k, t);
 		if (why == HS_REMOVE_HINT) {
 			/* reclaim_pages(): folio_isolate_lru() keeps the refs */
-			k->abit = 0;
-			k->referenced = 0;
-			evict_folio(p, f->id, k);
+			k->flags &= (uint8_t)~(MF_ABIT | MF_REFERENCED);
+			evict_folio(p, f->id, k, t);
 			return;
 		}
-		if (p->hs_on)
+		if (k->more & (MX_SHIELD | MX_SPENT))
 			hs_hitshield_leave(p, k, false);
-		p->nr_resident[folio_type(k)]--;
 		end_life(k);
 		return;
 	}
-	if (why == HS_REMOVE_DROP && k->token) {
-		hs_q_del(&p->q, &p->shadows, f->id);
-		k->token = 0;
-	}
+	if (why == HS_REMOVE_DROP)
+		k->flags &= (uint8_t)~MF_TOKEN;
 }
 
 /* ---- invariants, dump, report ---- */
@@ -1458,40 +1529,39 @@ int hs_mglru_check(const struct hs_policy *p)
 			on_lists += n;
 		}
 	}
-	for (id = p->shadows.head; id != HS_NIL; id = hs_q_next(&p->q, id)) {
-		if (id >= env->nr_keys || ++tokens > p->shadows.nr)
-			return -EUCLEAN;
-	}
-	if (tokens != p->shadows.nr || tokens > p->shadow_max)
+	tokens = nr_tokens(p);
+	if (tokens > p->ring_size)
 		return -EUCLEAN;
 	for (i = 0; i < p->nr_young; i++) {
 		if (p->young[i] >= env->nr_keys ||
-		    !mglru_cpriv(hs_env_folio(env, p->young[i]))->in_young)
+		    !fl(mglru_cpriv(hs_env_folio(env, p->young[i])), MF_YOUNG))
 			return -EUCLEAN;
 	}
 	for (i = 0; i < env->nr_keys; i++) {
 		const struct hs_folio *f = hs_env_folio(env, i);
 		const struct mglru_folio *k = mglru_cpriv(f);
 
-		young += k->in_young;
+		young += fl(k, MF_YOUNG);
 		if (!hs_folio_is_resident(f)) {
-			if (k->gen || k->abit || k->shield || k->spent || k->active)
+			if (k->gen || fl(k, MF_ABIT) || mx(k, MX_SHIELD) || mx(k, MX_SPENT) || fl(k, MF_ACTIVE))
 				return -EUCLEAN;
-			tokens -= k->token;
+			if (fl(k, MF_TOKEN) && k->link.prev >= p->ring_size)
+				return -EUCLEAN;
+			tokens -= has_token(p, i, k);
 			continue;
 		}
 		resident++;
-		shields += k->shield;
-		if (k->token || !k->gen || k->active || (k->abit && !k->in_young))
+		shields += mx(k, MX_SHIELD);
+		if (fl(k, MF_TOKEN) || !k->gen || fl(k, MF_ACTIVE) || (fl(k, MF_ABIT) && !fl(k, MF_YOUNG)))
 			return -EUCLEAN;
 		if (!gen_is_live(p, folio_type(k), k->gen - 1u))
 			return -EUCLEAN;	/* min_seq[t] <= seq <= max_seq */
-		if (p->hs_threshold && k->hs_cnt >= p->hs_threshold)
+		if (p->hs_threshold && !(k->more & MX_SHIELD) && k->stamp >= p->hs_threshold)
 			return -EUCLEAN;
 		nr[k->gen - 1][folio_type(k)]++;
 	}
 	if (tokens || young != p->nr_young || resident != on_lists ||
-	    resident != p->nr_resident[0] + p->nr_resident[1] || shields != p->hs_resident)
+	    shields != p->hs_resident)
 		return -EUCLEAN;
 	for (g = 0; g < MAX_NR_GENS; g++)
 		for (t = 0; t < ANON_AND_FILE; t++)
@@ -1528,9 +1598,9 @@ void hs_mglru_dump(const struct hs_policy *p, FILE *fp)
 					mglru_cpriv(hs_env_folio(p->env, id));
 
 				fprintf(fp, " %" PRIu32 "%s/g%u/r%u%s%s%s", id,
-					k->abit ? "*" : "", k->gen - 1u, k->refs,
-					k->referenced ? "R" : "", k->workingset ? "W" : "",
-					k->shield ? "S" : "");
+					fl(k, MF_ABIT) ? "*" : "", k->gen - 1u, refs_of(k),
+					fl(k, MF_REFERENCED) ? "R" : "", fl(k, MF_WORKINGSET) ? "W" : "",
+					mx(k, MX_SHIELD) ? "S" : "");
 			}
 			fprintf(fp, " ]");
 		}
@@ -1555,7 +1625,7 @@ void hs_mglru_report(const struct hs_policy *p, struct hs_metrics *m)
 	hs_metrics_add(m, "mglru.rejected", (double)p->rejected);
 	hs_metrics_add(m, "mglru.pgscan", (double)p->pgscan);
 	hs_metrics_add(m, "mglru.pgrefill", (double)p->pgrefill);
-	hs_metrics_add(m, "mglru.shadow_tokens", (double)p->shadows.nr);
+	hs_metrics_add(m, "mglru.shadow_tokens", (double)nr_tokens(p));
 	hs_metrics_add(m, "mglru.forced", (double)p->forced);
 	hs_metrics_add(m, "mglru.workingset_refault",
 		       (double)(p->ws_refault[0] + p->ws_refault[1]));

@@ -59,38 +59,81 @@ enum hitshield_consume {
 	HS_CONSUME_BEFORE_PROTECTED,	/* before the tier-protection branch */
 };
 
+/* struct mglru_folio .flags: the page flags MGLRU reads, and the simulator's own */
+#define MF_REFERENCED	0x01u	/* PG_referenced */
+#define MF_WORKINGSET	0x02u	/* PG_workingset */
+#define MF_ACTIVE	0x04u	/* PG_active: set only while off the lists */
+#define MF_ABIT		0x08u	/* a PTE accessed bit is set (one mapping per folio) */
+#define MF_YOUNG	0x10u	/* the id is on the young vector (maybe stale) */
+#define MF_ANON		0x20u	/* type of this life (and of the token): anonymous */
+#define MF_SWAPCACHE	0x40u	/* anon, swapped in and not written since */
+#define MF_TOKEN	0x80u	/* evicted with a shadow token; live only while
+				 * ring[link.prev] is still this folio */
+
+/* struct mglru_folio .more */
+#define MX_REFS		0x03u	/* the LRU_REFS counter, 0..3 */
+#define MX_TOKEN_REFS	0x0cu	/* the token's max(refs - 1, 0) */
+#define MX_TOKEN_SHIFT	2
+#define MX_TOKEN_WS	0x10u	/* the token's workingset bit */
+#define MX_SHIELD	0x20u	/* HitShield S (PG_hitshield) */
+#define MX_SPENT	0x40u	/* a shield was spent, no access since */
+
 /**
  * struct mglru_folio - per-folio state (the driver's private area, 16 bytes)
  *
- * The bit fields mirror folio->flags: the gen field (gen + 1, 0 while the
- * folio is isolated or not resident), the refs counter, PG_referenced,
+ * Byte fields mirror folio->flags: the gen field (gen + 1, 0 while the folio
+ * is isolated or not resident), the refs counter, PG_referenced,
  * PG_workingset and PG_active.  The physical list a folio sits on (lgen) can
  * differ from its gen field: folio_update_gen() only rewrites the field, and
  * sort_folio() or inc_min_seq() moves the list entry later, as in the kernel.
  */
 struct mglru_folio {
 	struct hs_qlink	link;		/* resident: on folios[lgen][type]; evicted with a
-					 * shadow token: on the shadow FIFO; else unused */
+					 * shadow token: link.prev is its ring slot */
 	uint32_t	stamp;		/* evicted with a token: min_seq at eviction (the
-					 * token's seq, truncated); resident with a shield:
-					 * the aging count when the shield was set */
-	unsigned int	gen:3;		/* gen + 1 of max/min window; 0: not on a list */
-	unsigned int	lgen:2;		/* generation list the entry is on (gen != 0) */
-	unsigned int	refs:2;		/* LRU_REFS counter, 0..3 */
-	unsigned int	referenced:1;	/* PG_referenced */
-	unsigned int	workingset:1;	/* PG_workingset */
-	unsigned int	active:1;	/* PG_active: set only while off the lists */
-	unsigned int	abit:1;		/* a PTE accessed bit is set (one mapping per folio) */
-	unsigned int	in_young:1;	/* the id is on the young vector (maybe stale) */
-	unsigned int	anon:1;		/* type of this life (and of the token): anonymous */
-	unsigned int	swapcache:1;	/* anon, swapped in and not written since */
-	unsigned int	shield:1;	/* HitShield S (PG_hitshield) */
-	unsigned int	spent:1;	/* a shield was spent, no access since */
-	unsigned int	token:1;	/* non-resident with a shadow token on the FIFO */
-	unsigned int	token_ws:1;	/* the token's workingset bit */
-	unsigned int	token_refs:2;	/* the token's max(refs - 1, 0) */
-	unsigned int	hs_cnt:8;	/* HitShield counter (c1 c0 for threshold 4) */
+					 * token's seq, truncated); resident with a
+					 * shield: the aging count when it was set;
+					 * resident without: HitShield's counter (c1 c0) */
+	uint8_t		gen;		/* gen + 1; 0: not on a list */
+	uint8_t		lgen;		/* generation list the entry is on (gen != 0) */
+	uint8_t		flags;		/* MF_* */
+	uint8_t		more;		/* MX_* */
 };
+
+static inline unsigned int fl(const struct mglru_folio *k, unsigned int mask)
+{
+	return !!(k->flags & mask);
+}
+
+static inline unsigned int mx(const struct mglru_folio *k, unsigned int mask)
+{
+	return !!(k->more & mask);
+}
+
+static inline unsigned int refs_of(const struct mglru_folio *k)
+{
+	return k->more & MX_REFS;
+}
+
+static inline void set_refs(struct mglru_folio *k, unsigned int refs)
+{
+	k->more = (uint8_t)((k->more & ~MX_REFS) | refs);
+}
+
+static inline unsigned int token_refs_of(const struct mglru_folio *k)
+{
+	return (k->more & MX_TOKEN_REFS) >> MX_TOKEN_SHIFT;
+}
+
+static inline void set_token_refs(struct mglru_folio *k, unsigned int refs)
+{
+	k->more = (uint8_t)((k->more & ~MX_TOKEN_REFS) | refs << MX_TOKEN_SHIFT);
+}
+
+static inline void set_fl(struct mglru_folio *k, unsigned int mask, bool on)
+{
+	k->flags = (uint8_t)(on ? k->flags | mask : k->flags & ~mask);
+}
 
 /* The PID controller's view of one type and tier (read_ctrl_pos()). */
 struct mglru_ctrl_pos {
@@ -111,7 +154,6 @@ struct hs_policy {
 	struct hs_qctx	q;			/* where the links live */
 	struct hs_qlist	folios[MAX_NR_GENS][ANON_AND_FILE]; /* lrugen->folios, physical */
 	uint64_t	nr_pages[MAX_NR_GENS][ANON_AND_FILE]; /* by gen field (logical) */
-	uint64_t	nr_resident[ANON_AND_FILE];	/* folios on lists or isolated */
 	uint64_t	max_seq;			/* youngest generation */
 	uint64_t	min_seq[ANON_AND_FILE];		/* oldest generation per type */
 	uint64_t	avg_refaulted[ANON_AND_FILE][MAX_NR_TIERS]; /* PID EWMA */
@@ -120,8 +162,12 @@ struct hs_policy {
 	uint64_t	evicted[ANON_AND_FILE][MAX_NR_TIERS];	/* this period */
 	uint64_t	protected[ANON_AND_FILE][MAX_NR_TIERS];	/* this period, by tier (the
 							 * kernel's [tier - 1] before 6.14) */
-	struct hs_qlist	shadows;		/* folios holding a token, head = oldest */
-	uint64_t	shadow_max;		/* most tokens kept */
+	uint32_t	*ring;			/* shadow token slots, oldest overwritten first:
+						 * a token is live while its slot still holds
+						 * its folio's id */
+	uint64_t	ring_size;		/* slots: shadow_factor * capacity, <= keys */
+	uint64_t	ring_pos;		/* slots written so far */
+	uint32_t	ring_next;		/* next slot to write */
 	uint32_t	*young;			/* ids whose accessed bit was set (may be stale) */
 	size_t		nr_young;		/* entries in young */
 	size_t		young_cap;		/* allocated entries */
@@ -170,7 +216,9 @@ struct hs_policy {
 	uint64_t	hs_wasted;		/* spent, then evicted untouched */
 	uint64_t	hs_stale;		/* spent >= 4 agings after being set */
 	uint64_t	hs_resident;		/* resident folios carrying a shield now */
-	uint64_t	hs_occ_sum;		/* hs_resident summed over accesses */
+	uint64_t	hs_occ_sum;		/* hs_resident summed over accesses, up to
+						 * hs_occ_mark (hs_hitshield_resident()) */
+	uint64_t	hs_occ_mark;		/* accesses when hs_resident last changed */
 };
 
 static inline struct mglru_folio *mglru_priv(struct hs_folio *f)
@@ -224,7 +272,7 @@ static inline const struct mglru_folio *mglru_cpriv(const struct hs_folio *f)
  * @hitshield: read and apply the HitShield parameters
  * @out: the new policy
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, -ENOMEM, or -EINVAL (a record layout other than lib/sim.c's).
  */
 int hs_mglru_create(const struct hs_policy_env *env, const struct hs_param_set *ps,
 		    bool hitshield, struct hs_policy **out);
@@ -247,7 +295,7 @@ void hs_mglru_report(const struct hs_policy *p, struct hs_metrics *m);
 /* HitShield's rules, called by mglru.c only when p->hs_on (hitshield.c). */
 void hs_hitshield_count(struct hs_policy *p, struct mglru_folio *k);
 bool hs_hitshield_spend(struct hs_policy *p, struct hs_folio *f, struct mglru_folio *k);
-void hs_hitshield_access(struct hs_policy *p, struct mglru_folio *k);
+void hs_hitshield_useful(struct hs_policy *p, struct mglru_folio *k);
 void hs_hitshield_leave(struct hs_policy *p, struct mglru_folio *k, bool evicted);
 
 #endif /* HS_MGLRU_H */
