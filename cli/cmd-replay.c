@@ -6,6 +6,9 @@
  * All (policy, parameters, size) combinations are replayed together in one
  * pass over the stream, spread over the cores (lib/replay.c).  A parameter
  * given as a comma list (--param lrfu.lambda=0.1,0.01) makes one run per value.
+ * --pageout sets the driver's PAGEOUT mode for every policy without a
+ * "pageout" parameter of its own; a mode other than the default joins those
+ * runs' params, so stored runs of different modes stay apart.
  */
 #include "config.h"
 
@@ -37,6 +40,8 @@ enum {
 	OPT_PARANOID,
 	OPT_NO_STORE,
 	OPT_CHANNEL,
+	OPT_PAGEOUT,
+	OPT_RECHECK_WINDOW,
 };
 
 struct param_arg {
@@ -56,6 +61,9 @@ struct args {
 	bool		paranoid;	/* --paranoid */
 	bool		no_store;	/* --no-store */
 	int		channel;	/* --channel: -1 as stored, else HS_CH_FD/HS_CH_PT */
+	int		pageout;	/* --pageout: -1 not given, else enum hs_pageout_mode */
+	uint64_t	recheck_window;	/* --recheck-window (0 when not given) */
+	bool		window_given;	/* --recheck-window was given */
 };
 
 /* One planned run. */
@@ -82,8 +90,18 @@ static const struct argp_option options[] = {
 	{ "channel", OPT_CHANNEL, "pt|fd", 0,
 	  "Treat every access as page-table (pt) or read()/write() (fd) access, whatever "
 	  "the session says (default: as stored)", 0 },
+	{ "pageout", OPT_PAGEOUT, "MODE", 0,
+	  "PAGEOUT hints for policies without a pageout parameter: ignore-references "
+	  "(default: evict), recheck (keep a page accessed within --recheck-window "
+	  "accesses) or ignore", 0 },
+	{ "recheck-window", OPT_RECHECK_WINDOW, "N", 0,
+	  "With --pageout recheck: accesses that count as a touch racing with the hint "
+	  "(default 0: none)", 0 },
 	{ 0 }
 };
+
+/* --pageout words, in the order messages list them (hs_pageout_mode_name()'s). */
+static const char *const pageout_words[] = { "ignore-references", "recheck", "ignore", NULL };
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
@@ -140,6 +158,21 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		else
 			argp_error(state, "unknown channel '%s' (valid: pt, fd)", arg);
 		break;
+	case OPT_PAGEOUT: {
+		enum hs_pageout_mode m = HS_PAGEOUT_IGNORE_REFS;
+
+		/* The word is one of lib/sim.c's names: parsing it cannot fail. */
+		hs_pageout_mode_parse(pageout_words[hs_cli_argp_choice(state, "pageout mode", arg,
+									pageout_words)], &m);
+		a->pageout = (int)m;
+		break;
+	}
+	case OPT_RECHECK_WINDOW:
+		if (hs_parse_u64(arg, 0, UINT64_MAX, &v))
+			argp_error(state, "--recheck-window '%s': expected a count of accesses", arg);
+		a->recheck_window = v;
+		a->window_given = true;
+		break;
 	case ARGP_KEY_ARG:
 		if (a->session)
 			argp_error(state, "one SESSION at a time (got '%s' too)", arg);
@@ -150,6 +183,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "missing SESSION (see 'hsctl sessions')");
 		if (!a->sizes)
 			argp_error(state, "missing --size (e.g. --size 1000,5000)");
+		if (a->window_given && a->pageout != HS_PAGEOUT_RECHECK)
+			argp_error(state, "--recheck-window needs --pageout recheck");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -264,6 +299,42 @@ static void make_label(struct plan *p, const struct param_arg *const *set, const
 }
 
 /*
+ * A driver pageout mode other than the default, when it reaches the policy,
+ * joins the run's params ("pageout", and "recheck_window" for recheck) and
+ * its label.  Both end in '}' or ')' (or have no parentheses yet).
+ */
+static void add_pageout(struct plan *p, const struct args *a)
+{
+	size_t len = strlen(p->params_json), ll = strlen(p->label);
+	char kv[96], lab[96];
+	bool more;
+
+	if (a->pageout <= HS_PAGEOUT_IGNORE_REFS || !hs_sim_pageout_applies(p->ops))
+		return;
+	if (a->pageout == HS_PAGEOUT_RECHECK) {
+		snprintf(kv, sizeof(kv), "\"pageout\":\"recheck\",\"recheck_window\":%" PRIu64,
+			 a->recheck_window);
+		snprintf(lab, sizeof(lab), "pageout=recheck,recheck_window=%" PRIu64,
+			 a->recheck_window);
+	} else {
+		snprintf(kv, sizeof(kv), "\"pageout\":\"%s\"",
+			 hs_pageout_mode_name((enum hs_pageout_mode)a->pageout));
+		snprintf(lab, sizeof(lab), "pageout=%s",
+			 hs_pageout_mode_name((enum hs_pageout_mode)a->pageout));
+	}
+	if (len >= 2 && p->params_json[len - 1] == '}' &&
+	    len + strlen(kv) + 2 <= sizeof(p->params_json))
+		snprintf(p->params_json + len - 1, sizeof(p->params_json) - (len - 1), "%s%s}",
+			 len > 2 ? "," : "", kv);
+	more = ll && p->label[ll - 1] == ')';
+	if (more)
+		ll--;
+	/* A label too long is cut, as make_label() cuts it. */
+	if (snprintf(p->label + ll, sizeof(p->label) - ll, "%c%s)", more ? ',' : '(', lab) < 0)
+		p->label[ll] = '\0';
+}
+
+/*
  * Every parameter combination for one policy: the cartesian product of the
  * value lists given for it.  Appends to plans (one per combination and size).
  */
@@ -317,6 +388,7 @@ static int plan_policy(const struct hs_policy_ops *ops, const struct args *a,
 			make_label(p, mine, pick, nr_mine);
 			if (hs_param_set_json(ps, p->params_json, sizeof(p->params_json)) < 0)
 				snprintf(p->params_json, sizeof(p->params_json), "{}");
+			add_pageout(p, a);
 			/* Each plan owns a set; the first size keeps ps, others copy it. */
 			if (s == 0) {
 				p->ps = ps;
@@ -361,6 +433,28 @@ static int check_param_policies(const struct args *a, const struct hs_policy_ops
 		}
 	}
 	return 0;
+}
+
+/* --pageout skips policies with a pageout parameter: say so (a warning if it reaches none). */
+static void check_pageout_policies(const struct args *a, const struct hs_policy_ops *const *pols,
+				   size_t nr_pols)
+{
+	size_t reached = 0, k;
+
+	if (a->pageout < 0)
+		return;
+	for (k = 0; k < nr_pols; k++)
+		reached += hs_sim_pageout_applies(pols[k]);
+	for (k = 0; k < nr_pols; k++) {
+		if (hs_sim_pageout_applies(pols[k]))
+			continue;
+		if (reached)
+			hs_info("--pageout does not apply to %s: it has its own (--param %s.pageout)",
+				pols[k]->name, pols[k]->name);
+		else
+			hs_warn("--pageout does not apply to %s: it has its own (--param %s.pageout)",
+				pols[k]->name, pols[k]->name);
+	}
 }
 
 static void show_progress(void *arg, uint64_t done, uint64_t total)
@@ -601,7 +695,7 @@ static int run(int argc, char **argv)
 	uint64_t sizes[MAX_SIZES];
 	size_t nr_pols, nr_sizes, nr = 0, cap = 0, i;
 	int64_t *ids = NULL, session;
-	struct args a = { .channel = -1 };
+	struct args a = { .channel = -1, .pageout = -1 };
 	int status, ret, failed = 0;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
@@ -616,6 +710,7 @@ static int run(int argc, char **argv)
 	status = check_param_policies(&a, pols, nr_pols);
 	if (status)
 		return status;
+	check_pageout_policies(&a, pols, nr_pols);
 	status = hs_cli_open_store(HS_STORE_NOCREATE | (a.no_store ? HS_STORE_RDONLY : 0), &st);
 	if (status)
 		return status;
@@ -670,6 +765,8 @@ static int run(int argc, char **argv)
 	ro.threads = a.threads;
 	ro.override_channel = a.channel >= 0;
 	ro.channel = a.channel >= 0 ? a.channel : 0;
+	ro.pageout = a.pageout >= 0 ? a.pageout : HS_PAGEOUT_IGNORE_REFS;
+	ro.recheck_window = a.recheck_window;
 	ro.paranoid = a.paranoid;
 	hs_cli_progress_start(&pr);
 	if (isatty(STDERR_FILENO)) {

@@ -296,6 +296,10 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			.batch_max = o->batch_max, .paranoid = o->paranoid,
 			.override_channel = o->override_channel,
 			.channel = (uint8_t)o->channel,
+			/* out of range: UINT8_MAX, which hs_sim_new() refuses */
+			.pageout = o->pageout >= 0 && o->pageout < HS_PAGEOUT_NR ?
+				   (uint8_t)o->pageout : UINT8_MAX,
+			.recheck_window = o->recheck_window,
 		};
 
 		jobs[j].sim = NULL;

@@ -15,7 +15,9 @@
  *              no: ->admit()?  --> make room: ->evict() until it fits
  *                             --> ->refault() when a shadow entry exists
  *                             --> ->insert()
- *   PAGEOUT/COLD on a resident key: ->hint() (default: PAGEOUT evicts)
+ *   PAGEOUT/COLD on a resident key: ->hint() (default: PAGEOUT evicts,
+ *              COLD keeps), then the pageout mode (below) may overrule an
+ *              eviction; an eviction calls ->remove(HINT)
  *   DROP: ->remove(DROP)
  *
  * Room is made before the shadow entry is consulted, as in the kernel, where
@@ -24,6 +26,21 @@
  * returned twice) and a violation ends the run with -EUCLEAN rather than
  * corrupting the statistics.  With cfg.paranoid, the policy's check() and the
  * driver's own count check run after every hook.
+ *
+ * PAGEOUT hints (POLICIES.md section 2b).  A policy with a "pageout"
+ * parameter of its own (the kernel models, which follow their profile) has
+ * the last word.  For every other policy the driver applies cfg.pageout to
+ * the verdict: ignore-references (the default, Linux 6.10 and later) lets an
+ * eviction through; ignore turns every PAGEOUT into a no-op; recheck keeps a
+ * page whose last access is among the last cfg.recheck_window accesses, the
+ * pre-6.10 kernel finding a young reference that a racing thread set between
+ * the hint and reclaim.  In a serial replay nothing can touch a page between
+ * the hint and its reclaim, so recheck with window 0 never keeps one.  The
+ * touch that saves the page was an access the policy has already seen as a
+ * hit, so a kept page stays where that hit put it.  To know the last access
+ * without a field more, a resident key's record holds its seq in evicted_at,
+ * which otherwise serves only once the key has left (HS_FOLIO_SHADOW): the
+ * per-key cost stays 16 bytes.
  */
 #include "config.h"
 
@@ -55,6 +72,7 @@ struct hs_sim {
 	size_t			nr_last;	/* entries in last */
 	size_t			last_cap;	/* allocated entries in last */
 	int			broken;		/* a policy broke the contract: -EUCLEAN */
+	bool			pageout_mode;	/* cfg.pageout filters PAGEOUT verdicts */
 	struct hs_gen_sample	*gens;		/* generation samples kept */
 	size_t			nr_gens;	/* entries in gens */
 	uint64_t		gen_every;	/* keep one sample in gen_every */
@@ -101,6 +119,54 @@ void hs_metrics_add(struct hs_metrics *m, const char *name, double value)
 	m->n++;
 }
 
+static const char *const pageout_names[HS_PAGEOUT_NR] = {
+	[HS_PAGEOUT_IGNORE_REFS] = "ignore-references",
+	[HS_PAGEOUT_RECHECK] = "recheck",
+	[HS_PAGEOUT_IGNORE] = "ignore",
+};
+
+/**
+ * hs_pageout_mode_name() - the CLI name of a pageout mode
+ * @m: the mode
+ *
+ * Return: "ignore-references", "recheck", "ignore", or NULL for a bad value.
+ */
+const char *hs_pageout_mode_name(enum hs_pageout_mode m)
+{
+	return (unsigned int)m < HS_PAGEOUT_NR ? pageout_names[m] : NULL;
+}
+
+/**
+ * hs_pageout_mode_parse() - a pageout mode from its name
+ * @name: "ignore-references", "recheck" or "ignore"
+ * @out: receives the mode
+ *
+ * Return: 0, or -EINVAL for any other word (@out untouched).
+ */
+int hs_pageout_mode_parse(const char *name, enum hs_pageout_mode *out)
+{
+	for (unsigned int i = 0; i < HS_PAGEOUT_NR; i++)
+		if (!strcmp(name, pageout_names[i])) {
+			*out = (enum hs_pageout_mode)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/**
+ * hs_sim_pageout_applies() - does the driver's pageout mode reach this policy?
+ * @ops: the policy
+ *
+ * Return: true unless the policy's parameter table has a "pageout" entry.
+ */
+bool hs_sim_pageout_applies(const struct hs_policy_ops *ops)
+{
+	for (const struct hs_param *pr = ops->params; pr && pr->name; pr++)
+		if (!strcmp(pr->name, "pageout"))
+			return false;
+	return true;
+}
+
 /**
  * hs_sim_new() - set up one run
  * @cfg: configuration (copied)
@@ -124,6 +190,8 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 		return -EINVAL;
 	if (cfg->override_channel && !hs_channel_is_access(cfg->channel))
 		return -EINVAL;
+	if (cfg->pageout >= HS_PAGEOUT_NR)
+		return -EINVAL;
 	batch = cfg->batch_max ? cfg->batch_max : DEFAULT_BATCH;
 
 	sim = calloc(1, sizeof(*sim));
@@ -138,6 +206,7 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	sim->env.stride = (sizeof(struct hs_folio) + ops->folio_priv + 7) & ~(size_t)7;
 	sim->env.sim = sim;
 	sim->st.capacity = cfg->capacity;
+	sim->pageout_mode = hs_sim_pageout_applies(ops);
 
 	err = -ENOMEM;
 	sim->victims = calloc(batch, sizeof(*sim->victims));
@@ -373,6 +442,7 @@ static int do_miss(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 			return sim->broken;
 	}
 	f->flags &= (uint8_t)~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED);
+	f->evicted_at = sim->seq;	/* while resident: the last access */
 	f->flags |= HS_FOLIO_RESIDENT;
 	sim->used++;
 	if (sim->used > sim->st.peak_resident)
@@ -381,6 +451,21 @@ static int do_miss(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 	if (check_now(sim))
 		return sim->broken;
 	return HS_STEP_MISS;
+}
+
+/* The pageout mode's word on a PAGEOUT eviction the policy agreed to. */
+static enum hs_hint_verdict pageout_filter(const struct hs_sim *sim, const struct hs_folio *f)
+{
+	switch (sim->cfg.pageout) {
+	case HS_PAGEOUT_IGNORE:
+		return HS_HINT_KEEP;
+	case HS_PAGEOUT_RECHECK:
+		/* evicted_at is the last access (< seq): kept if within the window */
+		return sim->seq - f->evicted_at <= sim->cfg.recheck_window ? HS_HINT_KEEP :
+									      HS_HINT_EVICT;
+	default:
+		return HS_HINT_EVICT;
+	}
 }
 
 static int do_hint(struct hs_sim *sim, struct hs_folio *f, const struct hs_access *a)
@@ -396,6 +481,8 @@ static int do_hint(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 		v = a->channel == HS_CH_PAGEOUT ? HS_HINT_EVICT : HS_HINT_KEEP;
 	if (check_now(sim))
 		return sim->broken;
+	if (v == HS_HINT_EVICT && a->channel == HS_CH_PAGEOUT && sim->pageout_mode)
+		v = pageout_filter(sim, f);
 	if (v == HS_HINT_EVICT) {
 		int err;
 
@@ -469,6 +556,7 @@ int hs_sim_step(struct hs_sim *sim, uint32_t key, uint8_t meta, uint64_t next_us
 		f->flags &= (uint8_t)~HS_FOLIO_ANON;
 	if (hs_folio_is_resident(f)) {
 		sim->st.hits++;
+		f->evicted_at = sim->seq;	/* while resident: the last access */
 		if (f->prot_pending)
 			resolve_protection(sim, f, true);
 		sim->ops->hit(sim->pol, f, &a);

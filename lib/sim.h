@@ -47,7 +47,10 @@ struct hs_folio {
 	uint8_t		prot_pending;	/* protections not yet classified (saturates) */
 	uint8_t		prot_kind;	/* enum hs_prot_kind of the newest pending one */
 	uint8_t		refaults;	/* refaults so far (saturates at 255) */
-	uint64_t	evicted_at;	/* seq of the last eviction; valid with HS_FOLIO_SHADOW */
+	uint64_t	evicted_at;	/* with HS_FOLIO_SHADOW: seq of the last eviction;
+					 * while resident: seq of the last access (the
+					 * driver's PAGEOUT recheck reads it); otherwise
+					 * stale */
 };
 
 /* The policy's private area of f: ops->folio_priv bytes, 8-byte aligned. */
@@ -175,6 +178,41 @@ void hs_sim_gen_sample(struct hs_sim *sim, const struct hs_gen_sample *s);
 /* The samples kept so far, oldest first; valid until the next step or free. */
 size_t hs_sim_gen_samples(const struct hs_sim *sim, const struct hs_gen_sample **out);
 
+/*
+ * What the driver does with a PAGEOUT hint on a resident page (POLICIES.md
+ * section 2b), for policies that have no "pageout" parameter of their own:
+ * the policy's verdict (ops->hint(), or "evict" without one) is filtered by
+ * the mode.  Policies with a "pageout" parameter (the kernel models) decide
+ * alone.  Zero is the default.
+ */
+enum hs_pageout_mode {
+	HS_PAGEOUT_IGNORE_REFS = 0,	/* evict every hinted resident page (Linux 6.10+) */
+	HS_PAGEOUT_RECHECK,		/* keep a page accessed within the last
+					 * recheck_window accesses (before 6.10) */
+	HS_PAGEOUT_IGNORE,		/* drop PAGEOUT hints: nothing is evicted */
+	HS_PAGEOUT_NR
+};
+
+/* "ignore-references", "recheck", "ignore"; NULL for a bad value. */
+const char *hs_pageout_mode_name(enum hs_pageout_mode m);
+
+/**
+ * hs_pageout_mode_parse() - a pageout mode from its name
+ * @name: "ignore-references", "recheck" or "ignore"
+ * @out: receives the mode
+ *
+ * Return: 0, or -EINVAL for any other word (@out untouched).
+ */
+int hs_pageout_mode_parse(const char *name, enum hs_pageout_mode *out);
+
+/**
+ * hs_sim_pageout_applies() - does the driver's pageout mode reach this policy?
+ * @ops: the policy
+ *
+ * Return: true unless the policy has a "pageout" parameter of its own.
+ */
+bool hs_sim_pageout_applies(const struct hs_policy_ops *ops);
+
 struct hs_sim_config {
 	const struct hs_policy_ops *ops;	/* the policy */
 	const struct hs_param_set *params;	/* its parameters (NULL: defaults) */
@@ -185,6 +223,11 @@ struct hs_sim_config {
 	bool		record_victims;		/* keep the last step's victims (tests) */
 	bool		override_channel;	/* replace the channel of every access... */
 	uint8_t		channel;		/* ...by this one (HS_CH_FD or HS_CH_PT) */
+	uint8_t		pageout;		/* enum hs_pageout_mode (0: ignore-references);
+						 * only for hs_sim_pageout_applies() policies */
+	uint64_t	recheck_window;		/* HS_PAGEOUT_RECHECK keeps a page whose last
+						 * access is among the last this many accesses
+						 * (0: none is, in a serial replay) */
 };
 
 /**

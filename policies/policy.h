@@ -19,7 +19,10 @@
  *                           ->refault() if the key has a shadow entry (optional)
  *                           ->insert()
  *   PAGEOUT/COLD, resident  ->hint() (optional; NULL: PAGEOUT evicts, COLD is
- *                           ignored); if it says evict: ->remove(HS_REMOVE_HINT)
+ *                           ignored); unless the policy has a "pageout"
+ *                           parameter, the driver's pageout mode may turn a
+ *                           PAGEOUT eviction into a keep (lib/sim.h); if the
+ *                           verdict is evict: ->remove(HS_REMOVE_HINT)
  *   DROP                    ->remove(HS_REMOVE_DROP), resident or not
  *
  * That is the kernel's order: the memcg charge, and so reclaim, happens before
@@ -108,7 +111,12 @@ struct hs_policy_ops {
 	/* The miss is a refault: f has a shadow entry; called before insert(). */
 	void	(*refault)(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a,
 			   uint64_t distance);
-	/* PAGEOUT or COLD on a resident folio (a->channel tells which). */
+	/*
+	 * PAGEOUT or COLD on a resident folio (a->channel tells which).  A
+	 * policy without a "pageout" parameter leaves PAGEOUT to the driver's
+	 * mode: it answers HS_HINT_EVICT without changing its state, since the
+	 * driver may still keep the folio.
+	 */
 	enum hs_hint_verdict (*hint)(struct hs_policy *p, struct hs_folio *f,
 				     const struct hs_access *a);
 	/* Structural invariants: 0 or -EUCLEAN.  Tests call it after every hook. */

@@ -45,6 +45,8 @@ struct golden {
 	uint64_t	capacity;
 	char		params[16][128];	/* "key=value" */
 	size_t		nr_params;
+	enum hs_pageout_mode pageout;		/* "pageout MODE": the driver's mode */
+	uint64_t	recheck_window;		/* "recheck_window N" */
 	char		*keys[MAX_KEYS];	/* token of each dense id */
 	uint32_t	nr_keys;
 	struct step	*steps;
@@ -202,6 +204,16 @@ static int parse_golden(const char *path, struct golden *g)
 		}
 		if (!strcmp(tok, "capacity")) {
 			g->capacity = strtoull(rest, NULL, 10);
+			continue;
+		}
+		if (!strcmp(tok, "pageout")) {
+			tok = strtok_r(rest, " \t", &save);
+			if (!tok || hs_pageout_mode_parse(tok, &g->pageout))
+				goto bad;
+			continue;
+		}
+		if (!strcmp(tok, "recheck_window")) {
+			g->recheck_window = strtoull(rest, NULL, 10);
 			continue;
 		}
 		if (!strcmp(tok, "param")) {
@@ -409,6 +421,8 @@ static void run_golden(size_t idx)
 	cfg.params = ps;
 	cfg.capacity = g.capacity;
 	cfg.nr_keys = g.nr_keys;
+	cfg.pageout = (uint8_t)g.pageout;
+	cfg.recheck_window = g.recheck_window;
 	cfg.paranoid = true;
 	cfg.record_victims = true;
 	ret = hs_sim_new(&cfg, &sim);

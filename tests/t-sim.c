@@ -3,8 +3,9 @@
  * Unit tests of the simulation driver (lib/sim.c) with a mock policy defined
  * here, so the driver's accounting is pinned independently of the real
  * policies: refault distances and their histogram, ping-pong keys, protection
- * classification and occupancy, hints, drops, the swap analogs, the admit
- * hook, next-use times, and the refusal of policies that break the contract.
+ * classification and occupancy, hints, drops, the driver's pageout modes,
+ * the swap analogs, the admit hook, next-use times, and the refusal of
+ * policies that break the contract.
  *
  * The mock is CLOCK with a FIFO queue: a hit sets a reference bit; eviction
  * pops the head, and a head with the bit set is spared (bit cleared,
@@ -339,6 +340,149 @@ static void test_hints_and_drops(void)
 	T_EQ_U64(st.cold_misses, 2);
 }
 
+/* A policy with a "pageout" parameter of its own: the driver's mode skips it. */
+static const struct hs_param own_pageout_params[] = {
+	{ .name = "pageout", .type = HS_PARAM_ENUM, .def = "evict", .choices = "evict|keep",
+	  .help = "test double" },
+	{ .name = NULL },
+};
+
+/*
+ * Feed keys[i] with meta[i] ('a'.. 'z' as key ids 0..25; meta by letter:
+ * 'f' FD access, 'p' PAGEOUT, 'c' COLD) and expect ret[i] ('m' miss, 'h'
+ * hit, 'o' other) and, for hints, the number of victims in vic[i] ('0'/'1',
+ * '.' for accesses).
+ */
+static void feed(struct hs_sim *sim, const char *keys, const char *meta, const char *ret,
+		 const char *vic, int line)
+{
+	for (size_t i = 0; keys[i]; i++) {
+		enum hs_channel ch = meta[i] == 'p' ? HS_CH_PAGEOUT :
+				     meta[i] == 'c' ? HS_CH_COLD : HS_CH_FD;
+		int want = ret[i] == 'm' ? HS_STEP_MISS : ret[i] == 'h' ? HS_STEP_HIT :
+			   HS_STEP_OTHER;
+		const uint32_t *ids;
+		int got;
+
+		got = hs_sim_step(sim, (uint32_t)(keys[i] - 'a'),
+				  hs_meta_make(ch, HS_TYPE_FILE, false), HS_NEVER);
+		if (got != want)
+			t_fail(__FILE__, line, "step %zu ('%c' %c): %d, expected %d", i, keys[i],
+			       meta[i], got, want);
+		if (vic[i] != '.' && hs_sim_victims(sim, &ids) != (size_t)(vic[i] - '0'))
+			t_fail(__FILE__, line, "step %zu ('%c' %c): %zu victims, expected %c", i,
+			       keys[i], meta[i], hs_sim_victims(sim, &ids), vic[i]);
+		if (hs_sim_check(sim))
+			t_fail(__FILE__, line, "invariants broken at step %zu", i);
+	}
+}
+
+/*
+ * The mock has no hint hook, so the driver's mode decides every PAGEOUT.
+ *
+ * ignore: capacity 4; a b miss; PAGEOUT a, PAGEOUT b, COLD a: nothing leaves.
+ *
+ * recheck, window 2 (a page is kept when seq - its last access <= 2, seq
+ * being the number of accesses so far):
+ *   a b c d miss (seqs 0-3; seq is now 4)
+ *   PAGEOUT d: 4 - 3 = 1 -> keep;  PAGEOUT c: 4 - 2 = 2 -> keep;
+ *   PAGEOUT b: 4 - 1 = 3 -> evict (shadow at seq 4)
+ *   a hit (seq 4, now 5)
+ *   PAGEOUT a: 5 - 4 = 1 -> keep;  PAGEOUT d: 5 - 3 = 2 -> keep;
+ *   PAGEOUT c: 5 - 2 = 3 -> evict
+ *   b miss (seq 5, now 6): a hint refault, distance 5 - 4 = 1
+ *   PAGEOUT b: its last access is the refault at 5: 6 - 5 = 1 -> keep
+ *   Totals: 6 accesses, 1 hit, 5 misses, 7 hints, 2 hint evictions (b, c),
+ *   1 (hint) refault, resident a d b.
+ *
+ * recheck, window 0: a miss (seq 0, now 1); PAGEOUT a: 1 - 0 = 1 > 0 ->
+ * evict.  In a serial replay window 0 keeps nothing.
+ *
+ * A policy with its own "pageout" parameter: the driver's ignore does not
+ * reach it, so the hookless default (evict) stands.
+ */
+static void test_pageout_modes(void)
+{
+	struct hs_sim_config cfg = {
+		.ops = &mock_ops, .capacity = 4, .nr_keys = 26, .paranoid = true,
+		.record_victims = true,
+	};
+	struct hs_policy_ops own = mock_ops;
+	enum hs_pageout_mode m = HS_PAGEOUT_NR;
+	struct hs_sim_stats st;
+	struct hs_sim *sim;
+
+	mode = MOCK_OK;
+	own.params = own_pageout_params;
+	T_ASSERT(hs_sim_pageout_applies(&mock_ops));
+	T_ASSERT(!hs_sim_pageout_applies(&own));
+	T_EQ_STR(hs_pageout_mode_name(HS_PAGEOUT_IGNORE_REFS), "ignore-references");
+	T_EQ_STR(hs_pageout_mode_name(HS_PAGEOUT_RECHECK), "recheck");
+	T_EQ_STR(hs_pageout_mode_name(HS_PAGEOUT_IGNORE), "ignore");
+	T_ASSERT(hs_pageout_mode_name(HS_PAGEOUT_NR) == NULL);
+	T_EQ_I64(hs_pageout_mode_parse("recheck", &m), 0);
+	T_EQ_U64(m, HS_PAGEOUT_RECHECK);
+	T_EQ_I64(hs_pageout_mode_parse("evict", &m), -EINVAL);
+	T_EQ_U64(m, HS_PAGEOUT_RECHECK);
+
+	cfg.pageout = HS_PAGEOUT_NR;
+	T_EQ_I64(hs_sim_new(&cfg, &sim), -EINVAL);
+
+	cfg.pageout = HS_PAGEOUT_IGNORE;
+	if (hs_sim_new(&cfg, &sim)) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	feed(sim, "abaab", "ffppc", "mmooo", "..000", __LINE__);
+	hs_sim_finish(sim, &st, NULL);
+	T_EQ_U64(hs_sim_used(sim), 2);
+	hs_sim_free(sim);
+	T_EQ_U64(st.hints, 3);
+	T_EQ_U64(st.hint_evictions, 0);
+
+	cfg.pageout = HS_PAGEOUT_RECHECK;
+	cfg.recheck_window = 2;
+	if (hs_sim_new(&cfg, &sim)) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	feed(sim, "abcddcbaadcbb", "ffffppp" "fpppfp", "mmmmooo" "hooomo",
+	     "....001" ".001.0", __LINE__);
+	hs_sim_finish(sim, &st, NULL);
+	T_EQ_U64(hs_sim_used(sim), 3);
+	hs_sim_free(sim);
+	T_EQ_U64(st.accesses, 6);
+	T_EQ_U64(st.hits, 1);
+	T_EQ_U64(st.misses, 5);
+	T_EQ_U64(st.hints, 7);
+	T_EQ_U64(st.hint_evictions, 2);
+	T_EQ_U64(st.refaults, 1);
+	T_EQ_U64(st.hint_refaults, 1);
+	T_EQ_U64(st.refault_hist[1], 1);	/* distance 1 */
+	T_EQ_U64(st.evictions, 0);
+
+	cfg.recheck_window = 0;
+	if (hs_sim_new(&cfg, &sim)) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	feed(sim, "aa", "fp", "mo", ".1", __LINE__);
+	hs_sim_finish(sim, &st, NULL);
+	hs_sim_free(sim);
+	T_EQ_U64(st.hint_evictions, 1);
+
+	cfg.ops = &own;
+	cfg.pageout = HS_PAGEOUT_IGNORE;
+	if (hs_sim_new(&cfg, &sim)) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	feed(sim, "aa", "fp", "mo", ".1", __LINE__);
+	hs_sim_finish(sim, &st, NULL);
+	hs_sim_free(sim);
+	T_EQ_U64(st.hint_evictions, 1);
+}
+
 /*
  * Swap analogs: uppercase letters are anonymous.  capacity 1, "ABA": B evicts
  * A (pswpout 1), A evicts B (pswpout 2) and is a miss on an evicted anon key
@@ -432,6 +576,7 @@ static const struct t_case cases[] = {
 	{ "pingpong", test_pingpong },
 	{ "protection", test_protection },
 	{ "hints-and-drops", test_hints_and_drops },
+	{ "pageout-modes", test_pageout_modes },
 	{ "swap-analogs", test_swap_analogs },
 	{ "contract-violations", test_contract_violations },
 	{ "admit", test_admit },

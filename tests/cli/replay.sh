@@ -76,6 +76,27 @@ fi
 expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --channel xx
 expect_grep "unknown channel 'xx' (valid: pt, fd)" "$ERR"
 
+# --pageout: the trace has no hints, so results stay; a mode other than the
+# default joins the params and the label of the policies it reaches (not
+# mglru, which has its own pageout parameter).
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lru,mglru --size 3 --no-store \
+	--format csv --pageout recheck --recheck-window 2
+expect_grep '^,1,lru,"{""pageout"":""recheck"",""recheck_window"":2}",3,10,4,6,' "$OUT"
+expect_eq "$(printf '%s\n' "$OUT" | grep -c '^,1,mglru,')" 1
+expect_eq "$(printf '%s\n' "$OUT" | grep -c '^,1,mglru,.*pageout"":""recheck""')" 0
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lru --size 3 --no-store --pageout ignore
+expect_grep '^lru(pageout=ignore) ' "$OUT"
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lru --size 3 --no-store \
+	--pageout ignore-references --format csv
+expect_grep '^,1,lru,{},3,' "$OUT"
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy mglru --size 3 --no-store --pageout ignore
+expect_grep 'warning: --pageout does not apply to mglru' "$ERR"
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --pageout xx
+expect_grep "unknown pageout mode 'xx' (valid: ignore-references, recheck, ignore)" "$ERR"
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --recheck-window 4
+expect_grep 'needs --pageout recheck' "$ERR"
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --pageout recheck --recheck-window -1
+
 # N% of the distinct keys (4): 50% is 2; threads do not change results.
 expect_status 0 "$HSCTL" -d "$DB" replay 1 --size 50% --policy lru --format csv --no-store
 expect_grep '^,1,lru,{},2,' "$OUT"
