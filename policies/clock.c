@@ -48,6 +48,11 @@
  *             resident).  The incoming key plays no part.
  *   remove()  unlink a resident key (drop or agreed PAGEOUT); a drop of a
  *             non-resident key is a no-op: CLOCK keeps no ghosts.
+ *   hint()    COLD puts the key under the hand (the head) with its bit
+ *             clear: CLOCK's "eviction end" (POLICIES.md section 2b), the
+ *             very next victim unless a hit sets the bit first.  The latest
+ *             COLD key is under the hand.  PAGEOUT answers "evict" and leaves
+ *             the choice to the driver's pageout mode (lib/sim.h).
  *
  * Cost: hit and insert are O(1); an eviction is O(1) amortised, since every
  * rotation consumes a bit that only a hit (O(1)) could have set.  Per key: one
@@ -151,6 +156,19 @@ static void clock_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove
 		hs_q_del(&p->q, &p->ring, f->id);
 }
 
+static enum hs_hint_verdict clock_hint(struct hs_policy *p, struct hs_folio *f,
+				       const struct hs_access *a)
+{
+	if (a->channel == HS_CH_PAGEOUT)
+		return HS_HINT_EVICT;
+	clock_priv(f)->ref = 0;
+	if (p->ring.head != f->id) {
+		hs_q_del(&p->q, &p->ring, f->id);
+		hs_q_push_head(&p->q, &p->ring, f->id);
+	}
+	return HS_HINT_KEEP;
+}
+
 static int clock_check(const struct hs_policy *p)
 {
 	uint32_t id;
@@ -192,6 +210,7 @@ const struct hs_policy_ops hs_policy_clock = {
 	.insert		= clock_insert,
 	.evict		= clock_evict,
 	.remove		= clock_remove,
+	.hint		= clock_hint,
 	.check		= clock_check,
 	.dump		= clock_dump,
 	.report		= clock_report,

@@ -31,6 +31,12 @@
  *             @need of them (fewer only when fewer are resident).
  *   remove()  a drop or an agreed PAGEOUT hint unlinks a resident key; a drop
  *             of a non-resident key is a no-op (FIFO keeps no ghosts).
+ *   hint()    COLD moves the key to the head, the place of the oldest
+ *             insertion: FIFO's "eviction end" (POLICIES.md section 2b), so
+ *             the next miss that needs room evicts it; hits change nothing,
+ *             so it goes first even if touched meanwhile.  The latest COLD
+ *             key is at the head.  PAGEOUT answers "evict" and leaves the
+ *             choice to the driver's pageout mode (lib/sim.h).
  *
  * One struct hs_qlink per key in the driver's private area (lib/qlist.h); a
  * key is on the queue exactly while the driver marks it resident, and the
@@ -106,6 +112,18 @@ static void fifo_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_
 		hs_q_del(&p->q, &p->queue, f->id);
 }
 
+static enum hs_hint_verdict fifo_hint(struct hs_policy *p, struct hs_folio *f,
+				      const struct hs_access *a)
+{
+	if (a->channel == HS_CH_PAGEOUT)
+		return HS_HINT_EVICT;
+	if (p->queue.head != f->id) {
+		hs_q_del(&p->q, &p->queue, f->id);
+		hs_q_push_head(&p->q, &p->queue, f->id);
+	}
+	return HS_HINT_KEEP;
+}
+
 static int fifo_check(const struct hs_policy *p)
 {
 	if (hs_q_check(&p->q, &p->queue, p->env, true))
@@ -136,6 +154,7 @@ const struct hs_policy_ops hs_policy_fifo = {
 	.insert		= fifo_insert,
 	.evict		= fifo_evict,
 	.remove		= fifo_remove,
+	.hint		= fifo_hint,
 	.check		= fifo_check,
 	.dump		= fifo_dump,
 };

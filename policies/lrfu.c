@@ -103,11 +103,25 @@
  * with recency beyond that.  It is a convention, not a result: sweep
  * --param lrfu.lambda=... for real comparisons.
  *
+ * Hints (POLICIES.md section 2b).  COLD makes the key's CRF the smallest
+ * there is: crf = 0, as if it had no reference at all, and its heap key is
+ * -infinity (lrfu_key() says so for every lambda, without log2(0)), so it is
+ * evicted before every key with a history.  The hint does not evict; a hit
+ * before the next eviction starts the CRF again at F(0) = 1 (the old sum is
+ * gone: 1 + F(dt) * 0), and so does a refetch with ghost.  Among COLD keys the
+ * heap's tie-break is not t_last but a count of COLD hints going down from
+ * UINT64_MAX (cold_stamp), so the latest hint is evicted first: at lambda = 1
+ * that is exactly where LRU puts a COLD key, at the head of its list, and the
+ * "lambda = 1 is LRU" claim holds with hints too (lrfu-lambda1-cold.golden
+ * runs lru-cold.golden's steps).  t_last keeps the true last reference.
+ * PAGEOUT answers "evict" and leaves the choice to the driver's pageout mode
+ * (lib/sim.h).
+ *
  * Hooks: hit() updates crf and sifts; insert() starts (or, with ghost,
  * continues) crf and pushes; evict() pops the root @need times; remove()
- * deletes from the middle of the heap.  No protections are reported.  Cost
- * O(log n) per access; per key 24 bytes of private state plus a 24-byte heap
- * entry per resident key.
+ * deletes from the middle of the heap; hint() as above.  No protections are
+ * reported.  Cost O(log n) per access; per key 24 bytes of private state plus
+ * a 24-byte heap entry per resident key.
  */
 #include "config.h"
 
@@ -124,7 +138,8 @@
 #define LRFU_RENORM	1073741824.0	/* 2^30: move the base when lambda * (t - base) gets here */
 
 struct lrfu_priv {
-	double		crf;		/* CRF as of t_last; valid while known */
+	double		crf;		/* CRF as of t_last; valid while known; 0 after a
+					 * COLD hint, else >= 1 */
 	uint64_t	t_last;		/* seq of the last reference; valid while known */
 	uint32_t	pos;		/* index in hs_policy.heap; valid only while resident */
 	uint32_t	known;		/* 1: crf and t_last hold this key's history (always
@@ -133,7 +148,8 @@ struct lrfu_priv {
 
 struct lrfu_ent {
 	double		key;		/* log2 crf + lambda * (t_last - base); crf if lambda = 0 */
-	uint64_t	t_last;		/* copy of the key's t_last: the tie-break */
+	uint64_t	t_last;		/* the tie-break: a copy of the key's t_last, or
+					 * for a COLD key (crf 0) its cold_stamp */
 	uint32_t	id;		/* key id */
 };
 
@@ -145,6 +161,8 @@ struct hs_policy {
 	uint64_t		base;	/* time origin of the keys (moves when renormalising) */
 	uint64_t		renorms; /* times the base moved */
 	uint64_t		reuses;	/* inserts that continued a ghost's crf */
+	uint64_t		cold_stamp; /* tie-break of the next COLD key: counts
+					     * down from UINT64_MAX */
 	const struct hs_policy_env *env; /* the run's description, valid until destroy() */
 };
 
@@ -191,6 +209,8 @@ static double lrfu_key(const struct hs_policy *p, double crf, uint64_t t_last)
 {
 	double d;
 
+	if (crf == 0.0)
+		return -HUGE_VAL;	/* a COLD key: below every key with a history */
 	if (p->lambda == 0.0)
 		return crf;
 	if (t_last >= p->base)
@@ -250,6 +270,7 @@ static int lrfu_create(const struct hs_policy_env *env, const struct hs_param_se
 	if (!p)
 		goto out_free_defaults;
 	p->env = env;
+	p->cold_stamp = UINT64_MAX;
 	p->lambda = hs_param_double(ps, "lambda");
 	p->ghost = hs_param_bool(ps, "ghost");
 	err = -EINVAL;
@@ -345,6 +366,23 @@ static void lrfu_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_
 	lp->known = why == HS_REMOVE_HINT && p->ghost;
 }
 
+static enum hs_hint_verdict lrfu_hint(struct hs_policy *p, struct hs_folio *f,
+				      const struct hs_access *a)
+{
+	struct lrfu_priv *lp = lrfu_priv(f);
+	struct lrfu_ent tmp;
+	struct lrfu_ent *e;
+
+	if (a->channel == HS_CH_PAGEOUT)
+		return HS_HINT_EVICT;
+	lp->crf = 0.0;
+	e = lrfu_ent(p, lp->pos);
+	e->key = lrfu_key(p, lp->crf, lp->t_last);
+	e->t_last = p->cold_stamp--;
+	hs_iheap_fix(&p->heap, &lrfu_heap, lp->pos, &tmp);
+	return HS_HINT_KEEP;
+}
+
 /*
  * Does a stored key agree with the key's history?  Bit for bit at lambda 0 and
  * 1 (no multiplication involved); otherwise within rounding, since a compiler
@@ -354,6 +392,8 @@ static bool key_matches(const struct hs_policy *p, double key, const struct lrfu
 {
 	double want = lrfu_key(p, lp->crf, lp->t_last);
 
+	if (key == want)
+		return true;	/* also -infinity for a COLD key */
 	if (p->lambda == 0.0 || p->lambda == 1.0)
 		return key == want;
 	return fabs(key - want) <= 1e-12 * HS_MAX(fabs(want), 1.0);
@@ -375,9 +415,15 @@ static int lrfu_check(const struct hs_policy *p)
 		lp = lrfu_cpriv(f);
 		if (!hs_folio_is_resident(f) || !lp->known)
 			return -EUCLEAN;
-		if (e->t_last != lp->t_last || !key_matches(p, e->key, lp))
+		if (!key_matches(p, e->key, lp))
 			return -EUCLEAN;
-		if (!(lp->crf >= 1.0))
+		if (lp->crf == 0.0) {
+			/* COLD: the tie-break is a stamp handed out below UINT64_MAX */
+			if (e->t_last <= p->cold_stamp)
+				return -EUCLEAN;
+			continue;
+		}
+		if (e->t_last != lp->t_last || !(lp->crf >= 1.0))
 			return -EUCLEAN;
 		if (p->lambda == 1.0 && lp->crf > 2.0)
 			return -EUCLEAN;
@@ -426,6 +472,7 @@ const struct hs_policy_ops hs_policy_lrfu = {
 	.insert		= lrfu_insert,
 	.evict		= lrfu_evict,
 	.remove		= lrfu_remove,
+	.hint		= lrfu_hint,
 	.check		= lrfu_check,
 	.dump		= lrfu_dump,
 	.report		= lrfu_report,

@@ -31,6 +31,13 @@
  *             no part in the choice.
  *   remove()  a drop or an agreed PAGEOUT hint unlinks a resident key; a drop
  *             of a key that is not resident is a no-op (LRU keeps no ghosts).
+ *   hint()    COLD moves the key to the LRU end (the head): the "eviction
+ *             end" of POLICIES.md section 2b is the head, so the next miss
+ *             that needs room evicts it, unless it is touched first (a hit
+ *             moves it to the tail as usual).  Several COLD keys stand in the
+ *             reverse order of their hints, the latest at the head.  PAGEOUT
+ *             answers "evict" and leaves the choice to the driver's pageout
+ *             mode (lib/sim.h).
  *
  * The list is a struct hs_qlist threaded through the private area of the
  * driver's per-key records (lib/qlist.h): 32-bit key ids instead of pointers,
@@ -108,6 +115,18 @@ static void lru_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_r
 		hs_q_del(&p->q, &p->lru, f->id);
 }
 
+static enum hs_hint_verdict lru_hint(struct hs_policy *p, struct hs_folio *f,
+				     const struct hs_access *a)
+{
+	if (a->channel == HS_CH_PAGEOUT)
+		return HS_HINT_EVICT;
+	if (p->lru.head != f->id) {
+		hs_q_del(&p->q, &p->lru, f->id);
+		hs_q_push_head(&p->q, &p->lru, f->id);
+	}
+	return HS_HINT_KEEP;
+}
+
 static int lru_check(const struct hs_policy *p)
 {
 	if (hs_q_check(&p->q, &p->lru, p->env, true))
@@ -138,6 +157,7 @@ const struct hs_policy_ops hs_policy_lru = {
 	.insert		= lru_insert,
 	.evict		= lru_evict,
 	.remove		= lru_remove,
+	.hint		= lru_hint,
 	.check		= lru_check,
 	.dump		= lru_dump,
 };
