@@ -44,6 +44,13 @@
  *   remove()  delete from the middle of the heap (drop or PAGEOUT); a drop of
  *             a non-resident key is a no-op (no ghosts).
  *   admit()   the bypass variant only, below.
+ *   hint()    COLD is ignored: it is advice about the future, and OPT knows
+ *             the future (a COLD key that is used again soon stays, one that
+ *             is not was already first in line).  PAGEOUT is not advice but
+ *             a reclaim the kernel carries out, so OPT answers "evict" like
+ *             every policy and the driver's pageout mode decides
+ *             (lib/sim.h); OPT then stays the optimum over the same hint
+ *             evictions, and the OPT gap measures replacement alone.
  *
  * Demand vs bypass (parameter "bypass", default false).  The demand variant
  * caches every miss: it is the OPT of the LIRS authors' opt.c, of cache2k's
@@ -207,6 +214,14 @@ static void opt_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_r
 		hs_iheap_del(&p->heap, &opt_heap, opt_priv(f)->pos, &tmp);
 }
 
+static enum hs_hint_verdict opt_hint(struct hs_policy *p, struct hs_folio *f,
+				     const struct hs_access *a)
+{
+	(void)p;
+	(void)f;
+	return a->channel == HS_CH_PAGEOUT ? HS_HINT_EVICT : HS_HINT_KEEP;
+}
+
 static bool opt_admit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
 	(void)f;
@@ -272,6 +287,7 @@ const struct hs_policy_ops hs_policy_opt = {
 	.insert		= opt_insert,
 	.evict		= opt_evict,
 	.remove		= opt_remove,
+	.hint		= opt_hint,
 	.admit		= opt_admit,
 	.check		= opt_check,
 	.dump		= opt_dump,

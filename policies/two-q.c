@@ -59,7 +59,18 @@
  * returns exactly @need victims (fewer only when fewer are resident) and
  * reports no protections (2Q spares nothing it had chosen).  remove() for a
  * PAGEOUT hint treats the key as evicted (from A1in its id goes to A1out);
- * for a drop it forgets the key, resident or ghost.  Every operation is O(1).
+ * for a drop it forgets the key, resident or ghost.
+ *
+ * Hints (POLICIES.md section 2b).  COLD moves a resident key to the eviction
+ * end of the queue that holds it: Am's LRU end (head) or A1in's oldest place
+ * (head).  It is not evicted on the spot, and which queue the next eviction
+ * draws from is still 2Q's rule (A1in while it is over Kin, else Am): a COLD
+ * key in Am waits while A1in is over target, a COLD key in A1in goes before
+ * any other A1in key and, as an A1in victim, leaves its id on A1out like the
+ * others.  The latest COLD key of a queue is at its head.  PAGEOUT answers
+ * "evict" and leaves the choice to the driver's pageout mode (lib/sim.h).
+ *
+ * Every operation is O(1).
  * Per key: one struct hs_qlink and a byte saying which queue holds it, for
  * ghosts too: A1out costs no memory beyond the driver's per-key array.
  */
@@ -265,6 +276,20 @@ static void tq_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_re
 	}
 }
 
+static enum hs_hint_verdict tq_hint(struct hs_policy *p, struct hs_folio *f,
+				    const struct hs_access *a)
+{
+	struct hs_qlist *l = tq_priv(f)->where == TQ_AM ? &p->am : &p->a1in;
+
+	if (a->channel == HS_CH_PAGEOUT)
+		return HS_HINT_EVICT;
+	if (l->head != f->id) {
+		hs_q_del(&p->q, l, f->id);
+		hs_q_push_head(&p->q, l, f->id);
+	}
+	return HS_HINT_KEEP;
+}
+
 /* Walk one queue: links consistent, every key says it is there. 0 or -EUCLEAN. */
 static int tq_check_list(const struct hs_policy *p, const struct hs_qlist *l,
 			 enum tq_where where, bool resident)
@@ -353,6 +378,7 @@ const struct hs_policy_ops hs_policy_two_q = {
 	.insert		= tq_insert,
 	.evict		= tq_evict,
 	.remove		= tq_remove,
+	.hint		= tq_hint,
 	.check		= tq_check,
 	.dump		= tq_dump,
 	.report		= tq_report,
