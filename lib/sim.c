@@ -261,7 +261,7 @@ void hs_sim_free(struct hs_sim *sim)
 /**
  * hs_sim_gen_sample() - record the generations after an aging
  * @sim: env->sim
- * @s: the sample (copied)
+ * @s: the sample (copied; its seq is set to the accesses replayed so far)
  *
  * Keeps every gen_every-th sample; when HS_GEN_SAMPLES_MAX are kept, drops
  * every other one and doubles gen_every.  An allocation failure loses the
@@ -286,7 +286,8 @@ void hs_sim_gen_sample(struct hs_sim *sim, const struct hs_gen_sample *s)
 		if ((sim->gen_seen - 1) % sim->gen_every)
 			return;
 	}
-	sim->gens[sim->nr_gens++] = *s;
+	sim->gens[sim->nr_gens] = *s;
+	sim->gens[sim->nr_gens++].seq = sim->seq;	/* the driver knows the time */
 }
 
 size_t hs_sim_gen_samples(const struct hs_sim *sim, const struct hs_gen_sample **out)

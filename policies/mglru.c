@@ -538,6 +538,20 @@ static void inc_min_seq(struct hs_policy *p, int t)
 	p->min_seq[t]++;
 }
 
+/* The lruvec's shape after an aging, for run_generations (debugfs lru_gen). */
+static void sample_gens(struct hs_policy *p)
+{
+	struct hs_gen_sample g = {
+		.aging = p->agings,
+		.max_seq = p->max_seq,
+		.min_seq = { p->min_seq[LRU_GEN_ANON], p->min_seq[LRU_GEN_FILE] },
+	};
+
+	_Static_assert(sizeof(g.pages) == sizeof(p->nr_pages), "pages by gen and type");
+	memcpy(g.pages, p->nr_pages, sizeof(g.pages));
+	hs_sim_gen_sample(p->env->sim, &g);
+}
+
 /* try_to_inc_max_seq(): walk the accessed bits, then inc_max_seq(). */
 static void age(struct hs_policy *p)
 {
@@ -572,6 +586,7 @@ static void age(struct hs_policy *p)
 			inc_min_seq(p, t);
 	p->max_seq++;
 	p->agings++;
+	sample_gens(p);
 }
 
 /* try_to_inc_min_seq(): skip empty oldest generations; couple the types. */
@@ -1641,7 +1656,7 @@ const struct hs_policy_ops hs_policy_mglru = {
 	.summary	= "Linux multi-gen LRU (6.1 / 6.8 / 6.14 profiles): generations, tiers, PID",
 	.params		= mglru_params,
 	.folio_priv	= sizeof(struct mglru_folio),
-	.flags		= 0,
+	.flags		= HS_POLICY_ACCESSED_BIT,
 	.create		= mglru_create,
 	.destroy	= hs_mglru_destroy,
 	.hit		= hs_mglru_hit,
