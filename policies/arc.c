@@ -77,15 +77,28 @@
  *    REPLACE, which changes none of the bounded sums.
  *  - When REPLACE cannot take its chosen list because it is empty (possible
  *    only after DROPs), it takes the other one.
+ *  - ->hint(): COLD (POLICIES.md section 2b) moves the page to the LRU end of
+ *    the list it is on, T1 or T2, and marks it cold; that LRU end is ARC's
+ *    "eviction end", the page REPLACE takes when it takes from that list.
+ *    Which list REPLACE takes from is still decided by p, so a COLD page in
+ *    T2 waits while ARC evicts from T1 (and is then counted as a protection,
+ *    below).  Nothing is evicted on the spot and no ghost is made; a hit
+ *    moves the page to T2's MRU end and clears the mark, and REPLACE or a
+ *    PAGEOUT takes it to B1 or B2 like any page.  The latest COLD page of a
+ *    list is at its LRU end.  PAGEOUT answers "evict" and leaves the choice
+ *    to the driver's pageout mode (lib/sim.h).
  *
  *		Protection
  *
  * ARC has no reference bits; what it spares is a T2 page that plain LRU would
  * have evicted.  Every key keeps the seq of its last access; within T1 and T2
- * the lists are in that order, so the globally least recently used resident
- * page is the LRU of T1 or of T2.  When REPLACE evicts from T1 while the LRU of
- * T2 is older than the LRU of T1, the frequency split has spared that T2 page
- * relative to LRU, and it is reported as HS_PROT_SECOND_CHANCE: once per
+ * the lists are in that order after a prefix of COLD pages at the LRU end, so
+ * the page plain LRU (with the same COLD hints) would evict is the LRU of T1
+ * or of T2, a COLD one counting as older than any other.  When REPLACE evicts
+ * from T1 while the LRU of T2 is older than the LRU of T1 (two COLD pages are
+ * not compared: their hint order across lists is not kept), the frequency
+ * split has spared that T2 page relative to LRU, and it is reported as
+ * HS_PROT_SECOND_CHANCE: once per
  * episode, that is, not again while the previous reprieve is still pending
  * (untouched), so one page sitting at T2's LRU end through a long scan counts
  * once, and is then judged useful or wasted once.
@@ -120,6 +133,8 @@ struct arc_key {
 	struct hs_qlink	link;		/* position on lists[list]; valid while list != ARC_NONE */
 	uint64_t	last;		/* seq of the last access; meaningful while resident */
 	uint8_t		list;		/* enum arc_list */
+	uint8_t		cold;		/* 1: moved to its list's LRU end by a COLD hint and
+					 * not accessed since; only on T1 and T2 */
 };
 
 struct hs_policy {
@@ -153,6 +168,15 @@ static void arc_move(struct hs_policy *p, uint32_t id, enum arc_list to)
 		hs_q_del(&p->ctx, &p->lists[k->list], id);
 	hs_q_push_tail(&p->ctx, &p->lists[to], id);
 	k->list = (uint8_t)to;
+	k->cold = 0;
+}
+
+/* Would LRU with the same COLD hints evict resident @a before resident @b? */
+static bool arc_older(const struct arc_key *a, const struct arc_key *b)
+{
+	if (a->cold || b->cold)
+		return a->cold && !b->cold;
+	return a->last < b->last;
 }
 
 /* Forget the LRU key of @l (a ghost list). */
@@ -206,7 +230,7 @@ static uint32_t arc_replace(struct hs_policy *p, bool x_in_b2)
 		 * it at every T1 eviction until it is touched or leaves, and one
 		 * reprieve per episode is what useful/wasted can judge.
 		 */
-		if (h2 != HS_NIL && arc_key(p, h2)->last < arc_key(p, h1)->last &&
+		if (h2 != HS_NIL && arc_older(arc_key(p, h2), arc_key(p, h1)) &&
 		    !hs_env_folio(p->env, h2)->prot_pending)
 			hs_sim_protect(p->env->sim, hs_env_folio(p->env, h2),
 				       HS_PROT_SECOND_CHANCE);
@@ -267,6 +291,7 @@ static size_t arc_evict(struct hs_policy *p, struct hs_folio *incoming, const st
 		    arc_nr(p, ARC_B1) == 0 && n < max) {
 			id = hs_q_pop_head(&p->ctx, &p->lists[ARC_T1]);
 			arc_key(p, id)->list = ARC_NONE;
+			arc_key(p, id)->cold = 0;
 			victims[n++] = hs_env_folio(p->env, id);
 		}
 	}
@@ -322,10 +347,31 @@ static void arc_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_r
 	} else {
 		hs_q_del(&p->ctx, &p->lists[k->list], f->id);
 		k->list = ARC_NONE;
+		k->cold = 0;
 	}
 }
 
-/* Walk one list: links, membership tags, residency, and LRU order for T1/T2. */
+static enum hs_hint_verdict arc_hint(struct hs_policy *p, struct hs_folio *f,
+				     const struct hs_access *a)
+{
+	struct arc_key *k = arc_key(p, f->id);
+	struct hs_qlist *l = &p->lists[k->list];
+
+	if (a->channel == HS_CH_PAGEOUT)
+		return HS_HINT_EVICT;
+	assert(k->list == ARC_T1 || k->list == ARC_T2);
+	if (l->head != f->id) {
+		hs_q_del(&p->ctx, l, f->id);
+		hs_q_push_head(&p->ctx, l, f->id);
+	}
+	k->cold = 1;
+	return HS_HINT_KEEP;
+}
+
+/*
+ * Walk one list: links, membership tags, residency, and for T1/T2 the order:
+ * COLD pages first (the LRU end), then the others by last access.
+ */
 static int arc_check_list(const struct hs_policy *p, enum arc_list l)
 {
 	bool resident = l == ARC_T1 || l == ARC_T2;
@@ -337,8 +383,13 @@ static int arc_check_list(const struct hs_policy *p, enum arc_list l)
 	for (id = p->lists[l].head; id != HS_NIL; id = hs_q_next(&p->ctx, id)) {
 		const struct arc_key *k = arc_key(p, id);
 
-		if (k->list != l)
+		if (k->list != l || k->cold > 1 || (k->cold && !resident))
 			return -EUCLEAN;
+		if (k->cold) {
+			if (prev != HS_NIL)
+				return -EUCLEAN;	/* a COLD page after a warm one */
+			continue;
+		}
 		if (resident && prev != HS_NIL && k->last <= arc_key(p, prev)->last)
 			return -EUCLEAN;
 		prev = id;
@@ -360,7 +411,7 @@ static int arc_check(const struct hs_policy *p)
 	for (id = 0; id < p->env->nr_keys; id++) {
 		uint8_t l = arc_key(p, id)->list;
 
-		if (l >= ARC_NR)
+		if (l >= ARC_NR || (l == ARC_NONE && arc_key(p, id)->cold))
 			return -EUCLEAN;
 		count[l]++;
 	}
@@ -381,9 +432,10 @@ static void arc_dump(const struct hs_policy *p, FILE *fp)
 
 	fprintf(fp, "arc: c=%" PRIu64 " p=%.6g\n", p->c, p->p);
 	for (i = ARC_T1; i < ARC_NR; i++) {
-		fprintf(fp, "  %s (%" PRIu64 ", LRU first):", arc_list_name[i], p->lists[i].nr);
+		fprintf(fp, "  %s (%" PRIu64 ", LRU first, ~ COLD):", arc_list_name[i],
+			p->lists[i].nr);
 		for (id = p->lists[i].head; id != HS_NIL; id = hs_q_next(&p->ctx, id))
-			fprintf(fp, " %" PRIu32, id);
+			fprintf(fp, " %" PRIu32 "%s", id, arc_key(p, id)->cold ? "~" : "");
 		fputc('\n', fp);
 	}
 }
@@ -410,6 +462,7 @@ const struct hs_policy_ops hs_policy_arc = {
 	.insert		= arc_insert,
 	.evict		= arc_evict,
 	.remove		= arc_remove,
+	.hint		= arc_hint,
 	.check		= arc_check,
 	.dump		= arc_dump,
 	.report		= arc_report,

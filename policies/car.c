@@ -64,6 +64,14 @@
  *    (HINT) demotes a T1 page to B1 and a T2 page to B2 as replace() would.
  *  - replace() falls back to the other CLOCK if the chosen one is empty
  *    (possible only after DROPs).
+ *  - ->hint(): COLD (POLICIES.md section 2b) puts the page under the hand of
+ *    its clock (the head of T1 or T2) with its reference bit clear: CAR's
+ *    "eviction end", the page that clock gives up next.  Which clock
+ *    replace() turns is still decided by p, so a COLD page in T2 waits while
+ *    CAR evicts from T1.  Nothing is evicted on the spot; a hit sets the bit
+ *    again, and the hand then spares the page as usual.  The latest COLD
+ *    page of a clock is under its hand.  PAGEOUT answers "evict" and leaves
+ *    the choice to the driver's pageout mode (lib/sim.h).
  *
  *		Protection
  *
@@ -277,6 +285,23 @@ static void car_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_r
 	}
 }
 
+static enum hs_hint_verdict car_hint(struct hs_policy *p, struct hs_folio *f,
+				     const struct hs_access *a)
+{
+	struct car_key *k = car_key(p, f->id);
+	struct hs_qlist *l = &p->lists[k->list];
+
+	if (a->channel == HS_CH_PAGEOUT)
+		return HS_HINT_EVICT;
+	assert(k->list == CAR_T1 || k->list == CAR_T2);
+	k->ref = 0;
+	if (l->head != f->id) {
+		hs_q_del(&p->ctx, l, f->id);
+		hs_q_push_head(&p->ctx, l, f->id);
+	}
+	return HS_HINT_KEEP;
+}
+
 /* Walk one list: links, membership tags, residency, ghost reference bits. */
 static int car_check_list(const struct hs_policy *p, enum car_list l)
 {
@@ -358,6 +383,7 @@ const struct hs_policy_ops hs_policy_car = {
 	.insert		= car_insert,
 	.evict		= car_evict,
 	.remove		= car_remove,
+	.hint		= car_hint,
 	.check		= car_check,
 	.dump		= car_dump,
 	.report		= car_report,
