@@ -97,6 +97,17 @@ expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --recheck-window 4
 expect_grep 'needs --pageout recheck' "$ERR"
 expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --pageout recheck --recheck-window -1
 
+# A session that saw faults only: the accessed-bit policies are warned about,
+# the others are not.
+expect_status 0 "$HSCTL" -d "$DB" import --type text --name faulty tiny.txt
+expect_status 0 "$HSCTL" -d "$DB" sql --write "UPDATE sessions SET visibility = 'faults' WHERE id = 2"
+expect_status 0 "$HSCTL" -d "$DB" replay 2 --policy mglru,lru --size 3 --no-store
+expect_grep "warning: session 2 saw faults only: mglru ages on accessed bits" "$ERR"
+expect_no_grep ": lru ages" "$ERR"
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy mglru --size 3 --no-store
+expect_no_grep "warning" "$ERR"
+expect_status 0 "$HSCTL" -d "$DB" sessions rm 2
+
 # N% of the distinct keys (4): 50% is 2; threads do not change results.
 expect_status 0 "$HSCTL" -d "$DB" replay 1 --size 50% --policy lru --format csv --no-store
 expect_grep '^,1,lru,{},2,' "$OUT"
