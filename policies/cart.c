@@ -83,6 +83,15 @@
  *    above.
  *  - The demotion falls back to the other clock if the chosen one is empty
  *    (possible only after DROPs).
+ *  - ->hint(): COLD (POLICIES.md section 2b) puts the page under the hand of
+ *    its clock (the head of T1 or T2) with its reference bit clear, CART's
+ *    "eviction end"; the filter bit stays.  In T2 the page is then the next
+ *    one demoted to B2 whenever replace() demotes from T2.  In T1 an S page
+ *    is the next one demoted to B1, while an L page, as always with bit 0
+ *    at T1's hand, first moves on to T2 (where it arrives before the pages
+ *    the same replace() moves after it).  Which clock gives the victim is
+ *    still decided by p.  Nothing is evicted on the spot.  PAGEOUT answers
+ *    "evict" and leaves the choice to the driver's pageout mode (lib/sim.h).
  *
  *		Protection
  *
@@ -362,6 +371,23 @@ static void cart_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_
 	}
 }
 
+static enum hs_hint_verdict cart_hint(struct hs_policy *p, struct hs_folio *f,
+				      const struct hs_access *a)
+{
+	struct cart_key *k = cart_key(p, f->id);
+	struct hs_qlist *l = &p->lists[k->list];
+
+	if (a->channel == HS_CH_PAGEOUT)
+		return HS_HINT_EVICT;
+	assert(k->list == CART_T1 || k->list == CART_T2);
+	k->ref = 0;
+	if (l->head != f->id) {
+		hs_q_del(&p->ctx, l, f->id);
+		hs_q_push_head(&p->ctx, l, f->id);
+	}
+	return HS_HINT_KEEP;
+}
+
 /* Walk one list: links, tags, residency, filter bits; count the S pages. */
 static int cart_check_list(const struct hs_policy *p, enum cart_list l, uint64_t *ns)
 {
@@ -465,6 +491,7 @@ const struct hs_policy_ops hs_policy_cart = {
 	.insert		= cart_insert,
 	.evict		= cart_evict,
 	.remove		= cart_remove,
+	.hint		= cart_hint,
 	.check		= cart_check,
 	.dump		= cart_dump,
 	.report		= cart_report,
