@@ -75,6 +75,19 @@
  * HIR block at its place in S (pruned if it was the bottom).  A drop forgets
  * the block wherever it is.
  *
+ * A COLD hint (POLICIES.md section 2b) demotes the block to a resident HIR
+ * block at Q's LRU end, LIRS's eviction end, so the next miss that needs room
+ * evicts it unless it is referenced first.  It leaves S as a demoted bottom
+ * LIR block does: a LIR block loses its status (pruning S if it was the
+ * bottom), and a resident HIR block loses its place in S too, so that a
+ * reference soon after the hint finds it "seen too long ago" and does not
+ * promote it; if the hint is the last word, it is forgotten when evicted.
+ * Demoting a LIR block leaves a LIR slot free: the next promotion demotes no
+ * one (as after a hint eviction).  The demotion counts in lirs.demotions.
+ * The immediate-repeat rule does not carry across a hint: a reference to the
+ * block right after its COLD hint is processed.  PAGEOUT answers "evict" and
+ * leaves the choice to the driver's pageout mode (lib/sim.h).
+ *
  * Protection: a resident HIR block that is hit while in S and promoted to
  * LIR leaves Q, the only place victims come from, where it would otherwise
  * have been evicted after L_hirs more misses without another reference; it
@@ -117,7 +130,7 @@ struct hs_policy {
 	uint64_t	nr_lir;		/* LIR blocks now, <= l_lirs */
 	uint64_t	s_max;		/* most blocks S may hold (stack_factor * m, saturated) */
 	uint64_t	promotions;	/* HIR blocks that became LIR */
-	uint64_t	demotions;	/* LIR blocks demoted to HIR */
+	uint64_t	demotions;	/* LIR blocks demoted to HIR (by the stack or COLD) */
 	uint64_t	repeats;	/* immediate repeats skipped */
 	uint32_t	last;		/* key of the previous access, HS_NIL at first */
 	bool		skip_repeats;	/* skip immediate repeats, as the authors' program */
@@ -359,6 +372,30 @@ static void lirs_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_
 	prune(p);
 }
 
+static enum hs_hint_verdict lirs_hint(struct hs_policy *p, struct hs_folio *f,
+				      const struct hs_access *a)
+{
+	struct lirs_key *k = key_of(f);
+	uint32_t id = f->id;
+
+	if (a->channel == HS_CH_PAGEOUT)
+		return HS_HINT_EVICT;
+	if (p->last == id)
+		p->last = HS_NIL;
+	if (k->flags & K_LIR) {
+		p->nr_lir--;
+		p->demotions++;
+	} else {
+		hs_q_del(&p->qctx, &p->q, id);
+	}
+	if (k->flags & K_IN_S)
+		hs_q_del(&p->sctx, &p->s, id);
+	k->flags = K_IN_Q;
+	hs_q_push_head(&p->qctx, &p->q, id);
+	prune(p);
+	return HS_HINT_KEEP;
+}
+
 static int lirs_check(const struct hs_policy *p)
 {
 	uint64_t in_s = 0, in_q = 0, lir = 0, lir_on_s = 0, nr;
@@ -447,6 +484,7 @@ const struct hs_policy_ops hs_policy_lirs = {
 	.insert = lirs_insert,
 	.evict = lirs_evict,
 	.remove = lirs_remove,
+	.hint = lirs_hint,
 	.check = lirs_check,
 	.dump = lirs_dump,
 	.report = lirs_report,
