@@ -136,7 +136,18 @@
  * hint evicts as HAND_cold would: a resident cold page in its test period
  * stays as a non-resident page; a hot page or a cold page whose test is over
  * is forgotten (a hint says the page is cold, so it is demoted and evicted).
- * A hand on a page that leaves the clock moves one step clockwise.
+ * A hand on a page that leaves the clock moves one step clockwise.  A COLD
+ * hint (POLICIES.md section 2b) puts the page under HAND_cold with its
+ * reference bit clear, CLOCK-Pro's eviction end: a hot page is first demoted
+ * as HAND_hot demotes (resident cold, no test period; it counts in
+ * clockpro.demotions and leaves a hot slot free, so the next promotion needs
+ * no demotion), a cold page keeps its test period.  The page is unlinked
+ * and put on the circle just before HAND_cold's page, and the hand on it:
+ * HAND_cold's next victim, unless a reference sets the bit first (a cold page
+ * in test is then promoted when the hand reaches it).  Nothing is evicted on
+ * the spot.  As for LIRS, a reference right after the hint is not skipped as
+ * an immediate repeat.  PAGEOUT answers "evict" and leaves the choice to the
+ * driver's pageout mode (lib/sim.h).
  *
  * Protection (hs_sim_protect(), HS_PROT_SECOND_CHANCE): HAND_cold sparing a
  * referenced cold page (a promotion or a new test period), and HAND_hot
@@ -649,6 +660,36 @@ static void cp_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_re
 	forget(p, f->id);
 }
 
+static enum hs_hint_verdict cp_hint(struct hs_policy *p, struct hs_folio *f,
+				    const struct hs_access *a)
+{
+	struct cp_key *k = key_of(f);
+	uint32_t id = f->id, prev;
+
+	if (a->channel == HS_CH_PAGEOUT)
+		return HS_HINT_EVICT;
+	if (p->last == id)
+		p->last = HS_NIL;
+	if (k->flags & K_HOT) {
+		k->flags = K_CLOCK | K_RES;
+		p->nr_hot--;
+		p->nr_cold++;
+		p->demotions++;
+	}
+	k->flags &= (uint8_t)~K_REF;
+	/* Not alone on the clock, or HAND_cold would be on it already. */
+	if (p->hand_cold != id) {
+		detach(p, id);
+		prev = hs_q_prev(&p->q, p->hand_cold);
+		if (prev == HS_NIL)
+			hs_q_push_head(&p->q, &p->clock, id);
+		else
+			hs_q_insert_after(&p->q, &p->clock, prev, id);
+		p->hand_cold = id;
+	}
+	return HS_HINT_KEEP;
+}
+
 static bool hand_ok(const struct hs_policy *p, uint32_t hand)
 {
 	if (p->clock.nr == 0)
@@ -754,6 +795,7 @@ const struct hs_policy_ops hs_policy_clock_pro = {
 	.insert		= cp_insert,
 	.evict		= cp_evict,
 	.remove		= cp_remove,
+	.hint		= cp_hint,
 	.check		= cp_check,
 	.dump		= cp_dump,
 	.report		= cp_report,
