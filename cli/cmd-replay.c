@@ -169,7 +169,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	}
 	case OPT_RECHECK_WINDOW:
 		if (hs_parse_u64(arg, 0, UINT64_MAX, &v))
-			argp_error(state, "--recheck-window '%s': expected a count of accesses", arg);
+			argp_error(state, "--recheck-window '%s': expected a count of accesses",
+				   arg);
 		a->recheck_window = v;
 		a->window_given = true;
 		break;
@@ -309,7 +310,7 @@ static void add_pageout(struct plan *p, const struct args *a)
 	char kv[96], lab[96];
 	bool more;
 
-	if (a->pageout <= HS_PAGEOUT_IGNORE_REFS || !hs_sim_pageout_applies(p->ops))
+	if (a->pageout <= HS_PAGEOUT_IGNORE_REFS || hs_policy_has_pageout(p->ops))
 		return;
 	if (a->pageout == HS_PAGEOUT_RECHECK) {
 		snprintf(kv, sizeof(kv), "\"pageout\":\"recheck\",\"recheck_window\":%" PRIu64,
@@ -439,21 +440,21 @@ static int check_param_policies(const struct args *a, const struct hs_policy_ops
 static void check_pageout_policies(const struct args *a, const struct hs_policy_ops *const *pols,
 				   size_t nr_pols)
 {
+	static const char msg[] = "--pageout does not apply to %s: it has its own "
+		"(--param %s.pageout)";
 	size_t reached = 0, k;
 
 	if (a->pageout < 0)
 		return;
 	for (k = 0; k < nr_pols; k++)
-		reached += hs_sim_pageout_applies(pols[k]);
+		reached += !hs_policy_has_pageout(pols[k]);
 	for (k = 0; k < nr_pols; k++) {
-		if (hs_sim_pageout_applies(pols[k]))
+		if (!hs_policy_has_pageout(pols[k]))
 			continue;
 		if (reached)
-			hs_info("--pageout does not apply to %s: it has its own (--param %s.pageout)",
-				pols[k]->name, pols[k]->name);
+			hs_info(msg, pols[k]->name, pols[k]->name);
 		else
-			hs_warn("--pageout does not apply to %s: it has its own (--param %s.pageout)",
-				pols[k]->name, pols[k]->name);
+			hs_warn(msg, pols[k]->name, pols[k]->name);
 	}
 }
 

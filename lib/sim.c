@@ -72,7 +72,7 @@ struct hs_sim {
 	size_t			nr_last;	/* entries in last */
 	size_t			last_cap;	/* allocated entries in last */
 	int			broken;		/* a policy broke the contract: -EUCLEAN */
-	bool			pageout_mode;	/* cfg.pageout filters PAGEOUT verdicts */
+	bool			driver_pageout;	/* cfg.pageout filters PAGEOUT verdicts */
 	struct hs_gen_sample	*gens;		/* generation samples kept */
 	size_t			nr_gens;	/* entries in gens */
 	uint64_t		gen_every;	/* keep one sample in gen_every */
@@ -154,17 +154,17 @@ int hs_pageout_mode_parse(const char *name, enum hs_pageout_mode *out)
 }
 
 /**
- * hs_sim_pageout_applies() - does the driver's pageout mode reach this policy?
+ * hs_policy_has_pageout() - does the policy decide PAGEOUT hints itself?
  * @ops: the policy
  *
- * Return: true unless the policy's parameter table has a "pageout" entry.
+ * Return: true when its parameter table has a "pageout" entry.
  */
-bool hs_sim_pageout_applies(const struct hs_policy_ops *ops)
+bool hs_policy_has_pageout(const struct hs_policy_ops *ops)
 {
 	for (const struct hs_param *pr = ops->params; pr && pr->name; pr++)
 		if (!strcmp(pr->name, "pageout"))
-			return false;
-	return true;
+			return true;
+	return false;
 }
 
 /**
@@ -206,7 +206,7 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	sim->env.stride = (sizeof(struct hs_folio) + ops->folio_priv + 7) & ~(size_t)7;
 	sim->env.sim = sim;
 	sim->st.capacity = cfg->capacity;
-	sim->pageout_mode = hs_sim_pageout_applies(ops);
+	sim->driver_pageout = !hs_policy_has_pageout(ops);
 
 	err = -ENOMEM;
 	sim->victims = calloc(batch, sizeof(*sim->victims));
@@ -482,7 +482,7 @@ static int do_hint(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 		v = a->channel == HS_CH_PAGEOUT ? HS_HINT_EVICT : HS_HINT_KEEP;
 	if (check_now(sim))
 		return sim->broken;
-	if (v == HS_HINT_EVICT && a->channel == HS_CH_PAGEOUT && sim->pageout_mode)
+	if (v == HS_HINT_EVICT && a->channel == HS_CH_PAGEOUT && sim->driver_pageout)
 		v = pageout_filter(sim, f);
 	if (v == HS_HINT_EVICT) {
 		int err;

@@ -206,12 +206,13 @@ const char *hs_pageout_mode_name(enum hs_pageout_mode m);
 int hs_pageout_mode_parse(const char *name, enum hs_pageout_mode *out);
 
 /**
- * hs_sim_pageout_applies() - does the driver's pageout mode reach this policy?
+ * hs_policy_has_pageout() - does the policy decide PAGEOUT hints itself?
  * @ops: the policy
  *
- * Return: true unless the policy has a "pageout" parameter of its own.
+ * Return: true when it has a "pageout" parameter of its own; the driver's
+ * pageout mode reaches only the policies for which this is false.
  */
-bool hs_sim_pageout_applies(const struct hs_policy_ops *ops);
+bool hs_policy_has_pageout(const struct hs_policy_ops *ops);
 
 struct hs_sim_config {
 	const struct hs_policy_ops *ops;	/* the policy */
@@ -224,7 +225,7 @@ struct hs_sim_config {
 	bool		override_channel;	/* replace the channel of every access... */
 	uint8_t		channel;		/* ...by this one (HS_CH_FD or HS_CH_PT) */
 	uint8_t		pageout;		/* enum hs_pageout_mode (0: ignore-references);
-						 * only for hs_sim_pageout_applies() policies */
+						 * not for hs_policy_has_pageout() ones */
 	uint64_t	recheck_window;		/* HS_PAGEOUT_RECHECK keeps a page whose last
 						 * access is among the last this many accesses
 						 * (0: none is, in a serial replay) */

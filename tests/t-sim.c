@@ -414,8 +414,8 @@ static void test_pageout_modes(void)
 
 	mode = MOCK_OK;
 	own.params = own_pageout_params;
-	T_ASSERT(hs_sim_pageout_applies(&mock_ops));
-	T_ASSERT(!hs_sim_pageout_applies(&own));
+	T_ASSERT(!hs_policy_has_pageout(&mock_ops));
+	T_ASSERT(hs_policy_has_pageout(&own));
 	T_EQ_STR(hs_pageout_mode_name(HS_PAGEOUT_IGNORE_REFS), "ignore-references");
 	T_EQ_STR(hs_pageout_mode_name(HS_PAGEOUT_RECHECK), "recheck");
 	T_EQ_STR(hs_pageout_mode_name(HS_PAGEOUT_IGNORE), "ignore");
