@@ -58,8 +58,18 @@
  *       otherwise evict_folios(): one pass of up to `batch` isolations;
  *               a pass that frees nothing lowers priority
  *
- * The kernel's memcg reclaim ends a priority pass right after it ages; the
- * simulation ages and goes on evicting within one call, as section 1.9 says.
+ * The kernel's memcg reclaim ends a priority pass right after it ages, and
+ * lowers the priority whenever a pass falls short of its goal, not only when
+ * it frees nothing; section 1.9's loop ages less often.  Since aging is what
+ * calls folio_update_gen(), and HitShield counts those calls, the kernel's
+ * structure is available as reclaim_loop=kernel (reclaim_kernel()): each
+ * priority from 12 down makes one get_nr_to_scan() decision (no aging at 12;
+ * below, age when 2 gens are left, or 3 and the young/old test says so, and
+ * end the pass), then scans (pages in the window >> priority) folios without
+ * stopping at the goal, as memcg reclaim does.  It is meant for memories of
+ * thousands of pages: below 4096 pages the first priorities scan nothing and
+ * the last ones most of memory, as a tiny memcg would.
+ *
  * What the kernel decides per folio is modelled exactly per profile:
  *
  *   placement  p61: PG_active -> max_seq; anon (not swap cache) -> min_seq+1;
@@ -187,6 +197,7 @@
 #define LOOKAROUND	64	/* look-around window (MIN_LRU_BATCH) */
 #define STALL_ROUNDS	1000	/* reclaim rounds without progress before forcing */
 #define PREFETCH	32	/* young-vector entries fetched ahead by the aging walk */
+#define MAX_RECLAIM_RETRIES 16	/* try_charge()'s reclaim retries before OOM */
 
 enum { EVICT_END, YOUNG_END };
 
@@ -590,8 +601,9 @@ static void age(struct hs_policy *p)
 }
 
 /* try_to_inc_min_seq(): skip empty oldest generations; couple the types. */
-static void try_to_inc_min_seq(struct hs_policy *p)
+static bool try_to_inc_min_seq(struct hs_policy *p)
 {
+	bool success = false;
 	uint64_t min[ANON_AND_FILE] = { p->min_seq[0], p->min_seq[1] };
 	int t;
 
@@ -620,7 +632,9 @@ static void try_to_inc_min_seq(struct hs_policy *p)
 			continue;
 		reset_ctrl_pos(p, t);
 		p->min_seq[t] = min[t];
+		success = true;
 	}
+	return success;
 }
 
 /* ---- the PID controller ---- */
@@ -808,19 +822,21 @@ static uint64_t scan_folios(struct hs_policy *p, int t, int tier_idx, size_t lim
 }
 
 /* isolate_folios(): pick the type and tier, then scan; fall back to the other type. */
-static void isolate_folios(struct hs_policy *p, size_t lim)
+static uint64_t isolate_folios(struct hs_policy *p, size_t lim)
 {
 	int tier = -1, type, i;
+	uint64_t scanned;
 
 	if (is_p614(p)) {
 		type = get_type_to_scan_p614(p);
 		for (i = 0; i < ANON_AND_FILE; i++, type = !type) {
 			if (!type_evictable(p, type))
 				continue;
-			if (scan_folios(p, type, get_tier_idx(p, type), lim))
-				return;
+			scanned = scan_folios(p, type, get_tier_idx(p, type), lim);
+			if (scanned)
+				return scanned;
 		}
-		return;
+		return 0;
 	}
 	if (!p->swap_eff)
 		type = LRU_GEN_FILE;
@@ -835,11 +851,13 @@ static void isolate_folios(struct hs_policy *p, size_t lim)
 	for (i = !p->swap_eff; i < ANON_AND_FILE; i++) {
 		if (tier < 0)
 			tier = get_tier_idx(p, type);
-		if (scan_folios(p, type, tier, lim))
-			return;
+		scanned = scan_folios(p, type, tier, lim);
+		if (scanned)
+			return scanned;
 		type = !type;
 		tier = -1;
 	}
+	return 0;
 }
 
 /*
@@ -1059,15 +1077,22 @@ static __hot_inline void evict_folio(struct hs_policy *p, uint32_t id, struct mg
 	push_token(p, id, k);
 }
 
-/* evict_folios(): one pass; returns how many folios it freed into victims. */
-static size_t evict_folios(struct hs_policy *p, struct hs_folio **victims, size_t room)
+/*
+ * evict_folios(): one pass; returns how many folios it freed into victims,
+ * and in *scanned the kernel's return value (folios scanned, plus one if
+ * min_seq moved, or 0 once only two generations are left).
+ */
+static size_t evict_folios(struct hs_policy *p, struct hs_folio **victims, size_t room,
+			   uint64_t *scanned)
 {
 	const struct hs_qctx q = hot_q(p);
 	size_t i, nv = 0, nr_rej = 0;
 
 	p->nr_iso = 0;
-	isolate_folios(p, HS_MIN(p->batch, room));
-	try_to_inc_min_seq(p);
+	*scanned = isolate_folios(p, HS_MIN(p->batch, room));
+	*scanned += try_to_inc_min_seq(p);
+	if (p->max_seq - evictable_min_seq(p) + 1 <= MIN_NR_GENS)
+		*scanned = 0;
 
 	/* shrink_folio_list(), in isolation order */
 	for (i = 0; i < p->nr_iso; i++) {
@@ -1138,32 +1163,16 @@ static size_t force_evict(struct hs_policy *p, struct hs_folio **victims)
 	return 0;
 }
 
-/**
- * hs_mglru_evict() - one reclaim: age and evict until the goal is freed
- * @p: the lruvec
- * @incoming: the missed folio (not resident; plays no part)
- * @a: the access
- * @need: units the driver needs
- * @victims: receives the evicted folios, in the order they were freed
- * @max: room in @victims
- *
- * Return: the number of victims, at least 1 while anything is resident.
- */
-size_t hs_mglru_evict(struct hs_policy *p, struct hs_folio *incoming, const struct hs_access *a,
-		      size_t need, struct hs_folio **victims, size_t max)
+/* reclaim_loop=spec: POLICIES.md 1.9's Reclaim(). */
+static size_t reclaim_spec(struct hs_policy *p, struct hs_folio **victims, size_t goal,
+			   size_t max)
 {
-	size_t nv = 0, goal = HS_MIN(HS_MAX(need, (size_t)p->reclaim), max);
-	unsigned int stall = 0;
 	int priority = DEF_PRIORITY;
-
-	(void)incoming;
-	(void)a;
-	p->swap_eff = p->swappiness;
-	if (!p->swap_eff && !nr_on_lists(p, LRU_GEN_FILE))
-		p->swap_eff = 1;	/* the kernel would OOM; reclaim anon instead */
+	unsigned int stall = 0;
+	size_t nv = 0;
 
 	while (nv < goal && nr_on_lists(p, LRU_GEN_ANON) + nr_on_lists(p, LRU_GEN_FILE)) {
-		uint64_t n = p->max_seq - evictable_min_seq(p) + 1;
+		uint64_t n = p->max_seq - evictable_min_seq(p) + 1, scanned;
 		size_t got;
 
 		if (++stall > STALL_ROUNDS) {
@@ -1180,13 +1189,108 @@ size_t hs_mglru_evict(struct hs_policy *p, struct hs_folio *incoming, const stru
 			age(p);
 			continue;
 		}
-		got = evict_folios(p, victims + nv, max - nv);
+		got = evict_folios(p, victims + nv, max - nv, &scanned);
 		nv += got;
 		if (got)
 			stall = 0;
 		else if (priority > 0)
 			priority--;
 	}
+	return nv;
+}
+
+/* Pages in the evictable window (lruvec_is_sizable()'s total). */
+static uint64_t window_pages(const struct hs_policy *p)
+{
+	uint64_t size = 0, seq;
+	int t;
+
+	for (t = 0; t < ANON_AND_FILE; t++) {
+		if (!type_evictable(p, t))
+			continue;
+		for (seq = p->min_seq[t]; seq <= p->max_seq; seq++)
+			size += p->nr_pages[gen_from_seq(seq)][t];
+	}
+	return size;
+}
+
+/*
+ * reclaim_loop=kernel: memcg reclaim as do_try_to_free_pages() and
+ * try_to_shrink_lruvec() run it.  Each priority from 12 down gets one
+ * get_nr_to_scan(): aging is skipped at priority 12; below it, a window that
+ * must age (2 gens) or should (3 gens: p614 always, p61/p68 when the youngest
+ * gen holds more than half of the pages or the oldest less than a quarter)
+ * ages and ends that priority's pass; otherwise eviction passes run until
+ * (pages in the window >> priority) folios were scanned: memcg reclaim does
+ * not stop at its goal within a priority.  The priority drops while the goal
+ * is not met; below 0, try_charge() retries from 12 (16 times, then the
+ * safety net).  Victims are capped at the driver's @max.
+ */
+static size_t reclaim_kernel(struct hs_policy *p, struct hs_folio **victims, size_t goal,
+			     size_t max)
+{
+	int priority = DEF_PRIORITY;
+	unsigned int retries = 0;
+	size_t nv = 0;
+
+	while (nv < goal && nr_on_lists(p, LRU_GEN_ANON) + nr_on_lists(p, LRU_GEN_FILE)) {
+		uint64_t n = p->max_seq - evictable_min_seq(p) + 1, nr_to_scan, scanned = 0;
+		bool must = n <= MIN_NR_GENS;
+		bool better = !must && n == MIN_NR_GENS + 1 &&
+			      (is_p614(p) || young_old_unbalanced(p));
+
+		if ((must || better) && priority != DEF_PRIORITY) {
+			age(p);
+			nr_to_scan = 0;
+		} else {
+			nr_to_scan = must ? 0 : window_pages(p) >> priority;
+		}
+		while (scanned < nr_to_scan && nv < max) {
+			uint64_t delta;
+
+			nv += evict_folios(p, victims + nv, max - nv, &delta);
+			if (!delta)
+				break;
+			scanned += delta;
+		}
+		if (nv >= goal || nv >= max)
+			break;
+		if (--priority < 0) {
+			priority = DEF_PRIORITY;
+			if (++retries > MAX_RECLAIM_RETRIES) {
+				nv += force_evict(p, victims + nv);
+				retries = 0;
+			}
+		}
+	}
+	return nv;
+}
+
+/**
+ * hs_mglru_evict() - one reclaim: age and evict until the goal is freed
+ * @p: the lruvec
+ * @incoming: the missed folio (not resident; plays no part)
+ * @a: the access
+ * @need: units the driver needs
+ * @victims: receives the evicted folios, in the order they were freed
+ * @max: room in @victims
+ *
+ * Return: the number of victims, at least 1 while anything is resident.
+ */
+size_t hs_mglru_evict(struct hs_policy *p, struct hs_folio *incoming, const struct hs_access *a,
+		      size_t need, struct hs_folio **victims, size_t max)
+{
+	size_t nv, goal = HS_MIN(HS_MAX(need, (size_t)p->reclaim), max);
+
+	(void)incoming;
+	(void)a;
+	p->swap_eff = p->swappiness;
+	if (!p->swap_eff && !nr_on_lists(p, LRU_GEN_FILE))
+		p->swap_eff = 1;	/* the kernel would OOM; reclaim anon instead */
+	if (p->kernel_loop)
+		nv = reclaim_kernel(p, victims, goal, max);
+	else
+		nv = reclaim_spec(p, victims, goal, max);
 	p->swap_eff = p->swappiness;
 	return nv;
 }
@@ -1250,6 +1354,7 @@ int hs_mglru_create(const struct hs_policy_env *env, const struct hs_param_set *
 		p->pageout = is_p614(p) ? MGLRU_PAGEOUT_IGNORE_REFS : MGLRU_PAGEOUT_RECHECK;
 	p->recheck_window = hs_param_u64(ps, "recheck_window");
 	p->cold = (enum mglru_cold)hs_param_enum(ps, "cold");
+	p->kernel_loop = hs_param_enum(ps, "reclaim_loop") == 1;
 	shadows = hs_param_double(ps, "shadow_factor") * (double)cap;
 	p->ring_size = shadows >= (double)env->nr_keys ? env->nr_keys : (uint64_t)shadows;
 	if (hitshield) {

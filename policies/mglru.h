@@ -190,6 +190,7 @@ struct hs_policy {
 	enum mglru_pageout pageout;		/* resolved: never MGLRU_PAGEOUT_PROFILE */
 	uint64_t	recheck_window;		/* accesses; 0: only a concurrent touch */
 	enum mglru_cold	cold;			/* COLD hint model */
+	bool		kernel_loop;		/* reclaim_loop=kernel (else section 1.9's) */
 
 	/* HitShield (hitshield.c); all zero for mglru */
 	bool		hs_on;			/* threshold > 0 */
@@ -263,7 +264,9 @@ static inline const struct mglru_folio *mglru_cpriv(const struct hs_folio *f)
 	{ .name = "cold", .type = HS_PARAM_ENUM, .def = "kernel", .choices = "kernel|oldest", \
 	  .help = "COLD hints: kernel = folio_deactivate() re-add; oldest = oldest gen tail" }, \
 	{ .name = "activate_clears_refs", .type = HS_PARAM_BOOL, .def = "false", \
-	  .help = "p68 only: adding a PG_active folio clears refs and PG_referenced (6.13)" }
+	  .help = "p68 only: adding a PG_active folio clears refs and PG_referenced (6.13)" }, \
+	{ .name = "reclaim_loop", .type = HS_PARAM_ENUM, .def = "spec", .choices = "spec|kernel", \
+	  .help = "spec: POLICIES.md 1.9 (priority drops on an empty pass); kernel: priority passes" }
 
 /**
  * hs_mglru_create() - set up an lruvec for mglru or hitshield
