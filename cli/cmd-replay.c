@@ -92,8 +92,8 @@ static const struct argp_option options[] = {
 	  "the session says (default: as stored)", 0 },
 	{ "pageout", OPT_PAGEOUT, "MODE", 0,
 	  "PAGEOUT hints for policies without a pageout parameter: ignore-references "
-	  "(default: evict), recheck (keep a page accessed within --recheck-window "
-	  "accesses) or ignore", 0 },
+	  "(evict; the default), recheck (keep a page accessed within --recheck-window "
+	  "accesses) or ignore (drop the hint)", 0 },
 	{ "recheck-window", OPT_RECHECK_WINDOW, "N", 0,
 	  "With --pageout recheck: accesses that count as a touch racing with the hint "
 	  "(default 0: none)", 0 },
