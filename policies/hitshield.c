@@ -70,6 +70,18 @@
  * or dropped; it survives re-insertion, and while S is set R2 stops counting.
  * Each spend is also reported to the driver as HS_PROT_SHIELD.
  *
+ * What to expect.  R1 resets the counter on every add, and under MGLRU a
+ * folio that is hot through page tables is re-added each time its generation
+ * is scanned: the reference check finds its accessed bit and puts it back
+ * with PG_active.  That happens every two or three agings, so with one
+ * mapping per folio the 4th counted call rarely comes before the reset: on a
+ * YCSB-F-like anonymous stream the shield is seldom set (never with section
+ * 1.9's reclaim loop and p68; a little more with reclaim_loop=kernel, with
+ * kswapd's look-around, or on p61, whose look-around counts the reclaimed
+ * folio's own young PTE).  Many mappings per folio, or large folios whose
+ * PTEs are walked in several runs, would count faster; the simulation has
+ * neither.
+ *
  * Not modelled (POLICIES.md 2.5): PG_reclaim from folio_inc_gen(reclaiming)
  * is PG_readahead on file folios (no readahead model); three more page flags
  * could shrink LRU_REFS_WIDTH on crowded configurations (the simulation keeps

@@ -248,7 +248,7 @@ static inline const struct mglru_folio *mglru_cpriv(const struct hs_folio *f)
 	{ .name = "scale", .type = HS_PARAM_BOOL, .def = "true", \
 	  .help = "below 32768 pages use reclaim <= capacity/1024, batch <= capacity/512 (>= 1)" }, \
 	{ .name = "shadow_factor", .type = HS_PARAM_DOUBLE, .def = "2", .min = 0, .max = 1e6, \
-	  .help = "shadow tokens kept, as a multiple of capacity (oldest dropped first)" }, \
+	  .help = "shadow token slots, as a multiple of capacity (oldest overwritten first)" }, \
 	{ .name = "lookaround", .type = HS_PARAM_BOOL, .def = "false", \
 	  .help = "at eviction, treat key ids as page numbers and scan 64 neighbours" }, \
 	{ .name = "reclaimer", .type = HS_PARAM_ENUM, .def = "memcg", .choices = "memcg|kswapd", \
