@@ -81,7 +81,8 @@ int hs_stackdist_drop(struct hs_stackdist *sd, uint32_t key);
  *	  record; may be NULL
  *
  * FD and PT records are accesses; DROP is hs_stackdist_drop(); PAGEOUT and
- * COLD hints change nothing (they are not accesses and do not change recency).
+ * COLD hints change nothing here (they are not accesses); the LRU policy moves a
+ * COLD key to its eviction end, so streams with COLD are outside the model.
  *
  * Return: 0, or -EINVAL for a key or channel out of range.
  */

@@ -78,9 +78,10 @@
  *            induction, with a drop shrinking L by one when the key was
  *            among them).  hits(C) is then an upper bound on LRU's hits,
  *            and exact when C >= nr_keys (nothing is ever evicted, L = depth).
- *   COLD     ignored: it is not an access, and the driver's default (the LRU
- *            policy has no hint hook) ignores it as well, so the model stays
- *            exact.
+ *   COLD     ignored: it is not an access.  The LRU policy moves the key to
+ *            its eviction end, which a stack of recencies cannot express, so
+ *            on a stream with COLD records the curve is not LRU's, in either
+ *            direction ("a b ~b c a" at 2: LRU hits once, the curve never).
  *   PAGEOUT  ignored too, but the driver's default evicts the key: on a
  *            stream with PAGEOUT records the curve is not LRU's, in either
  *            direction (the memory stops being a prefix of the stack).
