@@ -455,6 +455,66 @@ static void test_lrfu_lambda1_is_lru(void)
 	hs_param_set_free(ps);
 }
 
+/*
+ * HitShield with threshold 0 is MGLRU: the same hit or miss at every step and
+ * the same counters, at every profile, on streams with hints and drops too.
+ */
+static void test_hitshield_off_is_mglru(void)
+{
+	static const char *const profiles[] = { "p61", "p68", "p614" };
+	const struct hs_policy_ops *hs = hs_policy_find("hitshield");
+	const struct hs_policy_ops *mg = hs_policy_find("mglru");
+	enum shape sh;
+
+	if (!hs || !mg || !implemented(hs) || !implemented(mg)) {
+		t_skip("mglru or hitshield not implemented yet");
+		return;
+	}
+	for (size_t pr = 0; pr < ARRAY_SIZE(profiles); pr++) {
+		struct hs_param_set *a = NULL, *b = NULL;
+		char err[256];
+
+		if (hs_param_set_new(mg->params, &a) || hs_param_set_new(hs->params, &b) ||
+		    hs_param_set_parse(a, "profile", profiles[pr], err, sizeof(err)) ||
+		    hs_param_set_parse(b, "profile", profiles[pr], err, sizeof(err)) ||
+		    hs_param_set_parse(b, "threshold", "0", err, sizeof(err))) {
+			t_fail(__FILE__, __LINE__, "cannot set parameters: %s", err);
+			hs_param_set_free(a);
+			hs_param_set_free(b);
+			return;
+		}
+		for (sh = SH_UNIFORM; sh <= SH_MIXED; sh++) {
+			struct stream s;
+			int *x, *y;
+
+			if (make_stream(&s, sh, 20000, 300, 900 + pr * 10 + sh)) {
+				t_fail(__FILE__, __LINE__, "out of memory");
+				break;
+			}
+			x = calloc(s.n, sizeof(*x));
+			y = calloc(s.n, sizeof(*y));
+			for (size_t c = 0; x && y && c < ARRAY_SIZE(capacities); c++) {
+				struct hs_sim_stats u, v;
+
+				if (run(mg, a, &s, capacities[c] * 4, false, &u, x) ||
+				    run(hs, b, &s, capacities[c] * 4, false, &v, y)) {
+					t_fail(__FILE__, __LINE__, "run failed");
+					continue;
+				}
+				if (memcmp(x, y, s.n * sizeof(*x)) || memcmp(&u, &v, sizeof(u)))
+					t_fail(__FILE__, __LINE__,
+					       "hitshield(threshold=0) differs from mglru: %s on %s "
+					       "at %" PRIu64, profiles[pr], s.name, capacities[c] * 4);
+			}
+			free(x);
+			free(y);
+			free_stream(&s);
+		}
+		hs_param_set_free(a);
+		hs_param_set_free(b);
+	}
+}
+
 /* Bad keys and channels are refused, not followed. */
 static void test_bad_input(void)
 {
@@ -481,6 +541,7 @@ static const struct t_case cases[] = {
 	{ "big-capacity", test_big_capacity },
 	{ "opt-lower-bound", test_opt_is_lower_bound },
 	{ "lrfu-lambda1-is-lru", test_lrfu_lambda1_is_lru },
+	{ "hitshield-off-is-mglru", test_hitshield_off_is_mglru },
 	{ "bad-input", test_bad_input },
 };
 
