@@ -785,7 +785,7 @@ static void cp_report(const struct hs_policy *p, struct hs_metrics *m)
 const struct hs_policy_ops hs_policy_clock_pro = {
 	.abi		= HS_POLICY_ABI,
 	.name		= "clock-pro",
-	.summary	= "CLOCK-Pro (Jiang, Chen & Zhang 2005) as the authors' clock-pro.c",
+	.summary	= "CLOCK-Pro (Jiang, Chen & Zhang 2005) as clock-pro.c",
 	.params		= cp_params,
 	.folio_priv	= sizeof(struct cp_key),
 	.flags		= 0,

@@ -200,7 +200,7 @@ static void clock_report(const struct hs_policy *p, struct hs_metrics *m)
 const struct hs_policy_ops hs_policy_clock = {
 	.abi		= HS_POLICY_ABI,
 	.name		= "clock",
-	.summary	= "second chance: a hand clears reference bits, new keys start with bit 0",
+	.summary	= "second chance: new keys start with the reference bit clear",
 	.params		= NULL,
 	.folio_priv	= sizeof(struct clock_priv),
 	.flags		= 0,

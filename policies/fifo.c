@@ -144,7 +144,7 @@ static void fifo_dump(const struct hs_policy *p, FILE *fp)
 const struct hs_policy_ops hs_policy_fifo = {
 	.abi		= HS_POLICY_ABI,
 	.name		= "fifo",
-	.summary	= "first in, first out: evict in insertion order, hits change nothing",
+	.summary	= "first in, first out: hits change nothing",
 	.params		= NULL,
 	.folio_priv	= sizeof(struct fifo_priv),
 	.flags		= 0,

@@ -208,7 +208,7 @@ static void hitshield_report(const struct hs_policy *p, struct hs_metrics *m)
 const struct hs_policy_ops hs_policy_hitshield = {
 	.abi		= HS_POLICY_ABI,
 	.name		= "hitshield",
-	.summary	= "MGLRU plus the HitShield RFC (2024): a shield on the 4th aging hit",
+	.summary	= "MGLRU plus HitShield (2024): shield on the 4th aging hit",
 	.params		= hitshield_params,
 	.folio_priv	= sizeof(struct mglru_folio),
 	.flags		= HS_POLICY_ACCESSED_BIT,

@@ -1173,7 +1173,7 @@ static void l2q_report(const struct hs_policy *p, struct hs_metrics *m)
 const struct hs_policy_ops hs_policy_linux_2q = {
 	.abi		= HS_POLICY_ABI,
 	.name		= "linux-2q",
-	.summary	= "Linux active/inactive LRU with refault-distance workingset activation",
+	.summary	= "Linux active/inactive LRU with workingset refaults",
 	.params		= l2q_params,
 	.folio_priv	= sizeof(struct l2q_folio),
 	.flags		= 0,

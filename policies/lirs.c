@@ -475,7 +475,7 @@ static void lirs_report(const struct hs_policy *p, struct hs_metrics *m)
 const struct hs_policy_ops hs_policy_lirs = {
 	.abi = HS_POLICY_ABI,
 	.name = "lirs",
-	.summary = "LIRS (Jiang & Zhang 2002) as the authors' lirs.c: LIR set, HIR queue",
+	.summary = "LIRS (Jiang & Zhang 2002) as the authors' lirs.c",
 	.params = lirs_params,
 	.folio_priv = sizeof(struct lirs_key),
 	.create = lirs_create,

@@ -462,7 +462,7 @@ static void lrfu_report(const struct hs_policy *p, struct hs_metrics *m)
 const struct hs_policy_ops hs_policy_lrfu = {
 	.abi		= HS_POLICY_ABI,
 	.name		= "lrfu",
-	.summary	= "LRFU: evict the smallest combined recency/frequency (0 = LFU, 1 = LRU)",
+	.summary	= "LRFU: smallest combined recency/frequency (0 LFU, 1 LRU)",
 	.params		= lrfu_params,
 	.folio_priv	= sizeof(struct lrfu_priv),
 	.flags		= 0,

@@ -147,7 +147,7 @@ static void lru_dump(const struct hs_policy *p, FILE *fp)
 const struct hs_policy_ops hs_policy_lru = {
 	.abi		= HS_POLICY_ABI,
 	.name		= "lru",
-	.summary	= "least recently used: evict the key whose last access is oldest",
+	.summary	= "least recently used",
 	.params		= NULL,
 	.folio_priv	= sizeof(struct lru_priv),
 	.flags		= 0,

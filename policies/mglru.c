@@ -1758,7 +1758,7 @@ void hs_mglru_report(const struct hs_policy *p, struct hs_metrics *m)
 const struct hs_policy_ops hs_policy_mglru = {
 	.abi		= HS_POLICY_ABI,
 	.name		= "mglru",
-	.summary	= "Linux multi-gen LRU (6.1 / 6.8 / 6.14 profiles): generations, tiers, PID",
+	.summary	= "Linux multi-gen LRU: generations, tiers, PID (6.1/6.8/6.14)",
 	.params		= mglru_params,
 	.folio_priv	= sizeof(struct mglru_folio),
 	.flags		= HS_POLICY_ACCESSED_BIT,

@@ -277,7 +277,7 @@ static void opt_report(const struct hs_policy *p, struct hs_metrics *m)
 const struct hs_policy_ops hs_policy_opt = {
 	.abi		= HS_POLICY_ABI,
 	.name		= "opt",
-	.summary	= "Belady's offline optimum (MIN): evict the key needed farthest ahead",
+	.summary	= "Belady's MIN, offline: evict the key needed farthest ahead",
 	.params		= opt_params,
 	.folio_priv	= sizeof(struct opt_priv),
 	.flags		= HS_POLICY_NEEDS_FUTURE,

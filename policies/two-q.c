@@ -368,7 +368,7 @@ static void tq_report(const struct hs_policy *p, struct hs_metrics *m)
 const struct hs_policy_ops hs_policy_two_q = {
 	.abi		= HS_POLICY_ABI,
 	.name		= "two-q",
-	.summary	= "full 2Q: A1in FIFO, A1out ghost FIFO, Am LRU (Johnson & Shasha 1994)",
+	.summary	= "full 2Q: A1in FIFO, A1out ghosts, Am LRU (VLDB'94)",
 	.params		= tq_params,
 	.folio_priv	= sizeof(struct tq_priv),
 	.flags		= 0,

@@ -48,6 +48,8 @@ sys.exit(0 if eval(sys.argv[1]) else 1)' "$1" >"$T_DIR/py.err" 2>&1; then
 
 # --- list, table: a header and one row per registered policy, in registry order
 expect_status 0 "$HSCTL" policy list
+# the default table fits in 80 columns
+expect_eq "$(printf '%s\n' "$OUT" | awk 'length > 80' | head -n 1)" ""
 expect_grep '^name  *params  *summary$' "$OUT"
 for n in $NAMES; do
 	expect_grep "^$n  *[0-9][0-9]*  *[^ ]" "$OUT"
