@@ -148,10 +148,7 @@ struct hs_policy {
 
 static struct arc_key *arc_key(const struct hs_policy *p, uint32_t id)
 {
-	const struct hs_policy_env *env = p->env;
-
-	return (struct arc_key *)(void *)(env->folios + (size_t)id * env->stride +
-					  env->priv_off);
+	return hs_folio_priv(hs_env_folio(p->env, id));
 }
 
 static uint64_t arc_nr(const struct hs_policy *p, enum arc_list l)

@@ -122,10 +122,7 @@ struct hs_policy {
 
 static struct car_key *car_key(const struct hs_policy *p, uint32_t id)
 {
-	const struct hs_policy_env *env = p->env;
-
-	return (struct car_key *)(void *)(env->folios + (size_t)id * env->stride +
-					  env->priv_off);
+	return hs_folio_priv(hs_env_folio(p->env, id));
 }
 
 static uint64_t car_nr(const struct hs_policy *p, enum car_list l)

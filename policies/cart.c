@@ -149,10 +149,7 @@ struct hs_policy {
 
 static struct cart_key *cart_key(const struct hs_policy *p, uint32_t id)
 {
-	const struct hs_policy_env *env = p->env;
-
-	return (struct cart_key *)(void *)(env->folios + (size_t)id * env->stride +
-					   env->priv_off);
+	return hs_folio_priv(hs_env_folio(p->env, id));
 }
 
 static uint64_t cart_nr(const struct hs_policy *p, enum cart_list l)
