@@ -78,6 +78,11 @@ struct hs_session_meta {
 					 * (every access: traces, generators, workloads that
 					 * log their touches), "sampled", "faults"; NULL:
 					 * exact */
+	int64_t		id;		/* 0: a new session; else an existing session in
+					 * status 'recording' (hs_record_create()) that this
+					 * writer fills: its row is updated, not inserted */
+	const char	*status;	/* status set by hs_session_commit(); NULL:
+					 * "complete" ("interrupted", "timeout", "killed") */
 };
 
 struct hs_session_writer;
@@ -106,6 +111,8 @@ struct hs_session_info {
 	uint64_t	accesses;	/* FD + PT records */
 	uint64_t	distinct_keys;	/* dense ids are below this */
 	char		visibility[8];	/* "exact", "sampled", "faults" */
+	uint64_t	memory_limit_pages; /* recorded sessions: the cgroup limit; else 0 */
+	uint64_t	peak_pages;	/* recorded sessions: the cgroup's peak usage; else 0 */
 };
 
 /* Return: 0, -ENOENT (no such session), or another -errno. */
@@ -163,5 +170,196 @@ struct hs_sql_row {
  */
 int hs_store_query(struct hs_store *st, const char *sql,
 		   int (*cb)(const struct hs_sql_row *row, void *arg), void *arg);
+
+/* ---- transactions around many small writes (the recorder's spool) ---- */
+
+/* BEGIN IMMEDIATE / COMMIT / ROLLBACK on @st; -EBUSY while a session writer is open. */
+int hs_store_tx_begin(struct hs_store *st);
+int hs_store_tx_commit(struct hs_store *st);
+void hs_store_tx_rollback(struct hs_store *st);
+
+/* ---- recorded sessions (hsctl record; schema 2, see hsctl-db(5)) ---- */
+
+struct hs_folio_life;		/* analyzers/lifecycle.h */
+struct hs_lc_key;		/* analyzers/lifecycle.h */
+struct hs_lifecycle_checks;	/* analyzers/lifecycle.h */
+struct hs_lrugen;		/* lib/lrugen.h */
+struct hs_event;		/* lib/event.h */
+
+/* The pseudo-CPU of the spool that holds a workload's own touches (struct hs_touch). */
+#define HS_SPOOL_TOUCHES	(-1)
+
+/**
+ * struct hs_record_meta - what a recording is, known when it starts
+ */
+struct hs_record_meta {
+	const char	*name;		/* user's name; NULL: derived from origin */
+	const char	*origin;	/* the command line, or "workload scan-twice" */
+	const char	*workload;	/* built-in workload name, NULL for a command */
+	const char	*params_json;	/* workload/record options as a JSON object, or NULL */
+	const char	*kind;		/* "file" / "anon": the session's default type */
+	const char	*channel;	/* "pt" / "fd" */
+	const char	*visibility;	/* "exact", "sampled", "faults" */
+	const char	*kernel;	/* uname -r */
+	const char	*lru_gen;	/* "absent", or /sys/kernel/mm/lru_gen/enabled ("0x0007") */
+	const char	*clock;		/* trace clock, "mono" */
+	const char	*instance;	/* tracefs instance name */
+	const char	*cgroup;	/* cgroup path, or NULL */
+	int		cgroup_version;	/* 1, 2, or 0 without a cgroup */
+	uint64_t	memory_limit_pages; /* the limit in pages, 0 for none */
+	unsigned int	buffer_kb;	/* per-CPU ring buffer */
+	unsigned int	page_size;	/* bytes */
+	const char	*events_json;	/* enabled events: ["filemap:mm_filemap_add_to_page_cache", ..] */
+};
+
+/**
+ * hs_record_create() - register a recording that is about to start
+ * @st: the store
+ * @m: what it is
+ * @session: receives the new session's id
+ *
+ * Inserts and commits a sessions row in status 'recording' (with this
+ * process's pid and host in its recordings row) so that the spool can
+ * refer to it and a later process can find it if this one dies.
+ *
+ * Return: 0, -EINVAL, -EPERM (read-only), -EBUSY, -ENOMEM, -EIO.
+ */
+int hs_record_create(struct hs_store *st, const struct hs_record_meta *m, int64_t *session);
+
+/**
+ * hs_record_save_format() - keep one tracefs format file with the recording
+ * @st: the store
+ * @session: the recording's session
+ * @path: relative to the tracing dir: "events/header_page", "events/filemap/x/format"
+ * @text: its content
+ * @len: its length
+ *
+ * With them the raw spool can be decoded later by another process (a
+ * recording whose hsctl was killed).
+ *
+ * Return: 0 or -errno.
+ */
+int hs_record_save_format(struct hs_store *st, int64_t session, const char *path,
+			  const void *text, size_t len);
+
+/**
+ * hs_record_formats() - the saved format files
+ * @st: the store
+ * @session: the session
+ * @cb: called per file; a non-zero return stops and is returned
+ * @arg: passed to @cb
+ *
+ * Return: 0, -ENOENT (none saved), -errno, or @cb's value.
+ */
+int hs_record_formats(struct hs_store *st, int64_t session,
+		      int (*cb)(void *arg, const char *path, const void *text, size_t len),
+		      void *arg);
+
+/**
+ * hs_spool_add() - append one raw sub-buffer (or touch batch) to the spool
+ * @st: the store (inside hs_store_tx_begin() for speed, or not)
+ * @session: the recording's session
+ * @cpu: the CPU, or HS_SPOOL_TOUCHES
+ * @seq: 0, 1, 2, ... per (session, cpu)
+ * @data: the bytes
+ * @len: their length
+ *
+ * Return: 0 or -errno.
+ */
+int hs_spool_add(struct hs_store *st, int64_t session, int cpu, uint64_t seq, const void *data,
+		 size_t len);
+
+/**
+ * hs_spool_cpus() - which CPUs the spool holds (HS_SPOOL_TOUCHES included)
+ * @st: the store
+ * @session: the session
+ * @cpus: receives a malloc'ed array, ascending (free it)
+ * @n: receives its length
+ *
+ * Return: 0 or -errno.
+ */
+int hs_spool_cpus(struct hs_store *st, int64_t session, int **cpus, size_t *n);
+
+struct hs_spool_reader;
+
+/**
+ * hs_spool_open() - read one CPU's spool in seq order
+ * @st: the store; several readers may be open at once, and a session writer
+ *	may write while they read
+ * @session: the session
+ * @cpu: the CPU or HS_SPOOL_TOUCHES
+ * @out: the reader
+ *
+ * Return: 0 or -errno.
+ */
+int hs_spool_open(struct hs_store *st, int64_t session, int cpu, struct hs_spool_reader **out);
+
+/* Next blob: 1 with data/len set (valid until the next call), 0 at the end, or -errno. */
+int hs_spool_next(struct hs_spool_reader *r, const void **data, size_t *len);
+void hs_spool_close(struct hs_spool_reader *r);
+
+/* Delete the session's spool (after a successful build).  Return: 0 or -errno. */
+int hs_spool_drop(struct hs_store *st, int64_t session);
+
+/**
+ * struct hs_stale_recording - a recording whose process is gone
+ */
+struct hs_stale_recording {
+	int64_t		session;	/* its session */
+	int32_t		pid;		/* the hsctl process that recorded it */
+	char		host[64];	/* where */
+};
+
+/**
+ * hs_record_list_open() - sessions still in status 'recording'
+ * @st: the store
+ * @out: receives a malloc'ed array (free it)
+ * @n: receives its length
+ *
+ * The caller decides which are stale (pid dead on this host).
+ *
+ * Return: 0 or -errno.
+ */
+int hs_record_list_open(struct hs_store *st, struct hs_stale_recording **out, size_t *n);
+
+/**
+ * struct hs_record_result - what the recording gave, stored by hs_rec_finish()
+ */
+struct hs_record_result {
+	const char	*status;	/* "complete", "interrupted", "timeout", "killed" */
+	int		workload_exit;	/* exit status, or -1 when it was killed by a signal
+					 * or never ran */
+	int		workload_signal; /* the signal that killed it, else 0 */
+	uint64_t	runtime_ns;	/* workload runtime */
+	uint64_t	lost_events;	/* exact, from the per-CPU stats */
+	uint64_t	lost_gaps;	/* gaps flagged in-band (HS_EV_LOST) */
+	uint64_t	subbufs;	/* raw sub-buffers read */
+	uint64_t	bytes;		/* their bytes */
+	uint64_t	events;		/* kernel events decoded */
+	uint64_t	touches;	/* workload touches logged */
+	uint64_t	peak_pages;	/* the cgroup's peak usage in pages, 0 if unknown */
+	double		record_cpu_s;	/* hsctl's CPU time while recording */
+	double		build_s;	/* time to build lives and the stream */
+};
+
+/*
+ * The following write into a session writer opened on the recording's
+ * session (hs_session_meta.id), inside its transaction.  Return: 0 or -errno
+ * (the writer then fails its commit).
+ */
+int hs_rec_add_event(struct hs_session_writer *w, const struct hs_event *ev);
+int hs_rec_add_life(struct hs_session_writer *w, uint64_t life, const struct hs_folio_life *l);
+int hs_rec_add_key(struct hs_session_writer *w, uint64_t key, const struct hs_lc_key *k);
+/* @file: "memory.stat", "vmstat", "cachestat"; @scope: "cgroup", "machine", "file:<path>" */
+int hs_rec_add_counter(struct hs_session_writer *w, const char *file, const char *scope,
+		       const char *name, uint64_t before, uint64_t after);
+/* @status: "ok", "differs", "n/a"; @got/@want: the two sides; @note: one line or NULL */
+int hs_rec_add_check(struct hs_session_writer *w, const char *name, const char *status,
+		     double got, double want, const char *note);
+int hs_rec_add_cpu(struct hs_session_writer *w, int cpu, uint64_t subbufs, uint64_t bytes,
+		   uint64_t events, uint64_t overrun, uint64_t commit_overrun, uint64_t dropped);
+/* One lru_gen snapshot taken at @ts_ns (trace clock): a row per (memcg, node, gen). */
+int hs_rec_add_lrugen(struct hs_session_writer *w, uint64_t ts_ns, const struct hs_lrugen *lg);
+int hs_rec_finish(struct hs_session_writer *w, const struct hs_record_result *r);
 
 #endif /* HS_STORE_H */
