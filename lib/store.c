@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The SQLite store (see store.h; the schema is specified in man/hsctl-db.5).
- * This is the only file that includes <sqlite3.h>.  The schema is an ordered
- * array of migrations: migration i takes a file from user_version i to i + 1,
- * and all pending ones run in one transaction together with the
- * application_id and user_version updates.  Statements used more than once
- * live in an enum-indexed table, are prepared on first use (so a file that is
- * opened only for `hsctl sql` pays nothing) and finalized at close.
+ * Only this file and lib/store-rec.c (the recorder's tables, through the
+ * private lib/store-int.h) include <sqlite3.h>; the schema and the shared
+ * statements of both are here.  The schema is an ordered array of
+ * migrations: migration i takes a file from user_version i to i + 1, and all
+ * pending ones run in one transaction together with the application_id and
+ * user_version updates.  Statements used more than once live in an
+ * enum-indexed table, are prepared on first use (so a file that is opened
+ * only for `hsctl sql` pays nothing) and finalized at close.
  *
  * A session is written inside one BEGIN IMMEDIATE transaction: the writer
  * renumbers keys through lib/keymap.c, buffers one chunk of HS_CHUNK_RECORDS
@@ -29,12 +31,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
-
 #include "codec.h"
+#include "event.h"
 #include "hs.h"
 #include "keymap.h"
-#include "store.h"
+#include "lifecycle.h"
+#include "store-int.h"
 
 #define BUSY_TIMEOUT_MS		10000		/* wait this long for another writer */
 #define NOW_SQL			"strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
@@ -174,30 +176,196 @@ static const char *const migrations[] = {
 	"  SELECT id AS run, session, policy, capacity, pingpong_keys, pingpong_refaults, misses,"
 	"    CASE WHEN misses > 0 THEN pingpong_refaults * 1.0 / misses END AS miss_share"
 	"  FROM runs;",
+	/*
+	 * 1 -> 2: recorded sessions (hsctl record).  The lookup tables
+	 * event_types, life_kinds and death_causes are filled from the C enums
+	 * by fill_names() (their values are append-only), v_sessions gains the
+	 * recording's columns.
+	 */
+	"CREATE TABLE recordings ("
+	"  session INTEGER PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,"
+	"  pid INTEGER NOT NULL,"
+	"  host TEXT,"
+	"  workload TEXT,"
+	"  kernel TEXT,"
+	"  lru_gen TEXT,"
+	"  clock TEXT,"
+	"  instance TEXT,"
+	"  cgroup TEXT,"
+	"  cgroup_version INTEGER NOT NULL DEFAULT 0,"
+	"  memory_limit_pages INTEGER,"
+	"  buffer_kb INTEGER,"
+	"  page_size INTEGER,"
+	"  events TEXT NOT NULL DEFAULT '[]',"
+	"  workload_exit INTEGER,"
+	"  workload_signal INTEGER,"
+	"  runtime_ns INTEGER,"
+	"  lost_events INTEGER,"
+	"  lost_gaps INTEGER,"
+	"  subbufs INTEGER,"
+	"  bytes INTEGER,"
+	"  events_decoded INTEGER,"
+	"  touches INTEGER,"
+	"  peak_pages INTEGER,"
+	"  record_cpu_s REAL,"
+	"  build_s REAL"
+	");"
+	"CREATE TABLE record_formats ("
+	"  session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+	"  path TEXT NOT NULL,"
+	"  content BLOB NOT NULL,"
+	"  PRIMARY KEY (session, path)"
+	");"
+	"CREATE TABLE record_spool ("
+	"  session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+	"  cpu INTEGER NOT NULL,"
+	"  seq INTEGER NOT NULL,"
+	"  data BLOB NOT NULL,"
+	"  PRIMARY KEY (session, cpu, seq)"
+	");"
+	"CREATE TABLE event_types ("
+	"  type INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL"
+	");"
+	"CREATE TABLE life_kinds ("
+	"  kind INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL"
+	");"
+	"CREATE TABLE death_causes ("
+	"  cause INTEGER PRIMARY KEY,"
+	"  name TEXT NOT NULL"
+	");"
+	"CREATE TABLE events ("
+	"  session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+	"  seq INTEGER NOT NULL,"
+	"  ts_ns INTEGER NOT NULL,"
+	"  cpu INTEGER NOT NULL,"
+	"  pid INTEGER NOT NULL,"
+	"  type INTEGER NOT NULL,"
+	"  flags INTEGER NOT NULL,"
+	"  folio_order INTEGER NOT NULL,"
+	"  pfn INTEGER NOT NULL,"
+	"  dev INTEGER NOT NULL,"
+	"  ino INTEGER NOT NULL,"
+	"  idx INTEGER NOT NULL,"
+	"  last INTEGER NOT NULL,"
+	"  addr INTEGER NOT NULL,"
+	"  a INTEGER NOT NULL,"
+	"  b INTEGER NOT NULL,"
+	"  c INTEGER NOT NULL,"
+	"  PRIMARY KEY (session, seq)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE folio_lives ("
+	"  session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+	"  life INTEGER NOT NULL,"
+	"  kind INTEGER NOT NULL,"
+	"  dev INTEGER,"
+	"  ino INTEGER,"
+	"  tgid INTEGER,"
+	"  address INTEGER,"
+	"  first_page INTEGER NOT NULL,"
+	"  pages INTEGER NOT NULL,"
+	"  pfn INTEGER,"
+	"  born_ns INTEGER,"
+	"  died_ns INTEGER,"
+	"  death_cause INTEGER NOT NULL,"
+	"  refault INTEGER NOT NULL CHECK (refault IN (0, 1)),"
+	"  refault_distance INTEGER,"
+	"  refault_ns INTEGER,"
+	"  flags INTEGER NOT NULL,"
+	"  accesses INTEGER NOT NULL,"
+	"  activations INTEGER NOT NULL,"
+	"  PRIMARY KEY (session, life)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE record_keys ("
+	"  session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+	"  key INTEGER NOT NULL,"
+	"  kind INTEGER NOT NULL,"
+	"  dev INTEGER,"
+	"  ino INTEGER,"
+	"  tgid INTEGER,"
+	"  page INTEGER NOT NULL,"
+	"  PRIMARY KEY (session, key)"
+	") WITHOUT ROWID;"
+	"CREATE TABLE record_counters ("
+	"  session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+	"  file TEXT NOT NULL,"
+	"  scope TEXT NOT NULL,"
+	"  name TEXT NOT NULL,"
+	"  before INTEGER NOT NULL,"
+	"  after INTEGER NOT NULL,"
+	"  delta INTEGER NOT NULL,"
+	"  PRIMARY KEY (session, file, scope, name)"
+	");"
+	"CREATE TABLE record_checks ("
+	"  session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+	"  name TEXT NOT NULL,"
+	"  status TEXT NOT NULL CHECK (status IN ('ok', 'differs', 'n/a')),"
+	"  got REAL,"
+	"  want REAL,"
+	"  note TEXT,"
+	"  PRIMARY KEY (session, name)"
+	");"
+	"CREATE TABLE record_cpus ("
+	"  session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+	"  cpu INTEGER NOT NULL,"
+	"  subbufs INTEGER NOT NULL,"
+	"  bytes INTEGER NOT NULL,"
+	"  events INTEGER NOT NULL,"
+	"  overrun INTEGER NOT NULL,"
+	"  commit_overrun INTEGER NOT NULL,"
+	"  dropped INTEGER NOT NULL,"
+	"  lost INTEGER NOT NULL,"
+	"  PRIMARY KEY (session, cpu)"
+	");"
+	"CREATE TABLE lru_gen_snapshots ("
+	"  session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+	"  ts_ns INTEGER NOT NULL,"
+	"  memcg_id INTEGER NOT NULL,"
+	"  memcg_path TEXT NOT NULL,"
+	"  node INTEGER NOT NULL,"
+	"  gen INTEGER NOT NULL,"
+	"  seq INTEGER NOT NULL,"
+	"  age_ms INTEGER NOT NULL,"
+	"  anon_pages INTEGER NOT NULL,"
+	"  file_pages INTEGER NOT NULL,"
+	"  PRIMARY KEY (session, ts_ns, memcg_id, node, seq)"
+	");"
+	"CREATE VIEW v_folio_lives AS"
+	"  SELECT l.session AS session, k.name AS kind, l.dev AS dev, l.ino AS ino,"
+	"    l.tgid AS tgid, l.address AS address, l.first_page AS first_page,"
+	"    l.pages AS pages, l.born_ns AS born_ns, l.died_ns AS died_ns,"
+	"    d.name AS death_cause, l.refault AS refault,"
+	"    l.refault_distance AS refault_distance, l.refault_ns AS refault_ns,"
+	"    l.flags AS flags, l.accesses AS accesses, l.activations AS activations,"
+	"    l.pfn AS pfn, l.life AS life"
+	"  FROM folio_lives AS l"
+	"    LEFT JOIN life_kinds AS k ON k.kind = l.kind"
+	"    LEFT JOIN death_causes AS d ON d.cause = l.death_cause;"
+	"DROP VIEW v_sessions;"
+	"CREATE VIEW v_sessions AS"
+	"  SELECT s.id AS session, s.source AS source, s.name AS name, s.status AS status,"
+	"    s.started AS started, s.ended AS ended, s.accesses AS accesses,"
+	"    s.distinct_keys AS distinct_keys, r.memory_limit_pages AS memory_limit_pages,"
+	"    r.lost_events AS lost_events, r.kernel AS kernel, r.lru_gen AS lru_gen,"
+	"    (SELECT c.delta FROM record_counters AS c WHERE c.session = s.id"
+	"      AND c.file = 'vmstat' AND c.scope = 'machine' AND c.name = 'pswpin') AS pswpin,"
+	"    (SELECT c.delta FROM record_counters AS c WHERE c.session = s.id"
+	"      AND c.file = 'vmstat' AND c.scope = 'machine' AND c.name = 'pswpout') AS pswpout,"
+	"    r.workload_exit AS workload_exit"
+	"  FROM sessions AS s LEFT JOIN recordings AS r ON r.session = s.id;"
+	"CREATE VIEW v_events AS"
+	"  SELECT e.session AS session, e.seq AS seq, e.ts_ns AS ts_ns, e.cpu AS cpu,"
+	"    e.pid AS pid, t.name AS type, e.flags AS flags, e.folio_order AS folio_order,"
+	"    e.pfn AS pfn, e.dev AS dev, e.ino AS ino, e.idx AS idx, e.last AS last,"
+	"    e.addr AS addr, e.a AS a, e.b AS b, e.c AS c, e.type AS type_id"
+	"  FROM events AS e LEFT JOIN event_types AS t ON t.type = e.type;"
+	"CREATE VIEW v_record_checks AS"
+	"  SELECT session, name, status, got, want, note FROM record_checks;",
 };
 
 _Static_assert(ARRAY_SIZE(migrations) == HS_STORE_SCHEMA_VERSION,
 	       "one migration per schema version");
-
-/* Statements prepared once (on first use) and reused. */
-enum stmt_id {
-	ST_BEGIN,
-	ST_COMMIT,
-	ST_ROLLBACK,
-	ST_SESSION_INSERT,
-	ST_SESSION_FINISH,
-	ST_CHUNK_INSERT,
-	ST_KEYS_INSERT,
-	ST_KEYS_GET,
-	ST_SESSION_GET,
-	ST_SESSION_DELETE,
-	ST_RUN_INSERT,
-	ST_PROT_INSERT,
-	ST_HIST_INSERT,
-	ST_METRIC_INSERT,
-	ST_GEN_INSERT,
-	ST_NR
-};
 
 static const char *const stmt_sql[ST_NR] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -208,7 +376,7 @@ static const char *const stmt_sql[ST_NR] = {
 		" status, started, host, hsctl_version, visibility)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'writing', " NOW_SQL ", ?9, ?10, ?11)",
 	[ST_SESSION_FINISH] =
-		"UPDATE sessions SET status = 'complete', ended = " NOW_SQL ","
+		"UPDATE sessions SET status = ?5, ended = " NOW_SQL ","
 		" records = ?2, accesses = ?3, distinct_keys = ?4 WHERE id = ?1",
 	[ST_CHUNK_INSERT] =
 		"INSERT INTO access_chunks (session, chunk_no, first_seq, nr_records, nr_accesses,"
@@ -220,8 +388,10 @@ static const char *const stmt_sql[ST_NR] = {
 		"SELECT first_key, nr_keys, encoding, data FROM session_keys"
 		" WHERE session = ?1 AND chunk_no = ?2",
 	[ST_SESSION_GET] =
-		"SELECT id, source, name, kind, channel, unit, status, records, accesses,"
-		" distinct_keys, visibility FROM sessions WHERE id = ?1",
+		"SELECT s.id, s.source, s.name, s.kind, s.channel, s.unit, s.status, s.records,"
+		" s.accesses, s.distinct_keys, s.visibility, coalesce(r.memory_limit_pages, 0),"
+		" coalesce(r.peak_pages, 0) FROM sessions AS s"
+		" LEFT JOIN recordings AS r ON r.session = s.id WHERE s.id = ?1",
 	[ST_SESSION_DELETE] = "DELETE FROM sessions WHERE id = ?1",
 	[ST_RUN_INSERT] =
 		"INSERT INTO runs (session, policy, params, capacity, records, accesses, hits,"
@@ -241,34 +411,63 @@ static const char *const stmt_sql[ST_NR] = {
 	[ST_GEN_INSERT] =
 		"INSERT INTO run_generations (run, aging, seq, max_seq, min_seq_anon, min_seq_file,"
 		" gen, anon_pages, file_pages) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-};
-
-struct hs_store {
-	sqlite3		*db;			/* the connection */
-	unsigned int	flags;			/* HS_STORE_* given to open */
-	int		user_version;		/* schema version of the file */
-	bool		writing;		/* a writer or save_runs is in a transaction */
-	sqlite3_stmt	*stmts[ST_NR];		/* NULL until first used */
-	char		errmsg[512];		/* last error, one line */
-	int64_t		kc_session;		/* hs_key() cache: session of kc_ids */
-	int64_t		kc_chunk;		/* ... its key chunk, -1: empty */
-	size_t		kc_n;			/* ... ids in kc_ids */
-	uint64_t	*kc_ids;		/* ... original ids (HS_KEY_CHUNK_IDS) */
-};
-
-struct hs_session_writer {
-	struct hs_store		*st;		/* in a transaction until commit/abort */
-	struct hs_keymap	*km;		/* original id -> dense id */
-	int64_t			session;	/* sessions.id of the row being written */
-	uint64_t		*raw;		/* the chunk being filled: original ids */
-	uint8_t			*meta;		/* ... and meta bytes */
-	size_t			n;		/* records in the chunk being filled */
-	uint32_t		*keys;		/* dense ids of raw[], filled at flush */
-	uint8_t			*enc;		/* encoding buffer for either chunk */
-	uint64_t		records;	/* records in chunks already written */
-	uint64_t		accesses;	/* FD + PT records in those chunks */
-	uint64_t		chunk_no;	/* number of the next chunk */
-	int			err;		/* first write error, returned ever after */
+	[ST_SESSION_STATUS] = "SELECT status FROM sessions WHERE id = ?1",
+	[ST_SESSION_REOPEN] =
+		"UPDATE sessions SET source = ?2, name = coalesce(?3, name),"
+		" origin = coalesce(?4, origin), format = coalesce(?5, format),"
+		" unit = coalesce(?6, unit), kind = coalesce(?7, kind),"
+		" channel = coalesce(?8, channel), params = coalesce(?9, params),"
+		" visibility = coalesce(?10, visibility), hsctl_version = ?11 WHERE id = ?1",
+	[ST_RECORD_SESSION] =
+		"INSERT INTO sessions (source, name, origin, format, unit, kind, channel, params,"
+		" status, started, host, hsctl_version, visibility)"
+		" VALUES ('record', ?1, ?2, ?3, 'page', ?4, ?5, ?6, 'recording', " NOW_SQL ", ?7,"
+		" ?8, ?9)",
+	[ST_RECORD_INSERT] =
+		"INSERT INTO recordings (session, pid, host, workload, kernel, lru_gen, clock,"
+		" instance, cgroup, cgroup_version, memory_limit_pages, buffer_kb, page_size,"
+		" events) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+	[ST_FORMAT_INSERT] =
+		"INSERT OR REPLACE INTO record_formats (session, path, content) VALUES (?1, ?2, ?3)",
+	[ST_SPOOL_INSERT] =
+		"INSERT INTO record_spool (session, cpu, seq, data) VALUES (?1, ?2, ?3, ?4)",
+	[ST_SPOOL_NEXT_CPU] =
+		"SELECT min(cpu) FROM record_spool WHERE session = ?1 AND cpu > ?2",
+	[ST_SPOOL_DROP] = "DELETE FROM record_spool WHERE session = ?1",
+	[ST_RECORD_LIST_OPEN] =
+		"SELECT s.id, r.pid, r.host FROM sessions AS s"
+		" LEFT JOIN recordings AS r ON r.session = s.id"
+		" WHERE s.status = 'recording' ORDER BY s.id",
+	[ST_EVENT_INSERT] =
+		"INSERT INTO events (session, seq, ts_ns, cpu, pid, type, flags, folio_order, pfn,"
+		" dev, ino, idx, last, addr, a, b, c) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
+		" ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+	[ST_LIFE_INSERT] =
+		"INSERT INTO folio_lives (session, life, kind, dev, ino, tgid, address, first_page,"
+		" pages, pfn, born_ns, died_ns, death_cause, refault, refault_distance, refault_ns,"
+		" flags, accesses, activations) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+		" ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+	[ST_RKEY_INSERT] =
+		"INSERT INTO record_keys (session, key, kind, dev, ino, tgid, page)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[ST_COUNTER_INSERT] =
+		"INSERT INTO record_counters (session, file, scope, name, before, after, delta)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	[ST_CHECK_INSERT] =
+		"INSERT INTO record_checks (session, name, status, got, want, note)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	[ST_CPU_INSERT] =
+		"INSERT INTO record_cpus (session, cpu, subbufs, bytes, events, overrun,"
+		" commit_overrun, dropped, lost) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[ST_LRUGEN_INSERT] =
+		"INSERT INTO lru_gen_snapshots (session, ts_ns, memcg_id, memcg_path, node, gen,"
+		" seq, age_ms, anon_pages, file_pages)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	[ST_RECORD_FINISH] =
+		"UPDATE recordings SET workload_exit = ?2, workload_signal = ?3, runtime_ns = ?4,"
+		" lost_events = ?5, lost_gaps = ?6, subbufs = ?7, bytes = ?8, events_decoded = ?9,"
+		" touches = ?10, peak_pages = ?11, record_cpu_s = ?12, build_s = ?13"
+		" WHERE session = ?1",
 };
 
 struct hs_session_reader {
@@ -285,10 +484,15 @@ struct hs_session_reader {
 	uint8_t			*meta;		/* ... its meta bytes */
 };
 
-static int set_err(struct hs_store *st, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int set_err(struct hs_store *st, int err, const char *fmt, ...)
+/**
+ * store_err() - set the store's one-line error message
+ * @st: the store
+ * @err: what to return
+ * @fmt: printf format of the message
+ *
+ * Return: @err, so that callers can write "return store_err(...)".
+ */
+int store_err(struct hs_store *st, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -298,10 +502,16 @@ static int set_err(struct hs_store *st, int err, const char *fmt, ...)
 	return err;
 }
 
-/* A failed SQLite call: keep its message, return the errno for its code. */
-static int sql_err(struct hs_store *st, int rc)
+/**
+ * store_sql_err() - a failed SQLite call: keep its message
+ * @st: the store
+ * @rc: SQLite's result code
+ *
+ * Return: the negative errno for @rc.
+ */
+int store_sql_err(struct hs_store *st, int rc)
 {
-	set_err(st, 0, "%s", st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+	store_err(st, 0, "%s", st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
 	switch (rc & 0xff) {
 	case SQLITE_NOMEM:
 		return -ENOMEM;
@@ -328,7 +538,15 @@ static int sql_err(struct hs_store *st, int rc)
 	}
 }
 
-static int get_stmt(struct hs_store *st, enum stmt_id id, sqlite3_stmt **out)
+/**
+ * store_stmt() - a shared statement, prepared on first use
+ * @st: the store
+ * @id: which
+ * @out: receives it (owned by @st; reset after use)
+ *
+ * Return: 0 or -errno.
+ */
+int store_stmt(struct hs_store *st, enum stmt_id id, sqlite3_stmt **out)
 {
 	int rc;
 
@@ -336,70 +554,199 @@ static int get_stmt(struct hs_store *st, enum stmt_id id, sqlite3_stmt **out)
 		rc = sqlite3_prepare_v3(st->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
 					&st->stmts[id], NULL);
 		if (rc != SQLITE_OK)
-			return sql_err(st, rc);
+			return store_sql_err(st, rc);
 	}
 	*out = st->stmts[id];
 	return 0;
 }
 
-/* Step a prepared, bound statement that returns no rows, then reset it. */
-static int run_stmt(struct hs_store *st, sqlite3_stmt *s)
+/**
+ * store_run() - step a prepared, bound statement that returns no rows
+ * @st: the store
+ * @s: the statement; reset and its bindings cleared afterwards
+ *
+ * Return: 0 or -errno.
+ */
+int store_run(struct hs_store *st, sqlite3_stmt *s)
 {
 	int rc = sqlite3_step(s);
 	int err = 0;
 
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		err = sql_err(st, rc);
+		err = store_sql_err(st, rc);
 	sqlite3_reset(s);
 	sqlite3_clear_bindings(s);
 	return err;
 }
 
-static int run_id(struct hs_store *st, enum stmt_id id)
+/**
+ * store_run_id() - run a shared statement without parameters
+ * @st: the store
+ * @id: which
+ *
+ * Return: 0 or -errno.
+ */
+int store_run_id(struct hs_store *st, enum stmt_id id)
 {
 	sqlite3_stmt *s = NULL;
-	int err = get_stmt(st, id, &s);
+	int err = store_stmt(st, id, &s);
 
-	return err ? err : run_stmt(st, s);
+	return err ? err : store_run(st, s);
 }
 
-static int exec(struct hs_store *st, const char *sql)
+/**
+ * store_exec() - run SQL text, no rows wanted
+ * @st: the store
+ * @sql: one or more statements
+ *
+ * Return: 0 or -errno.
+ */
+int store_exec(struct hs_store *st, const char *sql)
 {
 	int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
 
-	return rc == SQLITE_OK ? 0 : sql_err(st, rc);
+	return rc == SQLITE_OK ? 0 : store_sql_err(st, rc);
 }
 
-/* The single integer a statement such as "PRAGMA user_version" returns. */
-static int query_int(struct hs_store *st, const char *sql, int64_t *out)
+/**
+ * store_query_int() - the single integer a statement such as "PRAGMA user_version" returns
+ * @st: the store
+ * @sql: the statement
+ * @out: receives the first column of the first row, 0 without rows
+ *
+ * Return: 0 or -errno.
+ */
+int store_query_int(struct hs_store *st, const char *sql, int64_t *out)
 {
 	sqlite3_stmt *s = NULL;
 	int rc, err = 0;
 
 	rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
 	if (rc != SQLITE_OK)
-		return sql_err(st, rc);
+		return store_sql_err(st, rc);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		*out = sqlite3_column_int64(s, 0);
 	else if (rc == SQLITE_DONE)
 		*out = 0;
 	else
-		err = sql_err(st, rc);
+		err = store_sql_err(st, rc);
 	sqlite3_finalize(s);
 	return err;
 }
 
-static void rollback(struct hs_store *st)
+/**
+ * store_rollback() - roll back the open transaction, if any
+ * @st: the store
+ *
+ * Keeps the message of the error that made the caller roll back, and ends
+ * the write (st->writing, st->tx).
+ *
+ * Return: nothing.
+ */
+void store_rollback(struct hs_store *st)
 {
 	char keep[sizeof(st->errmsg)];
 
-	/* keep the message of the error that made us roll back */
 	memcpy(keep, st->errmsg, sizeof(keep));
 	if (sqlite3_get_autocommit(st->db) == 0)
-		run_id(st, ST_ROLLBACK);
+		store_run_id(st, ST_ROLLBACK);
 	memcpy(st->errmsg, keep, sizeof(keep));
 	st->writing = false;
+	st->tx = false;
+}
+
+/* Statuses a session may be committed with ("recording" is hs_record_create()'s). */
+const char *const store_statuses[] = { "complete", "interrupted", "timeout", "killed", NULL };
+
+/**
+ * store_status_valid() - is @status one a session may be committed with?
+ * @status: "complete", "interrupted", "timeout" or "killed"
+ *
+ * Return: true if it is one of them.
+ */
+bool store_status_valid(const char *status)
+{
+	size_t i;
+
+	for (i = 0; store_statuses[i]; i++)
+		if (!strcmp(status, store_statuses[i]))
+			return true;
+	return false;
+}
+
+/**
+ * store_host() - this machine's host name
+ * @buf: receives it
+ * @len: its size
+ *
+ * Return: @buf, or NULL when the name is unknown.
+ */
+const char *store_host(char *buf, size_t len)
+{
+	if (len < 2 || gethostname(buf, len - 1))
+		return NULL;
+	buf[len - 1] = '\0';
+	return buf[0] ? buf : NULL;
+}
+
+/* Fill the lookup tables of schema 2 from the enums (append-only: INSERT OR IGNORE). */
+static int fill_names(struct hs_store *st)
+{
+	static const char *const sql[] = {
+		"INSERT OR IGNORE INTO event_types (type, name) VALUES (?1, ?2)",
+		"INSERT OR IGNORE INTO life_kinds (kind, name) VALUES (?1, ?2)",
+		"INSERT OR IGNORE INTO death_causes (cause, name) VALUES (?1, ?2)",
+	};
+	const unsigned int nr[] = { HS_EV_NR, HS_LIFE_KIND_NR, HS_DEATH_NR };
+	size_t t;
+	int err = 0;
+
+	for (t = 0; !err && t < ARRAY_SIZE(sql); t++) {
+		sqlite3_stmt *s = NULL;
+		unsigned int i;
+		int rc;
+
+		rc = sqlite3_prepare_v2(st->db, sql[t], -1, &s, NULL);
+		if (rc != SQLITE_OK)
+			return store_sql_err(st, rc);
+		for (i = 0; !err && i < nr[t]; i++) {
+			const char *name = t == 0 ? hs_event_type_name((enum hs_event_type)i) :
+					   t == 1 ? hs_life_kind_name((enum hs_life_kind)i) :
+					   hs_death_cause_name((enum hs_death_cause)i);
+
+			sqlite3_bind_int(s, 1, (int)i);
+			sqlite3_bind_text(s, 2, name, -1, SQLITE_STATIC);
+			err = store_run(st, s);
+		}
+		sqlite3_finalize(s);
+	}
+	return err;
+}
+
+/* A file at schema 2 or later written by an older build: add the names it lacks. */
+static int update_names(struct hs_store *st)
+{
+	char sql[256];
+	int64_t complete;
+	int err;
+
+	snprintf(sql, sizeof(sql), "SELECT (SELECT count(*) FROM event_types) >= %d AND"
+		 " (SELECT count(*) FROM life_kinds) >= %d AND"
+		 " (SELECT count(*) FROM death_causes) >= %d",
+		 (int)HS_EV_NR, (int)HS_LIFE_KIND_NR, (int)HS_DEATH_NR);
+	err = store_query_int(st, sql, &complete);
+	if (err || complete)
+		return err;
+	err = store_run_id(st, ST_BEGIN);
+	if (err)
+		return err;
+	err = fill_names(st);
+	if (!err)
+		err = store_run_id(st, ST_COMMIT);
+	if (err)
+		store_rollback(st);
+	return err;
 }
 
 static int migrate(struct hs_store *st)
@@ -408,37 +755,40 @@ static int migrate(struct hs_store *st)
 	int64_t version;
 	int err;
 
-	err = run_id(st, ST_BEGIN);
+	err = store_run_id(st, ST_BEGIN);
 	if (err)
 		return err;
 	/* another process may have migrated since we looked */
-	err = query_int(st, "PRAGMA user_version", &version);
+	err = store_query_int(st, "PRAGMA user_version", &version);
 	if (err)
 		goto out_rollback;
 	if (version > HS_STORE_SCHEMA_VERSION) {
-		err = set_err(st, -EPROTO, "database schema version %lld is newer than this hsctl"
+		err = store_err(st, -EPROTO, "database schema version %lld is newer than this hsctl"
 			      " supports (%d); upgrade hsctl", (long long)version,
 			      HS_STORE_SCHEMA_VERSION);
 		goto out_rollback;
 	}
 	for (; version < HS_STORE_SCHEMA_VERSION; version++) {
-		err = exec(st, migrations[version]);
+		err = store_exec(st, migrations[version]);
 		if (err)
 			goto out_rollback;
 	}
-	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d; PRAGMA user_version = %d",
-		 (int)HS_STORE_APPLICATION_ID, HS_STORE_SCHEMA_VERSION);
-	err = exec(st, sql);
+	err = fill_names(st);
 	if (err)
 		goto out_rollback;
-	err = run_id(st, ST_COMMIT);
+	snprintf(sql, sizeof(sql), "PRAGMA application_id = %d; PRAGMA user_version = %d",
+		 (int)HS_STORE_APPLICATION_ID, HS_STORE_SCHEMA_VERSION);
+	err = store_exec(st, sql);
+	if (err)
+		goto out_rollback;
+	err = store_run_id(st, ST_COMMIT);
 	if (err)
 		goto out_rollback;
 	st->user_version = HS_STORE_SCHEMA_VERSION;
 	return 0;
 
 out_rollback:
-	rollback(st);
+	store_rollback(st);
 	return err;
 }
 
@@ -449,20 +799,20 @@ static int check_schema(struct hs_store *st)
 	bool fresh;
 	int err;
 
-	err = query_int(st, "PRAGMA application_id", &app_id);
+	err = store_query_int(st, "PRAGMA application_id", &app_id);
 	if (!err)
-		err = query_int(st, "PRAGMA user_version", &version);
+		err = store_query_int(st, "PRAGMA user_version", &version);
 	if (!err)
-		err = query_int(st, "SELECT count(*) FROM sqlite_master", &objects);
+		err = store_query_int(st, "SELECT count(*) FROM sqlite_master", &objects);
 	if (err == -EPROTO)
-		return set_err(st, -EPROTO, "file is not a database");
+		return store_err(st, -EPROTO, "file is not a database");
 	if (err)
 		return err;
 	fresh = app_id == 0 && version == 0 && objects == 0;
 	if (app_id != (int)HS_STORE_APPLICATION_ID && !fresh)
-		return set_err(st, -EPROTO, "not an hsctl database");
+		return store_err(st, -EPROTO, "not an hsctl database");
 	if (version > HS_STORE_SCHEMA_VERSION)
-		return set_err(st, -EPROTO, "database schema version %lld is newer than this hsctl"
+		return store_err(st, -EPROTO, "database schema version %lld is newer than this hsctl"
 			       " supports (%d); upgrade hsctl", (long long)version,
 			       HS_STORE_SCHEMA_VERSION);
 	st->user_version = (int)version;
@@ -470,8 +820,8 @@ static int check_schema(struct hs_store *st)
 		return 0;
 	if (st->flags & HS_STORE_RDONLY) {
 		if (fresh)
-			return set_err(st, -EPROTO, "not an hsctl database (empty file)");
-		return set_err(st, -EPROTO, "database schema version %lld is older than this"
+			return store_err(st, -EPROTO, "not an hsctl database (empty file)");
+		return store_err(st, -EPROTO, "database schema version %lld is older than this"
 			       " hsctl's (%d); run 'hsctl db migrate'", (long long)version,
 			       HS_STORE_SCHEMA_VERSION);
 	}
@@ -505,7 +855,7 @@ int hs_store_open(const char *path, unsigned int flags, struct hs_store **out)
 	st->kc_chunk = -1;
 	*out = st;
 	if (!memory && (flags & (HS_STORE_NOCREATE | HS_STORE_RDONLY)) && stat(path, &sb))
-		return set_err(st, -errno, "%s", strerror(errno));
+		return store_err(st, -errno, "%s", strerror(errno));
 	rc = sqlite3_open_v2(path, &st->db, flags & HS_STORE_RDONLY ? SQLITE_OPEN_READONLY :
 			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 	if (rc != SQLITE_OK) {
@@ -514,7 +864,7 @@ int hs_store_open(const char *path, unsigned int flags, struct hs_store **out)
 			*out = NULL;
 			return -ENOMEM;
 		}
-		err = sql_err(st, rc);
+		err = store_sql_err(st, rc);
 		return err == -ENOMEM ? err : -EIO;
 	}
 	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
@@ -523,11 +873,11 @@ int hs_store_open(const char *path, unsigned int flags, struct hs_store **out)
 		return err;
 	if (!(flags & HS_STORE_RDONLY)) {
 		/* in WAL mode, NORMAL is safe against corruption and saves fsyncs */
-		err = exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
+		err = store_exec(st, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL");
 		if (err)
 			return err;
 	}
-	err = exec(st, "PRAGMA foreign_keys = ON");
+	err = store_exec(st, "PRAGMA foreign_keys = ON");
 	if (err)
 		return err;
 	if (st->user_version < HS_STORE_SCHEMA_VERSION && !(flags & HS_STORE_NOMIGRATE)) {
@@ -535,10 +885,15 @@ int hs_store_open(const char *path, unsigned int flags, struct hs_store **out)
 		if (err)
 			return err;
 	}
+	if (st->user_version >= 2 && !(flags & HS_STORE_RDONLY)) {
+		err = update_names(st);
+		if (err)
+			return err;
+	}
 	rc = sqlite3_create_function_v2(st->db, "hs_key", 2, SQLITE_UTF8, st, key_fn, NULL,
 					NULL, NULL);
 	if (rc != SQLITE_OK)
-		return sql_err(st, rc);
+		return store_sql_err(st, rc);
 	st->errmsg[0] = '\0';
 	return 0;
 }
@@ -601,43 +956,50 @@ int hs_store_get_info(struct hs_store *st, struct hs_store_info *info)
 	int rc, err;
 
 	memset(info, 0, sizeof(*info));
-	err = query_int(st, "PRAGMA application_id", &v);
+	err = store_query_int(st, "PRAGMA application_id", &v);
 	if (err)
 		return err;
 	info->application_id = (uint32_t)v;
 	info->user_version = st->user_version;
-	err = query_int(st, "PRAGMA page_size", &info->page_size);
+	err = store_query_int(st, "PRAGMA page_size", &info->page_size);
 	if (!err)
-		err = query_int(st, "PRAGMA page_count", &info->page_count);
+		err = store_query_int(st, "PRAGMA page_count", &info->page_count);
 	if (!err)
-		err = query_int(st, "PRAGMA freelist_count", &info->freelist_count);
+		err = store_query_int(st, "PRAGMA freelist_count", &info->freelist_count);
 	if (err)
 		return err;
 	info->sessions = -1;
 	info->runs = -1;
 	if (st->user_version >= 1) {
-		err = query_int(st, "SELECT count(*) FROM sessions", &info->sessions);
+		err = store_query_int(st, "SELECT count(*) FROM sessions", &info->sessions);
 		if (!err)
-			err = query_int(st, "SELECT count(*) FROM runs", &info->runs);
+			err = store_query_int(st, "SELECT count(*) FROM runs", &info->runs);
 		if (err)
 			return err;
 	}
 	rc = sqlite3_prepare_v2(st->db, "PRAGMA journal_mode", -1, &s, NULL);
 	if (rc != SQLITE_OK)
-		return sql_err(st, rc);
+		return store_sql_err(st, rc);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		snprintf(info->journal_mode, sizeof(info->journal_mode), "%s",
 			 (const char *)sqlite3_column_text(s, 0));
 	else
-		err = sql_err(st, rc);
+		err = store_sql_err(st, rc);
 	sqlite3_finalize(s);
 	return err;
 }
 
 /* ---- writing a session ---- */
 
-static const char *or_default(const char *s, const char *def)
+/**
+ * store_or() - a string, or a default for NULL and ""
+ * @s: the string
+ * @def: the default
+ *
+ * Return: @s when it is set and not empty, else @def.
+ */
+const char *store_or(const char *s, const char *def)
 {
 	return s && *s ? s : def;
 }
@@ -655,80 +1017,155 @@ static const char *derive_name(const struct hs_session_meta *m)
 			return slash + 1;
 		return m->origin;
 	}
-	return or_default(m->format, m->source);
+	return store_or(m->format, m->source);
+}
+
+/* Insert the sessions row of a new session. */
+static int insert_session(struct hs_session_writer *w, const struct hs_session_meta *m)
+{
+	struct hs_store *st = w->st;
+	sqlite3_stmt *s = NULL;
+	char host[256];
+	int err;
+
+	err = store_stmt(st, ST_SESSION_INSERT, &s);
+	if (err)
+		return err;
+	sqlite3_bind_text(s, 1, m->source, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, derive_name(m), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, m->origin, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, m->format, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 5, store_or(m->unit, "page"), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 6, store_or(m->kind, "file"), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 7, store_or(m->channel, "pt"), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 8, store_or(m->params_json, "{}"), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 9, store_host(host, sizeof(host)), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 10, PACKAGE_VERSION, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 11, store_or(m->visibility, "exact"), -1, SQLITE_STATIC);
+	err = store_run(st, s);
+	if (!err)
+		w->session = sqlite3_last_insert_rowid(st->db);
+	return err;
+}
+
+/* Bind @v, or NULL (keep the column) when @v is NULL or empty. */
+static void bind_or_keep(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v && *v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* Take over session m->id, which must be in status 'recording', and update its row. */
+static int reopen_session(struct hs_session_writer *w, const struct hs_session_meta *m)
+{
+	struct hs_store *st = w->st;
+	sqlite3_stmt *s = NULL;
+	char status[16] = "";
+	int rc, err;
+
+	err = store_stmt(st, ST_SESSION_STATUS, &s);
+	if (err)
+		return err;
+	sqlite3_bind_int64(s, 1, m->id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		store_copy_col(status, sizeof(status), s, 0);
+	else if (rc == SQLITE_DONE)
+		err = store_err(st, -ENOENT, "no session %lld", (long long)m->id);
+	else
+		err = store_sql_err(st, rc);
+	sqlite3_reset(s);
+	if (err)
+		return err;
+	if (strcmp(status, "recording"))
+		return store_err(st, -EINVAL, "session %lld is not being recorded (status %s)",
+				 (long long)m->id, status);
+	err = store_stmt(st, ST_SESSION_REOPEN, &s);
+	if (err)
+		return err;
+	sqlite3_bind_int64(s, 1, m->id);
+	sqlite3_bind_text(s, 2, m->source, -1, SQLITE_STATIC);
+	bind_or_keep(s, 3, m->name);
+	bind_or_keep(s, 4, m->origin);
+	bind_or_keep(s, 5, m->format);
+	bind_or_keep(s, 6, m->unit);
+	bind_or_keep(s, 7, m->kind);
+	bind_or_keep(s, 8, m->channel);
+	bind_or_keep(s, 9, m->params_json);
+	bind_or_keep(s, 10, m->visibility);
+	sqlite3_bind_text(s, 11, PACKAGE_VERSION, -1, SQLITE_STATIC);
+	err = store_run(st, s);
+	if (err)
+		return err;
+	w->session = m->id;
+	w->recorded = true;
+	return 0;
 }
 
 /**
  * hs_session_begin() - start writing a session
  * @st: the store (not read-only)
  * @m: what the session is; source is required, NULL unit/kind/channel mean
- *     "page", "file" and "pt", NULL params "{}"
+ *     "page", "file" and "pt", NULL params "{}"; with m->id set, NULL or
+ *     empty fields keep what the row has
  * @out: the writer
  *
- * Opens the transaction (BEGIN IMMEDIATE) and inserts the sessions row with
- * status 'writing'; nothing is visible to others before the commit.
+ * Opens the transaction (BEGIN IMMEDIATE).  Without m->id it inserts the
+ * sessions row with status 'writing'; with m->id it takes over that row,
+ * which hs_record_create() made in status 'recording', and updates it.
+ * Nothing is visible to others before the commit.
  *
- * Return: 0, -EINVAL (bad meta), -EPERM (read-only store), -EBUSY (another
- * write in progress on @st, or the file is locked), -ENOMEM, or -EIO.
+ * Return: 0, -EINVAL (bad meta, or session m->id is not in status
+ * 'recording'), -ENOENT (no session m->id), -EPERM (read-only store),
+ * -EBUSY (another write in progress on @st, or the file is locked),
+ * -ENOMEM, or -EIO.
  */
 int hs_session_begin(struct hs_store *st, const struct hs_session_meta *m,
 		     struct hs_session_writer **out)
 {
 	struct hs_session_writer *w;
-	char host[256] = "";
-	sqlite3_stmt *s = NULL;
 	int err;
 
 	*out = NULL;
 	if (st->flags & HS_STORE_RDONLY)
-		return set_err(st, -EPERM, "database opened read-only");
+		return store_err(st, -EPERM, "database opened read-only");
 	if (st->writing)
-		return set_err(st, -EBUSY, "another write is in progress");
+		return store_err(st, -EBUSY, "another write is in progress");
 	if (!m || !m->source || !*m->source)
-		return set_err(st, -EINVAL, "session has no source");
+		return store_err(st, -EINVAL, "session has no source");
+	if (m->status && !store_status_valid(m->status))
+		return store_err(st, -EINVAL, "bad session status '%s'", m->status);
+	if (m->id < 0)
+		return store_err(st, -EINVAL, "bad session id %lld", (long long)m->id);
 	w = calloc(1, sizeof(*w));
 	if (!w)
-		return set_err(st, -ENOMEM, "out of memory");
+		return store_err(st, -ENOMEM, "out of memory");
 	w->st = st;
+	snprintf(w->status, sizeof(w->status), "%s", store_or(m->status, "complete"));
 	w->raw = malloc(HS_CHUNK_RECORDS * sizeof(*w->raw));
 	w->keys = malloc(HS_CHUNK_RECORDS * sizeof(*w->keys));
 	w->meta = malloc(HS_CHUNK_RECORDS);
 	w->enc = malloc(HS_MAX(hs_codec_bound(HS_CHUNK_RECORDS),
 			       hs_codec_ids_bound(HS_KEY_CHUNK_IDS)));
 	if (!w->raw || !w->keys || !w->meta || !w->enc || hs_keymap_new(0, &w->km)) {
-		err = set_err(st, -ENOMEM, "out of memory");
+		err = store_err(st, -ENOMEM, "out of memory");
 		goto out_free;
 	}
-	if (gethostname(host, sizeof(host) - 1))
-		host[0] = '\0';
 
-	err = run_id(st, ST_BEGIN);
+	err = store_run_id(st, ST_BEGIN);
 	if (err)
 		goto out_free;
 	st->writing = true;
-	err = get_stmt(st, ST_SESSION_INSERT, &s);
+	err = m->id ? reopen_session(w, m) : insert_session(w, m);
 	if (err)
 		goto out_rollback;
-	sqlite3_bind_text(s, 1, m->source, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, derive_name(m), -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, m->origin, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 4, m->format, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 5, or_default(m->unit, "page"), -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 6, or_default(m->kind, "file"), -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 7, or_default(m->channel, "pt"), -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 8, or_default(m->params_json, "{}"), -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 9, host[0] ? host : NULL, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 10, PACKAGE_VERSION, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 11, or_default(m->visibility, "exact"), -1, SQLITE_STATIC);
-	err = run_stmt(st, s);
-	if (err)
-		goto out_rollback;
-	w->session = sqlite3_last_insert_rowid(st->db);
 	*out = w;
 	return 0;
 
 out_rollback:
-	rollback(st);
+	store_rollback(st);
 out_free:
 	hs_keymap_free(w->km);
 	free(w->enc);
@@ -754,12 +1191,12 @@ static int flush_chunk(struct hs_session_writer *w)
 	/* the whole chunk at once: the map prefetches ahead */
 	added = hs_keymap_add_many(w->km, w->raw, w->n, w->keys);
 	if (added < 0)
-		return set_err(st, (int)added, added == -ENOMEM ? "out of memory" :
+		return store_err(st, (int)added, added == -ENOMEM ? "out of memory" :
 			       "more than %u distinct keys", (unsigned int)HS_KEYMAP_MAX_KEYS);
 	for (i = 0; i < w->n; i++)
 		nacc += (w->meta[i] & HS_META_CHANNEL_MASK) <= HS_CH_PT;
 	len = hs_codec_encode(w->keys, w->meta, w->n, w->enc);
-	err = get_stmt(st, ST_CHUNK_INSERT, &s);
+	err = store_stmt(st, ST_CHUNK_INSERT, &s);
 	if (err)
 		return err;
 	sqlite3_bind_int64(s, 1, w->session);
@@ -769,7 +1206,7 @@ static int flush_chunk(struct hs_session_writer *w)
 	sqlite3_bind_int64(s, 5, (sqlite3_int64)nacc);
 	sqlite3_bind_int(s, 6, HS_ENC_KEYS_META);
 	sqlite3_bind_blob(s, 7, w->enc, (int)len, SQLITE_STATIC);
-	err = run_stmt(st, s);
+	err = store_run(st, s);
 	if (err)
 		return err;
 	w->records += w->n;
@@ -797,7 +1234,7 @@ int hs_session_add(struct hs_session_writer *w, uint64_t key, uint8_t meta)
 	if (unlikely(w->err))
 		return w->err;
 	if (unlikely(!hs_meta_is_valid(meta)))
-		return set_err(w->st, -EINVAL, "bad meta byte 0x%02x", meta);
+		return store_err(w->st, -EINVAL, "bad meta byte 0x%02x", meta);
 	w->raw[w->n] = key;
 	w->meta[w->n] = meta;
 	if (unlikely(++w->n == HS_CHUNK_RECORDS)) {
@@ -817,7 +1254,7 @@ static int write_keys(struct hs_session_writer *w)
 	sqlite3_stmt *s = NULL;
 	int err;
 
-	err = get_stmt(st, ST_KEYS_INSERT, &s);
+	err = store_stmt(st, ST_KEYS_INSERT, &s);
 	if (err)
 		return err;
 	for (first = 0; first < count; first += HS_KEY_CHUNK_IDS, chunk++) {
@@ -830,7 +1267,7 @@ static int write_keys(struct hs_session_writer *w)
 		sqlite3_bind_int64(s, 4, (sqlite3_int64)n);
 		sqlite3_bind_int(s, 5, HS_IDS_DELTA);
 		sqlite3_bind_blob(s, 6, w->enc, (int)len, SQLITE_STATIC);
-		err = run_stmt(st, s);
+		err = store_run(st, s);
 		if (err)
 			return err;
 	}
@@ -852,8 +1289,9 @@ static void writer_free(struct hs_session_writer *w)
  * @w: the writer (freed, even on error)
  * @session: receives the new session's id (may be NULL)
  *
- * Writes the last chunk, the key chunks and the counts, marks the session
- * 'complete' and commits.  On any error everything is rolled back.
+ * Writes the last chunk, the key chunks and the counts, sets the session's
+ * status (meta.status, or hs_rec_finish()'s; "complete" by default) and
+ * commits.  On any error everything is rolled back.
  *
  * Return: 0 or -errno.
  */
@@ -868,18 +1306,19 @@ int hs_session_commit(struct hs_session_writer *w, int64_t *session)
 	if (!err)
 		err = write_keys(w);
 	if (!err)
-		err = get_stmt(st, ST_SESSION_FINISH, &s);
+		err = store_stmt(st, ST_SESSION_FINISH, &s);
 	if (!err) {
 		sqlite3_bind_int64(s, 1, w->session);
 		sqlite3_bind_int64(s, 2, (sqlite3_int64)w->records);
 		sqlite3_bind_int64(s, 3, (sqlite3_int64)w->accesses);
 		sqlite3_bind_int64(s, 4, (sqlite3_int64)hs_keymap_count(w->km));
-		err = run_stmt(st, s);
+		sqlite3_bind_text(s, 5, w->status, -1, SQLITE_STATIC);
+		err = store_run(st, s);
 	}
 	if (!err)
-		err = run_id(st, ST_COMMIT);
+		err = store_run_id(st, ST_COMMIT);
 	if (err) {
-		rollback(st);
+		store_rollback(st);
 	} else {
 		st->writing = false;
 		st->kc_chunk = -1;
@@ -894,7 +1333,9 @@ int hs_session_commit(struct hs_session_writer *w, int64_t *session)
  * hs_session_abort() - drop a session being written
  * @w: the writer, or NULL (freed)
  *
- * Rolls the transaction back: no row or chunk of the session remains.
+ * Rolls the transaction back: no row or chunk of the session remains.  A
+ * writer on a recording (meta.id) leaves its row in status 'recording' with
+ * its spool and format files, as they were before hs_session_begin().
  *
  * Return: nothing.
  */
@@ -902,13 +1343,22 @@ void hs_session_abort(struct hs_session_writer *w)
 {
 	if (!w)
 		return;
-	rollback(w->st);
+	store_rollback(w->st);
 	writer_free(w);
 }
 
 /* ---- reading sessions ---- */
 
-static void copy_col(char *dst, size_t len, sqlite3_stmt *s, int col)
+/**
+ * store_copy_col() - copy a text column, truncated to fit
+ * @dst: receives it ("" for NULL)
+ * @len: size of @dst
+ * @s: the statement, on a row
+ * @col: the column
+ *
+ * Return: nothing.
+ */
+void store_copy_col(char *dst, size_t len, sqlite3_stmt *s, int col)
 {
 	const unsigned char *t = sqlite3_column_text(s, col);
 
@@ -928,7 +1378,7 @@ int hs_session_get(struct hs_store *st, int64_t id, struct hs_session_info *out)
 	sqlite3_stmt *s = NULL;
 	int rc, err;
 
-	err = get_stmt(st, ST_SESSION_GET, &s);
+	err = store_stmt(st, ST_SESSION_GET, &s);
 	if (err)
 		return err;
 	sqlite3_bind_int64(s, 1, id);
@@ -936,20 +1386,22 @@ int hs_session_get(struct hs_store *st, int64_t id, struct hs_session_info *out)
 	if (rc == SQLITE_ROW) {
 		memset(out, 0, sizeof(*out));
 		out->id = sqlite3_column_int64(s, 0);
-		copy_col(out->source, sizeof(out->source), s, 1);
-		copy_col(out->name, sizeof(out->name), s, 2);
-		copy_col(out->kind, sizeof(out->kind), s, 3);
-		copy_col(out->channel, sizeof(out->channel), s, 4);
-		copy_col(out->unit, sizeof(out->unit), s, 5);
-		copy_col(out->status, sizeof(out->status), s, 6);
+		store_copy_col(out->source, sizeof(out->source), s, 1);
+		store_copy_col(out->name, sizeof(out->name), s, 2);
+		store_copy_col(out->kind, sizeof(out->kind), s, 3);
+		store_copy_col(out->channel, sizeof(out->channel), s, 4);
+		store_copy_col(out->unit, sizeof(out->unit), s, 5);
+		store_copy_col(out->status, sizeof(out->status), s, 6);
 		out->records = (uint64_t)sqlite3_column_int64(s, 7);
 		out->accesses = (uint64_t)sqlite3_column_int64(s, 8);
 		out->distinct_keys = (uint64_t)sqlite3_column_int64(s, 9);
-		copy_col(out->visibility, sizeof(out->visibility), s, 10);
+		store_copy_col(out->visibility, sizeof(out->visibility), s, 10);
+		out->memory_limit_pages = (uint64_t)sqlite3_column_int64(s, 11);
+		out->peak_pages = (uint64_t)sqlite3_column_int64(s, 12);
 	} else if (rc == SQLITE_DONE) {
-		err = set_err(st, -ENOENT, "no session %lld", (long long)id);
+		err = store_err(st, -ENOENT, "no session %lld", (long long)id);
 	} else {
-		err = sql_err(st, rc);
+		err = store_sql_err(st, rc);
 	}
 	sqlite3_reset(s);
 	return err;
@@ -960,6 +1412,11 @@ int hs_session_get(struct hs_store *st, int64_t id, struct hs_session_info *out)
  * @st: the store (not read-only)
  * @id: session id
  *
+ * Every table that refers to the session goes with it through ON DELETE
+ * CASCADE (foreign keys are on in every connection): the recording, its
+ * spool and format files, events, lives, keys, counters, checks, CPU rows
+ * and lru_gen snapshots.
+ *
  * Return: 0, -ENOENT if there is no such session, -EPERM on a read-only
  * store, or another -errno.
  */
@@ -969,17 +1426,17 @@ int hs_session_remove(struct hs_store *st, int64_t id)
 	int err;
 
 	if (st->flags & HS_STORE_RDONLY)
-		return set_err(st, -EPERM, "database opened read-only");
-	err = get_stmt(st, ST_SESSION_DELETE, &s);
+		return store_err(st, -EPERM, "database opened read-only");
+	err = store_stmt(st, ST_SESSION_DELETE, &s);
 	if (err)
 		return err;
 	sqlite3_bind_int64(s, 1, id);
-	err = run_stmt(st, s);
+	err = store_run(st, s);
 	if (err)
 		return err;
 	st->kc_chunk = -1;
 	if (sqlite3_changes(st->db) == 0)
-		return set_err(st, -ENOENT, "no session %lld", (long long)id);
+		return store_err(st, -ENOENT, "no session %lld", (long long)id);
 	return 0;
 }
 
@@ -1003,7 +1460,7 @@ int hs_session_read_open(struct hs_store *st, int64_t id, struct hs_session_read
 		return err;
 	r = calloc(1, sizeof(*r));
 	if (!r)
-		return set_err(st, -ENOMEM, "out of memory");
+		return store_err(st, -ENOMEM, "out of memory");
 	r->st = st;
 	r->session = id;
 	r->records = info.records;
@@ -1012,7 +1469,7 @@ int hs_session_read_open(struct hs_store *st, int64_t id, struct hs_session_read
 	r->keys = malloc(HS_CHUNK_RECORDS * sizeof(*r->keys));
 	r->meta = malloc(HS_CHUNK_RECORDS);
 	if (!r->keys || !r->meta) {
-		err = set_err(st, -ENOMEM, "out of memory");
+		err = store_err(st, -ENOMEM, "out of memory");
 		goto out_free;
 	}
 	rc = sqlite3_prepare_v3(st->db,
@@ -1020,7 +1477,7 @@ int hs_session_read_open(struct hs_store *st, int64_t id, struct hs_session_read
 				" FROM access_chunks WHERE session = ?1 AND chunk_no = ?2", -1,
 				SQLITE_PREPARE_PERSISTENT, &r->stmt, NULL);
 	if (rc != SQLITE_OK) {
-		err = sql_err(st, rc);
+		err = store_sql_err(st, rc);
 		goto out_free;
 	}
 	sqlite3_bind_int64(r->stmt, 1, id);
@@ -1036,7 +1493,7 @@ out_free:
 
 static int corrupt(struct hs_session_reader *r, const char *why)
 {
-	return set_err(r->st, -EBADMSG, "session %lld: access chunk %llu is corrupt (%s)",
+	return store_err(r->st, -EBADMSG, "session %lld: access chunk %llu is corrupt (%s)",
 		       (long long)r->session, (unsigned long long)r->chunk_no, why);
 }
 
@@ -1067,7 +1524,7 @@ int hs_session_read_chunk(struct hs_session_reader *r, const uint32_t **keys,
 	sqlite3_bind_int64(r->stmt, 2, (sqlite3_int64)r->chunk_no);
 	rc = sqlite3_step(r->stmt);
 	if (rc != SQLITE_ROW) {
-		err = rc == SQLITE_DONE ? corrupt(r, "missing") : sql_err(r->st, rc);
+		err = rc == SQLITE_DONE ? corrupt(r, "missing") : store_sql_err(r->st, rc);
 		sqlite3_reset(r->stmt);
 		return err;
 	}
@@ -1097,7 +1554,7 @@ int hs_session_read_chunk(struct hs_session_reader *r, const uint32_t **keys,
 	r->acc_seen += acc;
 	r->chunk_no++;
 	if (r->seq == r->records && r->acc_seen != r->accesses)
-		return set_err(r->st, -EBADMSG, "session %lld: %llu accesses stored, %llu"
+		return store_err(r->st, -EBADMSG, "session %lld: %llu accesses stored, %llu"
 			       " expected", (long long)r->session,
 			       (unsigned long long)r->acc_seen, (unsigned long long)r->accesses);
 	*keys = r->keys;
@@ -1169,7 +1626,7 @@ static void key_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 				return;
 			}
 		}
-		if (get_stmt(st, ST_KEYS_GET, &s)) {
+		if (store_stmt(st, ST_KEYS_GET, &s)) {
 			sqlite3_result_error(ctx, st->errmsg, -1);
 			return;
 		}
@@ -1231,7 +1688,7 @@ static int save_generations(struct hs_store *st, sqlite3_stmt *s, int64_t run,
 		sqlite3_bind_int64(s, 7, (int64_t)gen);
 		sqlite3_bind_int64(s, 8, gen >= g->min_seq[0] ? (int64_t)pages[0] : 0);
 		sqlite3_bind_int64(s, 9, gen >= g->min_seq[1] ? (int64_t)pages[1] : 0);
-		err = run_stmt(st, s);
+		err = store_run(st, s);
 	}
 	return err;
 }
@@ -1253,23 +1710,23 @@ static int save_run(struct hs_store *st, const struct hs_run_record *rr, int64_t
 	size_t i;
 	int err;
 
-	err = get_stmt(st, ST_RUN_INSERT, &s);
+	err = store_stmt(st, ST_RUN_INSERT, &s);
 	if (err)
 		return err;
 	sqlite3_bind_int64(s, 1, rr->session);
 	sqlite3_bind_text(s, 2, rr->policy, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, or_default(rr->params_json, "{}"), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, store_or(rr->params_json, "{}"), -1, SQLITE_STATIC);
 	for (i = 0; i < ARRAY_SIZE(vals); i++)		/* ?4 .. ?23 */
 		sqlite3_bind_int64(s, (int)i + 4, vals[i]);
 	sqlite3_bind_double(s, 24, x->prot_occupancy);
 	sqlite3_bind_int64(s, 25, (int64_t)x->peak_resident);
 	sqlite3_bind_double(s, 26, rr->wall_s);
-	err = run_stmt(st, s);
+	err = store_run(st, s);
 	if (err)
 		return err;
 	run = sqlite3_last_insert_rowid(st->db);
 
-	err = get_stmt(st, ST_PROT_INSERT, &s);
+	err = store_stmt(st, ST_PROT_INSERT, &s);
 	for (i = 0; !err && i < HS_PROT_NR; i++) {
 		const struct hs_prot_stats *p = &x->prot_kind[i];
 
@@ -1281,10 +1738,10 @@ static int save_run(struct hs_store *st, const struct hs_run_record *rr, int64_t
 		sqlite3_bind_int64(s, 3, (int64_t)p->total);
 		sqlite3_bind_int64(s, 4, (int64_t)p->useful);
 		sqlite3_bind_int64(s, 5, (int64_t)p->wasted);
-		err = run_stmt(st, s);
+		err = store_run(st, s);
 	}
 	if (!err)
-		err = get_stmt(st, ST_HIST_INSERT, &s);
+		err = store_stmt(st, ST_HIST_INSERT, &s);
 	for (i = 0; !err && i < HS_HIST_BUCKETS; i++) {
 		if (!x->refault_hist[i])
 			continue;
@@ -1293,18 +1750,18 @@ static int save_run(struct hs_store *st, const struct hs_run_record *rr, int64_t
 		sqlite3_bind_int64(s, 3, i ? (int64_t)1 << (i - 1) : 0);
 		sqlite3_bind_int64(s, 4, (int64_t)1 << i);
 		sqlite3_bind_int64(s, 5, (int64_t)x->refault_hist[i]);
-		err = run_stmt(st, s);
+		err = store_run(st, s);
 	}
 	if (!err && rr->metrics)
-		err = get_stmt(st, ST_METRIC_INSERT, &s);
+		err = store_stmt(st, ST_METRIC_INSERT, &s);
 	for (i = 0; !err && rr->metrics && i < rr->metrics->n && i < HS_METRICS_MAX; i++) {
 		sqlite3_bind_int64(s, 1, run);
 		sqlite3_bind_text(s, 2, rr->metrics->m[i].name, -1, SQLITE_STATIC);
 		sqlite3_bind_double(s, 3, rr->metrics->m[i].value);
-		err = run_stmt(st, s);
+		err = store_run(st, s);
 	}
 	if (!err && rr->nr_gens)
-		err = get_stmt(st, ST_GEN_INSERT, &s);
+		err = store_stmt(st, ST_GEN_INSERT, &s);
 	for (i = 0; !err && i < rr->nr_gens; i++)
 		err = save_generations(st, s, run, &rr->gens[i]);
 	if (!err)
@@ -1331,13 +1788,13 @@ int hs_store_save_runs(struct hs_store *st, const struct hs_run_record *runs, si
 	int err;
 
 	if (st->flags & HS_STORE_RDONLY)
-		return set_err(st, -EPERM, "database opened read-only");
+		return store_err(st, -EPERM, "database opened read-only");
 	if (st->writing)
-		return set_err(st, -EBUSY, "another write is in progress");
+		return store_err(st, -EBUSY, "another write is in progress");
 	for (i = 0; i < n; i++)
 		if (!runs[i].stats || !runs[i].policy)
-			return set_err(st, -EINVAL, "run %zu has no policy or statistics", i);
-	err = run_id(st, ST_BEGIN);
+			return store_err(st, -EINVAL, "run %zu has no policy or statistics", i);
+	err = store_run_id(st, ST_BEGIN);
 	if (err)
 		return err;
 	st->writing = true;
@@ -1350,14 +1807,14 @@ int hs_store_save_runs(struct hs_store *st, const struct hs_run_record *runs, si
 		if (ids)
 			ids[i] = id;
 	}
-	err = run_id(st, ST_COMMIT);
+	err = store_run_id(st, ST_COMMIT);
 	if (err)
 		goto out_rollback;
 	st->writing = false;
 	return 0;
 
 out_rollback:
-	rollback(st);
+	store_rollback(st);
 	return err;
 }
 
@@ -1393,11 +1850,11 @@ static int check_readonly(struct hs_store *st, const char *sql)
 
 		rc = sqlite3_prepare_v2(st->db, sql, -1, &s, &next);
 		if (rc != SQLITE_OK)
-			return sql_err(st, rc);
+			return store_sql_err(st, rc);
 		ro = !s || sqlite3_stmt_readonly(s);
 		sqlite3_finalize(s);
 		if (!ro)
-			return set_err(st, -EPERM, "statement writes to the database; use --write");
+			return store_err(st, -EPERM, "statement writes to the database; use --write");
 		sql = next;
 	}
 	return 0;
@@ -1547,20 +2004,20 @@ int hs_store_query(struct hs_store *st, const char *sql,
 
 		rc = sqlite3_prepare_v2(st->db, tail, -1, &s, &next);
 		if (rc != SQLITE_OK)
-			return sql_err(st, rc);
+			return store_sql_err(st, rc);
 		tail = next;
 		if (!s)
 			continue;	/* a comment or blank space */
 		deliver = sqlite3_column_count(s) > 0 && cb && !later_returns_rows(st, next);
 		if (deliver && row_buf_init(&b, s))
-			err = set_err(st, -ENOMEM, "out of memory");
+			err = store_err(st, -ENOMEM, "out of memory");
 		while (!err && !stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 			struct hs_sql_row row;
 
 			if (!deliver)
 				continue;
 			if (row_buf_fill(&b, s)) {
-				err = set_err(st, -ENOMEM, "out of memory");
+				err = store_err(st, -ENOMEM, "out of memory");
 				break;
 			}
 			row.ncols = b.ncols;
@@ -1572,7 +2029,7 @@ int hs_store_query(struct hs_store *st, const char *sql,
 			stop = cb(&row, arg) != 0;
 		}
 		if (!err && !stop && rc != SQLITE_DONE)
-			err = sql_err(st, rc);
+			err = store_sql_err(st, rc);
 		row_buf_free(&b);
 		sqlite3_finalize(s);
 		if (stop)

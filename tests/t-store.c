@@ -23,7 +23,11 @@
 #include <unistd.h>
 
 #include "codec.h"
+#include "event.h"
 #include "harness.h"
+#include "hs.h"
+#include "lifecycle.h"
+#include "lrugen.h"
 #include "store.h"
 
 #define N_REC	200000
@@ -177,7 +181,7 @@ static void test_memory_open(void)
 	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
 	T_EQ_I64(hs_store_get_info(st, &info), 0);
 	T_EQ_U64(info.application_id, 0x48534354);
-	T_EQ_I64(info.user_version, 1);
+	T_EQ_I64(info.user_version, 2);
 	T_EQ_I64(info.sessions, 0);
 	T_EQ_I64(info.runs, 0);
 	T_EQ_STR(info.journal_mode, "memory");
@@ -263,7 +267,8 @@ static void test_writer_roundtrip(void)
 		      " hs_key(2, 0), hs_key(1, NULL)"),
 		 "17|7919017|42081017|NULL|NULL|NULL");
 	T_EQ_STR(q_names(st, "SELECT * FROM v_sessions"),
-		 "session|source|name|status|started|ended|accesses|distinct_keys");
+		 "session|source|name|status|started|ended|accesses|distinct_keys|"
+		 "memory_limit_pages|lost_events|kernel|lru_gen|pswpin|pswpout|workload_exit");
 	T_EQ_STR(q(st, "SELECT session, source, name, status, accesses, distinct_keys,"
 		      " started LIKE '____-__-__T__:__:__Z', ended >= started FROM v_sessions"),
 		 "1|'gen'|'trace.txt'|'complete'|180000|50000|1|1");
@@ -383,7 +388,7 @@ static void test_refuse_files(void)
 		return;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 7", 0, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 7 is newer than this hsctl supports (1); upgrade hsctl");
+		 "database schema version 7 is newer than this hsctl supports (2); upgrade hsctl");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY, &st), -EPROTO);
@@ -405,7 +410,7 @@ static void test_refuse_files(void)
 	st = NULL;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 0", HS_STORE_RDONLY, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 0 is older than this hsctl's (1);"
+		 "database schema version 0 is older than this hsctl's (2);"
 		 " run 'hsctl db migrate'");
 	hs_store_close(st);
 	st = NULL;
@@ -706,6 +711,456 @@ static void test_generations(void)
 	hs_store_close(st);
 }
 
+/* ---- recorded sessions (schema 2) ---- */
+
+static const struct hs_record_meta rec_meta = {
+	.name = "rec1", .origin = "workload scan-twice", .workload = "scan-twice",
+	.kind = "file", .channel = "pt", .visibility = "exact", .kernel = "6.18.0",
+	.lru_gen = "absent", .clock = "mono", .instance = "hsctl_42", .cgroup = "/hsctl_42",
+	.cgroup_version = 1, .memory_limit_pages = 16384, .buffer_kb = 4096, .page_size = 4096,
+	.events_json = "[\"filemap:mm_filemap_add_to_page_cache\"]",
+};
+
+/* One spool blob as the test wrote it. */
+struct blob {
+	int		cpu;		/* spool CPU */
+	uint64_t	seq;		/* its seq */
+	const char	*data;		/* bytes */
+	size_t		len;		/* their number */
+};
+
+/* Added in this order: CPUs 1, 0, -1 interleaved, seqs out of order within a CPU. */
+static const struct blob blobs[] = {
+	{ 1, 2, "\0\1\2\377x", 5 },
+	{ 0, 0, "a0", 2 },
+	{ 1, 0, "b10", 3 },
+	{ -1, 0, "touches", 7 },
+	{ 0, 1, "a1-longer", 9 },
+	{ 1, 1, "", 0 },
+};
+
+/* Read one CPU's spool and compare it with blobs[] of that CPU in seq order. */
+static void check_spool(struct hs_store *st, int64_t session, int cpu, const char *want)
+{
+	struct hs_spool_reader *r = NULL;
+	char got[256] = "";
+	const void *data;
+	size_t len, i;
+	int ret;
+
+	T_EQ_I64(hs_spool_open(st, session, cpu, &r), 0);
+	if (!r)
+		return;
+	/* "len:hex" per blob, ',' between */
+	while ((ret = hs_spool_next(r, &data, &len)) == 1) {
+		size_t at = strlen(got);
+
+		snprintf(got + at, sizeof(got) - at, "%s%zu:", at ? "," : "", len);
+		for (i = 0; i < len; i++) {
+			at = strlen(got);
+			snprintf(got + at, sizeof(got) - at, "%02x",
+				 ((const unsigned char *)data)[i]);
+		}
+	}
+	T_EQ_I64(ret, 0);
+	T_EQ_I64(hs_spool_next(r, &data, &len), 0);
+	T_EQ_STR(got, want);
+	hs_spool_close(r);
+}
+
+/* Collects format files as "path=content;" */
+static int format_cb(void *arg, const char *path, const void *text, size_t len)
+{
+	char *buf = arg;
+	size_t at = strlen(buf);
+
+	snprintf(buf + at, 512 - at, "%s=%.*s;", path, (int)len, (const char *)text);
+	return 0;
+}
+
+static int stop_cb(void *arg, const char *path, const void *text, size_t len)
+{
+	(void)arg;
+	(void)path;
+	(void)text;
+	(void)len;
+	return 42;
+}
+
+static void test_record_spool(void)
+{
+	struct hs_stale_recording *open_recs = NULL;
+	struct hs_session_writer *w = NULL;
+	struct hs_session_info info;
+	struct hs_store *st = NULL;
+	char want[256], buf[512] = "";
+	int64_t id = 0;
+	int *cpus = NULL;
+	size_t n = 0, i;
+
+	T_EQ_I64(hs_store_open(":memory:", 0, &st), 0);
+	if (!st)
+		return;
+	T_EQ_I64(hs_record_create(st, &rec_meta, &id), 0);
+	T_EQ_I64(id, 1);
+	T_EQ_STR(q(st, "SELECT source, name, origin, format, unit, kind, channel, visibility,"
+		      " status, records, ended FROM sessions"),
+		 "'record'|'rec1'|'workload scan-twice'|'scan-twice'|'page'|'file'|'pt'|"
+		 "'exact'|'recording'|0|NULL");
+	snprintf(want, sizeof(want), "1|%d|'scan-twice'|'6.18.0'|'absent'|'mono'|'hsctl_42'|"
+		 "'/hsctl_42'|1|16384|4096|4096|'[\"filemap:mm_filemap_add_to_page_cache\"]'|"
+		 "NULL|NULL", (int)getpid());
+	T_EQ_STR(q(st, "SELECT session, pid, workload, kernel, lru_gen, clock, instance, cgroup,"
+		      " cgroup_version, memory_limit_pages, buffer_kb, page_size, events,"
+		      " workload_exit, peak_pages FROM recordings"), want);
+	T_EQ_STR(q(st, "SELECT recordings.host IS sessions.host FROM recordings, sessions"), "1");
+	T_EQ_I64(hs_session_get(st, 1, &info), 0);
+	T_EQ_STR(info.status, "recording");
+	T_EQ_U64(info.memory_limit_pages, 16384);
+	T_EQ_U64(info.peak_pages, 0);
+
+	/* the spool, in one transaction, then read back per CPU in seq order */
+	T_EQ_I64(hs_store_tx_begin(st), 0);
+	T_EQ_I64(hs_store_tx_begin(st), -EBUSY);
+	T_EQ_I64(hs_session_begin(st, &gen_meta, &w), -EBUSY);
+	T_EQ_I64(hs_record_create(st, &rec_meta, &id), -EBUSY);
+	for (i = 0; i < ARRAY_SIZE(blobs); i++)
+		T_EQ_I64(hs_spool_add(st, 1, blobs[i].cpu, blobs[i].seq, blobs[i].data,
+				      blobs[i].len), 0);
+	T_EQ_I64(hs_store_tx_commit(st), 0);
+	T_EQ_I64(hs_store_tx_commit(st), -EINVAL);
+	hs_store_tx_rollback(st);		/* none open: nothing happens */
+	T_EQ_I64(hs_spool_add(st, 1, 0, 1, "dup", 3), -EINVAL);	/* seq stored already */
+	T_EQ_I64(hs_spool_add(st, 7, 0, 0, "x", 1), -EINVAL);	/* no session 7 */
+	T_EQ_STR(hs_store_errmsg(st), "FOREIGN KEY constraint failed");
+	T_EQ_I64(hs_spool_cpus(st, 1, &cpus, &n), 0);
+	T_EQ_U64(n, 3);
+	if (n == 3)
+		T_ASSERT(cpus[0] == -1 && cpus[1] == 0 && cpus[2] == 1);
+	free(cpus);
+	T_EQ_I64(hs_spool_cpus(st, 2, &cpus, &n), 0);
+	T_EQ_U64(n, 0);
+	T_ASSERT(!cpus);
+	check_spool(st, 1, 1, "3:623130,0:,5:000102ff78");
+	check_spool(st, 1, 0, "2:6130,9:61312d6c6f6e676572");
+	check_spool(st, 1, HS_SPOOL_TOUCHES, "7:746f7563686573");
+	check_spool(st, 1, 5, "");
+	{
+		struct hs_spool_reader *r = NULL;
+
+		T_EQ_I64(hs_spool_open(st, 9, 0, &r), -ENOENT);
+		T_ASSERT(!r);
+	}
+	/* a rolled-back batch leaves nothing */
+	T_EQ_I64(hs_store_tx_begin(st), 0);
+	T_EQ_I64(hs_spool_add(st, 1, 0, 2, "gone", 4), 0);
+	hs_store_tx_rollback(st);
+	T_EQ_STR(q(st, "SELECT count(*), sum(length(data)) FROM record_spool"), "6|26");
+
+	/* format files: replaced by path, read in path order */
+	T_EQ_I64(hs_record_formats(st, 1, format_cb, buf), -ENOENT);
+	T_EQ_I64(hs_record_save_format(st, 1, "events/header_page", "old", 3), 0);
+	T_EQ_I64(hs_record_save_format(st, 1, "events/filemap/x/format", "name: x\n", 8), 0);
+	T_EQ_I64(hs_record_save_format(st, 1, "events/header_page", "field: u64", 10), 0);
+	T_EQ_I64(hs_record_save_format(st, 1, "", "x", 1), -EINVAL);
+	T_EQ_I64(hs_record_formats(st, 1, format_cb, buf), 0);
+	T_EQ_STR(buf, "events/filemap/x/format=name: x\n;events/header_page=field: u64;");
+	T_EQ_I64(hs_record_formats(st, 1, stop_cb, NULL), 42);
+
+	/* a second recording; both are open */
+	T_EQ_I64(hs_record_create(st, &(struct hs_record_meta){ .origin = "sleep 1" }, &id), 0);
+	T_EQ_I64(id, 2);
+	T_EQ_STR(q(st, "SELECT name, format, kind, channel, visibility, params FROM sessions"
+		      " WHERE id = 2"), "'sleep 1'|'command'|'file'|'pt'|'exact'|'{}'");
+	T_EQ_STR(q(st, "SELECT memory_limit_pages, cgroup, events FROM recordings"
+		      " WHERE session = 2"), "NULL|NULL|'[]'");
+	T_EQ_I64(write_pattern(st, 10), 3);
+	T_EQ_I64(hs_record_list_open(st, &open_recs, &n), 0);
+	T_EQ_U64(n, 2);
+	if (n == 2) {
+		T_EQ_I64(open_recs[0].session, 1);
+		T_EQ_I64(open_recs[0].pid, getpid());
+		T_EQ_I64(open_recs[1].session, 2);
+		T_EQ_I64(open_recs[1].pid, getpid());
+	}
+	free(open_recs);
+
+	T_EQ_I64(hs_spool_drop(st, 1), 0);
+	T_EQ_STR(q(st, "SELECT count(*) FROM record_spool"), "0");
+	check_spool(st, 1, 0, "");
+	hs_store_close(st);
+}
+
+/* Three events, two lives, two keys, a counter, a check, a CPU and an lru_gen snapshot. */
+static int write_recording(struct hs_store *st, int64_t session, const char *status)
+{
+	static const struct hs_event ev[3] = {
+		{ .ts_ns = 1000, .cpu = 1, .pid = 42, .type = HS_EV_FILEMAP_ADD, .order = 2,
+		  .pfn = 4096, .dev = 8u << 20 | 1, .ino = 12, .index = 4 },
+		{ .ts_ns = 2000, .cpu = 0, .pid = 42, .type = HS_EV_TOUCH,
+		  .flags = HS_EVF_WRITE | HS_EVF_ANON, .addr = 0x7f0000001000ull },
+		{ .ts_ns = 3000, .cpu = 0, .pid = -1, .type = HS_EV_LOST, .a = UINT64_MAX },
+	};
+	static const struct hs_folio_life lives[2] = {
+		{ .kind = HS_LIFE_FILE, .death_cause = HS_DEATH_RECLAIM,
+		  .flags = HS_LIFE_F_READAHEAD, .dev = 8u << 20 | 1, .ino = 12, .first_page = 4,
+		  .pages = 4, .pfn = 4096, .born_ns = 1000, .died_ns = 5000, .accesses = 3,
+		  .activations = 1 },
+		{ .kind = HS_LIFE_ANON, .death_cause = HS_DEATH_NONE, .flags = HS_LIFE_F_SWAPIN,
+		  .refault = true, .tgid = 42, .address = 0x7f0000001000ull,
+		  .first_page = 0x7f0000001ull, .pages = 1, .born_ns = 2000,
+		  .refault_distance = 7, .refault_ns = 900, .accesses = 1 },
+	};
+	static const struct hs_lc_key keys[2] = {
+		{ .kind = HS_LIFE_FILE, .dev = 8u << 20 | 1, .ino = 12, .index = 4 },
+		{ .kind = HS_LIFE_ANON, .tgid = 42, .index = 0x7f0000001ull,
+		  .address = 0x7f0000001000ull },
+	};
+	static const char lrugen_text[] = "memcg 1 /hsctl_42\n node 0\n 5 100 10 20\n"
+					  " 6 50 30 40\n";
+	const struct hs_session_meta m = { .source = "record", .id = session,
+					   .visibility = "exact" };
+	const struct hs_record_result res = {
+		.status = status, .workload_exit = -1, .workload_signal = 2,
+		.runtime_ns = 123456789, .lost_events = 6, .lost_gaps = 1, .subbufs = 10,
+		.bytes = 40960, .events = 3, .touches = 1, .peak_pages = 5000,
+		.record_cpu_s = 0.25, .build_s = 0.5,
+	};
+	struct hs_session_writer *w = NULL;
+	struct hs_lrugen *lg = NULL;
+	int64_t id = 0;
+	size_t i;
+	int err;
+
+	err = hs_session_begin(st, &m, &w);
+	if (err)
+		return err;
+	T_EQ_I64(hs_session_add(w, 0, 0x00), 0);
+	T_EQ_I64(hs_session_add(w, 1, 0x09), 0);
+	T_EQ_I64(hs_session_add(w, 0, 0x00), 0);
+	for (i = 0; i < 3; i++)
+		T_EQ_I64(hs_rec_add_event(w, &ev[i]), 0);
+	for (i = 0; i < 2; i++)
+		T_EQ_I64(hs_rec_add_life(w, i, &lives[i]), 0);
+	for (i = 0; i < 2; i++)
+		T_EQ_I64(hs_rec_add_key(w, i, &keys[i]), 0);
+	T_EQ_I64(hs_rec_add_counter(w, "vmstat", "machine", "pswpin", 100, 130), 0);
+	T_EQ_I64(hs_rec_add_check(w, "reclaim_deaths", "differs", 4, 5, "one lost"), 0);
+	T_EQ_I64(hs_rec_add_cpu(w, 0, 10, 40960, 3, 1, 2, 3), 0);
+	T_EQ_I64(hs_lrugen_parse(lrugen_text, sizeof(lrugen_text) - 1, &lg, NULL, 0), 0);
+	if (lg)
+		T_EQ_I64(hs_rec_add_lrugen(w, 2500, lg), 0);
+	hs_lrugen_free(lg);
+	T_EQ_I64(hs_rec_finish(w, &res), 0);
+	T_EQ_I64(hs_session_commit(w, &id), 0);
+	T_EQ_I64(id, session);
+	return 0;
+}
+
+static void test_record_writer(void)
+{
+	struct hs_session_writer *w = NULL;
+	struct hs_session_info info;
+	struct hs_store *st = NULL;
+	int64_t id = 0;
+
+	T_EQ_I64(hs_store_open(":memory:", 0, &st), 0);
+	if (!st)
+		return;
+	T_EQ_I64(hs_record_create(st, &rec_meta, &id), 0);
+	T_EQ_I64(write_pattern(st, 10), 2);
+	T_EQ_I64(hs_session_begin(st, &(struct hs_session_meta){ .source = "record", .id = 9 },
+				  &w), -ENOENT);
+	T_EQ_STR(hs_store_errmsg(st), "no session 9");
+	T_EQ_I64(hs_session_begin(st, &(struct hs_session_meta){ .source = "record", .id = 2 },
+				  &w), -EINVAL);
+	T_EQ_STR(hs_store_errmsg(st), "session 2 is not being recorded (status complete)");
+	T_EQ_I64(hs_session_begin(st, &(struct hs_session_meta){ .source = "record", .id = 1,
+				  .status = "done" }, &w), -EINVAL);
+	T_ASSERT(!w);
+	T_EQ_I64(write_recording(st, 1, "interrupted"), 0);
+
+	T_EQ_I64(hs_session_get(st, 1, &info), 0);
+	T_EQ_STR(info.source, "record");
+	T_EQ_STR(info.name, "rec1");
+	T_EQ_STR(info.status, "interrupted");
+	T_EQ_U64(info.records, 3);
+	T_EQ_U64(info.accesses, 3);
+	T_EQ_U64(info.distinct_keys, 2);
+	T_EQ_U64(info.memory_limit_pages, 16384);
+	T_EQ_U64(info.peak_pages, 5000);
+	T_EQ_I64(hs_session_get(st, 2, &info), 0);
+	T_EQ_U64(info.memory_limit_pages, 0);
+	T_EQ_U64(info.peak_pages, 0);
+
+	/* 0x7f0000001 = 127 * 2^28 + 1 = 34091302913; << 12: 139637976731648 */
+	T_EQ_STR(q(st, "SELECT * FROM v_folio_lives ORDER BY life"),
+		 "1|'file'|8388609|12|NULL|NULL|4|4|1000|5000|'reclaim'|0|NULL|NULL|1|3|1|4096|0;"
+		 "1|'anon'|NULL|NULL|42|139637976731648|34091302913|1|2000|NULL|'alive'|1|7|900|"
+		 "8|1|0|NULL|1");
+	T_EQ_STR(q_names(st, "SELECT * FROM v_folio_lives"),
+		 "session|kind|dev|ino|tgid|address|first_page|pages|born_ns|died_ns|death_cause|"
+		 "refault|refault_distance|refault_ns|flags|accesses|activations|pfn|life");
+	T_EQ_STR(q(st, "SELECT session, source, name, status, ended >= started, accesses,"
+		      " distinct_keys, memory_limit_pages, lost_events, kernel, lru_gen, pswpin,"
+		      " pswpout, workload_exit FROM v_sessions ORDER BY session"),
+		 "1|'record'|'rec1'|'interrupted'|1|3|2|16384|6|'6.18.0'|'absent'|30|NULL|NULL;"
+		 "2|'gen'|'trace.txt'|'complete'|1|9|10|NULL|NULL|NULL|NULL|NULL|NULL|NULL");
+	T_EQ_STR(q(st, "SELECT * FROM v_events ORDER BY seq"),
+		 "1|0|1000|1|42|'filemap_add'|0|2|4096|8388609|12|4|0|0|0|0|0|1;"
+		 "1|1|2000|0|42|'touch'|5|0|0|0|0|0|0|139637976731648|0|0|0|32;"
+		 "1|2|3000|0|-1|'lost'|0|0|0|0|0|0|0|0|-1|0|0|31");
+	T_EQ_STR(q(st, "SELECT * FROM v_record_checks"),
+		 "1|'reclaim_deaths'|'differs'|R4|R5|'one lost'");
+	T_EQ_STR(q(st, "SELECT session, key, kind, dev, ino, tgid, page FROM record_keys"
+		      " ORDER BY key"),
+		 "1|0|0|8388609|12|NULL|4;1|1|1|NULL|NULL|42|34091302913");
+	T_EQ_STR(q(st, "SELECT * FROM record_counters"), "1|'vmstat'|'machine'|'pswpin'|100|130|30");
+	T_EQ_STR(q(st, "SELECT * FROM record_cpus"), "1|0|10|40960|3|1|2|3|6");
+	T_EQ_STR(q(st, "SELECT * FROM lru_gen_snapshots ORDER BY seq"),
+		 "1|2500|1|'/hsctl_42'|0|1|5|100|10|20;1|2500|1|'/hsctl_42'|0|2|6|50|30|40");
+	T_EQ_STR(q(st, "SELECT workload_exit, workload_signal, runtime_ns, lost_events,"
+		      " lost_gaps, subbufs, bytes, events_decoded, touches, peak_pages,"
+		      " record_cpu_s, build_s FROM recordings"),
+		 "NULL|2|123456789|6|1|10|40960|3|1|5000|R0.25|R0.5");
+	T_EQ_STR(q(st, "SELECT count(*) FROM event_types"), "33");
+	T_EQ_STR(q(st, "SELECT group_concat(name, ',') FROM (SELECT name FROM death_causes"
+		      " ORDER BY cause)"), "'alive,reclaim,pageout,truncate,unknown'");
+
+	/* committed: not 'recording' any more */
+	T_EQ_I64(hs_session_begin(st, &(struct hs_session_meta){ .source = "record", .id = 1 },
+				  &w), -EINVAL);
+	/* record rows on an ordinary writer fail it */
+	T_EQ_I64(hs_session_begin(st, &gen_meta, &w), 0);
+	if (w) {
+		T_EQ_I64(hs_rec_add_event(w, &(struct hs_event){ .type = HS_EV_TOUCH }), -EINVAL);
+		T_EQ_STR(hs_store_errmsg(st), "session 3 is not a recording");
+		T_EQ_I64(hs_session_add(w, 5, 0x00), -EINVAL);
+		T_EQ_I64(hs_session_commit(w, &id), -EINVAL);
+	}
+	T_EQ_STR(q(st, "SELECT count(*) FROM sessions"), "2");
+	hs_store_close(st);
+}
+
+static void test_record_abort_remove(void)
+{
+	static const char *const tables[] = {
+		"sessions", "access_chunks", "session_keys", "recordings", "record_formats",
+		"record_spool", "events", "folio_lives", "record_keys", "record_counters",
+		"record_checks", "record_cpus", "lru_gen_snapshots",
+	};
+	struct hs_stale_recording *open_recs = NULL;
+	struct hs_session_writer *w = NULL;
+	struct hs_store *st = NULL;
+	char sql[128];
+	int64_t id = 0;
+	size_t n = 0, i;
+
+	T_EQ_I64(hs_store_open(":memory:", 0, &st), 0);
+	if (!st)
+		return;
+	T_EQ_STR(q(st, "PRAGMA foreign_keys"), "1");
+	T_EQ_I64(hs_record_create(st, &rec_meta, &id), 0);
+	T_EQ_I64(hs_spool_add(st, 1, 0, 0, "raw", 3), 0);
+	T_EQ_I64(hs_record_save_format(st, 1, "events/header_page", "hp", 2), 0);
+	T_EQ_I64(hs_session_begin(st, &(struct hs_session_meta){ .source = "record", .id = 1,
+				  .name = "renamed" }, &w), 0);
+	if (!w)
+		goto out;
+	T_EQ_I64(hs_rec_add_event(w, &(struct hs_event){ .type = HS_EV_TOUCH }), 0);
+	T_EQ_I64(hs_session_add(w, 1, 0x00), 0);
+	T_EQ_STR(q(st, "SELECT name, (SELECT count(*) FROM events) FROM sessions"), "'renamed'|1");
+	hs_session_abort(w);
+	T_EQ_STR(q(st, "SELECT name, status, records FROM sessions"), "'rec1'|'recording'|0");
+	T_EQ_STR(q(st, "SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM"
+		      " record_spool), (SELECT count(*) FROM record_formats)"), "0|1|1");
+	T_EQ_I64(hs_record_list_open(st, &open_recs, &n), 0);
+	T_EQ_U64(n, 1);
+	free(open_recs);
+
+	/* built again after the abort: seq starts at 0 again */
+	T_EQ_I64(write_recording(st, 1, NULL), 0);
+	T_EQ_STR(q(st, "SELECT status, name FROM sessions"), "'complete'|'rec1'");
+	T_EQ_STR(q(st, "SELECT min(seq), max(seq) FROM events"), "0|2");
+	T_EQ_I64(hs_record_list_open(st, &open_recs, &n), 0);
+	T_EQ_U64(n, 0);
+	free(open_recs);
+
+	T_EQ_I64(hs_session_remove(st, 1), 0);
+	for (i = 0; i < ARRAY_SIZE(tables); i++) {
+		snprintf(sql, sizeof(sql), "SELECT '%s', count(*) FROM %s", tables[i], tables[i]);
+		snprintf(sql + 64, 64, "'%s'|0", tables[i]);
+		T_EQ_STR(q(st, sql), sql + 64);
+	}
+out:
+	hs_store_close(st);
+}
+
+/*
+ * A schema-1 file: made from a fresh one by dropping what migration 2 added
+ * and restoring v_sessions as schema 1 defined it.
+ */
+static void test_migrate_v1(void)
+{
+	const char *path = tmp_path("v1.db");
+	struct hs_session_info info;
+	struct hs_store *st = NULL;
+
+	if (!path)
+		return;
+	rm_db(path);
+	T_EQ_I64(hs_store_open(path, 0, &st), 0);
+	if (!st)
+		return;
+	T_EQ_I64(write_pattern(st, 10), 1);
+	T_EQ_STR(q(st, "DROP VIEW v_folio_lives; DROP VIEW v_events; DROP VIEW v_record_checks;"
+		      " DROP VIEW v_sessions; CREATE VIEW v_sessions AS SELECT id AS session,"
+		      " source, name, status, started, ended, accesses, distinct_keys"
+		      " FROM sessions; DROP TABLE lru_gen_snapshots; DROP TABLE record_cpus;"
+		      " DROP TABLE record_checks; DROP TABLE record_counters;"
+		      " DROP TABLE record_keys; DROP TABLE folio_lives; DROP TABLE events;"
+		      " DROP TABLE death_causes; DROP TABLE life_kinds; DROP TABLE event_types;"
+		      " DROP TABLE record_spool; DROP TABLE record_formats;"
+		      " DROP TABLE recordings; PRAGMA user_version = 1"), "");
+	hs_store_close(st);
+
+	st = NULL;
+	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY, &st), -EPROTO);
+	hs_store_close(st);
+	st = NULL;
+	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY | HS_STORE_NOMIGRATE, &st), 0);
+	T_EQ_I64(st ? hs_store_user_version(st) : -1, 1);
+	if (st)
+		T_EQ_STR(q(st, "SELECT count(*) FROM sqlite_master WHERE name = 'events'"), "0");
+	hs_store_close(st);
+
+	st = NULL;
+	T_EQ_I64(hs_store_open(path, 0, &st), 0);
+	if (!st)
+		return;
+	T_EQ_I64(hs_store_user_version(st), 2);
+	T_EQ_STR(q(st, "PRAGMA user_version"), "2");
+	T_EQ_I64(hs_session_get(st, 1, &info), 0);
+	T_EQ_STR(info.name, "trace.txt");
+	T_EQ_U64(info.records, 10);
+	T_EQ_U64(info.memory_limit_pages, 0);
+	T_EQ_STR(q(st, "SELECT session, status, accesses, distinct_keys, memory_limit_pages,"
+		      " workload_exit FROM v_sessions"), "1|'complete'|9|10|NULL|NULL");
+	T_EQ_STR(q(st, "SELECT count(*), min(type), max(type) FROM event_types"), "33|0|32");
+	/* types a newer build knows are added at open, existing names kept */
+	T_EQ_STR(q(st, "DELETE FROM event_types WHERE type >= 30;"
+		      " UPDATE event_types SET name = 'old' WHERE type = 0"), "");
+	hs_store_close(st);
+	st = NULL;
+	T_EQ_I64(hs_store_open(path, 0, &st), 0);
+	if (st)
+		T_EQ_STR(q(st, "SELECT count(*), (SELECT name FROM event_types WHERE type = 0),"
+			      " (SELECT name FROM event_types WHERE type = 32) FROM event_types"),
+			 "33|'old'|'touch'");
+	hs_store_close(st);
+	rm_db(path);
+}
+
 static const struct t_case cases[] = {
 	{ "memory_open", test_memory_open },
 	{ "writer_roundtrip", test_writer_roundtrip },
@@ -717,6 +1172,10 @@ static const struct t_case cases[] = {
 	{ "runs", test_runs },
 	{ "generations", test_generations },
 	{ "corrupt", test_corrupt },
+	{ "record_spool", test_record_spool },
+	{ "record_writer", test_record_writer },
+	{ "record_abort_remove", test_record_abort_remove },
+	{ "migrate_v1", test_migrate_v1 },
 };
 
 int main(int argc, char **argv)

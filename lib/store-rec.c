@@ -1,0 +1,1007 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The store's side of `hsctl record` (store.h, "recorded sessions"; the
+ * tables are schema 2 in lib/store.c and man/hsctl-db.5).  A recording is
+ * registered first (hs_record_create(): a sessions row in status
+ * 'recording' and its recordings row, committed at once), then its tracefs
+ * format files and raw sub-buffers are kept as they come (record_formats,
+ * record_spool: blobs, in transactions the recorder batches with
+ * hs_store_tx_begin()), so that a recorder killed midway leaves a spool that
+ * another process can still decode.  The build then opens a session writer
+ * on the same row (hs_session_meta.id) and, inside that one transaction,
+ * adds the decoded events, the folio lives, the key identities, counters,
+ * checks and per-CPU statistics with hs_rec_add_*(); hs_rec_finish() stores
+ * the results and the commit sets the final status.
+ *
+ * The hot path is hs_rec_add_event(): one prepared INSERT, bound and stepped
+ * per event, into a WITHOUT ROWID table keyed by (session, seq) with no
+ * other index.  64-bit unsigned values are stored as SQLite's signed 64-bit
+ * integers: values above INT64_MAX (HS_EV_LOST's "unknown count") read back
+ * as negative numbers, with the same bits.
+ *
+ * Spool readers fetch one blob per call with a point query and copy it out,
+ * so no statement stays active between calls and a session writer may write
+ * (and commit) while readers are open.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "event.h"
+#include "hs.h"
+#include "lifecycle.h"
+#include "lrugen.h"
+#include "store-int.h"
+
+struct hs_spool_reader {
+	struct hs_store		*st;		/* the store */
+	sqlite3_stmt		*stmt;		/* this reader's point query */
+	uint64_t		seq;		/* the next blob has a seq >= this */
+	bool			end;		/* no blob left */
+	void			*buf;		/* the last blob, copied */
+	size_t			cap;		/* bytes allocated at buf */
+};
+
+static sqlite3_int64 i64(uint64_t v)
+{
+	return (sqlite3_int64)v;
+}
+
+/* ---- transactions ---- */
+
+/**
+ * hs_store_tx_begin() - open a transaction for many small writes
+ * @st: the store (not read-only)
+ *
+ * BEGIN IMMEDIATE: the spool's and format files' writes then cost one
+ * commit per batch.  No session writer may be opened until it ends.
+ *
+ * Return: 0, -EPERM (read-only store), -EBUSY (a writer or another
+ * transaction is open on @st, or the file is locked), or -errno.
+ */
+int hs_store_tx_begin(struct hs_store *st)
+{
+	int err;
+
+	if (st->flags & HS_STORE_RDONLY)
+		return store_err(st, -EPERM, "database opened read-only");
+	if (st->writing)
+		return store_err(st, -EBUSY, "another write is in progress");
+	err = store_run_id(st, ST_BEGIN);
+	if (err)
+		return err;
+	st->writing = true;
+	st->tx = true;
+	return 0;
+}
+
+/**
+ * hs_store_tx_commit() - commit hs_store_tx_begin()'s transaction
+ * @st: the store
+ *
+ * Return: 0, -EINVAL (no such transaction open), or -errno, after which
+ * the transaction has been rolled back.
+ */
+int hs_store_tx_commit(struct hs_store *st)
+{
+	int err;
+
+	if (!st->tx)
+		return store_err(st, -EINVAL, "no transaction is open");
+	err = store_run_id(st, ST_COMMIT);
+	if (err) {
+		store_rollback(st);
+		return err;
+	}
+	st->writing = false;
+	st->tx = false;
+	return 0;
+}
+
+/**
+ * hs_store_tx_rollback() - roll back hs_store_tx_begin()'s transaction
+ * @st: the store; nothing happens when no such transaction is open
+ *
+ * Return: nothing.
+ */
+void hs_store_tx_rollback(struct hs_store *st)
+{
+	if (st && st->tx)
+		store_rollback(st);
+}
+
+/* ---- registering a recording ---- */
+
+static int check_writable(struct hs_store *st)
+{
+	if (st->flags & HS_STORE_RDONLY)
+		return store_err(st, -EPERM, "database opened read-only");
+	return 0;
+}
+
+/* Bind @v as text, or NULL when @v is NULL or empty. */
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v && *v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+/* Bind @v, or NULL when it is 0 ("none", "unknown"). */
+static void bind_u64_or_null(sqlite3_stmt *s, int i, uint64_t v)
+{
+	if (v)
+		sqlite3_bind_int64(s, i, i64(v));
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static int insert_recording(struct hs_store *st, const struct hs_record_meta *m, int64_t *id)
+{
+	const char *name = m->name && *m->name ? m->name : m->workload && *m->workload ?
+			   m->workload : m->origin && *m->origin ? m->origin : "record";
+	sqlite3_stmt *s = NULL;
+	char host[256];
+	const char *h = store_host(host, sizeof(host));
+	int64_t session;
+	int err;
+
+	err = store_stmt(st, ST_RECORD_SESSION, &s);
+	if (err)
+		return err;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	bind_text(s, 2, m->origin);
+	sqlite3_bind_text(s, 3, m->workload && *m->workload ? m->workload : "command", -1,
+			  SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, store_or(m->kind, "file"), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 5, store_or(m->channel, "pt"), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 6, store_or(m->params_json, "{}"), -1, SQLITE_STATIC);
+	bind_text(s, 7, h);
+	sqlite3_bind_text(s, 8, PACKAGE_VERSION, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 9, store_or(m->visibility, "exact"), -1, SQLITE_STATIC);
+	err = store_run(st, s);
+	if (err)
+		return err;
+	session = sqlite3_last_insert_rowid(st->db);
+
+	err = store_stmt(st, ST_RECORD_INSERT, &s);
+	if (err)
+		return err;
+	sqlite3_bind_int64(s, 1, session);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)getpid());
+	bind_text(s, 3, h);
+	bind_text(s, 4, m->workload);
+	bind_text(s, 5, m->kernel);
+	bind_text(s, 6, m->lru_gen);
+	bind_text(s, 7, m->clock);
+	bind_text(s, 8, m->instance);
+	bind_text(s, 9, m->cgroup);
+	sqlite3_bind_int(s, 10, m->cgroup_version);
+	bind_u64_or_null(s, 11, m->memory_limit_pages);
+	sqlite3_bind_int64(s, 12, (sqlite3_int64)m->buffer_kb);
+	sqlite3_bind_int64(s, 13, (sqlite3_int64)m->page_size);
+	sqlite3_bind_text(s, 14, store_or(m->events_json, "[]"), -1, SQLITE_STATIC);
+	err = store_run(st, s);
+	if (!err)
+		*id = session;
+	return err;
+}
+
+/**
+ * hs_record_create() - register a recording that is about to start
+ * @st: the store
+ * @m: what it is; NULL kind/channel/visibility mean "file", "pt", "exact"
+ * @session: receives the new session's id
+ *
+ * Inserts and commits, in a transaction of its own, a sessions row (source
+ * 'record', status 'recording', unit 'page', format the workload's name or
+ * "command", name @m->name, else the workload's name, else the origin) and
+ * its recordings row with this process's pid and host.
+ *
+ * Return: 0, -EINVAL, -EPERM (read-only), -EBUSY, -ENOMEM, -EIO.
+ */
+int hs_record_create(struct hs_store *st, const struct hs_record_meta *m, int64_t *session)
+{
+	int err;
+
+	err = check_writable(st);
+	if (err)
+		return err;
+	if (st->writing)
+		return store_err(st, -EBUSY, "another write is in progress");
+	if (!m || !session)
+		return store_err(st, -EINVAL, "no recording meta");
+	if (m->cgroup_version < 0 || m->cgroup_version > 2)
+		return store_err(st, -EINVAL, "bad cgroup version %d", m->cgroup_version);
+	err = store_run_id(st, ST_BEGIN);
+	if (err)
+		return err;
+	st->writing = true;
+	err = insert_recording(st, m, session);
+	if (!err)
+		err = store_run_id(st, ST_COMMIT);
+	if (err) {
+		store_rollback(st);
+		return err;
+	}
+	st->writing = false;
+	return 0;
+}
+
+/**
+ * hs_record_save_format() - keep one tracefs format file with the recording
+ * @st: the store
+ * @session: the recording's session
+ * @path: relative to the tracing dir: "events/header_page", "events/filemap/x/format"
+ * @text: its content
+ * @len: its length
+ *
+ * Saving a path again replaces its content.
+ *
+ * Return: 0, -EINVAL (no path, or no such session), -EPERM, or -errno.
+ */
+int hs_record_save_format(struct hs_store *st, int64_t session, const char *path,
+			  const void *text, size_t len)
+{
+	sqlite3_stmt *s = NULL;
+	int err;
+
+	err = check_writable(st);
+	if (err)
+		return err;
+	if (!path || !*path || (!text && len) || len > INT32_MAX)
+		return store_err(st, -EINVAL, "bad format file");
+	err = store_stmt(st, ST_FORMAT_INSERT, &s);
+	if (err)
+		return err;
+	sqlite3_bind_int64(s, 1, session);
+	sqlite3_bind_text(s, 2, path, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(s, 3, len ? text : "", (int)len, SQLITE_STATIC);
+	return store_run(st, s);
+}
+
+/**
+ * hs_record_formats() - the saved format files
+ * @st: the store
+ * @session: the session
+ * @cb: called per file, in path order; a non-zero return stops and is returned
+ * @arg: passed to @cb
+ *
+ * @cb must not write to the store.
+ *
+ * Return: 0, -ENOENT (none saved), -errno, or @cb's value.
+ */
+int hs_record_formats(struct hs_store *st, int64_t session,
+		      int (*cb)(void *arg, const char *path, const void *text, size_t len),
+		      void *arg)
+{
+	sqlite3_stmt *s = NULL;
+	size_t n = 0;
+	int rc, ret = 0;
+
+	rc = sqlite3_prepare_v2(st->db, "SELECT path, content FROM record_formats"
+				" WHERE session = ?1 ORDER BY path", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sql_err(st, rc);
+	sqlite3_bind_int64(s, 1, session);
+	while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *path = (const char *)sqlite3_column_text(s, 0);
+		const void *text = sqlite3_column_blob(s, 1);
+		size_t len = (size_t)sqlite3_column_bytes(s, 1);
+
+		if (!path) {
+			ret = store_err(st, -ENOMEM, "out of memory");
+			break;
+		}
+		n++;
+		ret = cb(arg, path, text ? text : "", len);
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = store_sql_err(st, rc);
+	sqlite3_finalize(s);
+	if (!ret && !n)
+		ret = store_err(st, -ENOENT, "session %lld has no saved format files",
+				(long long)session);
+	return ret;
+}
+
+/* ---- the spool ---- */
+
+/**
+ * hs_spool_add() - append one raw sub-buffer (or touch batch) to the spool
+ * @st: the store (inside hs_store_tx_begin() for speed, or not)
+ * @session: the recording's session
+ * @cpu: the CPU, or HS_SPOOL_TOUCHES
+ * @seq: 0, 1, 2, ... per (session, cpu)
+ * @data: the bytes
+ * @len: their length (0 is allowed)
+ *
+ * Return: 0, -EINVAL (a seq stored already, no such session, a bad
+ * argument), -EPERM, or -errno.
+ */
+int hs_spool_add(struct hs_store *st, int64_t session, int cpu, uint64_t seq, const void *data,
+		 size_t len)
+{
+	sqlite3_stmt *s = NULL;
+	int err;
+
+	err = check_writable(st);
+	if (err)
+		return err;
+	if ((!data && len) || len > INT32_MAX || seq > INT64_MAX)
+		return store_err(st, -EINVAL, "bad spool blob");
+	err = store_stmt(st, ST_SPOOL_INSERT, &s);
+	if (err)
+		return err;
+	sqlite3_bind_int64(s, 1, session);
+	sqlite3_bind_int(s, 2, cpu);
+	sqlite3_bind_int64(s, 3, i64(seq));
+	sqlite3_bind_blob(s, 4, len ? data : "", (int)len, SQLITE_STATIC);
+	return store_run(st, s);
+}
+
+/**
+ * hs_spool_cpus() - which CPUs the spool holds (HS_SPOOL_TOUCHES included)
+ * @st: the store
+ * @session: the session
+ * @cpus: receives a malloc'ed array, ascending (free it); NULL when empty
+ * @n: receives its length
+ *
+ * One index probe per CPU, however large the spool.
+ *
+ * Return: 0 or -errno.
+ */
+int hs_spool_cpus(struct hs_store *st, int64_t session, int **cpus, size_t *n)
+{
+	sqlite3_int64 prev = INT64_MIN;
+	sqlite3_stmt *s = NULL;
+	size_t cap = 0, nr = 0;
+	int *v = NULL;
+	int rc, err;
+
+	*cpus = NULL;
+	*n = 0;
+	err = store_stmt(st, ST_SPOOL_NEXT_CPU, &s);
+	if (err)
+		return err;
+	for (;;) {
+		sqlite3_bind_int64(s, 1, session);
+		sqlite3_bind_int64(s, 2, prev);
+		rc = sqlite3_step(s);
+		if (rc != SQLITE_ROW) {
+			err = store_sql_err(st, rc);
+			break;
+		}
+		if (sqlite3_column_type(s, 0) == SQLITE_NULL)
+			break;
+		prev = sqlite3_column_int64(s, 0);
+		sqlite3_reset(s);
+		if (nr == cap) {
+			int *nv = realloc(v, (cap ? 2 * cap : 8) * sizeof(*v));
+
+			if (!nv) {
+				err = store_err(st, -ENOMEM, "out of memory");
+				break;
+			}
+			v = nv;
+			cap = cap ? 2 * cap : 8;
+		}
+		v[nr++] = (int)prev;
+	}
+	sqlite3_reset(s);
+	if (err) {
+		free(v);
+		return err;
+	}
+	*cpus = v;
+	*n = nr;
+	return 0;
+}
+
+/* Does session @id exist? */
+static int session_exists(struct hs_store *st, int64_t id)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, err;
+
+	err = store_stmt(st, ST_SESSION_STATUS, &s);
+	if (err)
+		return err;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_DONE)
+		err = store_err(st, -ENOENT, "no session %lld", (long long)id);
+	else if (rc != SQLITE_ROW)
+		err = store_sql_err(st, rc);
+	sqlite3_reset(s);
+	return err;
+}
+
+/**
+ * hs_spool_open() - read one CPU's spool in seq order
+ * @st: the store; several readers may be open at once, and a session writer
+ *	may write while they read
+ * @session: the session
+ * @cpu: the CPU or HS_SPOOL_TOUCHES
+ * @out: the reader
+ *
+ * Return: 0, -ENOENT (no such session), -ENOMEM, or -errno.
+ */
+int hs_spool_open(struct hs_store *st, int64_t session, int cpu, struct hs_spool_reader **out)
+{
+	struct hs_spool_reader *r;
+	int rc, err;
+
+	*out = NULL;
+	err = session_exists(st, session);
+	if (err)
+		return err;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return store_err(st, -ENOMEM, "out of memory");
+	r->st = st;
+	rc = sqlite3_prepare_v3(st->db, "SELECT seq, data FROM record_spool"
+				" WHERE session = ?1 AND cpu = ?2 AND seq >= ?3"
+				" ORDER BY seq LIMIT 1", -1, SQLITE_PREPARE_PERSISTENT,
+				&r->stmt, NULL);
+	if (rc != SQLITE_OK) {
+		err = store_sql_err(st, rc);
+		free(r);
+		return err;
+	}
+	sqlite3_bind_int64(r->stmt, 1, session);
+	sqlite3_bind_int(r->stmt, 2, cpu);
+	*out = r;
+	return 0;
+}
+
+/**
+ * hs_spool_next() - the next blob of a CPU's spool
+ * @r: the reader
+ * @data: receives the bytes (valid until the next call)
+ * @len: receives their length
+ *
+ * Blobs come in ascending seq; a seq missing in between is skipped.
+ *
+ * Return: 1 with @data and @len set, 0 at the end, or -errno.
+ */
+int hs_spool_next(struct hs_spool_reader *r, const void **data, size_t *len)
+{
+	const void *blob;
+	int64_t seq;
+	size_t n;
+	int rc, err = 0;
+
+	if (r->end)
+		return 0;
+	sqlite3_bind_int64(r->stmt, 3, i64(r->seq));
+	rc = sqlite3_step(r->stmt);
+	if (rc == SQLITE_DONE) {
+		sqlite3_reset(r->stmt);
+		r->end = true;
+		return 0;
+	}
+	if (rc != SQLITE_ROW) {
+		err = store_sql_err(r->st, rc);
+		sqlite3_reset(r->stmt);
+		return err;
+	}
+	seq = sqlite3_column_int64(r->stmt, 0);
+	blob = sqlite3_column_blob(r->stmt, 1);
+	n = (size_t)sqlite3_column_bytes(r->stmt, 1);
+	if (n > r->cap) {
+		void *nb = realloc(r->buf, n);
+
+		if (!nb) {
+			sqlite3_reset(r->stmt);
+			return store_err(r->st, -ENOMEM, "out of memory");
+		}
+		r->buf = nb;
+		r->cap = n;
+	}
+	if (n)
+		memcpy(r->buf, blob, n);
+	sqlite3_reset(r->stmt);
+	if (seq < 0 || seq == INT64_MAX)
+		r->end = true;
+	else
+		r->seq = (uint64_t)seq + 1;
+	*data = n ? r->buf : "";
+	*len = n;
+	return 1;
+}
+
+/**
+ * hs_spool_close() - release a spool reader
+ * @r: the reader, or NULL
+ *
+ * Return: nothing.
+ */
+void hs_spool_close(struct hs_spool_reader *r)
+{
+	if (!r)
+		return;
+	sqlite3_finalize(r->stmt);
+	free(r->buf);
+	free(r);
+}
+
+/**
+ * hs_spool_drop() - delete the session's spool (after a successful build)
+ * @st: the store
+ * @session: the session
+ *
+ * Return: 0, -EPERM, or -errno.
+ */
+int hs_spool_drop(struct hs_store *st, int64_t session)
+{
+	sqlite3_stmt *s = NULL;
+	int err;
+
+	err = check_writable(st);
+	if (err)
+		return err;
+	err = store_stmt(st, ST_SPOOL_DROP, &s);
+	if (err)
+		return err;
+	sqlite3_bind_int64(s, 1, session);
+	return store_run(st, s);
+}
+
+/**
+ * hs_record_list_open() - sessions still in status 'recording'
+ * @st: the store
+ * @out: receives a malloc'ed array in session order (free it); NULL when empty
+ * @n: receives its length
+ *
+ * The caller decides which are stale (pid dead on this host).  A session
+ * without a recordings row (not made by hs_record_create()) has pid 0.
+ *
+ * Return: 0 or -errno.
+ */
+int hs_record_list_open(struct hs_store *st, struct hs_stale_recording **out, size_t *n)
+{
+	struct hs_stale_recording *v = NULL;
+	size_t cap = 0, nr = 0;
+	sqlite3_stmt *s = NULL;
+	int rc, err;
+
+	*out = NULL;
+	*n = 0;
+	err = store_stmt(st, ST_RECORD_LIST_OPEN, &s);
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (nr == cap) {
+			struct hs_stale_recording *nv;
+
+			nv = realloc(v, (cap ? 2 * cap : 4) * sizeof(*v));
+			if (!nv) {
+				err = store_err(st, -ENOMEM, "out of memory");
+				break;
+			}
+			v = nv;
+			cap = cap ? 2 * cap : 4;
+		}
+		v[nr].session = sqlite3_column_int64(s, 0);
+		v[nr].pid = (int32_t)sqlite3_column_int64(s, 1);
+		store_copy_col(v[nr].host, sizeof(v[nr].host), s, 2);
+		nr++;
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = store_sql_err(st, rc);
+	sqlite3_reset(s);
+	if (err) {
+		free(v);
+		return err;
+	}
+	*out = v;
+	*n = nr;
+	return 0;
+}
+
+/* ---- writing a recorded session ---- */
+
+/* May @w take record rows?  Sets and returns its sticky error. */
+static int rec_ready(struct hs_session_writer *w)
+{
+	if (unlikely(w->err))
+		return w->err;
+	if (unlikely(!w->recorded))
+		w->err = store_err(w->st, -EINVAL, "session %lld is not a recording",
+				   (long long)w->session);
+	return w->err;
+}
+
+/* Keep the first error of @w. */
+static int rec_done(struct hs_session_writer *w, int err)
+{
+	if (unlikely(err) && !w->err)
+		w->err = err;
+	return err;
+}
+
+/* Step a fully bound insert; reset it, keep its bindings (all are rebound next time). */
+static int step_insert(struct hs_store *st, sqlite3_stmt *s)
+{
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	return likely(rc == SQLITE_DONE) ? 0 : store_sql_err(st, rc);
+}
+
+/**
+ * hs_rec_add_event() - store one decoded event
+ * @w: a writer opened on the recording (hs_session_meta.id)
+ * @ev: the event; it gets the next seq (0, 1, 2, ...)
+ *
+ * Return: 0 or -errno (the writer then fails its commit).
+ */
+int hs_rec_add_event(struct hs_session_writer *w, const struct hs_event *ev)
+{
+	struct hs_store *st = w->st;
+	sqlite3_stmt *s = st->stmts[ST_EVENT_INSERT];
+	int err;
+
+	if (unlikely(w->err || !w->recorded))
+		return rec_ready(w);
+	if (unlikely(!s)) {
+		err = store_stmt(st, ST_EVENT_INSERT, &s);
+		if (err)
+			return rec_done(w, err);
+	}
+	sqlite3_bind_int64(s, 1, w->session);
+	sqlite3_bind_int64(s, 2, i64(w->ev_seq));
+	sqlite3_bind_int64(s, 3, i64(ev->ts_ns));
+	sqlite3_bind_int64(s, 4, ev->cpu);
+	sqlite3_bind_int64(s, 5, ev->pid);
+	sqlite3_bind_int64(s, 6, ev->type);
+	sqlite3_bind_int64(s, 7, ev->flags);
+	sqlite3_bind_int64(s, 8, ev->order);
+	sqlite3_bind_int64(s, 9, i64(ev->pfn));
+	sqlite3_bind_int64(s, 10, i64(ev->dev));
+	sqlite3_bind_int64(s, 11, i64(ev->ino));
+	sqlite3_bind_int64(s, 12, i64(ev->index));
+	sqlite3_bind_int64(s, 13, i64(ev->last));
+	sqlite3_bind_int64(s, 14, i64(ev->addr));
+	sqlite3_bind_int64(s, 15, i64(ev->a));
+	sqlite3_bind_int64(s, 16, i64(ev->b));
+	sqlite3_bind_int64(s, 17, i64(ev->c));
+	err = step_insert(st, s);
+	if (unlikely(err))
+		return rec_done(w, err);
+	w->ev_seq++;
+	return 0;
+}
+
+/**
+ * hs_rec_add_life() - store one folio life
+ * @w: a writer opened on the recording
+ * @life: its id (hs_lifecycle_life()'s)
+ * @l: the life
+ *
+ * dev and ino are NULL for anon lives, tgid and address for file and bdev
+ * lives; pfn NULL when unknown, born_ns when the birth was not seen,
+ * died_ns while alive, refault_distance and refault_ns unless a refault.
+ *
+ * Return: 0, -EINVAL (bad kind or death cause, or a life stored already),
+ * or -errno (the writer then fails its commit).
+ */
+int hs_rec_add_life(struct hs_session_writer *w, uint64_t life, const struct hs_folio_life *l)
+{
+	struct hs_store *st = w->st;
+	sqlite3_stmt *s = NULL;
+	bool anon;
+	int err;
+
+	err = rec_ready(w);
+	if (err)
+		return err;
+	if (l->kind >= HS_LIFE_KIND_NR || l->death_cause >= HS_DEATH_NR || life > INT64_MAX)
+		return rec_done(w, store_err(st, -EINVAL, "bad folio life %llu",
+					     (unsigned long long)life));
+	err = store_stmt(st, ST_LIFE_INSERT, &s);
+	if (err)
+		return rec_done(w, err);
+	anon = l->kind == HS_LIFE_ANON;
+	sqlite3_bind_int64(s, 1, w->session);
+	sqlite3_bind_int64(s, 2, i64(life));
+	sqlite3_bind_int(s, 3, l->kind);
+	if (!anon) {
+		sqlite3_bind_int64(s, 4, i64(l->dev));
+		sqlite3_bind_int64(s, 5, i64(l->ino));
+	} else {
+		sqlite3_bind_int64(s, 6, l->tgid);
+		sqlite3_bind_int64(s, 7, i64(l->first_page << HS_LC_PAGE_SHIFT));
+	}
+	sqlite3_bind_int64(s, 8, i64(l->first_page));
+	sqlite3_bind_int64(s, 9, i64(l->pages));
+	bind_u64_or_null(s, 10, l->pfn);
+	if (!(l->flags & HS_LIFE_F_UNSEEN_BIRTH))
+		sqlite3_bind_int64(s, 11, i64(l->born_ns));
+	if (l->death_cause != HS_DEATH_NONE)
+		sqlite3_bind_int64(s, 12, i64(l->died_ns));
+	sqlite3_bind_int(s, 13, l->death_cause);
+	sqlite3_bind_int(s, 14, l->refault ? 1 : 0);
+	if (l->refault) {
+		sqlite3_bind_int64(s, 15, i64(l->refault_distance));
+		sqlite3_bind_int64(s, 16, i64(l->refault_ns));
+	}
+	sqlite3_bind_int(s, 17, l->flags);
+	sqlite3_bind_int64(s, 18, i64(l->accesses));
+	sqlite3_bind_int64(s, 19, i64(l->activations));
+	return rec_done(w, store_run(st, s));
+}
+
+/**
+ * hs_rec_add_key() - store the identity of one key of the access stream
+ * @w: a writer opened on the recording
+ * @key: the key's id in the stream (hs_lifecycle_key()'s)
+ * @k: what it is
+ *
+ * dev and ino are NULL for anon keys, tgid for file and bdev keys; page is
+ * the file page index or the virtual page (address >> 12).
+ *
+ * Return: 0, -EINVAL (bad kind, or a key stored already), or -errno (the
+ * writer then fails its commit).
+ */
+int hs_rec_add_key(struct hs_session_writer *w, uint64_t key, const struct hs_lc_key *k)
+{
+	struct hs_store *st = w->st;
+	sqlite3_stmt *s = NULL;
+	int err;
+
+	err = rec_ready(w);
+	if (err)
+		return err;
+	if (k->kind >= HS_LIFE_KIND_NR || key > INT64_MAX)
+		return rec_done(w, store_err(st, -EINVAL, "bad key %llu",
+					     (unsigned long long)key));
+	err = store_stmt(st, ST_RKEY_INSERT, &s);
+	if (err)
+		return rec_done(w, err);
+	sqlite3_bind_int64(s, 1, w->session);
+	sqlite3_bind_int64(s, 2, i64(key));
+	sqlite3_bind_int(s, 3, k->kind);
+	if (k->kind != HS_LIFE_ANON) {
+		sqlite3_bind_int64(s, 4, i64(k->dev));
+		sqlite3_bind_int64(s, 5, i64(k->ino));
+	} else {
+		sqlite3_bind_int64(s, 6, k->tgid);
+	}
+	sqlite3_bind_int64(s, 7, i64(k->index));
+	return rec_done(w, store_run(st, s));
+}
+
+/**
+ * hs_rec_add_counter() - store one counter's values before and after
+ * @w: a writer opened on the recording
+ * @file: "memory.stat", "vmstat", "cachestat"
+ * @scope: "cgroup", "machine", "file:<path>"
+ * @name: the counter
+ * @before: its value when the recording started
+ * @after: ... and when it ended
+ *
+ * delta is after - before, signed.
+ *
+ * Return: 0, -EINVAL (missing names, or the counter stored already), or
+ * -errno (the writer then fails its commit).
+ */
+int hs_rec_add_counter(struct hs_session_writer *w, const char *file, const char *scope,
+		       const char *name, uint64_t before, uint64_t after)
+{
+	struct hs_store *st = w->st;
+	sqlite3_stmt *s = NULL;
+	int err;
+
+	err = rec_ready(w);
+	if (err)
+		return err;
+	if (!file || !scope || !name)
+		return rec_done(w, store_err(st, -EINVAL, "counter without a name"));
+	err = store_stmt(st, ST_COUNTER_INSERT, &s);
+	if (err)
+		return rec_done(w, err);
+	sqlite3_bind_int64(s, 1, w->session);
+	sqlite3_bind_text(s, 2, file, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, scope, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 5, i64(before));
+	sqlite3_bind_int64(s, 6, i64(after));
+	sqlite3_bind_int64(s, 7, i64(after - before));
+	return rec_done(w, store_run(st, s));
+}
+
+/**
+ * hs_rec_add_check() - store one self-check
+ * @w: a writer opened on the recording
+ * @name: the check
+ * @status: "ok", "differs", "n/a"
+ * @got: what the recording gave
+ * @want: what it is checked against
+ * @note: one line, or NULL
+ *
+ * Return: 0, -EINVAL (bad status, or the check stored already), or -errno
+ * (the writer then fails its commit).
+ */
+int hs_rec_add_check(struct hs_session_writer *w, const char *name, const char *status,
+		     double got, double want, const char *note)
+{
+	struct hs_store *st = w->st;
+	sqlite3_stmt *s = NULL;
+	int err;
+
+	err = rec_ready(w);
+	if (err)
+		return err;
+	if (!name || !status)
+		return rec_done(w, store_err(st, -EINVAL, "check without a name or status"));
+	err = store_stmt(st, ST_CHECK_INSERT, &s);
+	if (err)
+		return rec_done(w, err);
+	sqlite3_bind_int64(s, 1, w->session);
+	sqlite3_bind_text(s, 2, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, status, -1, SQLITE_STATIC);
+	sqlite3_bind_double(s, 4, got);
+	sqlite3_bind_double(s, 5, want);
+	bind_text(s, 6, note);
+	return rec_done(w, store_run(st, s));
+}
+
+/**
+ * hs_rec_add_cpu() - store one CPU's capture statistics
+ * @w: a writer opened on the recording
+ * @cpu: the CPU
+ * @subbufs: sub-buffers read
+ * @bytes: their bytes
+ * @events: events decoded from them
+ * @overrun: stats "overrun:" delta
+ * @commit_overrun: stats "commit overrun:" delta
+ * @dropped: stats "dropped events:" delta
+ *
+ * lost is stored as overrun + commit_overrun + dropped.
+ *
+ * Return: 0, -EINVAL (the CPU stored already), or -errno (the writer then
+ * fails its commit).
+ */
+int hs_rec_add_cpu(struct hs_session_writer *w, int cpu, uint64_t subbufs, uint64_t bytes,
+		   uint64_t events, uint64_t overrun, uint64_t commit_overrun, uint64_t dropped)
+{
+	struct hs_store *st = w->st;
+	sqlite3_stmt *s = NULL;
+	int err;
+
+	err = rec_ready(w);
+	if (err)
+		return err;
+	err = store_stmt(st, ST_CPU_INSERT, &s);
+	if (err)
+		return rec_done(w, err);
+	sqlite3_bind_int64(s, 1, w->session);
+	sqlite3_bind_int(s, 2, cpu);
+	sqlite3_bind_int64(s, 3, i64(subbufs));
+	sqlite3_bind_int64(s, 4, i64(bytes));
+	sqlite3_bind_int64(s, 5, i64(events));
+	sqlite3_bind_int64(s, 6, i64(overrun));
+	sqlite3_bind_int64(s, 7, i64(commit_overrun));
+	sqlite3_bind_int64(s, 8, i64(dropped));
+	sqlite3_bind_int64(s, 9, i64(overrun + commit_overrun + dropped));
+	return rec_done(w, store_run(st, s));
+}
+
+/**
+ * hs_rec_add_lrugen() - store one lru_gen snapshot
+ * @w: a writer opened on the recording
+ * @ts_ns: when it was taken (trace clock)
+ * @lg: the parsed snapshot
+ *
+ * A row per (memcg, node, generation): gen is the kernel's generation
+ * index, seq % 4; a type's page count at a seq below its min_seq (printed
+ * with 'x' by lru_gen_full) is stored as 0.
+ *
+ * Return: 0, -EINVAL (the snapshot stored already at @ts_ns), or -errno
+ * (the writer then fails its commit).
+ */
+int hs_rec_add_lrugen(struct hs_session_writer *w, uint64_t ts_ns, const struct hs_lrugen *lg)
+{
+	struct hs_store *st = w->st;
+	sqlite3_stmt *s = NULL;
+	size_t m, n, g;
+	int err;
+
+	err = rec_ready(w);
+	if (err)
+		return err;
+	if (!lg)
+		return rec_done(w, store_err(st, -EINVAL, "no lru_gen snapshot"));
+	err = store_stmt(st, ST_LRUGEN_INSERT, &s);
+	if (err)
+		return rec_done(w, err);
+	for (m = 0; !err && m < lg->nr_memcgs; m++) {
+		const struct hs_lrugen_memcg *mc = &lg->memcgs[m];
+
+		for (n = 0; !err && n < mc->nr_nodes; n++) {
+			const struct hs_lrugen_node *nd = &mc->nodes[n];
+
+			for (g = 0; !err && g < nd->nr_gens; g++) {
+				const struct hs_lrugen_gen *gen = &nd->gens[g];
+				uint64_t anon = gen->below_min[HS_LRUGEN_ANON] ? 0 :
+						gen->nr_pages[HS_LRUGEN_ANON];
+				uint64_t file = gen->below_min[HS_LRUGEN_FILE] ? 0 :
+						gen->nr_pages[HS_LRUGEN_FILE];
+
+				sqlite3_bind_int64(s, 1, w->session);
+				sqlite3_bind_int64(s, 2, i64(ts_ns));
+				sqlite3_bind_int64(s, 3, i64(mc->id));
+				sqlite3_bind_text(s, 4, mc->path ? mc->path : "", -1,
+						  SQLITE_STATIC);
+				sqlite3_bind_int(s, 5, nd->nid);
+				sqlite3_bind_int64(s, 6, i64(gen->seq % HS_LRUGEN_MAX_GENS));
+				sqlite3_bind_int64(s, 7, i64(gen->seq));
+				sqlite3_bind_int64(s, 8, i64(gen->age_ms));
+				sqlite3_bind_int64(s, 9, i64(anon));
+				sqlite3_bind_int64(s, 10, i64(file));
+				err = store_run(st, s);
+			}
+		}
+	}
+	return rec_done(w, err);
+}
+
+/**
+ * hs_rec_finish() - store what the recording gave
+ * @w: a writer opened on the recording
+ * @r: the results; r->status, when set, becomes the status the commit sets
+ *
+ * workload_exit is stored NULL when negative (killed or never ran),
+ * workload_signal and peak_pages NULL when 0.
+ *
+ * Return: 0, -EINVAL (bad status), -ENOENT (the session has no recordings
+ * row), or -errno (the writer then fails its commit).
+ */
+int hs_rec_finish(struct hs_session_writer *w, const struct hs_record_result *r)
+{
+	struct hs_store *st = w->st;
+	sqlite3_stmt *s = NULL;
+	int err;
+
+	err = rec_ready(w);
+	if (err)
+		return err;
+	if (!r || (r->status && !store_status_valid(r->status)))
+		return rec_done(w, store_err(st, -EINVAL, "bad session status '%s'",
+					     r && r->status ? r->status : "(none)"));
+	err = store_stmt(st, ST_RECORD_FINISH, &s);
+	if (err)
+		return rec_done(w, err);
+	sqlite3_bind_int64(s, 1, w->session);
+	if (r->workload_exit >= 0)
+		sqlite3_bind_int(s, 2, r->workload_exit);
+	if (r->workload_signal)
+		sqlite3_bind_int(s, 3, r->workload_signal);
+	sqlite3_bind_int64(s, 4, i64(r->runtime_ns));
+	sqlite3_bind_int64(s, 5, i64(r->lost_events));
+	sqlite3_bind_int64(s, 6, i64(r->lost_gaps));
+	sqlite3_bind_int64(s, 7, i64(r->subbufs));
+	sqlite3_bind_int64(s, 8, i64(r->bytes));
+	sqlite3_bind_int64(s, 9, i64(r->events));
+	sqlite3_bind_int64(s, 10, i64(r->touches));
+	bind_u64_or_null(s, 11, r->peak_pages);
+	sqlite3_bind_double(s, 12, r->record_cpu_s);
+	sqlite3_bind_double(s, 13, r->build_s);
+	err = store_run(st, s);
+	if (err)
+		return rec_done(w, err);
+	if (sqlite3_changes(st->db) == 0)
+		return rec_done(w, store_err(st, -ENOENT, "session %lld has no recording row",
+					     (long long)w->session));
+	if (r->status)
+		snprintf(w->status, sizeof(w->status), "%s", r->status);
+	return 0;
+}
