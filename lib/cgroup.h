@@ -148,7 +148,8 @@ int hs_vmstat_read(struct hs_kvlist *out);
  * @len: its length
  * @out: receives the counters
  *
- * Lines that are not a name, blanks and an unsigned decimal are skipped.
+ * Lines that are not a name, blanks and an unsigned decimal are skipped;
+ * so is a name longer than 63 bytes (never truncated).
  *
  * Return: 0, -EBADMSG when no line parsed, -ENOMEM.
  */

@@ -1,3 +1,910 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Stub: being written. */
+/*
+ * The built-in workloads of `hsctl record --workload` (contract and list in
+ * workload.h).  hs_workload_prepare() resolves the options, creates the data
+ * file of the file workloads (non-zero bytes, so no sparse holes), fsyncs
+ * it, drops it with POSIX_FADV_DONTNEED and checks with cachestat(2) (or
+ * mincore(2) on kernels before 6.5) that it really left the page cache.
+ * hs_workload_run() then makes the accesses and logs every page it touched
+ * as a struct hs_touch, stamped with CLOCK_MONOTONIC right after the access,
+ * in write(2)s of at most 170 records (4080 bytes <= PIPE_BUF, so each write
+ * to a pipe is atomic).  Zipfian choices use lib/gen.c's sampler over ranks
+ * 1..n, and rank k is page (zipf-read) or record (ycsb-f) k - 1 with no
+ * scrambling: the hot pages sit at the start of the file or mapping, and a
+ * reader of the touch log can tell the skew at a glance.  One PRNG seeded
+ * with the seed at the start of every run makes the page sequence a
+ * function of the options alone.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "decode.h"
+#include "gen.h"
 #include "workload.h"
+
+#ifndef TMPFS_MAGIC
+#define TMPFS_MAGIC	0x01021994
+#endif
+#ifndef SYS_cachestat
+#define SYS_cachestat	451		/* on every architecture but alpha */
+#endif
+
+#define WL_PAGE_SHIFT	12
+#define WL_PAGE		(UINT64_C(1) << WL_PAGE_SHIFT)
+#define WL_DEF_SIZE	(UINT64_C(256) << 20)	/* size 0 */
+#define WL_MAX_SIZE	(UINT64_C(1) << 40)	/* 1 TiB */
+#define WL_MAX_OPS	UINT64_C(1000000000000)	/* 1e12 */
+#define WL_MAX_PASSES	1000000u
+#define WL_DEF_RECORD	1024u
+#define WL_DEF_THETA	0.99
+#define WL_READ_CHUNK	(64u * 1024)		/* scan-twice / loop read(2) size */
+#define WL_FILL_CHUNK	(1u << 20)		/* write(2) size when creating the file */
+#define WL_FILL_BYTE	0x5a
+#define WL_LOG_MAX	(PIPE_BUF / sizeof(struct hs_touch))	/* touches per write(2) */
+#define WL_DROP_TRIES	3			/* POSIX_FADV_DONTNEED attempts */
+
+_Static_assert(sizeof(struct hs_touch) == 24, "struct hs_touch is 24 bytes on the pipe");
+_Static_assert(PIPE_BUF / sizeof(struct hs_touch) == 170, "170 touches per atomic write");
+
+enum wl_kind {
+	WL_SCAN_TWICE,
+	WL_ZIPF_READ,
+	WL_YCSB_F,
+	WL_LOOP,
+	WL_NR
+};
+
+static const char *const wl_names[WL_NR + 1] = {
+	[WL_SCAN_TWICE] = "scan-twice",
+	[WL_ZIPF_READ] = "zipf-read",
+	[WL_YCSB_F] = "ycsb-f",
+	[WL_LOOP] = "loop",
+	[WL_NR] = NULL,
+};
+
+/**
+ * struct hs_workload - a prepared workload
+ */
+struct hs_workload {
+	enum wl_kind	kind;		/* which one */
+	int		fd;		/* the data file; -1 for ycsb-f */
+	char		*path;		/* its path; NULL for ycsb-f */
+	bool		created;	/* prepare made @path: hs_workload_free() unlinks it */
+	pid_t		owner;		/* getpid() of the preparing process */
+	uint64_t	kdev;		/* the file's st_dev as major << 20 | minor */
+	uint64_t	ino;		/* its inode number */
+	uint64_t	size;		/* file size, or the anonymous working set, bytes */
+	uint64_t	pages;		/* file pages, or the pages under the records */
+	uint64_t	ops;		/* zipf-read / ycsb-f operations */
+	uint64_t	records;	/* ycsb-f: size / record_size */
+	uint64_t	seed;		/* PRNG seed, never 0 */
+	double		theta;		/* zipf exponent, in (0, 10) */
+	unsigned int	passes;		/* scan-twice / loop passes */
+	unsigned int	record_size;	/* ycsb-f record bytes, 1 .. size */
+	char		*json;		/* hs_workload_describe()'s text */
+};
+
+/* The touch log of one run: records waiting for their write(2). */
+struct touch_log {
+	int		fd;			/* the pipe; -1: discard */
+	unsigned int	n;			/* records in @buf */
+	bool		epipe;			/* a write failed with EPIPE */
+	struct hs_touch	buf[WL_LOG_MAX];	/* the next write */
+};
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static bool is_file_kind(enum wl_kind k)
+{
+	return k != WL_YCSB_F;
+}
+
+/**
+ * hs_workload_names() - the built-in workloads
+ *
+ * Return: a NULL-terminated list of names, in the order of workload.h.
+ */
+const char *const *hs_workload_names(void)
+{
+	return wl_names;
+}
+
+/* ---- the data file ---- */
+
+struct wl_cachestat_range {
+	uint64_t	off;		/* first byte */
+	uint64_t	len;		/* bytes; 0: to the end */
+};
+
+struct wl_cachestat {
+	uint64_t	nr_cache;		/* pages in the page cache */
+	uint64_t	nr_dirty;		/* of them dirty */
+	uint64_t	nr_writeback;		/* under writeback */
+	uint64_t	nr_evicted;		/* evicted, shadow entry left */
+	uint64_t	nr_recently_evicted;	/* evicted within the working set */
+};
+
+/* Pages of @fd (@size bytes) in the page cache, by mincore(2) on a mapping. */
+static int cached_by_mincore(int fd, uint64_t size, uint64_t *cached)
+{
+	const uint64_t chunk = UINT64_C(1) << 30;
+	long psz = sysconf(_SC_PAGESIZE);
+	unsigned char *vec;
+	uint64_t off, len, np, i;
+	void *map;
+	int e = 0;
+
+	if (psz <= 0)
+		return -EINVAL;
+	vec = malloc(chunk / (uint64_t)psz);
+	if (!vec)
+		return -ENOMEM;
+	*cached = 0;
+	for (off = 0; off < size; off += chunk) {
+		len = size - off < chunk ? size - off : chunk;
+		map = mmap(NULL, (size_t)len, PROT_READ, MAP_SHARED, fd, (off_t)off);
+		if (map == MAP_FAILED) {
+			e = -errno;
+			break;
+		}
+		np = (len + (uint64_t)psz - 1) / (uint64_t)psz;
+		if (mincore(map, (size_t)len, vec)) {
+			e = -errno;
+			munmap(map, (size_t)len);
+			break;
+		}
+		for (i = 0; i < np; i++)
+			*cached += vec[i] & 1;
+		munmap(map, (size_t)len);
+	}
+	free(vec);
+	return e;
+}
+
+/* Pages of @fd in the page cache: cachestat(2), else mincore(2). */
+static int cached_pages(int fd, uint64_t size, uint64_t *cached)
+{
+	struct wl_cachestat_range range = { 0, 0 };
+	struct wl_cachestat cs;
+
+	if (!syscall(SYS_cachestat, fd, &range, &cs, 0)) {
+		*cached = cs.nr_cache;
+		return 0;
+	}
+	if (errno != ENOSYS)
+		return -errno;
+	return cached_by_mincore(fd, size, cached);
+}
+
+/*
+ * Drop @fd's clean pages from the page cache and check that few stay
+ * (none are expected: the file was fsynced and nobody maps it).
+ */
+static int drop_cache(int fd, uint64_t size, const char *path, char *err, size_t errlen)
+{
+	uint64_t cached = 0, pages = (size + WL_PAGE - 1) >> WL_PAGE_SHIFT;
+	uint64_t allowed = 16 + pages / 64;
+	int e, i;
+
+	for (i = 0; i < WL_DROP_TRIES; i++) {
+		e = posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		if (e) {
+			set_err(err, errlen, "%s: posix_fadvise(DONTNEED): %s", path, strerror(e));
+			return -e;
+		}
+		e = cached_pages(fd, size, &cached);
+		if (e) {
+			set_err(err, errlen, "%s: cannot count its cached pages: %s", path,
+				strerror(-e));
+			return e;
+		}
+		if (cached <= allowed)
+			return 0;
+	}
+	set_err(err, errlen, "%s: %" PRIu64 " of %" PRIu64 " pages stay in the page cache after "
+		"POSIX_FADV_DONTNEED", path, cached, pages);
+	return -EIO;
+}
+
+/* Refuse a tmpfs: -EINVAL with the reason, 0, or -errno of statfs(2). */
+static int check_not_tmpfs(const char *dir, char *err, size_t errlen)
+{
+	struct statfs sf;
+
+	if (statfs(dir, &sf)) {
+		int e = errno;
+
+		set_err(err, errlen, "%s: %s", dir, strerror(e));
+		return -e;
+	}
+	if (sf.f_type == TMPFS_MAGIC) {
+		set_err(err, errlen, "%s is a tmpfs: its pages are shmem, not page cache", dir);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The directory of a created file: @dir, else $TMPDIR unless it is a tmpfs, else /var/tmp. */
+static int pick_dir(const char *dir, const char **out, char *err, size_t errlen)
+{
+	const char *t = getenv("TMPDIR");
+	struct statfs sf;
+	int e;
+
+	if (dir) {
+		e = check_not_tmpfs(dir, err, errlen);
+		*out = dir;
+		return e;
+	}
+	if (t && *t && !statfs(t, &sf) && sf.f_type != TMPFS_MAGIC) {
+		*out = t;
+		return 0;
+	}
+	*out = "/var/tmp";
+	return check_not_tmpfs(*out, err, errlen);
+}
+
+/* Write @size non-zero bytes to @fd from offset 0.  Return: 0 or -errno. */
+static int fill_file(int fd, uint64_t size)
+{
+	uint64_t off = 0;
+	size_t len;
+	ssize_t r;
+	char *buf;
+	int e = 0;
+
+	buf = malloc(WL_FILL_CHUNK);
+	if (!buf)
+		return -ENOMEM;
+	memset(buf, WL_FILL_BYTE, WL_FILL_CHUNK);
+	while (off < size) {
+		len = size - off < WL_FILL_CHUNK ? (size_t)(size - off) : WL_FILL_CHUNK;
+		r = pwrite(fd, buf, len, (off_t)off);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			e = -errno;
+			break;
+		}
+		if (r == 0) {
+			e = -ENOSPC;
+			break;
+		}
+		off += (uint64_t)r;
+	}
+	free(buf);
+	return e;
+}
+
+/* Create, fill, fsync and drop the data file of @w (w->size bytes). */
+static int create_file(struct hs_workload *w, const char *dir, char *err, size_t errlen)
+{
+	size_t plen = strlen(dir) + 64;
+	int e;
+
+	w->path = malloc(plen);
+	if (!w->path) {
+		set_err(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	snprintf(w->path, plen, "%s/hsctl_%ld_%s_XXXXXX", dir, (long)getpid(), wl_names[w->kind]);
+	w->fd = mkostemp(w->path, O_CLOEXEC);
+	if (w->fd < 0) {
+		e = -errno;
+		set_err(err, errlen, "cannot create a file in %s: %s", dir, strerror(errno));
+		return e;
+	}
+	w->created = true;
+	w->owner = getpid();
+	e = fill_file(w->fd, w->size);
+	if (e) {
+		if (e == -ENOSPC || e == -EDQUOT)
+			set_err(err, errlen, "%s: no space left for a %" PRIu64 "-byte file", dir,
+				w->size);
+		else
+			set_err(err, errlen, "write %s: %s", w->path, strerror(-e));
+		return e;
+	}
+	if (fsync(w->fd)) {
+		e = -errno;
+		set_err(err, errlen, "fsync %s: %s", w->path, strerror(errno));
+		return e;
+	}
+	return drop_cache(w->fd, w->size, w->path, err, errlen);
+}
+
+/* Open the user's file as it is: a regular file of a sane size, not on a tmpfs. */
+static int open_file(struct hs_workload *w, const char *file, char *err, size_t errlen)
+{
+	struct statfs sf;
+	struct stat st;
+	int e;
+
+	w->path = strdup(file);
+	if (!w->path) {
+		set_err(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	w->fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (w->fd < 0) {
+		e = -errno;
+		set_err(err, errlen, "%s: %s", file, strerror(errno));
+		return e;
+	}
+	if (fstat(w->fd, &st) || fstatfs(w->fd, &sf)) {
+		e = -errno;
+		set_err(err, errlen, "%s: %s", file, strerror(errno));
+		return e;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		set_err(err, errlen, "%s: not a regular file", file);
+		return -EINVAL;
+	}
+	if (sf.f_type == TMPFS_MAGIC) {
+		set_err(err, errlen, "%s is on a tmpfs: its pages are shmem, not page cache", file);
+		return -EINVAL;
+	}
+	if ((uint64_t)st.st_size < WL_PAGE || (uint64_t)st.st_size > WL_MAX_SIZE) {
+		set_err(err, errlen, "%s: %" PRIu64 " bytes: a data file must hold between one "
+			"page (4096 bytes) and 1 TiB", file, (uint64_t)st.st_size);
+		return -EINVAL;
+	}
+	w->size = (uint64_t)st.st_size;
+	/* Make the first pass cold, as for a created file; pages still dirty stay. */
+	posix_fadvise(w->fd, 0, 0, POSIX_FADV_DONTNEED);
+	return 0;
+}
+
+/* ---- describe ---- */
+
+/* The shortest %g form of @v that reads back as @v. */
+static void fmt_double(char *buf, size_t len, double v)
+{
+	int prec;
+
+	for (prec = 15; prec < 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			return;
+	}
+	snprintf(buf, len, "%.17g", v);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	const unsigned char *p;
+
+	fputc('"', f);
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static int make_json(struct hs_workload *w)
+{
+	char theta[32];
+	size_t len;
+	FILE *f;
+
+	f = open_memstream(&w->json, &len);
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, "{\"workload\":\"%s\"", wl_names[w->kind]);
+	if (is_file_kind(w->kind)) {
+		fputs(",\"file\":", f);
+		json_string(f, w->path);
+		fprintf(f, ",\"created\":%s", w->created ? "true" : "false");
+	}
+	fprintf(f, ",\"size\":%" PRIu64 ",\"pages\":%" PRIu64, w->size, w->pages);
+	fmt_double(theta, sizeof(theta), w->theta);
+	switch (w->kind) {
+	case WL_SCAN_TWICE:
+	case WL_LOOP:
+		fprintf(f, ",\"passes\":%u", w->passes);
+		break;
+	case WL_ZIPF_READ:
+		fprintf(f, ",\"ops\":%" PRIu64 ",\"theta\":%s", w->ops, theta);
+		break;
+	case WL_YCSB_F:
+		fprintf(f, ",\"record_size\":%u,\"records\":%" PRIu64 ",\"ops\":%" PRIu64
+			",\"theta\":%s", w->record_size, w->records, w->ops, theta);
+		break;
+	case WL_NR:
+		break;
+	}
+	fprintf(f, ",\"seed\":%" PRIu64 "}", w->seed);
+	if (fclose(f) || !w->json) {
+		free(w->json);
+		w->json = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- prepare ---- */
+
+/* The numeric options into @w, checked.  Return: 0 or -EINVAL with the reason. */
+static int resolve(struct hs_workload *w, const struct hs_workload_opts *o, char *err,
+		   size_t errlen)
+{
+	w->size = o->size ? o->size : WL_DEF_SIZE;
+	if (w->size < WL_PAGE || w->size > WL_MAX_SIZE) {
+		set_err(err, errlen, "size %" PRIu64 ": must be between 4096 bytes (one page) and "
+			"1 TiB", o->size);
+		return -EINVAL;
+	}
+	w->theta = o->theta != 0.0 ? o->theta : WL_DEF_THETA;
+	if (!(w->theta > 0.0 && w->theta < 10.0)) {
+		set_err(err, errlen, "theta %g: must be greater than 0 and less than 10", o->theta);
+		return -EINVAL;
+	}
+	if (o->ops > WL_MAX_OPS) {
+		set_err(err, errlen, "ops %" PRIu64 ": at most 1000000000000", o->ops);
+		return -EINVAL;
+	}
+	if (o->passes > WL_MAX_PASSES) {
+		set_err(err, errlen, "passes %u: at most %u", o->passes, WL_MAX_PASSES);
+		return -EINVAL;
+	}
+	w->passes = o->passes ? o->passes : w->kind == WL_LOOP ? 3 : 2;
+	w->record_size = o->record_size ? o->record_size : WL_DEF_RECORD;
+	if (w->kind == WL_YCSB_F) {
+		if (o->file) {
+			set_err(err, errlen,
+				"file %s: ycsb-f works on anonymous memory, not a file", o->file);
+			return -EINVAL;
+		}
+		if (w->record_size > w->size) {
+			set_err(err, errlen, "record_size %u: larger than size %" PRIu64,
+				w->record_size, w->size);
+			return -EINVAL;
+		}
+	}
+	w->seed = o->seed ? o->seed : 1;
+	return 0;
+}
+
+/**
+ * hs_workload_prepare() - validate options and create the data file
+ * @o: options
+ * @out: the workload
+ * @err: receives a one-line reason on failure
+ * @errlen: its size
+ *
+ * Options that do not apply to the workload are ignored (ops for a scan,
+ * passes for zipf-read, ...); @o->size is ignored when @o->file is given
+ * (the file's own size counts).  Passes above a million are refused as
+ * absurd.  A file given is used as it is, but its clean pages are dropped
+ * from the page cache too, so the first pass is cold.  A created file is
+ * named hsctl_<pid>_<workload>_XXXXXX.
+ *
+ * Return: 0; -EINVAL (unknown name, absurd option: the reason says which;
+ * a tmpfs; a file that is not a regular file); -ENOENT / -EACCES (file or
+ * dir); -ENOSPC; -ENOMEM; -EIO (pages that would not leave the cache).
+ */
+int hs_workload_prepare(const struct hs_workload_opts *o, struct hs_workload **out, char *err,
+			size_t errlen)
+{
+	struct hs_workload *w;
+	const char *dir;
+	struct stat st;
+	int k, e;
+
+	*out = NULL;
+	for (k = 0; k < WL_NR; k++)
+		if (o->name && !strcmp(o->name, wl_names[k]))
+			break;
+	if (k == WL_NR) {
+		set_err(err, errlen, "unknown workload '%s' (valid: scan-twice, zipf-read, ycsb-f, "
+			"loop)", o->name ? o->name : "");
+		return -EINVAL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		set_err(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	w->kind = (enum wl_kind)k;
+	w->fd = -1;
+	w->owner = getpid();
+	e = resolve(w, o, err, errlen);
+	if (e)
+		goto out_free;
+	if (is_file_kind(w->kind)) {
+		if (o->file) {
+			e = open_file(w, o->file, err, errlen);
+		} else {
+			e = pick_dir(o->dir, &dir, err, errlen);
+			if (!e)
+				e = create_file(w, dir, err, errlen);
+		}
+		if (e)
+			goto out_free;
+		if (fstat(w->fd, &st)) {
+			e = -errno;
+			set_err(err, errlen, "%s: %s", w->path, strerror(errno));
+			goto out_free;
+		}
+		e = hs_decoder_dev_to_kdev(st.st_dev, &w->kdev);
+		if (e) {
+			set_err(err, errlen, "%s: device number out of the kernel's range",
+				w->path);
+			goto out_free;
+		}
+		w->ino = (uint64_t)st.st_ino;
+		w->pages = (w->size + WL_PAGE - 1) >> WL_PAGE_SHIFT;
+	} else {
+		w->records = w->size / w->record_size;
+		w->pages = (w->records * w->record_size + WL_PAGE - 1) >> WL_PAGE_SHIFT;
+	}
+	w->ops = o->ops ? o->ops : 4 * w->pages;
+	e = make_json(w);
+	if (e) {
+		set_err(err, errlen, "out of memory");
+		goto out_free;
+	}
+	*out = w;
+	return 0;
+
+out_free:
+	hs_workload_free(w);
+	return e;
+}
+
+/**
+ * hs_workload_describe() - the resolved options as a JSON object
+ * @w: the workload
+ *
+ * Keys in this order: workload; file and created (file workloads); size,
+ * pages; passes (scans), ops and theta (zipf-read), record_size, records,
+ * ops and theta (ycsb-f); seed.
+ *
+ * Return: e.g. {"workload":"scan-twice","file":"/var/tmp/...","created":true,
+ * "size":209715200,"pages":51200,"passes":2,"seed":1}; valid until
+ * hs_workload_free().
+ */
+const char *hs_workload_describe(const struct hs_workload *w)
+{
+	return w->json;
+}
+
+/**
+ * hs_workload_file() - the data file's identity for the touch records
+ * @w: the workload
+ * @kdev: receives the kernel dev_t (major << 20 | minor) as tracepoints show it
+ * @ino: receives the inode number
+ *
+ * Return: 0, or -ENOENT for anonymous workloads (ycsb-f).
+ */
+int hs_workload_file(const struct hs_workload *w, uint64_t *kdev, uint64_t *ino)
+{
+	if (!is_file_kind(w->kind))
+		return -ENOENT;
+	*kdev = w->kdev;
+	*ino = w->ino;
+	return 0;
+}
+
+/**
+ * hs_workload_pages() - pages the workload touches (file or working set)
+ * @w: the workload
+ *
+ * Return: the file's pages (a partial last page counts), or for ycsb-f the
+ * pages under its records.
+ */
+uint64_t hs_workload_pages(const struct hs_workload *w)
+{
+	return w->pages;
+}
+
+/* ---- run ---- */
+
+static int log_flush(struct touch_log *l)
+{
+	const char *p = (const char *)l->buf;
+	size_t left = l->n * sizeof(struct hs_touch);
+	struct pollfd pfd;
+	ssize_t r;
+
+	l->n = 0;
+	while (left) {
+		r = write(l->fd, p, left);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN) {	/* a non-blocking pipe: wait for room */
+				pfd.fd = l->fd;
+				pfd.events = POLLOUT;
+				poll(&pfd, 1, -1);
+				continue;
+			}
+			if (errno == EPIPE)
+				l->epipe = true;
+			return -errno;
+		}
+		p += r;
+		left -= (size_t)r;
+	}
+	return 0;
+}
+
+static int log_touch(struct touch_log *l, uint64_t ts, uint64_t page, uint32_t flags)
+{
+	struct hs_touch *t;
+
+	if (l->fd < 0)
+		return 0;
+	t = &l->buf[l->n++];
+	t->ts_ns = ts;
+	t->page = page;
+	t->flags = flags;
+	t->pad = 0;
+	return l->n == WL_LOG_MAX ? log_flush(l) : 0;
+}
+
+/* Sequential read(2) passes over the file, one touch per page per read. */
+static int run_scan(struct hs_workload *w, struct touch_log *l)
+{
+	uint64_t off, p, ts;
+	unsigned int pass;
+	ssize_t r;
+	char *buf;
+	int e = 0;
+
+	buf = malloc(WL_READ_CHUNK);
+	if (!buf)
+		return -ENOMEM;
+	for (pass = 0; pass < w->passes && !e; pass++) {
+		if (lseek(w->fd, 0, SEEK_SET) < 0) {
+			e = -errno;
+			break;
+		}
+		off = 0;
+		for (;;) {
+			r = read(w->fd, buf, WL_READ_CHUNK);
+			if (r < 0) {
+				if (errno == EINTR)
+					continue;
+				e = -errno;
+				break;
+			}
+			if (r == 0)
+				break;
+			ts = now_ns();
+			for (p = off >> WL_PAGE_SHIFT;
+			     p <= (off + (uint64_t)r - 1) >> WL_PAGE_SHIFT && !e; p++)
+				e = log_touch(l, ts, p, HS_TOUCH_FD);
+			if (e)
+				break;
+			off += (uint64_t)r;
+		}
+	}
+	free(buf);
+	return e;
+}
+
+/* @ops pread(2)s of one page at zipfian page indexes (rank k: page k - 1). */
+static int run_zipf_read(struct hs_workload *w, struct touch_log *l)
+{
+	struct hs_zipf z;
+	struct hs_rng rng;
+	uint64_t i, page;
+	ssize_t r;
+	char *buf;
+	int e;
+
+	e = hs_zipf_init(&z, w->pages, w->theta);
+	if (e)
+		return e;
+	buf = malloc(WL_PAGE);
+	if (!buf)
+		return -ENOMEM;
+	hs_rng_seed(&rng, w->seed);
+	for (i = 0; i < w->ops && !e; i++) {
+		page = hs_zipf_sample(&z, &rng) - 1;
+		do
+			r = pread(w->fd, buf, WL_PAGE, (off_t)(page << WL_PAGE_SHIFT));
+		while (r < 0 && errno == EINTR);
+		if (r < 0)
+			e = -errno;
+		else if (r == 0)
+			e = -EIO;		/* the file shrank under us */
+		else
+			e = log_touch(l, now_ns(), page, HS_TOUCH_FD);
+	}
+	free(buf);
+	return e;
+}
+
+/*
+ * YCSB workload F on anonymous memory: load every record in order, then
+ * @ops operations on zipfian records (rank k: record k - 1), half reads,
+ * half read-modify-writes.
+ */
+static int run_ycsb_f(struct hs_workload *w, struct touch_log *l)
+{
+	const uint64_t rs = w->record_size;
+	size_t len = (size_t)(w->pages << WL_PAGE_SHIFT);
+	uint64_t base, i, r, first, last, pg, logged = 0;
+	volatile unsigned char sink = 0;
+	unsigned char *mem, *rec, v;
+	struct hs_rng rng;
+	struct hs_zipf z;
+	bool rmw;
+	int e;
+
+	e = hs_zipf_init(&z, w->records, w->theta);
+	if (e)
+		return e;
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return -errno;
+	base = (uint64_t)(uintptr_t)mem >> WL_PAGE_SHIFT;
+
+	/* load: each page is logged once, when the first record on it is written */
+	for (r = 0; r < w->records && !e; r++) {
+		memset(mem + r * rs, (int)(1 + r % 251), rs);
+		first = (r * rs) >> WL_PAGE_SHIFT;
+		last = (r * rs + rs - 1) >> WL_PAGE_SHIFT;
+		for (pg = first; pg <= last && !e; pg++) {
+			if (pg < logged)
+				continue;
+			e = log_touch(l, now_ns(), base + pg, HS_TOUCH_ANON | HS_TOUCH_WRITE);
+			logged = pg + 1;
+		}
+	}
+
+	/* run: read one byte of every page of the record, and write it back for RMW */
+	hs_rng_seed(&rng, w->seed);
+	for (i = 0; i < w->ops && !e; i++) {
+		r = hs_zipf_sample(&z, &rng) - 1;
+		rmw = hs_rng_next(&rng) >> 63;
+		rec = mem + r * rs;
+		first = (r * rs) >> WL_PAGE_SHIFT;
+		last = (r * rs + rs - 1) >> WL_PAGE_SHIFT;
+		v = 0;
+		for (pg = first; pg <= last; pg++) {
+			uint64_t at = pg == first ? r * rs : pg << WL_PAGE_SHIFT;
+
+			v = (unsigned char)(v + mem[at]);
+		}
+		sink = (unsigned char)(sink + v);
+		if (rmw)
+			memset(rec, (int)(v | 1), rs);
+		for (pg = first; pg <= last && !e; pg++)
+			e = log_touch(l, now_ns(), base + pg,
+				      HS_TOUCH_ANON | (rmw ? HS_TOUCH_WRITE : 0));
+	}
+	(void)sink;
+	munmap(mem, len);
+	return e;
+}
+
+/**
+ * hs_workload_run() - run it (in the child, after joining the cgroup)
+ * @w: the workload
+ * @log_fd: where struct hs_touch records go (a pipe), or -1 for none
+ *
+ * Writes touches in batches of at most 170 records (4080 bytes, within
+ * PIPE_BUF), so each write(2) to a pipe is atomic; a batch goes out when it
+ * is full and at the end.  A non-blocking @log_fd is waited on with poll(2).
+ * SIGPIPE is blocked in the calling thread for the run (and a SIGPIPE the
+ * run itself raised is consumed before the old mask comes back), so a log
+ * reader going away ends the run with -EPIPE instead of killing the
+ * process; no signal disposition is changed.  File workloads move the
+ * prepared file descriptor's offset: do not run one prepared workload in
+ * two processes at once.
+ *
+ * Return: 0 on success, or -errno of the first failure (-EPIPE: the log's
+ * reader went away, the run stopped early).
+ */
+int hs_workload_run(struct hs_workload *w, int log_fd)
+{
+	struct timespec zero = { 0, 0 };
+	sigset_t pipe_set, old, pend;
+	struct touch_log *l;
+	bool was_pending;
+	int e;
+
+	l = malloc(sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->fd = log_fd;
+	l->n = 0;
+	l->epipe = false;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigemptyset(&pend);
+	sigpending(&pend);
+	was_pending = sigismember(&pend, SIGPIPE) == 1;
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+
+	switch (w->kind) {
+	case WL_SCAN_TWICE:
+	case WL_LOOP:
+		e = run_scan(w, l);
+		break;
+	case WL_ZIPF_READ:
+		e = run_zipf_read(w, l);
+		break;
+	case WL_YCSB_F:
+		e = run_ycsb_f(w, l);
+		break;
+	default:
+		e = -EINVAL;
+		break;
+	}
+	if (!e && l->fd >= 0 && l->n)
+		e = log_flush(l);
+
+	if (l->epipe && !was_pending)
+		sigtimedwait(&pipe_set, NULL, &zero);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	free(l);
+	return e;
+}
+
+/**
+ * hs_workload_free() - unlink a created file and free
+ * @w: the workload, or NULL
+ *
+ * Only the process that prepared @w unlinks (a forked child's copy does not).
+ *
+ * Return: nothing.
+ */
+void hs_workload_free(struct hs_workload *w)
+{
+	if (!w)
+		return;
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->created && w->owner == getpid())
+		unlink(w->path);
+	free(w->path);
+	free(w->json);
+	free(w);
+}

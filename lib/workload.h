@@ -118,7 +118,9 @@ uint64_t hs_workload_pages(const struct hs_workload *w);
  * @log_fd: where struct hs_touch records go (a pipe), or -1 for none
  *
  * Writes touches in batches of at most PIPE_BUF bytes, so each write(2) is
- * atomic.  Stops early when the log's reader goes away (EPIPE).
+ * atomic.  Stops early when the log's reader goes away (EPIPE).  SIGPIPE
+ * is blocked in the calling thread for the duration of the run (and a
+ * SIGPIPE the run raised is consumed), so the caller need not ignore it.
  *
  * Return: 0 on success, or -errno of the first failure.
  */
