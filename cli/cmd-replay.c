@@ -8,7 +8,9 @@
  * given as a comma list (--param lrfu.lambda=0.1,0.01) makes one run per value.
  * --pageout sets the driver's PAGEOUT mode for every policy without a
  * "pageout" parameter of its own; a mode other than the default joins those
- * runs' params, so stored runs of different modes stay apart.
+ * runs' params, so stored runs of different modes stay apart.  Without
+ * --size, a recorded session replays at its recorded memory limit (or peak
+ * usage), next to what the kernel did at that size.
  */
 #include "config.h"
 
@@ -80,7 +82,8 @@ static const struct argp_option options[] = {
 	  "Policies to replay, or 'all' (default: all); see 'hsctl policy list'", 0 },
 	{ "size", 's', "N[,N...]", 0,
 	  "Capacities in trace units (pages, blocks or objects); pages and blocks also "
-	  "take K/M/G byte sizes; N% is a share of the session's distinct keys", 0 },
+	  "take K/M/G byte sizes; N% is a share of the session's distinct keys; "
+	  "default for a recorded session: its memory limit (else its peak usage)", 0 },
 	{ "param", OPT_PARAM, "POLICY.KEY=V[,V...]", 0,
 	  "Set a policy parameter; a comma list makes one run per value", 0 },
 	{ "threads", OPT_THREADS, "N", 0, "Worker threads (default: one per core)", 0 },
@@ -182,8 +185,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!a->session)
 			argp_error(state, "missing SESSION (see 'hsctl sessions')");
-		if (!a->sizes)
-			argp_error(state, "missing --size (e.g. --size 1000,5000)");
 		if (a->window_given && a->pageout != HS_PAGEOUT_RECHECK)
 			argp_error(state, "--recheck-window needs --pageout recheck");
 		break;
@@ -205,6 +206,7 @@ static const struct argp argp = {
 	       "    hsctl replay 1 --policy lru,arc,opt --size 10%,50%\n"
 	       "    hsctl replay 1 --policy lrfu --param lrfu.lambda=1,0.1,0.001 --size 200\n"
 	       "    hsctl replay 1 --policy opt --param opt.bypass=true --size 200 --format json\n"
+	       "    hsctl replay 4 --policy all          # a recording: at its memory limit\n"
 	       "    hsctl sql 'SELECT policy, capacity, hit_ratio FROM v_runs'\n"
 	       "\nhit_ratio is hits / accesses (the table prints it in percent). Runs land in "
 	       "the database: see hsctl-db(5), views v_runs and v_policy_compare.",
@@ -283,6 +285,27 @@ static int pick_sizes(char *list, const struct hs_session_info *info, uint64_t *
 		}
 	}
 	*n = (size_t)nr;
+	return 0;
+}
+
+/*
+ * No --size: a recorded session replays at its cgroup's memory limit, or at
+ * its peak usage when it ran without one, so that the kernel's truth and the
+ * simulation sit side by side.  Other sessions need --size.
+ */
+static int default_size(const struct hs_session_info *info, uint64_t *out, size_t *n)
+{
+	uint64_t pages = info->memory_limit_pages ? info->memory_limit_pages : info->peak_pages;
+
+	if (!pages) {
+		hs_err("missing --size (e.g. --size 1000,5000): session %" PRId64 " has no"
+		       " recorded memory limit", info->id);
+		return HS_EXIT_USAGE;
+	}
+	out[0] = HS_MIN(pages, (uint64_t)UINT32_MAX);
+	*n = 1;
+	hs_info("no --size: capacity %" PRIu64 " pages, session %" PRId64 "'s %s", out[0],
+		info->id, info->memory_limit_pages ? "memory limit" : "peak usage");
 	return 0;
 }
 
@@ -741,7 +764,10 @@ static int run(int argc, char **argv)
 		status = HS_EXIT_DATAERR;
 		goto out;
 	}
-	status = pick_sizes(a.sizes, &info, sizes, &nr_sizes);
+	if (a.sizes)
+		status = pick_sizes(a.sizes, &info, sizes, &nr_sizes);
+	else
+		status = default_size(&info, sizes, &nr_sizes);
 	if (status)
 		goto out;
 	for (i = 0; i < nr_pols; i++) {

@@ -5,18 +5,24 @@
  * sessions together with their accesses, keys and runs (the foreign keys
  * cascade).  Listings are SQL over the sessions table, printed like `hsctl
  * sql` prints (hs_cli_print_query()), so every format comes out the same way.
+ * A recorded session (hsctl record) shows its recording too: kernel, limit,
+ * the workload's fate, losses, lives by death cause, and the self-checks,
+ * which follow the record as a table, or as a "checks" array in JSON.
  */
 #include "config.h"
 
 #include <argp.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "hs.h"
+#include "lifecycle.h"
+#include "output.h"
 #include "parse.h"
 #include "store.h"
 
@@ -69,6 +75,7 @@ static const struct argp argp = {
 	       "EXAMPLES:\n"
 	       "    hsctl sessions                     # id, source, name, status, accesses...\n"
 	       "    hsctl sessions show 1              # every column, and the number of runs\n"
+	       "    hsctl sessions show 4 --format json  # a recording: its fields and self-checks\n"
 	       "    hsctl sessions list --format json\n"
 	       "    hsctl sessions rm 2 3              # with their accesses, keys and runs\n"
 	       "\nExit status: 0 success, 1 failure, 64 usage error, 65 not an hsctl database,\n"
@@ -93,6 +100,137 @@ static const char show_sql[] =
 	" s.params, s.status, s.started, s.ended, s.records, s.accesses, s.distinct_keys,"
 	" s.host, s.hsctl_version, (SELECT count(*) FROM runs WHERE session = s.id) AS runs"
 	" FROM sessions AS s WHERE s.id = %" PRId64;
+
+/*
+ * A recorded session: the same, then its recording, with lives counted by
+ * death cause (the %d are enum hs_death_cause values).
+ */
+static const char show_rec_sql[] =
+	"SELECT s.id, s.source, s.name, s.origin, s.format, s.unit, s.kind, s.channel,"
+	" s.params, s.status, s.started, s.ended, s.records, s.accesses, s.distinct_keys,"
+	" s.host, s.hsctl_version, (SELECT count(*) FROM runs WHERE session = s.id) AS runs,"
+	" r.workload, r.kernel, r.lru_gen, r.cgroup, r.cgroup_version,"
+	" r.memory_limit_pages, r.peak_pages, r.workload_exit, r.workload_signal,"
+	" round(r.runtime_ns / 1e9, 3) AS runtime_s, r.lost_events, r.lost_gaps,"
+	" r.subbufs, r.bytes, r.events_decoded AS events, r.touches,"
+	" l.lives, l.alive, l.died_reclaim, l.died_pageout, l.died_truncate, l.died_unknown,"
+	" l.refaults,"
+	" round(r.record_cpu_s, 3) AS record_cpu_s, round(r.build_s, 3) AS build_s"
+	" FROM sessions AS s LEFT JOIN recordings AS r ON r.session = s.id,"
+	" (SELECT count(*) AS lives, total(death_cause = %d) AS alive,"
+	"   total(death_cause = %d) AS died_reclaim,"
+	"   total(death_cause = %d) AS died_pageout,"
+	"   total(death_cause = %d) AS died_truncate, total(death_cause = %d) AS died_unknown,"
+	"   total(refault) AS refaults FROM folio_lives WHERE session = %" PRId64 ") AS l"
+	" WHERE s.id = %" PRId64;
+
+static const char checks_sql[] =
+	"SELECT name, status, got, want, note FROM record_checks"
+	" WHERE session = %" PRId64 " ORDER BY rowid";
+
+/* A cell as JSON: the shortest number text that reads back, strings quoted. */
+static void json_cell(const struct hs_sql_row *row, size_t i)
+{
+	char buf[40];
+	int prec;
+
+	switch (row->types[i]) {
+	case HS_SQL_NULL:
+		fputs("null", stdout);
+		break;
+	case HS_SQL_INT:
+		printf("%" PRId64, row->ints[i]);
+		break;
+	case HS_SQL_REAL:
+		if (!isfinite(row->reals[i])) {
+			fputs("null", stdout);
+			break;
+		}
+		for (prec = 1; prec <= 17; prec++) {
+			snprintf(buf, sizeof(buf), "%.*g", prec, row->reals[i]);
+			if (strtod(buf, NULL) == row->reals[i])
+				break;
+		}
+		fputs(buf, stdout);
+		break;
+	default:
+		hs_json_string(stdout, row->texts[i]);
+		break;
+	}
+}
+
+/* The record of a recorded session as a JSON object, left open for "checks". */
+static int rec_json_cb(const struct hs_sql_row *row, void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < row->ncols; i++) {
+		fputs(i ? ",\n  " : "{\n  ", stdout);
+		hs_json_string(stdout, row->names[i]);
+		fputs(": ", stdout);
+		json_cell(row, i);
+	}
+	*(int *)arg = 1;
+	return 1;
+}
+
+/* One check as a one-line JSON object in the "checks" array. */
+static int check_json_cb(const struct hs_sql_row *row, void *arg)
+{
+	int *n = arg;
+	size_t i;
+
+	fputs(*n ? ",\n    {" : "\n    {", stdout);
+	for (i = 0; i < row->ncols; i++) {
+		if (i)
+			fputs(", ", stdout);
+		hs_json_string(stdout, row->names[i]);
+		fputs(": ", stdout);
+		json_cell(row, i);
+	}
+	putchar('}');
+	(*n)++;
+	return 0;
+}
+
+static int count_cb(const struct hs_sql_row *row, void *arg)
+{
+	*(int64_t *)arg = row->ncols && row->types[0] == HS_SQL_INT ? row->ints[0] : 0;
+	return 1;
+}
+
+/* sessions show on a recorded session: the record, then the self-checks. */
+static int show_recorded(struct hs_store *st, int64_t id)
+{
+	char sql[sizeof(show_rec_sql) + 128], csql[sizeof(checks_sql) + 24];
+	int64_t nchecks = 0;
+	int err, n = 0;
+
+	snprintf(sql, sizeof(sql), show_rec_sql, HS_DEATH_NONE, HS_DEATH_RECLAIM,
+		 HS_DEATH_PAGEOUT, HS_DEATH_TRUNCATE, HS_DEATH_UNKNOWN, id, id);
+	snprintf(csql, sizeof(csql), checks_sql, id);
+	if (hs_global.format != HS_FMT_JSON) {
+		/* CSV: the record only (the checks are in v_record_checks) */
+		err = hs_cli_print_query(st, sql, true);
+		if (err || hs_global.format != HS_FMT_TABLE)
+			return err;
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM record_checks"
+			 " WHERE session = %" PRId64, id);
+		err = hs_store_query(st, sql, count_cb, &nchecks);
+		if (err || !nchecks)
+			return err;
+		fputs("\nself-checks:\n", stdout);
+		return hs_cli_print_query(st, csql, false);
+	}
+	err = hs_store_query(st, sql, rec_json_cb, &n);
+	if (err || !n)
+		return err;
+	fputs(",\n  \"checks\": [", stdout);
+	n = 0;
+	err = hs_store_query(st, csql, check_json_cb, &n);
+	fputs(n ? "\n  ]\n}\n" : "]\n}\n", stdout);
+	return err;
+}
 
 static int parse_id(const char *s, int64_t *id)
 {
@@ -140,7 +278,9 @@ static int do_show(const char *arg)
 		goto out;
 	}
 	snprintf(sql, sizeof(sql), show_sql, id);
-	if (!err)
+	if (!err && !strcmp(info.source, "record"))
+		err = show_recorded(st, id);
+	else if (!err)
 		err = hs_cli_print_query(st, sql, true);
 	if (err)
 		status = hs_cli_query_err(st, "sessions", err);

@@ -151,6 +151,32 @@ expect_grep 'no session 9' "$ERR"
 expect_status 66 "$HSCTL" -d "$T_DIR/none.db" replay 1 --size 3
 expect_eq "$(ls "$T_DIR" | grep -c none.db || true)" 0
 
+# A recorded session replays at its memory limit without --size, else at its
+# peak usage: session 1 made a recording by hand (limit 3 pages), so LRU gives
+# the 4 hits computed above.
+cp "$DB" rec.db
+expect_status 0 "$HSCTL" -d rec.db sql --write "UPDATE sessions SET source = 'record'
+	WHERE id = 1; INSERT INTO recordings (session, pid, memory_limit_pages, peak_pages)
+	VALUES (1, 1, 3, 5)"
+expect_status 0 "$HSCTL" -d rec.db -v replay 1 --policy lru --no-store --format csv
+expect_grep '^hsctl: no --size: capacity 3 pages, session 1.s memory limit$' "$ERR"
+CSV=$OUT
+expect_eq "$(field lru capacity)" 3
+expect_eq "$(field lru hits)" 4
+expect_status 0 "$HSCTL" -d rec.db replay 1 --policy lru --no-store --size 2 --format csv
+CSV=$OUT
+expect_eq "$(field lru capacity)" 2
+expect_status 0 "$HSCTL" -d rec.db sql --write \
+	'UPDATE recordings SET memory_limit_pages = NULL, peak_pages = 3'
+expect_status 0 "$HSCTL" -d rec.db -v replay 1 --policy lru --no-store --format csv
+expect_grep 'capacity 3 pages, session 1.s peak usage$' "$ERR"
+CSV=$OUT
+expect_eq "$(field lru hits)" 4
+expect_status 0 "$HSCTL" -d rec.db sql --write 'UPDATE recordings SET peak_pages = NULL'
+expect_status 64 "$HSCTL" -d rec.db replay 1 --policy lru --no-store
+expect_eq "$ERR" 'hsctl: missing --size (e.g. --size 1000,5000): session 1 has no recorded'\
+' memory limit'
+
 # Only the first three runs and the two lrfu runs were stored: --no-store and
 # failed invocations add nothing.
 expect_status 0 "$HSCTL" -d "$DB" sql "SELECT count(*) FROM runs" --format csv

@@ -114,8 +114,9 @@ expect_eq "$OUT" "$(printf 'a,b,c,d\n100,7,42,')"
 # --- the view columns scripts rely on ---
 expect_status 0 H sql --format csv 'SELECT * FROM v_sessions WHERE session = 2'
 expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" \
-	'session,source,name,status,started,ended,accesses,distinct_keys'
-expect_grep '^2,gen,myloop,complete,20[^,]*,20[^,]*,500,50$' "$OUT"
+	'session,source,name,status,started,ended,accesses,distinct_keys,'\
+'memory_limit_pages,lost_events,kernel,lru_gen,pswpin,pswpout,workload_exit'
+expect_grep '^2,gen,myloop,complete,20[^,]*,20[^,]*,500,50,,,,,,,$' "$OUT"
 expect_status 0 H replay 2 --policy lru,opt --size 50
 expect_status 0 H sql --format csv 'SELECT * FROM v_runs ORDER BY run'
 expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" \
@@ -177,5 +178,57 @@ expect_eq "$OUT" "$(printf 'id\n3')"
 # numbers are never reused
 expect_status 0 H gen loop --seed 1 --accesses 10 --keys 5
 expect_grep '^session 4:' "$OUT"
+
+# --- a recorded session (made by hand): the recording's fields and self-checks ---
+expect_status 0 H gen loop --seed 1 --accesses 10 --keys 5 --name rec
+expect_grep '^session 5:' "$OUT"
+expect_status 0 H sql --write "UPDATE sessions SET source = 'record' WHERE id = 5;
+	INSERT INTO recordings (session, pid, workload, kernel, lru_gen, memory_limit_pages,
+		workload_exit, runtime_ns, lost_events, events_decoded)
+		VALUES (5, 1, 'scan-twice', '6.18.0', 'absent', 7, 0, 1500000000, 3, 1234);
+	INSERT INTO folio_lives (session, life, kind, dev, ino, first_page, pages, death_cause,
+		refault, flags, accesses, activations)
+		VALUES (5, 0, 0, 1, 2, 0, 1, 1, 0, 0, 1, 0), (5, 1, 0, 1, 2, 0, 1, 0, 1, 0, 1, 0),
+		(5, 2, 0, 1, 2, 1, 1, 3, 0, 0, 0, 0);
+	INSERT INTO record_checks VALUES (5, 'reclaim_deaths', 'ok', 1, 1, NULL),
+		(5, 'lost_events', 'differs', 2, 0, '2 gaps')"
+expect_status 0 H sessions show 5
+expect_grep '^kernel  *6\.18\.0$' "$OUT"
+expect_grep '^memory_limit_pages  *7$' "$OUT"
+expect_grep '^workload_exit  *0$' "$OUT"
+expect_grep '^workload_signal$' "$OUT"
+expect_grep '^runtime_s  *1\.5$' "$OUT"
+expect_grep '^lost_events  *3$' "$OUT"
+expect_grep '^events  *1234$' "$OUT"
+expect_grep '^lives  *3$' "$OUT"
+expect_grep '^alive  *1$' "$OUT"
+expect_grep '^died_reclaim  *1$' "$OUT"
+expect_grep '^died_truncate  *1$' "$OUT"
+expect_grep '^refaults  *1$' "$OUT"
+expect_grep '^self-checks:$' "$OUT"
+expect_grep '^name  *status  *got  *want  *note$' "$OUT"
+expect_grep '^reclaim_deaths  *ok  *1  *1$' "$OUT"
+expect_grep '^lost_events  *differs  *2  *0  *2 gaps$' "$OUT"
+expect_status 0 H sessions show 5 --format json
+expect_grep '^  "memory_limit_pages": 7,$' "$OUT"
+expect_grep '^  "died_pageout": 0,$' "$OUT"
+expect_grep '^  "checks": \[$' "$OUT"
+expect_grep '^    {"name": "reclaim_deaths", "status": "ok", "got": 1, "want": 1, "note": null},$'\
+	"$OUT"
+expect_grep '^    {"name": "lost_events", "status": "differs", "got": 2, "want": 0,'\
+' "note": "2 gaps"}$' "$OUT"
+expect_eq "$(printf '%s\n' "$OUT" | tail -n 2 | tr -d '\n')" '  ]}'
+expect_status 0 H sessions show 5 --format csv
+expect_eq "$(printf '%s\n' "$OUT" | wc -l | tr -d ' ')" 2
+expect_grep '^id,.*,memory_limit_pages,.*,refaults,' "$OUT"
+expect_status 0 H sql --write 'DELETE FROM record_checks'
+expect_status 0 H sessions show 5
+expect_eq "$(printf '%s\n' "$OUT" | grep -c 'self-checks' || true)" 0
+expect_status 0 H sessions show 5 --format json
+expect_grep '^  "checks": \[\]$' "$OUT"
+expect_status 0 H sessions rm 5
+expect_status 0 H sql --format csv 'SELECT (SELECT count(*) FROM recordings) AS r,
+	(SELECT count(*) FROM folio_lives) AS l'
+expect_eq "$OUT" "$(printf 'r,l\n0,0')"
 
 finish
