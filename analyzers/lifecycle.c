@@ -127,9 +127,35 @@
  * with a live life are not queued (a reuse would leave a stale entry), so
  * the copied folio's pfn stays unknown.
  *
- * Threads.  Fault events carry thread ids.  A task is its own process until
- * hs_lifecycle_set_tgid() says otherwise; sched_process_fork does not tell a
- * thread from a process, so a forked child is a new process unless seeded.
+ * Threads.  Fault events carry thread ids, anonymous keys need the process.
+ * Every clone emits task:task_newtask (from copy_process(), with the new
+ * task's pid and clone_flags) and then sched_process_fork (from
+ * kernel_clone(), child pid only), both by the creating thread and both
+ * before the new task can run.  task_newtask decides: with CLONE_THREAD
+ * (0x00010000) the new task joins the creator's thread group (tgid = the
+ * creator's tgid), without it it is a new process (tgid = its pid).
+ * sched_process_fork alone cannot tell, so a child only forked is a new
+ * process, as before task_newtask was decoded, unless hs_lifecycle_set_tgid()
+ * seeded it; task_newtask overrides a seed (the pid may be a reused one).
+ * Either event starts a new task (its window state, held read and pending
+ * deaths cleared) and hands it the creator's scope.  The two are made
+ * idempotent by a per-task mark of the clone events applied since the task
+ * last emitted an event of its own: the second event of the same clone finds
+ * the other's mark and only adds what it knows (task_newtask the tgid, fork
+ * nothing), so newtask-then-fork, fork-then-newtask and either alone give the
+ * same task; a clone event that finds its own mark already set, or no mark, is
+ * a new task on that pid.
+ *
+ *	task_newtask(pid 10 -> 12, CLONE_THREAD)   12: tgid 10, mark N
+ *	sched_process_fork(10 -> 12)               mark N set: tgid stays 10
+ *	page_fault_user(tid 12, A)                 12 runs: mark cleared;
+ *	                                           key (10, A), the parent's
+ *	task_newtask(pid 10 -> 13, no THREAD)      13: tgid 13, its own keys
+ *
+ * A task created before the trace is its own process unless seeded.  A
+ * CLONE_VM child without CLONE_THREAD (vfork, posix_spawn) runs in its
+ * parent's address space until it execs, but is keyed as its own process:
+ * the few faults it makes there are mis-keyed.
  *
  * Large folios and splits.  Sizes are 2^order pages.  A delete (or an anon
  * write_folio at a pfn past the head) that covers only part of a live life
@@ -217,6 +243,13 @@ enum { L_ALIVE = 0, L_PENDING, L_DEAD };
 /* kswapd state of a task. */
 enum { KS_NO = 0, KS_ASLEEP, KS_AWAKE, KS_SEEDED };
 
+/* The two events of one clone, as seen on the new task (struct task.born). */
+#define BORN_FORK	0x1u	/* sched_process_fork */
+#define BORN_NEWTASK	0x2u	/* task_newtask: tgid set from clone_flags */
+
+/* clone_flags (include/uapi/linux/sched.h): the new task joins the creator's group */
+#define LC_CLONE_THREAD	0x00010000u
+
 /* A hash-table key: three words (see the entry types for their meaning). */
 struct tkey {
 	uint64_t	w0;		/* kind << 32 | dev or tgid; or the pid */
@@ -260,6 +293,8 @@ struct task {
 	uint8_t		kswapd;		/* KS_* */
 	bool		scope;		/* streams with HS_LC_SCOPED */
 	bool		seeded;		/* tgid came from hs_lifecycle_set_tgid() */
+	uint8_t		born;		/* BORN_* creation events applied to this task since
+					 * it last emitted an event of its own */
 	bool		gp_valid;	/* a get_pages is held (gp_*) */
 	bool		ra_valid;	/* a readahead window is open (ra_*) */
 	uint32_t	pend_head;	/* pending deaths, oldest first, linked through
@@ -1695,14 +1730,22 @@ static int anon_exit(struct hs_lifecycle *lc, uint32_t tid, int32_t tgid, uint64
 	return 0;
 }
 
-static int on_fork(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *ev)
+/*
+ * A clone: sched_process_fork (pid = creator, a = child) or task_newtask (the
+ * same, b = clone_flags).  One clone emits both, task_newtask first; either
+ * order gives the same task, and so does either event alone (see the essay,
+ * "Threads").
+ */
+static int on_clone(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *ev)
 {
+	uint8_t bit = ev->type == HS_EV_TASK_NEW ? BORN_NEWTASK : BORN_FORK;
+	int32_t ctgid = TASK(lc, tid)->tgid;
 	struct task *c;
 	uint32_t cid;
 	bool scope;
 	int err;
 
-	if (ev->a > INT32_MAX) {
+	if (ev->a > INT32_MAX || ev->a == (uint64_t)ev->pid) {
 		lc->ck.bad_events++;
 		return 0;
 	}
@@ -1710,21 +1753,31 @@ static int on_fork(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event 
 	err = task_get(lc, (int32_t)ev->a, &cid);
 	if (err)
 		return err;
-	/* A reused pid: what the old task held ends here. */
-	err = gp_flush(lc, cid);
-	if (!err)
-		err = task_resolve(lc, cid, HS_DEATH_NONE);
-	if (err)
-		return err;
 	c = TASK(lc, cid);
-	if (!c->seeded)
-		c->tgid = c->pid;
+	if (!c->born || (c->born & bit)) {
+		/* A new task (or a reused pid): what the old one held ends here. */
+		err = gp_flush(lc, cid);
+		if (!err)
+			err = task_resolve(lc, cid, HS_DEATH_NONE);
+		if (err)
+			return err;
+		c = TASK(lc, cid);
+		c->born = 0;
+		if (!c->seeded)
+			c->tgid = c->pid;
+		c->known_epoch = lc->epoch;
+		c->reclaim_depth = 0;
+		c->slab_depth = 0;
+		c->kswapd = KS_NO;
+		c->ra_valid = false;
+	}
 	c->scope = scope;
-	c->known_epoch = lc->epoch;
-	c->reclaim_depth = 0;
-	c->slab_depth = 0;
-	c->kswapd = KS_NO;
-	c->ra_valid = false;
+	if (bit == BORN_NEWTASK) {
+		/* The kernel's word: it overrides a seed, which may be a reused pid's. */
+		c->tgid = (ev->b & LC_CLONE_THREAD) ? ctgid : c->pid;
+		c->seeded = false;
+	}
+	c->born |= bit;
 	return 0;
 }
 
@@ -2066,6 +2119,8 @@ int hs_lifecycle_event(struct hs_lifecycle *lc, const struct hs_event *ev)
 		err = pending_step(lc, tid, ev);
 	if (err)
 		return err;
+	/* It runs: a later clone event naming it is a new task (a reused pid). */
+	TASK(lc, tid)->born = 0;
 	switch (ev->type) {
 	case HS_EV_FILEMAP_ADD:
 		return on_add(lc, tid, ev);
@@ -2097,8 +2152,9 @@ int hs_lifecycle_event(struct hs_lifecycle *lc, const struct hs_event *ev)
 	case HS_EV_MADVISE:
 		return on_madvise(lc, tid, ev);
 	case HS_EV_PROCESS_FORK:
+	case HS_EV_TASK_NEW:
 		err = gp_flush(lc, tid);
-		return err ? err : on_fork(lc, tid, ev);
+		return err ? err : on_clone(lc, tid, ev);
 	case HS_EV_PROCESS_EXIT:
 	case HS_EV_PROCESS_EXEC:
 		return on_exit_exec(lc, tid, ev);

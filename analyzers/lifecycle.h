@@ -221,9 +221,12 @@ void hs_lifecycle_free(struct hs_lifecycle *lc);
  * @tid: a thread id (common_pid of events)
  * @tgid: its process (thread group) id
  *
- * Without a seed or a fork event, a thread is its own process.  A fork
- * event makes its child a new process (sched_process_fork does not tell
- * threads from processes): seed threads from /proc to group them.
+ * Without a seed or a clone event, a thread is its own process.  An
+ * HS_EV_TASK_NEW event gives the new task its process from clone_flags
+ * (CLONE_THREAD) and overrides a seed; a fork event alone makes its child a
+ * new process (sched_process_fork does not tell threads from processes), so
+ * seed threads from /proc to group those created before the trace, or on
+ * kernels without task:task_newtask.
  *
  * Return: 0, -EINVAL (a negative id), or -ENOMEM.
  */

@@ -15,9 +15,12 @@
  * 48 when isolate_mode went (6.1 -> 6.12); mm_filemap_get_pages, _fault and
  * _map_pages exist from 6.12 (6.1 lacks them), the readahead events and
  * mm_vmscan_reclaim_pages only on 6.18; swap-out is mm_vmscan_write_folio (6.0
- * and later) or mm_vmscan_writepage (before).  Fields are found by name, never
- * by offset; an event without a field marked required is treated as absent
- * rather than decoded with zeros.
+ * and later) or mm_vmscan_writepage (before); task_newtask's clone_flags is an
+ * unsigned long on older kernels and a u64 on 6.18 (8 bytes either way on
+ * 64-bit), and the shared fixtures hold no task/ formats at all (the 6.18
+ * ones in testdata/decode do).  Fields are found by name, never by offset;
+ * an event without a field marked required is treated as absent rather than
+ * decoded with zeros.
  *
  * Sub-buffers are walked twice: first by check_subbuf(), which bounds-checks
  * every record header and payload exactly as kbuffer will walk them (kbuffer
@@ -175,6 +178,8 @@ static const struct event_spec specs[] = {
 	  { { S_NONE } } },
 	{ HS_DEC_SCHED, "sched", { "sched_process_exec" }, HS_EV_PROCESS_EXEC, 0,
 	  { { S_NONE } } },
+	{ HS_DEC_SCHED, "task", { "task_newtask" }, HS_EV_TASK_NEW, 0,
+	  { F(S_A, "pid"), F(S_B, "clone_flags") } },
 };
 
 #undef F

@@ -31,7 +31,7 @@
 #define HS_DEC_VMSCAN		0x08u	/* vmscan: reclaim windows, counts, write_folio, slab */
 #define HS_DEC_FAULTS		0x10u	/* exceptions: page_fault_user */
 #define HS_DEC_MADVISE		0x20u	/* syscalls: sys_enter_madvise */
-#define HS_DEC_SCHED		0x40u	/* sched: process fork, exit, exec */
+#define HS_DEC_SCHED		0x40u	/* sched: process fork, exit, exec; task: task_newtask */
 #define HS_DEC_ALL		0x7fu	/* all of the above */
 
 struct hs_decoder;

@@ -44,6 +44,7 @@ static const char *const type_names[] = {
 	[HS_EV_PROCESS_EXEC]		= "process_exec",
 	[HS_EV_LOST]			= "lost",
 	[HS_EV_TOUCH]			= "touch",
+	[HS_EV_TASK_NEW]		= "task_new",
 };
 
 _Static_assert(ARRAY_SIZE(type_names) == HS_EV_NR, "a name for every enum hs_event_type");

@@ -59,7 +59,8 @@ enum hs_event_type {
 					 * b = behavior (MADV_*) */
 
 	/* processes: to follow the workload through forks, map tids to tgids */
-	HS_EV_PROCESS_FORK,		/* sched_process_fork: pid = parent, a = child pid */
+	HS_EV_PROCESS_FORK,		/* sched_process_fork: pid = parent, a = child pid
+					 * (threads too: see HS_EV_TASK_NEW to tell them) */
 	HS_EV_PROCESS_EXIT,		/* sched_process_exit: pid */
 	HS_EV_PROCESS_EXEC,		/* sched_process_exec: pid */
 
@@ -69,6 +70,11 @@ enum hs_event_type {
 	HS_EV_TOUCH,			/* a built-in workload's own page touch: tgid in pid,
 					 * addr (anon) or dev ino index (file), flags
 					 * HS_EVF_WRITE / HS_EVF_ANON / HS_EVF_FD */
+
+	/* appended: values above are stored in sessions and never renumbered */
+	HS_EV_TASK_NEW,			/* task:task_newtask: pid = the creating task, a = the
+					 * new task's pid, b = clone_flags (CLONE_THREAD
+					 * 0x00010000: it joins the creator's thread group) */
 	HS_EV_NR
 };
 

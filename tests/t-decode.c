@@ -7,7 +7,9 @@
  * captures, compared record by record with the kernel's own text rendering of
  * the same records; kernels that spell an event differently (writepage) or
  * lack a field; and corrupt, truncated and random sub-buffers, which must give
- * -EBADMSG without a single callback, and never crash.  With $HSCTL_SHARED:
+ * -EBADMSG without a single callback, and never crash; a 6.18 page of
+ * task_newtask and sched_process_fork records from this host, compared the
+ * same way, and task_newtask as older kernels spell it.  With $HSCTL_SHARED:
  * every raw-cpuN.bin of the 6.1 and 6.12 fixtures decoded and compared in full
  * with trace.txt.gz (counts per event, then every record's time stamp, pid and
  * fields), hand-picked records checked against literal values read off the
@@ -684,6 +686,9 @@ static const struct {
 	{ "mm_vmscan_write_folio", HS_EV_WRITE_FOLIO },
 	{ "mm_shrink_slab_start", HS_EV_SHRINK_SLAB_START },
 	{ "mm_shrink_slab_end", HS_EV_SHRINK_SLAB_END },
+	{ "task_newtask", HS_EV_TASK_NEW },
+	{ "sched_process_fork", HS_EV_PROCESS_FORK },
+	{ "sched_process_exit", HS_EV_PROCESS_EXIT },
 };
 
 static enum hs_event_type type_of_name(const char *name)
@@ -845,8 +850,22 @@ static const char *compare(const struct tline *t, const struct hs_event *e)
 		if (e->a != v1 || e->b != v2 || e->c != !!strstr(t->rest, "RECLAIM_WB_FILE"))
 			return "shrink_inactive fields";
 		break;
+	case HS_EV_TASK_NEW:
+		/* "pid=%d comm=%s clone_flags=%llx oom_score_adj=%hd" */
+		if (!kv(t->rest, "pid=", 10, &v1) || !kv(t->rest, " clone_flags=", 16, &v2))
+			return "text";
+		if (e->a != v1 || e->b != v2)
+			return "task_newtask fields";
+		break;
+	case HS_EV_PROCESS_FORK:
+		if (!kv(t->rest, " child_pid=", 10, &v1))
+			return "text";
+		if (e->a != v1)
+			return "child_pid";
+		break;
 	case HS_EV_SHRINK_SLAB_START:
 	case HS_EV_SHRINK_SLAB_END:
+	case HS_EV_PROCESS_EXIT:
 		break;
 	default:
 		return "a type this test does not know";
@@ -964,6 +983,70 @@ static void test_excerpt_6_12(void)
 	check_excerpt("6.12", "6.12-cpu1-page655", 1, 106);
 }
 
+/*
+ * A 6.18 page with a thread, a fork() and a vfork() child (testdata/decode
+ * README): 11 records, compared line by line with the text, then the clone
+ * records by value, read off 6.18-cpu0-newtask.txt.
+ */
+static void test_excerpt_6_18(void)
+{
+	static const struct {
+		int32_t		child;		/* task_newtask pid= (also the fork's child_pid=) */
+		uint64_t	flags;		/* clone_flags= */
+		bool		thread;		/* CLONE_THREAD (0x10000) set */
+	} clones[3] = {
+		{ 22263, 0x3d0f00, true },	/* pthread_create */
+		{ 22264, 0x1200000, false },	/* fork(): CHILD_SETTID | CHILD_CLEARTID */
+		{ 22265, 0x4100, false },	/* vfork(): VM | VFORK */
+	};
+	struct evlist l = { 0 };
+	struct hs_decoder *d;
+	size_t i, k = 0;
+
+	check_excerpt("6.18", "6.18-cpu0-newtask", 0, 11);
+	d = open_ok(tdpath("6.18"), HS_DEC_SCHED);
+	if (!d)
+		return;
+	T_ASSERT(hs_decoder_has(d, HS_EV_TASK_NEW));
+	T_ASSERT(hs_decoder_has(d, HS_EV_PROCESS_FORK));
+	T_ASSERT(hs_decoder_has(d, HS_EV_PROCESS_EXIT));
+	T_ASSERT(!hs_decoder_has(d, HS_EV_PROCESS_EXEC));	/* no format file copied */
+	T_EQ_U64(hs_decoder_nr_sources(d), 3);
+	for (i = 0; i < hs_decoder_nr_sources(d); i++) {
+		const struct hs_decoder_source *src = hs_decoder_source(d, i);
+
+		if (src && src->type == HS_EV_TASK_NEW) {
+			T_EQ_STR(src->system, "task");
+			T_EQ_STR(src->name, "task_newtask");
+			T_EQ_I64(src->id, 205);
+		}
+	}
+	decode_file(d, tdpath("6.18-cpu0-newtask.bin"), 0, &l);
+	T_EQ_U64(l.n, 11);
+	/* records 1, 4 and 7 (from 0) are the clones, each followed by its fork */
+	for (i = 1; i + 1 < l.n && k < 3; i += 3, k++) {
+		const struct hs_event *nt = &l.ev[i], *fk = &l.ev[i + 1];
+
+		T_EQ_U64(nt->type, HS_EV_TASK_NEW);
+		T_EQ_I64(nt->pid, 22261);
+		T_EQ_U64(nt->a, clones[k].child);
+		T_EQ_U64(nt->b, clones[k].flags);
+		T_EQ_U64(!!(nt->b & 0x10000), clones[k].thread);
+		T_EQ_U64(nt->addr, 0);
+		T_EQ_U64(nt->c, 0);
+		T_EQ_U64(fk->type, HS_EV_PROCESS_FORK);
+		T_EQ_I64(fk->pid, 22261);
+		T_EQ_U64(fk->a, clones[k].child);
+		T_ASSERT(fk->ts_ns > nt->ts_ns);
+	}
+	T_EQ_U64(k, 3);
+	/* 8996.154374 s in the text: the thread's task_newtask */
+	if (l.n == 11)
+		T_EQ_U64((l.ev[1].ts_ns + 500) / 1000, 8996154374ull);
+	evlist_free(&l);
+	hs_decoder_free(d);
+}
+
 /* ---- kernels that spell things differently, and bad tracing directories ---- */
 
 static const char common_fields[] =
@@ -1071,6 +1154,83 @@ static void test_old_names(void)
 	}
 	evlist_free(&l);
 	hs_decoder_free(d);
+}
+
+/*
+ * task_newtask as kernels before 6.18 spell it (clone_flags an unsigned
+ * long; the same offsets), one without clone_flags (absent: the thread bit is
+ * what it is read for), and kernels with no task/ system at all.
+ */
+static void test_newtask_layouts(void)
+{
+	static const char old_fields[] =
+		"\tfield:pid_t pid;\toffset:8;\tsize:4;\tsigned:1;\n"
+		"\tfield:char comm[16];\toffset:12;\tsize:16;\tsigned:1;\n"
+		"\tfield:unsigned long clone_flags;\toffset:32;\tsize:8;\tsigned:0;\n"
+		"\tfield:short oom_score_adj;\toffset:40;\tsize:2;\tsigned:1;\n";
+	static const char print[] = "\"pid=%d comm=%s clone_flags=%lx oom_score_adj=%hd\", "
+		"REC->pid, REC->comm, REC->clone_flags, REC->oom_score_adj";
+	struct evlist l = { 0 };
+	struct hs_decoder *d;
+	uint8_t pl[48] = { 0 };
+	char dir[256];
+	struct sb s;
+
+	make_tracing_dir(dir, sizeof(dir), "newtask-old");
+	put_format(dir, "task", "task_newtask", 310, old_fields, print);
+	d = open_ok(dir, HS_DEC_SCHED);
+	if (!d)
+		return;
+	T_ASSERT(hs_decoder_has(d, HS_EV_TASK_NEW));
+	T_ASSERT(!hs_decoder_has(d, HS_EV_PROCESS_FORK));
+	T_EQ_U64(hs_decoder_nr_sources(d), 1);
+	/* creator 700 makes thread 701: CLONE_VM|FS|FILES|SIGHAND|THREAD|SYSVSEM|SETTLS|... */
+	sb_init(&s, 1000);
+	payload(pl, 310, 700);
+	put32(pl + 8, 701);
+	memcpy(pl + 12, "worker", 7);
+	put64(pl + 32, 0x3d0f00);
+	sb_rec(&s, 4, pl, 44, false);
+	/* and child 702 by fork(): no CLONE_THREAD; a 64-bit value passes whole */
+	payload(pl, 310, 700);
+	put32(pl + 8, 702);
+	put64(pl + 32, 0x100000001200011ull);
+	sb_rec(&s, 6, pl, 44, false);
+	T_EQ_I64(hs_decoder_subbuf(d, s.b, sb_finish(&s, 0), 1, collect, &l), 0);
+	T_EQ_U64(l.n, 2);
+	if (l.n == 2) {
+		T_EQ_U64(l.ev[0].type, HS_EV_TASK_NEW);
+		T_EQ_U64(l.ev[0].ts_ns, 1004);
+		T_EQ_U64(l.ev[0].cpu, 1);
+		T_EQ_I64(l.ev[0].pid, 700);
+		T_EQ_U64(l.ev[0].a, 701);
+		T_EQ_U64(l.ev[0].b, 0x3d0f00);
+		T_EQ_U64(l.ev[0].addr, 0);
+		T_EQ_U64(l.ev[1].ts_ns, 1010);
+		T_EQ_U64(l.ev[1].a, 702);
+		T_EQ_U64(l.ev[1].b, 0x100000001200011ull);
+	}
+	evlist_free(&l);
+	hs_decoder_free(d);
+
+	/* without clone_flags the event cannot tell a thread: absent, not an error */
+	make_tracing_dir(dir, sizeof(dir), "newtask-noflags");
+	put_format(dir, "task", "task_newtask", 311,
+		   "\tfield:pid_t pid;\toffset:8;\tsize:4;\tsigned:1;\n", "\"pid=%d\", REC->pid");
+	d = open_ok(dir, 0);
+	if (d) {
+		T_ASSERT(!hs_decoder_has(d, HS_EV_TASK_NEW));
+		T_EQ_U64(hs_decoder_nr_sources(d), 0);
+		hs_decoder_free(d);
+	}
+	/* no task/ (nor sched/) system: every sched-set event absent */
+	d = open_ok(tdpath("6.12"), HS_DEC_SCHED);
+	if (d) {
+		T_ASSERT(!hs_decoder_has(d, HS_EV_TASK_NEW));
+		T_ASSERT(!hs_decoder_has(d, HS_EV_PROCESS_FORK));
+		T_EQ_U64(hs_decoder_nr_sources(d), 0);
+		hs_decoder_free(d);
+	}
 }
 
 static void expect_open_err(const char *dir, unsigned int wanted, int err, const char *msg_part,
@@ -1394,6 +1554,7 @@ static void test_presence(void)
 		T_ASSERT(hs_decoder_has(d, HS_EV_LOST));
 		T_ASSERT(!hs_decoder_has(d, HS_EV_TOUCH));
 		T_ASSERT(!hs_decoder_has(d, HS_EV_NONE));
+		T_ASSERT(!hs_decoder_has(d, HS_EV_TASK_NEW));	/* no task/ in the fixtures */
 		/* 31 event files on 6.18 (readahead sync + async); 6.12 lacks 3, 6.1 lacks 6 */
 		T_EQ_U64(hs_decoder_nr_sources(d), k == 2 ? 31 : k == 1 ? 28 : 25);
 		for (size_t i = 0; i < hs_decoder_nr_sources(d); i++) {
@@ -1558,7 +1719,9 @@ static const struct t_case cases[] = {
 	{ "fuzz", test_fuzz },
 	{ "excerpt_6_1", test_excerpt_6_1 },
 	{ "excerpt_6_12", test_excerpt_6_12 },
+	{ "excerpt_6_18", test_excerpt_6_18 },
 	{ "old_names", test_old_names },
+	{ "newtask_layouts", test_newtask_layouts },
 	{ "open_errors", test_open_errors },
 	{ "fixture_6_1", test_fixture_6_1 },
 	{ "fixture_6_12", test_fixture_6_12 },

@@ -57,9 +57,15 @@
 	.addr = (ad), .a = (len), .b = (beh) }
 #define FORK(t, p, child) { .ts_ns = (t), .pid = (p), .type = HS_EV_PROCESS_FORK, .a = (child) }
 #define EXIT(t, p) { .ts_ns = (t), .pid = (p), .type = HS_EV_PROCESS_EXIT }
+#define TNEW(t, p, child, fl) { .ts_ns = (t), .pid = (p), .type = HS_EV_TASK_NEW, \
+	.a = (child), .b = (fl) }
 #define LOST(t, n) { .ts_ns = (t), .type = HS_EV_LOST, .a = (n) }
 #define TOUCH(t, p, i, x, fl) { .ts_ns = (t), .pid = (p), .type = HS_EV_TOUCH, .dev = DEV, \
 	.ino = (i), .index = (x), .flags = (fl) }
+
+/* clone_flags as this host's task_newtask showed them (testdata/decode/6.18-cpu0-newtask.txt) */
+#define CL_THREAD	0x3d0f00	/* pthread_create: CLONE_VM | ... | CLONE_THREAD | ... */
+#define CL_FORK		0x1200000	/* fork(): CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID */
 
 /* lru_insertion flags as the kernel prints them */
 #define LRU_FILE	0x04	/* file */
@@ -983,6 +989,262 @@ static void t_pageout(void)
 	hs_lifecycle_free(lc);
 }
 
+/* ---- 9b. threads and processes: task_newtask's CLONE_THREAD ---- */
+
+/*
+ * Process 100 makes thread 101 and process 102; all three fault the same
+ * address.  The clone events come in the order named by @order; the lives,
+ * keys and stream must be the same for every order that has task_newtask.
+ *
+ *   t   event                                  effect
+ *  10/11 clone 100 -> 101, CLONE_THREAD         101: tgid 100
+ *  12/13 clone 100 -> 102, fork()               102: tgid 102
+ *  20   fault 100 cpu0 0x7f0000001000 (write)  queued (100, 0x7f0000001)
+ *  21   insertion cpu0 0x900 anon              L0 (100, 0x7f0000001) born 20,
+ *                                              PT-write k0
+ *  30   fault 101 cpu0 0x7f0000001abc (read)   the thread: (100, page) has L0
+ *                                              alive: PT k0, the parent's key
+ *  31   fault 102 cpu1 0x7f0000001000 (write)  the process: (102, page) has no
+ *                                              life: queued on cpu1
+ *  32   insertion cpu1 0x901 anon              L1 (102, 0x7f0000001) born 31,
+ *                                              PT-write k1, a key of its own
+ *  40   exit 101                               a thread: nothing dies
+ *  50   exit 102                               its process: L1 truncate, DROP k1
+ *  60   clone 100 -> 102, CLONE_THREAD         102 ran (exit): a new task on a
+ *                                              reused pid, now a thread of 100
+ *  61   fault 102 cpu0 0x7f0000001000 (read)   PT k0: L0's third access
+ */
+enum clone_order { NEWTASK_FORK, FORK_NEWTASK, NEWTASK_ONLY, FORK_ONLY };
+
+static size_t thread_stream(enum clone_order order, struct hs_event *ev)
+{
+	const struct hs_event tn1 = TNEW(10, 100, 101, CL_THREAD), fk1 = FORK(10, 100, 101);
+	const struct hs_event tn2 = TNEW(12, 100, 102, CL_FORK), fk2 = FORK(12, 100, 102);
+	static const struct hs_event body[] = {
+		PF(20, 100, 0, 0x7f0000001000, 0x6), INS(21, 100, 0, 0x900, LRU_ANON_NEW),
+		PF(30, 101, 0, 0x7f0000001abc, 0x4), PF(31, 102, 1, 0x7f0000001000, 0x6),
+		INS(32, 102, 1, 0x901, LRU_ANON_NEW), EXIT(40, 101), EXIT(50, 102),
+		TNEW(60, 100, 102, CL_THREAD), PF(61, 102, 0, 0x7f0000001000, 0x4),
+	};
+	size_t n = 0;
+
+	for (int c = 0; c < 2; c++) {
+		struct hs_event tn = c ? tn2 : tn1, fk = c ? fk2 : fk1;
+
+		fk.ts_ns++;
+		if (order == FORK_NEWTASK) {
+			tn.ts_ns++;
+			fk.ts_ns--;
+		}
+		if (order != FORK_ONLY && order != FORK_NEWTASK)
+			ev[n++] = tn;
+		if (order != NEWTASK_ONLY)
+			ev[n++] = fk;
+		if (order == FORK_NEWTASK)
+			ev[n++] = tn;
+	}
+	memcpy(ev + n, body, sizeof(body));
+	return n + N(body);
+}
+
+static void t_threads(void)
+{
+	static const enum clone_order orders[] = { NEWTASK_FORK, FORK_NEWTASK, NEWTASK_ONLY };
+	struct hs_lifecycle_checks c;
+	struct hs_event ev[16];
+	struct hs_lifecycle *lc;
+	struct hs_lc_key k;
+	struct sink s;
+	size_t n;
+
+	for (size_t o = 0; o < N(orders); o++) {
+		n = thread_stream(orders[o], ev);
+		T_EQ_U64(n, orders[o] == NEWTASK_ONLY ? 11 : 13);
+		lc = lc_open(0, &s);
+		if (!lc)
+			return;
+		feed_finish(lc, ev, n);
+		T_EQ_U64(hs_lifecycle_nr_lives(lc), 2);
+		LIFE(lc, 0, A_A, 100, 0x7f0000001, 1, 20, 0, D_ALIVE, 0, false, 0, 0);
+		LIFE(lc, 1, A_A, 102, 0x7f0000001, 1, 31, 50, D_TRUNC, 0, false, 0, 0);
+		T_EQ_U64(hs_lifecycle_life(lc, 0)->accesses, 3);
+		T_EQ_U64(hs_lifecycle_life(lc, 1)->accesses, 1);
+		STREAM_IS(&s, { 0, M_APT_W }, { 0, M_APT }, { 1, M_APT_W }, { 1, M_ADROP },
+			  { 0, M_APT });
+		T_EQ_U64(hs_lifecycle_nr_keys(lc), 2);
+		T_EQ_I64(hs_lifecycle_key(lc, 0, &k), 0);
+		T_EQ_U64(k.tgid, 100);
+		T_EQ_U64(k.address, 0x7f0000001000);
+		T_EQ_I64(hs_lifecycle_key(lc, 1, &k), 0);
+		T_EQ_U64(k.tgid, 102);
+		T_EQ_U64(k.address, 0x7f0000001000);
+		c = checks(lc);
+		T_EQ_U64(c.anon_linked, 2);
+		T_EQ_U64(c.faults_unresolved, 0);
+		T_EQ_U64(c.bad_events, 0);
+		hs_lifecycle_free(lc);
+		if (t_case_failed()) {
+			t_fail(__FILE__, __LINE__, "with clone order %d", (int)orders[o]);
+			return;
+		}
+	}
+
+	/*
+	 * sched_process_fork alone cannot tell the thread: 101 is taken as a
+	 * process, so its fault at 30 is a first touch of (101, page) that no
+	 * insertion links (faults_unresolved; a queued fault makes no key), and
+	 * its exit at 40 ends nothing.  The reused pid 102 at 60 is a new task,
+	 * but without task_newtask it is a process again: the fault at 61 is
+	 * queued too.  Keys: k0 (100, page), k1 (102, page).
+	 */
+	n = thread_stream(FORK_ONLY, ev);
+	T_EQ_U64(n, 11);
+	ev[9].type = HS_EV_PROCESS_FORK;	/* the clone at 60 */
+	lc = lc_open(0, &s);
+	if (!lc)
+		return;
+	feed_finish(lc, ev, n);
+	T_EQ_U64(hs_lifecycle_nr_lives(lc), 2);
+	LIFE(lc, 0, A_A, 100, 0x7f0000001, 1, 20, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 1, A_A, 102, 0x7f0000001, 1, 31, 50, D_TRUNC, 0, false, 0, 0);
+	T_EQ_U64(hs_lifecycle_life(lc, 0)->accesses, 1);
+	STREAM_IS(&s, { 0, M_APT_W }, { 1, M_APT_W }, { 1, M_ADROP });
+	T_EQ_U64(hs_lifecycle_nr_keys(lc), 2);
+	c = checks(lc);
+	T_EQ_U64(c.faults_unresolved, 2);	/* the faults at 30 and 61 */
+	hs_lifecycle_free(lc);
+
+	/* ... and a seed puts it right, as before task_newtask was decoded */
+	n = thread_stream(FORK_ONLY, ev);
+	lc = lc_open(0, &s);
+	if (!lc)
+		return;
+	T_EQ_I64(hs_lifecycle_set_tgid(lc, 101, 100), 0);
+	feed_finish(lc, ev, n);
+	T_EQ_U64(hs_lifecycle_life(lc, 0)->accesses, 3);
+	STREAM_IS(&s, { 0, M_APT_W }, { 0, M_APT }, { 1, M_APT_W }, { 1, M_ADROP },
+		  { 0, M_APT });
+	hs_lifecycle_free(lc);
+}
+
+/*
+ * A seed is the builder's guess; task_newtask is the kernel's word.  A stale
+ * seed (101 -> 100, say from a pid since reused) loses to a clone of 101 by
+ * 300 without CLONE_THREAD.  And the same clone event twice with no event
+ * of the new task between them is two tasks on one pid: the second
+ * task_newtask (CLONE_THREAD by 300 now) wins.  Thread 104 of 300 runs and
+ * exits; its pid comes back by a fork event alone (its task_newtask lost,
+ * say): 104 is a process again, the old clone's mark having gone when it ran.
+ */
+static void t_threads_seed(void)
+{
+	static const struct hs_event ev[] = {
+		TNEW(10, 300, 101, CL_FORK), FORK(11, 300, 101),
+		PF(20, 101, 0, 0x5000, 0x6), INS(21, 101, 0, 0x700, LRU_ANON_NEW),
+		TNEW(30, 300, 103, CL_FORK), TNEW(31, 300, 103, CL_THREAD),
+		PF(40, 103, 0, 0x6000, 0x6), INS(41, 103, 0, 0x701, LRU_ANON_NEW),
+		TNEW(50, 300, 104, CL_THREAD), EXIT(51, 104),
+		FORK(60, 300, 104), PF(61, 104, 0, 0x7000, 0x6),
+		INS(62, 104, 0, 0x702, LRU_ANON_NEW),
+	};
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(0, &s);
+	if (!lc)
+		return;
+	T_EQ_I64(hs_lifecycle_set_tgid(lc, 101, 100), 0);
+	feed_finish(lc, ev, N(ev));
+	T_EQ_U64(hs_lifecycle_nr_lives(lc), 3);
+	LIFE(lc, 0, A_A, 101, 5, 1, 20, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 1, A_A, 300, 6, 1, 40, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 2, A_A, 104, 7, 1, 61, 0, D_ALIVE, 0, false, 0, 0);
+	hs_lifecycle_free(lc);
+}
+
+/*
+ * Scope follows both kinds of clone, in either event order: with 100 in
+ * scope, its thread 101 and the process 103 that thread forks stream; 200's
+ * thread 201 does not.  Keys are made in event order whether streamed or not:
+ * k0 page 0, k1 page 1, k2 page 2.
+ */
+static void t_threads_scope(void)
+{
+	static const struct hs_event ev[] = {
+		TNEW(1, 100, 101, CL_THREAD), FORK(2, 100, 101),
+		TNEW(3, 200, 201, CL_THREAD), FORK(4, 200, 201),
+		FFAULT(5, 101, 0, 7, 0), FFAULT(6, 201, 0, 7, 1),
+		FORK(7, 101, 103), TNEW(8, 101, 103, CL_FORK), FFAULT(9, 103, 0, 7, 2),
+	};
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(HS_LC_SCOPED, &s);
+	if (!lc)
+		return;
+	T_EQ_I64(hs_lifecycle_add_scope(lc, 100), 0);
+	feed_finish(lc, ev, N(ev));
+	STREAM_IS(&s, { 0, M_PT }, { 2, M_PT });
+	hs_lifecycle_free(lc);
+}
+
+/*
+ * NUMA hinting faults (lib/sampling.c: kernel.numa_balancing=1 on this
+ * one-node host): a second, read fault on a page a thread group already has
+ * resident, about a second after its first touch.  Each is an access (PT) on
+ * the page's key and stays out of the insertion queue, so the next first
+ * touch still links to its own insertion.
+ *
+ *   t            event                                 effect
+ *  10/11         clone 200 -> 201, CLONE_THREAD
+ *  20, 21        faults 200 cpu0 0x10000, 0x11000 (write)   queued
+ *  22, 23        insertions cpu0 0x800, 0x801          L0 (200, 0x10), L1
+ *                                                      (200, 0x11): PT-write
+ *                                                      k0, k1
+ *  1000000022    fault 201 cpu1 0x10008 (read)         hinting: PT k0
+ *  1000000023    fault 200 cpu0 0x10010 (read)         the other thread on the
+ *                                                      same pte: PT k0
+ *  1000000024    fault 201 cpu1 0x11000 (read)         PT k1
+ *  1000000030    fault 201 cpu1 0x12000 (write)        first touch: queued
+ *  1000000031    insertion cpu1 0x802                  links it: L2 (200, 0x12)
+ *                                                      born 1000000030, PT-write k2
+ */
+static void t_hinting_faults(void)
+{
+	static const struct hs_event ev[] = {
+		TNEW(10, 200, 201, CL_THREAD), FORK(11, 200, 201),
+		PF(20, 200, 0, 0x10000, 0x6), PF(21, 200, 0, 0x11000, 0x6),
+		INS(22, 200, 0, 0x800, LRU_ANON_NEW), INS(23, 200, 0, 0x801, LRU_ANON_NEW),
+		PF(1000000022, 201, 1, 0x10008, 0x4), PF(1000000023, 200, 0, 0x10010, 0x4),
+		PF(1000000024, 201, 1, 0x11000, 0x4),
+		PF(1000000030, 201, 1, 0x12000, 0x6), INS(1000000031, 201, 1, 0x802, LRU_ANON_NEW),
+	};
+	struct hs_lifecycle_checks c;
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(0, &s);
+	if (!lc)
+		return;
+	feed_finish(lc, ev, N(ev));
+	T_EQ_U64(hs_lifecycle_nr_lives(lc), 3);
+	LIFE(lc, 0, A_A, 200, 0x10, 1, 20, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 1, A_A, 200, 0x11, 1, 21, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 2, A_A, 200, 0x12, 1, 1000000030, 0, D_ALIVE, 0, false, 0, 0);
+	T_EQ_U64(hs_lifecycle_life(lc, 0)->accesses, 3);
+	T_EQ_U64(hs_lifecycle_life(lc, 1)->accesses, 2);
+	T_EQ_U64(hs_lifecycle_life(lc, 2)->accesses, 1);
+	T_EQ_U64(hs_lifecycle_life(lc, 2)->pfn, 0x802);
+	STREAM_IS(&s, { 0, M_APT_W }, { 1, M_APT_W }, { 0, M_APT }, { 0, M_APT }, { 1, M_APT },
+		  { 2, M_APT_W });
+	c = checks(lc);
+	T_EQ_U64(c.accesses, 6);
+	T_EQ_U64(c.anon_linked, 3);
+	T_EQ_U64(c.anon_unlinked, 0);
+	T_EQ_U64(c.faults_unresolved, 0);
+	hs_lifecycle_free(lc);
+}
+
 /* ---- 10. scope, touches, block devices, readahead ---- */
 
 /*
@@ -1321,7 +1583,7 @@ static void t_random_streams(void)
 		HS_EV_WRITE_FOLIO, HS_EV_SHRINK_SLAB_START, HS_EV_SHRINK_SLAB_END,
 		HS_EV_PAGE_FAULT_USER, HS_EV_PAGE_FAULT_USER, HS_EV_MADVISE,
 		HS_EV_PROCESS_FORK, HS_EV_PROCESS_EXIT, HS_EV_PROCESS_EXEC, HS_EV_LOST,
-		HS_EV_TOUCH, HS_EV_LRU_ISOLATE,
+		HS_EV_TOUCH, HS_EV_LRU_ISOLATE, HS_EV_TASK_NEW,
 	};
 	struct hs_lifecycle_opts o = { .emit = rsink_emit };
 	struct hs_lifecycle_checks c;
@@ -1360,8 +1622,11 @@ static void t_random_streams(void)
 			e.a = (1 + rng_next(&x) % 4) << HS_LC_PAGE_SHIFT;
 			e.b = beh[rng_next(&x) % N(beh)];
 		}
-		if (e.type == HS_EV_PROCESS_FORK)
-			e.a = 1 + rng_next(&x) % 6;
+		if (e.type == HS_EV_PROCESS_FORK || e.type == HS_EV_TASK_NEW) {
+			/* a task never clones itself */
+			e.a = 1 + ((uint64_t)e.pid + rng_next(&x) % 5) % 6;
+			e.b = rng_next(&x) % 2 ? CL_THREAD : CL_FORK;
+		}
 		e.flags = (uint16_t)(rng_next(&x) % 16);
 		err = hs_lifecycle_event(lc, &e);
 	}
@@ -1423,6 +1688,10 @@ static const struct t_case cases[] = {
 	{ "anon", t_anon },
 	{ "anon-fault-filter", t_anon_fault_filter },
 	{ "pageout", t_pageout },
+	{ "threads", t_threads },
+	{ "threads-seed", t_threads_seed },
+	{ "threads-scope", t_threads_scope },
+	{ "hinting-faults", t_hinting_faults },
 	{ "scope", t_scope },
 	{ "touch-only", t_touch_only },
 	{ "bdev", t_bdev },
