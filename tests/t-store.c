@@ -1044,6 +1044,43 @@ static void test_record_writer(void)
 	hs_store_close(st);
 }
 
+/*
+ * 70 events: two full batches of 32 and 6 left for the commit, every field
+ * distinct: event i has ts_ns 10 i, cpu i % 2, pid 1000 + i, type i % 5,
+ * a = i * i.  Sums: ts 10 * 2415 = 24150, cpu 35, pid 70000 + 2415 = 72415,
+ * type 14 * (0+1+2+3+4) = 140, a = 69 * 70 * 139 / 6 = 111895.
+ */
+static void test_record_events(void)
+{
+	struct hs_session_writer *w = NULL;
+	struct hs_store *st = NULL;
+	int64_t id = 0;
+	uint64_t i;
+
+	T_EQ_I64(hs_store_open(":memory:", 0, &st), 0);
+	if (!st)
+		return;
+	T_EQ_I64(hs_record_create(st, &rec_meta, &id), 0);
+	T_EQ_I64(hs_session_begin(st, &(struct hs_session_meta){ .source = "record", .id = 1 },
+				  &w), 0);
+	if (!w)
+		goto out;
+	for (i = 0; i < 70; i++) {
+		struct hs_event ev = { .ts_ns = 10 * i, .cpu = (uint32_t)(i % 2),
+				       .pid = (int32_t)(1000 + i), .type = (uint16_t)(i % 5),
+				       .a = i * i };
+
+		T_EQ_I64(hs_rec_add_event(w, &ev), 0);
+	}
+	T_EQ_STR(q(st, "SELECT count(*) FROM events"), "64");
+	T_EQ_I64(hs_session_commit(w, &id), 0);
+	T_EQ_STR(q(st, "SELECT count(*), min(seq), max(seq), sum(ts_ns), sum(cpu), sum(pid),"
+		      " sum(type), sum(a), sum(seq * 10 = ts_ns), sum(a = seq * seq) FROM events"),
+		 "70|0|69|24150|35|72415|140|111895|70|70");
+out:
+	hs_store_close(st);
+}
+
 static void test_record_abort_remove(void)
 {
 	static const char *const tables[] = {
@@ -1069,9 +1106,12 @@ static void test_record_abort_remove(void)
 				  .name = "renamed" }, &w), 0);
 	if (!w)
 		goto out;
-	T_EQ_I64(hs_rec_add_event(w, &(struct hs_event){ .type = HS_EV_TOUCH }), 0);
+	/* 40 events: the first 32 are inserted as one batch, 8 wait for the commit */
+	for (i = 0; i < 40; i++)
+		T_EQ_I64(hs_rec_add_event(w, &(struct hs_event){ .type = HS_EV_TOUCH }), 0);
 	T_EQ_I64(hs_session_add(w, 1, 0x00), 0);
-	T_EQ_STR(q(st, "SELECT name, (SELECT count(*) FROM events) FROM sessions"), "'renamed'|1");
+	T_EQ_STR(q(st, "SELECT name, (SELECT count(*) FROM events) FROM sessions"),
+		 "'renamed'|32");
 	hs_session_abort(w);
 	T_EQ_STR(q(st, "SELECT name, status, records FROM sessions"), "'rec1'|'recording'|0");
 	T_EQ_STR(q(st, "SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM"
@@ -1179,6 +1219,7 @@ static const struct t_case cases[] = {
 	{ "corrupt", test_corrupt },
 	{ "record_spool", test_record_spool },
 	{ "record_writer", test_record_writer },
+	{ "record_events", test_record_events },
 	{ "record_abort_remove", test_record_abort_remove },
 	{ "migrate_v1", test_migrate_v1 },
 };
