@@ -15,9 +15,10 @@
  *
  * The hot path is hs_rec_add_event(): events are buffered and inserted 32
  * at a time by one prepared multi-row INSERT into a WITHOUT ROWID table
- * keyed by (session, seq) with no other index.  64-bit unsigned values are stored as SQLite's signed 64-bit
- * integers: values above INT64_MAX (HS_EV_LOST's "unknown count") read back
- * as negative numbers, with the same bits.
+ * keyed by (session, seq) with no other index.  64-bit unsigned values are
+ * stored as SQLite's signed 64-bit integers: values above INT64_MAX
+ * (HS_EV_LOST's "unknown count") read back as negative numbers, with the
+ * same bits.
  *
  * Spool readers fetch one blob per call with a point query and copy it out,
  * so no statement stays active between calls and a session writer may write

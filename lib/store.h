@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The SQLite store: one file, many sessions.  lib/store.c is the only file that
- * includes <sqlite3.h>; everything else sees this API.  The schema is specified
- * in man/hsctl-db.5.
+ * The SQLite store: one file, many sessions.  lib/store.c and lib/store-rec.c
+ * (the recorder's half) are the only files that include <sqlite3.h>;
+ * everything else sees this API.  The schema is specified in man/hsctl-db.5.
  *
  * A session's accesses are stored compactly, as chunks of delta-encoded
  * varints (table access_chunks), and read back in one ordered stream, chunk by
