@@ -101,11 +101,14 @@
  * joins no life is linked to the oldest of them (no older than
  * link_window_ns).  Faults that did not allocate are kept out of the FIFO
  * where they can be told: a fault on a page with a live anon life (a write
- * after read, a NUMA hinting fault) is an access, a fault on a page already
- * queued is not queued twice, and a thread's newest queued fault is removed
- * when the same thread emits mm_filemap_fault or mm_filemap_map_pages (it
- * was a file-backed fault).  A first-touch fault is streamed as PT when it
- * is linked, so it can trail its place in the stream by up to one LRU batch.
+ * after read, a NUMA hinting fault: lib/sampling.c) is an access, counted in
+ * resident_faults; a fault on a page already queued is not queued twice;
+ * and a thread's newest queued fault is removed when the same thread emits
+ * mm_filemap_fault or mm_filemap_map_pages (it was a file-backed fault).  A
+ * first-touch fault is streamed as PT when it is linked, so it can trail
+ * its place in the stream by up to one LRU batch.  A hinting fault carries
+ * the error code of a first touch (not present; 0x4 read, 0x6 write), so one
+ * on a page whose life the trace never saw is queued like any unknown fault.
  *
  *	page_fault_user(tid 12 -> tgid 10, 0x7f0000001234)  queue (10, 0x7f0000001)
  *	lru_insertion(pfn 0x900, flags 0x33)  pops it: anon life (10, 0x7f0000001)
@@ -1523,8 +1526,10 @@ static int on_page_fault(struct hs_lifecycle *lc, uint32_t tid, const struct hs_
 		if (err)
 			return err;
 	}
-	if (l != NONE && lc->lp[l].state == L_ALIVE)
+	if (l != NONE && lc->lp[l].state == L_ALIVE) {
+		lc->ck.resident_faults++;
 		return access_page(lc, kid, HS_CH_PT, write, stream);
+	}
 	if (l == NONE || !(lc->life[l].flags & HS_LIFE_F_SWAPOUT) ||
 	    (lc->life[l].death_cause != HS_DEATH_RECLAIM &&
 	     lc->life[l].death_cause != HS_DEATH_PAGEOUT))

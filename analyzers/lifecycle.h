@@ -196,6 +196,9 @@ struct hs_lifecycle_checks {
 	uint64_t	ranges_cut;	/* ranges longer than max_range_pages */
 	uint64_t	bad_events;	/* malformed events skipped (bad type, order, range) */
 	uint64_t	unordered;	/* events older than the one before */
+	uint64_t	resident_faults; /* user faults on anon pages with a live life (NUMA
+					  * hinting faults, see lib/sampling.c; writes after
+					  * reads): streamed as PT accesses */
 };
 
 /**

@@ -1080,6 +1080,7 @@ static void t_threads(void)
 		T_EQ_U64(k.address, 0x7f0000001000);
 		c = checks(lc);
 		T_EQ_U64(c.anon_linked, 2);
+		T_EQ_U64(c.resident_faults, 2);		/* at 30 and 61 */
 		T_EQ_U64(c.faults_unresolved, 0);
 		T_EQ_U64(c.bad_events, 0);
 		hs_lifecycle_free(lc);
@@ -1112,6 +1113,7 @@ static void t_threads(void)
 	T_EQ_U64(hs_lifecycle_nr_keys(lc), 2);
 	c = checks(lc);
 	T_EQ_U64(c.faults_unresolved, 2);	/* the faults at 30 and 61 */
+	T_EQ_U64(c.resident_faults, 0);
 	hs_lifecycle_free(lc);
 
 	/* ... and a seed puts it right, as before task_newtask was decoded */
@@ -1239,6 +1241,7 @@ static void t_hinting_faults(void)
 		  { 2, M_APT_W });
 	c = checks(lc);
 	T_EQ_U64(c.accesses, 6);
+	T_EQ_U64(c.resident_faults, 3);
 	T_EQ_U64(c.anon_linked, 3);
 	T_EQ_U64(c.anon_unlinked, 0);
 	T_EQ_U64(c.faults_unresolved, 0);
