@@ -121,7 +121,11 @@ const char *hs_capture_instance(const struct hs_capture *c);
  * @system: "filemap"
  * @event: "mm_filemap_add_to_page_cache"
  *
- * Return: 0, -ENOENT when the kernel has no such event, -EIO.
+ * The names are taken literally (libtracefs would read them as regular
+ * expressions): anything but letters, digits, '_' and '-' is refused.
+ *
+ * Return: 0, -ENOENT when the kernel has no such event, -EINVAL for a NULL
+ * or malformed name, -EIO.
  */
 int hs_capture_enable(struct hs_capture *c, const char *system, const char *event);
 
@@ -134,8 +138,11 @@ int hs_capture_enable(struct hs_capture *c, const char *system, const char *even
  * (create your other threads before calling this), opens every CPU's
  * trace_pipe_raw, starts one reader per CPU, snapshots the per-CPU stats
  * and turns tracing on.  Signals: the reader threads block every signal.
+ * The readers are started before the thread list is written, so they are
+ * excluded too.  A stopped capture may be started again (counters restart).
  *
- * Return: 0, or -errno (everything started is undone).
+ * Return: 0, -EBUSY when already started, or -errno (everything started is
+ * undone).
  */
 int hs_capture_start(struct hs_capture *c);
 
@@ -180,6 +187,12 @@ void hs_capture_close(struct hs_capture *c);
  * @tracing_dir: the tracefs mount
  * @removed: receives how many were removed (may be NULL)
  *
+ * An instance is stale when its pid is gone, or when the pid now belongs to
+ * a process that is neither called "hsctl" nor has libtracefs mapped (a
+ * recycled pid).  A live process with libtracefs mapped may be another user
+ * of this code under another name (a test program), so its instance stays.
+ * This process's own instance is never removed.
+ *
  * Return: 0 or -errno of the first failure (the rest are still tried).
  */
 int hs_capture_cleanup_stale(const char *tracing_dir, unsigned int *removed);
@@ -189,7 +202,10 @@ int hs_capture_cleanup_stale(const char *tracing_dir, unsigned int *removed);
  * @buf: receives the mount point
  * @size: its size
  *
- * Return: 0, or -ENOENT when /proc/mounts lists no tracefs.
+ * When tracefs is mounted in several places, /sys/kernel/tracing wins.
+ *
+ * Return: 0, or -ENOENT when /proc/mounts lists no tracefs, -ENAMETOOLONG
+ * when @size is too small, -errno when /proc/mounts cannot be read.
  */
 int hs_tracefs_find(char *buf, size_t size);
 
