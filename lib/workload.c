@@ -630,6 +630,17 @@ int hs_workload_file(const struct hs_workload *w, uint64_t *kdev, uint64_t *ino)
 }
 
 /**
+ * hs_workload_path() - the data file's path
+ * @w: the workload
+ *
+ * Return: the path, or NULL for ycsb-f.
+ */
+const char *hs_workload_path(const struct hs_workload *w)
+{
+	return w->path;
+}
+
+/**
  * hs_workload_pages() - pages the workload touches (file or working set)
  * @w: the workload
  *

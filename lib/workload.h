@@ -105,6 +105,15 @@ const char *hs_workload_describe(const struct hs_workload *w);
 int hs_workload_file(const struct hs_workload *w, uint64_t *kdev, uint64_t *ino);
 
 /**
+ * hs_workload_path() - the data file's path
+ * @w: the workload
+ *
+ * Return: the path (valid until hs_workload_free()), or NULL for anonymous
+ * workloads (ycsb-f).
+ */
+const char *hs_workload_path(const struct hs_workload *w);
+
+/**
  * hs_workload_pages() - pages the workload touches (file or working set)
  * @w: the workload
  *
