@@ -56,6 +56,7 @@
 #include "output.h"
 #include "parse.h"
 #include "recbuild.h"
+#include "sampling.h"
 #include "store.h"
 #include "workload.h"
 
@@ -83,6 +84,7 @@ enum {
 	OPT_NO_EVENTS,
 	OPT_KEEP_SPOOL,
 	OPT_LIST_EVENTS,
+	OPT_SAMPLE,
 };
 
 struct args {
@@ -95,6 +97,7 @@ struct args {
 	bool			no_events;	/* --no-events */
 	bool			keep_spool;	/* --keep-spool */
 	bool			list_events;	/* --list-events */
+	bool			sample_numa;	/* --sample numa */
 	char			**cmd;		/* the command after "--" */
 	int			cmd_argc;	/* its length */
 };
@@ -110,6 +113,9 @@ static const struct argp_option options[] = {
 	  "Keep lives, stream and counters but not one row per kernel event", 0 },
 	{ "keep-spool", OPT_KEEP_SPOOL, NULL, 0,
 	  "Keep the raw sub-buffers (table record_spool) after the build", 0 },
+	{ "sample", OPT_SAMPLE, "HOW", 0,
+	  "numa: sample later accesses of a command through NUMA-balancing hinting faults "
+	  "(visibility 'sampled'; multi-threaded processes only on one-node machines)", 0 },
 	{ "list-events", OPT_LIST_EVENTS, NULL, 0,
 	  "Print the tracepoints recorded on this kernel (system:event) and exit", 0 },
 	{ 0, 0, 0, 0, "Built-in workloads (instead of a command):", 1 },
@@ -125,6 +131,8 @@ static const struct argp_option options[] = {
 	{ "seed", OPT_SEED, "N", 0, "Random seed (default: 1)", 1 },
 	{ 0 }
 };
+
+static const char *const sample_names[] = { "numa", NULL };
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
@@ -159,6 +167,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_LIST_EVENTS:
 		a->list_events = true;
+		break;
+	case OPT_SAMPLE:
+		hs_cli_argp_choice(state, "sampling", arg, sample_names);
+		a->sample_numa = true;
 		break;
 	case 'w':
 		a->wopts.name = arg;
@@ -216,6 +228,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "nothing to record: give --workload NAME or -- CMD ARGS...");
 		if (a->wopt_set && !a->wopts.name)
 			argp_error(state, "workload options need --workload");
+		if (a->sample_numa && a->wopts.name)
+			argp_error(state, "--sample is for commands: built-in workloads log every "
+				   "touch already");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -1216,6 +1231,7 @@ struct rec_state {
 	struct hs_kvlist	vm[2];		/* /proc/vmstat before and after */
 	struct hs_kvlist	ms[2];		/* memory.stat before and after */
 	struct lrugen_log	lg;		/* lru_gen snapshots */
+	struct hs_sampling	*smp;		/* --sample numa: what to restore */
 	int64_t			session;	/* the recording's session */
 	int			touch_pipe[2];	/* workload touches */
 	pthread_t		writer;		/* spool writer */
@@ -1287,6 +1303,7 @@ static void state_free(struct rec_state *s)
 		hs_kvlist_free(&s->ms[i]);
 	}
 	lrugen_free(&s->lg);
+	hs_sampling_free(s->smp);
 	free(s->origin);
 	free(s->evjson);
 	hs_store_close(s->st);
@@ -1382,7 +1399,7 @@ static int setup(struct rec_state *s)
 		s->rm.kind = "file";
 		s->rm.channel = s->wl ? "fd" : "pt";
 	}
-	s->rm.visibility = s->wl ? "exact" : "faults";
+	s->rm.visibility = s->wl ? "exact" : s->a.sample_numa ? "sampled" : "faults";
 	s->rm.kernel = s->kernel;
 	s->rm.lru_gen = s->lrugen;
 	s->rm.clock = "mono";
@@ -1563,6 +1580,17 @@ static int run(int argc, char **argv)
 		status = HS_EXIT_FAILURE;
 		goto out_drop;
 	}
+	if (s.a.sample_numa) {
+		err = hs_sampling_numa_enable(&s.smp, s.err, sizeof(s.err));
+		if (err) {
+			hs_err("--sample numa: %s", s.err);
+			hs_capture_stop(s.cap);
+			status = hs_exit_from_errno(err) == HS_EXIT_UNAVAILABLE ||
+				 err == -ENOENT ? HS_EXIT_UNAVAILABLE : HS_EXIT_FAILURE;
+			goto out_drop;
+		}
+		hs_info("sampling: %s", hs_sampling_describe(s.smp));
+	}
 	err = release_child(&s.child);
 	if (err) {
 		hs_err("record: cannot run '%s': %s", s.wl ? s.a.wopts.name : s.a.cmd[0],
@@ -1578,6 +1606,7 @@ static int run(int argc, char **argv)
 	else if (why == STOP_TIMEOUT)
 		stop_workload(&s, SIGTERM);
 
+	hs_sampling_restore(s.smp);
 	err = hs_capture_stop(s.cap);
 	if (err)
 		hs_warn("tracefs: a reader stopped early: %s", strerror(-err));

@@ -129,6 +129,14 @@ expect_status 0 "$HSCTL" -d "$DB" --format json record -m 32M -- \
 expect_grep "\"session\": $next, \"status\": \"complete\", \"workload_exit\": 3" "$OUT"
 expect_eq "$(sql "SELECT visibility FROM sessions WHERE id = $next")" faults
 expect_eq "$(sql "SELECT workload_exit FROM v_sessions WHERE session = $next")" 3
+# --sample numa: visibility sampled, the sysctl put back as it was
+nb=$(cat /proc/sys/kernel/numa_balancing 2>/dev/null || echo none)
+if [ "$nb" != none ]; then
+	expect_status 0 "$HSCTL" -d "$DB" record --sample numa -- sleep 0.2
+	expect_eq "$(sql "SELECT visibility FROM sessions WHERE id = $((next + 1))")" sampled
+	expect_eq "numa_balancing $(cat /proc/sys/kernel/numa_balancing)" "numa_balancing $nb"
+	next=$((next + 1))
+fi
 expect_status 1 "$HSCTL" -d "$DB" record -- /nonexistent/cmd
 expect_grep "cannot run '/nonexistent/cmd'" "$ERR"
 expect_eq "$(sql "SELECT count(*) FROM sessions WHERE id > $next")" 0

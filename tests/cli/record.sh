@@ -24,6 +24,10 @@ expect_status 64 "$HSCTL" -d "$DB" record --workload ycsb-f --theta 11
 expect_grep "theta '11'" "$ERR"
 expect_status 64 "$HSCTL" -d "$DB" record --workload ycsb-f --size 1P
 expect_grep "size '1P'" "$ERR"
+expect_status 64 "$HSCTL" -d "$DB" record --sample numa --workload loop
+expect_grep 'sample is for commands' "$ERR"
+expect_status 64 "$HSCTL" -d "$DB" record --sample idle -- true
+expect_grep "unknown sampling 'idle' (valid: numa)" "$ERR"
 [ ! -e "$DB" ] && t_ok || t_bad "a usage error created the database"
 
 # --help: the examples and the exit statuses
