@@ -655,7 +655,16 @@ static int check_subbuf(const struct hs_decoder *d, const uint8_t *b, size_t len
 	if (len < d->data_start)
 		return -EBADMSG;
 	memcpy(&si->ts, b, sizeof(si->ts));
+	/*
+	 * The kernel sets the flags with local_add() of an int: RB_MISSED_EVENTS
+	 * (1 << 31) sign-extends, so a flagged 64-bit commit word reads
+	 * 0xffffffff8....... .  Only the low 32 bits carry meaning; the high ones
+	 * are 0, or all ones exactly when bit 31 is set, and anything else is
+	 * corruption.
+	 */
 	commit = rd_long(d, b + 8);
+	if ((commit >> 32) == 0xffffffffu && (commit & MISSED_EVENTS))
+		commit &= 0xffffffffu;
 	if (commit & ~(uint64_t)(COMMIT_MASK | MISSED_EVENTS | MISSED_STORED))
 		return -EBADMSG;
 	if ((commit & MISSED_STORED) && !(commit & MISSED_EVENTS))

@@ -450,12 +450,19 @@ static void test_missed(void)
 		T_EQ_U64(l.ev[0].type, HS_EV_LOST);
 		T_EQ_U64(l.ev[0].a, UINT64_MAX);
 	}
+	/* as the kernel writes it: the int flag sign-extended into the 64-bit word */
+	l.n = 0;
+	put64(s.b + 8, (s.off) | MISSED_EVENTS | 0xffffffff00000000ull);
+	T_EQ_I64(hs_decoder_subbuf(d, s.b, len, 0, collect, &l), 0);
+	T_EQ_U64(l.n, 2);
+	if (l.n == 2)
+		T_EQ_U64(l.ev[0].a, UINT64_MAX);
 	/* stored without the lost flag is not a header the kernel writes */
 	put64(s.b + 8, (s.off) | MISSED_STORED);
 	T_EQ_I64(hs_decoder_subbuf(d, s.b, len + 8, 0, collect, &l), -EBADMSG);
 	hs_decoder_get_stats(d, &st);
 	T_EQ_U64(st.missed, 17);
-	T_EQ_U64(st.missed_unknown, 1);
+	T_EQ_U64(st.missed_unknown, 2);
 	T_EQ_U64(st.bad, 2);
 	T_ASSERT(hs_decoder_has(d, HS_EV_LOST));
 	evlist_free(&l);
@@ -522,6 +529,9 @@ static void test_corrupt(void)
 	put64(s.b + 8, (glen - HDR) | 1ull << 28);
 	expect_bad(d, &s, glen, __LINE__);
 	put64(s.b + 8, (glen - HDR) | 1ull << 40);
+	expect_bad(d, &s, glen, __LINE__);
+	/* high bits all ones are the sign of the lost flag: without the flag, corrupt */
+	put64(s.b + 8, (glen - HDR) | 0xffffffff00000000ull);
 	expect_bad(d, &s, glen, __LINE__);
 	/* a record header cut short: 2 bytes left */
 	sb_init(&s, 0);
@@ -1043,6 +1053,35 @@ static void test_excerpt_6_18(void)
 	/* 8996.154374 s in the text: the thread's task_newtask */
 	if (l.n == 11)
 		T_EQ_U64((l.ev[1].ts_ns + 500) / 1000, 8996154374ull);
+	evlist_free(&l);
+	hs_decoder_free(d);
+}
+
+/*
+ * A sub-buffer a 6.18 kernel flagged after an overrun (lib/capture.c's test,
+ * 64 KiB buffers): its commit word is 0xffffffff80000ff0, the flag
+ * sign-extended, count not stored.  It decodes, the gap first; its records
+ * (syscall events) are not among the 6.18 formats here, so they are skipped.
+ */
+static void test_missed_6_18(void)
+{
+	struct hs_decoder_stats st;
+	struct evlist l = { 0 };
+	struct hs_decoder *d;
+
+	d = open_ok(tdpath("6.18"), 0);
+	if (!d)
+		return;
+	decode_file(d, tdpath("6.18-cpu0-missed.bin"), 0, &l);
+	T_EQ_U64(l.n, 1);
+	if (l.n == 1) {
+		T_EQ_U64(l.ev[0].type, HS_EV_LOST);
+		T_EQ_U64(l.ev[0].a, UINT64_MAX);
+	}
+	hs_decoder_get_stats(d, &st);
+	T_EQ_U64(st.bad, 0);
+	T_EQ_U64(st.missed_unknown, 1);
+	T_ASSERT(st.skipped > 0);
 	evlist_free(&l);
 	hs_decoder_free(d);
 }
@@ -1720,6 +1759,7 @@ static const struct t_case cases[] = {
 	{ "excerpt_6_1", test_excerpt_6_1 },
 	{ "excerpt_6_12", test_excerpt_6_12 },
 	{ "excerpt_6_18", test_excerpt_6_18 },
+	{ "missed_6_18", test_missed_6_18 },
 	{ "old_names", test_old_names },
 	{ "newtask_layouts", test_newtask_layouts },
 	{ "open_errors", test_open_errors },
