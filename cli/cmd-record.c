@@ -1118,7 +1118,7 @@ static int list_events(void)
 
 	err = hs_capture_open(&co, &c);
 	if (err) {
-		hs_err("tracefs: %s", c ? hs_capture_errmsg(c) : strerror(-err));
+		hs_err("%s", c ? hs_capture_errmsg(c) : strerror(-err));
 		hs_capture_close(c);
 		return err == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_UNAVAILABLE;
 	}
@@ -1334,7 +1334,7 @@ static int setup(struct rec_state *s)
 
 	err = hs_capture_open(&co, &s->cap);
 	if (err) {
-		hs_err("tracefs: %s", s->cap ? hs_capture_errmsg(s->cap) : strerror(-err));
+		hs_err("%s", s->cap ? hs_capture_errmsg(s->cap) : strerror(-err));
 		return err == -ENOMEM || err == -EIO ? HS_EXIT_FAILURE : HS_EXIT_UNAVAILABLE;
 	}
 	err = hs_decoder_open(hs_capture_tracing_dir(s->cap), HS_DEC_ALL, &s->dec);
@@ -1494,6 +1494,7 @@ static int run(int argc, char **argv)
 	struct rec_state s = { .touch_pipe = { -1, -1 },
 			       .child = { .go_fd = -1, .err_fd = -1 } };
 	struct hs_capture_stats cs = { 0 };
+	struct hs_capture_cpu *cpus = NULL;
 	struct summary sum = { 0 };
 	struct build_in in = { 0 };
 	enum stop_reason why = STOP_EXIT;
@@ -1612,6 +1613,15 @@ static int run(int argc, char **argv)
 		hs_warn("tracefs: a reader stopped early: %s", strerror(-err));
 	stop_threads(&s);
 	hs_capture_get_stats(s.cap, &cs);
+	/* cs.cpu belongs to the capture, which is closed before the build: keep a copy */
+	cpus = calloc(cs.nr_cpus ? cs.nr_cpus : 1, sizeof(*cpus));
+	if (!cpus) {
+		hs_err("record: %s", strerror(ENOMEM));
+		status = HS_EXIT_FAILURE;
+		goto out;
+	}
+	memcpy(cpus, cs.cpu, cs.nr_cpus * sizeof(*cpus));
+	cs.cpu = cpus;
 	in.res.record_cpu_s = cpu_seconds() - cpu0;
 	if (s.rec.q.err) {
 		hs_err("%s: spool: %s", hs_global.db, s.rec.q.errmsg);
@@ -1690,6 +1700,7 @@ out_drop:
 		hs_warn("%s: session %" PRId64 " left in status recording: %s", hs_global.db,
 			s.session, hs_store_errmsg(s.st));
 out:
+	free(cpus);
 	state_free(&s);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return status;

@@ -10,7 +10,8 @@
 #      swap-outs equal the write_folio events and the pswpout delta, inferred
 #      swap-ins near pswpin, visibility exact;
 #   3. a command: its exit status is stored, visibility faults; a command
-#      that cannot run is exit 1 and leaves no session;
+#      that cannot run is exit 1 and leaves no session; a buffer too small
+#      loses events: counted exactly, marked as gaps, warned about;
 #   4. SIGINT in the middle: exit 130, session kept and marked interrupted;
 #   5. SIGKILL in the middle: the next record cleans up and builds it as killed.
 # After every case: no hsctl_ tracefs instance or cgroup is left behind.
@@ -140,6 +141,25 @@ fi
 expect_status 1 "$HSCTL" -d "$DB" record -- /nonexistent/cmd
 expect_grep "cannot run '/nonexistent/cmd'" "$ERR"
 expect_eq "$(sql "SELECT count(*) FROM sessions WHERE id > $next")" 0
+leftovers
+
+# ---- 3b. a buffer too small: loss counted exactly, marked, warned about ----
+expect_status 0 "$HSCTL" -d "$DB" record -m 16M --buffer-kb 64 --workload zipf-read \
+	--size 64M --ops 100000
+expect_grep 'events lost (ring buffer overrun)' "$ERR"
+last=$(sql "SELECT max(id) FROM sessions")
+lost=$(sql "SELECT lost_events FROM v_sessions WHERE session = $last")
+cpulost=$(sql "SELECT sum(lost) FROM record_cpus WHERE session = $last")
+gaps=$(sql "SELECT count(*) FROM v_events WHERE session = $last AND type = 'lost'")
+gaplives=$(sql "SELECT count(*) FROM folio_lives WHERE session = $last AND flags & 4")
+if [ "$lost" -gt 0 ] && [ "$lost" = "$cpulost" ] && [ "$gaps" -gt 0 ] && [ "$gaplives" -gt 0 ]
+then
+	t_ok
+else
+	t_bad "loss: $lost lost, $cpulost by CPU, $gaps gaps, $gaplives lives flagged"
+fi
+expect_eq "$(sql "SELECT status FROM record_checks WHERE session = $last AND name = 'lost'")" \
+	differs
 leftovers
 
 # ---- 4. SIGINT in the middle ----
