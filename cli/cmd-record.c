@@ -1450,6 +1450,18 @@ static enum stop_reason wait_workload(struct rec_state *s, const sigset_t *set, 
 			show_progress(&pr, &s->rec, false);
 		if (child_reap(&s->child, WNOHANG)) {
 			hs_cli_progress_end(&pr, 100);
+			/*
+			 * Ctrl-C reaches the whole foreground group: the workload may
+			 * die of it before we look.  A pending SIGINT/SIGTERM still
+			 * makes this an interruption.
+			 */
+			sig = sigtimedwait(set, &si, &(struct timespec){ 0, 0 });
+			while (sig == SIGCHLD)
+				sig = sigtimedwait(set, &si, &(struct timespec){ 0, 0 });
+			if (sig == SIGINT || sig == SIGTERM) {
+				*signo = sig;
+				return STOP_SIGNAL;
+			}
 			return STOP_EXIT;
 		}
 		if (s->a.duration > 0 && el >= s->a.duration) {
