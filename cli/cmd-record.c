@@ -864,6 +864,7 @@ struct build_in {
 	struct hs_record_result res;	/* filled in here: events, build_s, ... */
 	uint64_t	cache_pages;	/* file workloads: cachestat nr_cache at the end */
 	bool		cache_known;	/* cache_pages is valid */
+	int		cache_err;	/* else why not (-ENOSYS before 6.5); 0: no file */
 };
 
 static int add_kv_deltas(struct hs_session_writer *w, const char *file, const char *scope,
@@ -926,7 +927,29 @@ static int add_checks(struct hs_session_writer *w, const struct build_in *in,
 		err = hs_rec_add_check(w, "cachestat", "n/a", 0, (double)in->cache_pages, note);
 		if (err)
 			return err;
+	} else if (in->cache_err) {
+		snprintf(note, sizeof(note), "cachestat(2) of the workload's file: %s%s",
+			 strerror(-in->cache_err),
+			 in->cache_err == -ENOSYS ? " (the syscall is Linux 6.5+)" : "");
+		err = hs_rec_add_check(w, "cachestat", "n/a", 0, 0, note);
+		if (err)
+			return err;
 	}
+	/*
+	 * Kernels without mm_vmscan_lru_shrink_inactive (6.1 with MGLRU) still
+	 * close every memcg/direct/node reclaim with its nr_reclaimed: the
+	 * deaths inside those windows must add up to it (kswapd has no end
+	 * event, so its reclaim makes the deaths larger).
+	 */
+	snprintf(note, sizeof(note), "pages of lives that died by reclaim vs the sum of "
+		 "nr_reclaimed of the *_reclaim_end events (kswapd has none)");
+	err = hs_rec_add_check(w, "reclaim-end",
+			       ck->reclaim_death_pages == ck->reclaim_end_reclaimed ? "ok"
+										 : "differs",
+			       (double)ck->reclaim_death_pages, (double)ck->reclaim_end_reclaimed,
+			       note);
+	if (err)
+		return err;
 	return 0;
 }
 
@@ -1618,6 +1641,7 @@ static int run(int argc, char **argv)
 		stop_workload(&s, signo);
 	else if (why == STOP_TIMEOUT)
 		stop_workload(&s, SIGTERM);
+	lrugen_take(&s.lg);	/* the generations as the workload left them */
 
 	hs_sampling_restore(s.smp);
 	err = hs_capture_stop(s.cap);
@@ -1646,9 +1670,10 @@ static int run(int argc, char **argv)
 		memset(&s.ms[1], 0, sizeof(s.ms[1]));
 	if (!hs_cgroup_peak(s.cg, &peak))
 		in.res.peak_pages = peak / 4096;
-	if (s.wl && hs_workload_path(s.wl) &&
-	    !file_cached_pages(hs_workload_path(s.wl), &in.cache_pages))
-		in.cache_known = true;
+	if (s.wl && hs_workload_path(s.wl)) {
+		in.cache_err = file_cached_pages(hs_workload_path(s.wl), &in.cache_pages);
+		in.cache_known = !in.cache_err;
+	}
 	err = hs_cgroup_destroy(s.cg);
 	s.cg = NULL;
 	if (err)
