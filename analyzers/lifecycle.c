@@ -94,24 +94,70 @@
  *
  * Anonymous memory.  No event names an anonymous page's address and its
  * pfn at once.  The link (RECORDER.md section 5) is a user fault
- * (exceptions:page_fault_user, thread id -> tgid) followed by an
- * mm_lru_insertion with the anon or swapbacked flag on the same CPU: the
- * per-CPU LRU add batch is drained in order, so each CPU keeps a FIFO of
- * faults that may have allocated a folio and an anon insertion whose pfn
- * joins no life is linked to the oldest of them (no older than
- * link_window_ns).  Faults that did not allocate are kept out of the FIFO
- * where they can be told: a fault on a page with a live anon life (a write
- * after read, a NUMA hinting fault: lib/sampling.c) is an access, counted in
- * resident_faults; a fault on a page already queued is not queued twice;
- * and a thread's newest queued fault is removed when the same thread emits
- * mm_filemap_fault or mm_filemap_map_pages (it was a file-backed fault).  A
- * first-touch fault is streamed as PT when it is linked, so it can trail
- * its place in the stream by up to one LRU batch.  A hinting fault carries
- * the error code of a first touch (not present; 0x4 read, 0x6 write), so one
- * on a page whose life the trace never saw is queued like any unknown fault.
+ * (exceptions:page_fault_user: thread, address, error code) and the
+ * mm_lru_insertion of the folio it allocated.  folio_add_lru() puts a new
+ * folio in its CPU's LRU add batch (31 folios); the batch is drained, one
+ * insertion event per folio in the order they were added, when it is full
+ * (by the task adding the 31st), by lru_add_drain() (reclaim, exit, munmap,
+ * migration, on the local CPU) or by lru_add_drain_all() (a kworker on each
+ * CPU).  A drain shows as a *burst*: consecutive insertions of one CPU.  So
+ * each CPU keeps a queue of the user faults that may have allocated, and the
+ * insertions of a burst are collected until it is over (the CPU emits
+ * something else, or is quiet for BURST_GAP_NS; an event of another CPU that
+ * looks up lives first applies what was collected) and then *aligned* with
+ * the faults queued before it began, keeping both orders:
+ *
+ *	queue  f1 (read, zero page)  f2 (write)  f3 (write)  f4 (write, reclaiming)
+ *	burst  ins(0x500) ins(0x501)
+ *	       f2 -> 0x500, f3 -> 0x501; f1 finished and got nothing: dropped;
+ *	       f4 waits (its task still reclaims for the charge, then adds)
+ *
+ * The alignment is a small dynamic program (burst x queue) that minimises
+ * the cost of what it must assume (C_* below): passing over a finished fault
+ * that should have allocated (a first write 8, an inferred swap-in 8, a read
+ * of a page that had a life 6, a copy-on-write 4, a write served from a file
+ * 2, a read of a new page, i.e. the zero page, 2), an insertion no fault
+ * explains (6, or 5 when a live anon life holds its frame: a putback, which
+ * then joins that life), keeping an unfinished fault waiting behind a later
+ * one (3), an unmapped anon folio (flags without "mapped") for a process that
+ * still has its memory (2), a mapped one for a process whose exit or exec is
+ * more than UNMAP_NS old (3).  Ties go to passing over the oldest faults (a
+ * batch drained unseen took the oldest) and to putting unexplained
+ * insertions where their CPU was quiet longest before a fault (an untraced
+ * task ran there).  Which faults count as finished and where they are:
+ *
+ *	- a task's fault is unfinished until the task shows it went on: another
+ *	  fault, a system call, an insertion drained outside reclaim, a logged
+ *	  touch; reclaim, write_folio, file-fault and page cache events happen
+ *	  inside the fault and do not finish it;
+ *	- an unfinished fault of a task reclaiming (memcg charge) when the burst
+ *	  began cannot be in it (the folio is added after the charge);
+ *	- a task seen on another CPU during its fault moved there: its fault
+ *	  moves to the end of that CPU's queue;
+ *	- a read fault followed by mm_filemap_fault or mm_filemap_map_pages was
+ *	  file-backed and leaves the queue; a write stays (a private mapping
+ *	  copies the page into a new anon folio), marked;
+ *	- instruction fetches and faults on pages with a live anon life are not
+ *	  queued (a write after a read, a NUMA hinting fault: lib/sampling.c; a
+ *	  copy-on-write, whose folio's pfn therefore stays unknown, as a reuse
+ *	  would leave a stale entry), except a not-present read of such a page
+ *	  in a process that swaps, queued as "maybe": if an insertion is
+ *	  aligned with it, the page had been swapped out unseen (its write_folio
+ *	  went to another life), the old life ends unknown and a swap-in begins;
+ *	  a hinting fault is passed over cheaply (1);
+ *	- a second fault on a page already queued replaces the queued one when
+ *	  that one cannot have allocated (a read now written: the zero page; the
+ *	  page still not present: a retry), else is not queued.
+ *
+ * An anon insertion is a new folio: a live anon life holding its frame lost
+ * its folio unseen (freed by munmap, exit of a thread, migration) and ends
+ * unknown ("reused"); a file life there is dropped from the map as stale.
+ * An unmapped anon insertion (0x32: its process unmapped it before the
+ * drain) consumes its fault but makes no life.  A first-touch fault is
+ * streamed as PT when linked, so it can trail its place by one batch.
  *
  *	page_fault_user(tid 12 -> tgid 10, 0x7f0000001234)  queue (10, 0x7f0000001)
- *	lru_insertion(pfn 0x900, flags 0x33)  pops it: anon life (10, 0x7f0000001)
+ *	lru_insertion(pfn 0x900, flags 0x33) ... (burst over)  anon life (10, 0x7f0000001)
  *	write_folio(pfn 0x900, ANON) in a memcg reclaim window: reclaim, swap-out
  *	page_fault_user(tid 12, 0x7f0000001000)  swap-in inferred: new life,
  *	                                         refault, distance from the clock
@@ -119,16 +165,30 @@
  * Swap-out is mm_vmscan_write_folio with the anon flag on a joined anon
  * life: the life ends there (the folio is freed after writeback, with no
  * per-folio event), decided by the window rules, flagged HS_LIFE_F_SWAPOUT.
- * Swap-in has no event at all (and zram bypasses the swap cache), so it is
- * inferred: a user fault by any thread of tgid T at page A, when (T, A)
- * has no live life and its last life ended by a swap-out decided as reclaim
- * or pageout, is a swap-in.  A new life (HS_LIFE_F_SWAPIN) is born at the
- * fault, a refault with its distance, and it is queued so that the swap-in's
- * own lru_insertion gives it a pfn.  A swap-cache hit brings no insertion;
- * a fault at an address that was unmapped and mapped again is taken as a
- * swap-in if the old page was swapped out.  Copy-on-write faults on pages
- * with a live life are not queued (a reuse would leave a stale entry), so
- * the copied folio's pfn stays unknown.
+ * Memcg reclaim writes its own cgroup's pages only: with a scope (the
+ * workload, followed through forks), a life of a process out of scope that
+ * a task in scope writes out in memcg reclaim held a wrong frame; it ends
+ * unknown and the swap-out goes as for an unseen frame (below).  Swap-in has
+ * no event at all (zram bypasses the swap cache: the folio is inserted
+ * looking like a first touch, 0x33, or as file|swapbacked, 0x14, when its
+ * own add fills the batch), so it is inferred: a user fault by any thread of
+ * tgid T at page A, when (T, A) has no live life and its last life ended by
+ * a swap-out decided as reclaim or pageout (or was ended because another
+ * folio took its frame, in a process that swaps), is a swap-in.  A new life
+ * (HS_LIFE_F_SWAPIN) is born at the fault, a refault with its distance, and
+ * it is queued so that the swap-in's own insertion gives it a pfn.
+ *
+ * Unseen insertions.  Tasks the trace excludes (hsctl's own threads: the
+ * recorder writes them to set_event_notrace_pid) still add folios to the
+ * same batches and drain them: their adds are insertions no fault explains,
+ * and a batch they drain shows no insertions at all.  The faults whose
+ * folios went that way are finished and never matched; a first write or an
+ * inferred swap-in passed over like that makes a *lost* life (alive, no pfn;
+ * anon_lost).  A frame tracked per pfn (FS_*) as never named by a traced add
+ * or insertion, or freed since (its life ended), holds a folio that came in
+ * unseen: an anon write_folio there, by a task reclaiming, goes to the
+ * oldest lost life of that task's process (the LRU evicts oldest first;
+ * swapout_guessed).
  *
  * Threads.  Fault events carry thread ids, anonymous keys need the process.
  * Every clone emits task:task_newtask (from copy_process(), with the new
@@ -171,8 +231,9 @@
  * Lost events.  HS_EV_LOST means any event may be missing across it.  Then
  * every pending death is decided as unknown, every task's window state
  * becomes unknown until its next window event (its deletes go pending with
- * fallback unknown; closers still prove reclaim or pageout), every queued
- * fault is dropped, and an epoch counter moves on.  A life whose key's
+ * fallback unknown; closers still prove reclaim or pageout), the bursts
+ * being collected are applied first and every queued fault is dropped, and
+ * an epoch counter moves on.  A life whose key's
  * previous death lies in an earlier epoch is not claimed as a refault
  * (refaults_distrusted), and a life alive across a gap is flagged
  * HS_LIFE_F_GAP.
@@ -221,17 +282,54 @@
 #include "pfnmap.h"
 
 #define NONE		UINT32_MAX	/* no id */
-#define QLEN		64		/* user faults queued per CPU (an LRU batch is 31) */
+#define QLEN		256		/* user faults queued per CPU (an LRU batch is 31) */
 #define MAX_CPUS	4096		/* CPUs with a fault queue */
+#define MAX_BURST	512		/* insertions aligned at once (longer: applied in parts) */
+#define BURST_GAP_NS	50000ull	/* a CPU this long without an insertion ended its burst */
+#define FS_SHIFT	15		/* frames per frame-state chunk (2 bits each: 8 KiB) */
+#define FS_CHUNKS	((uint64_t)1 << 24)	/* frames from 2^39 on are not tracked */
+
+/* Frame states (2 bits per pfn) */
+#define FS_SEEN		0x1u	/* a traced add or insertion named the frame */
+#define FS_FREED	0x2u	/* and since then the life holding it ended */
 #define DEF_MAX_RANGE	((uint64_t)1 << 18)
 #define DEF_LINK_NS	1000000000ull
 
 /* mm_lru_insertion flags */
+#define LRU_F_MAPPED		0x01u
 #define LRU_F_ANON		0x02u
 #define LRU_F_SWAPBACKED	0x10u
 
-/* page_fault_user error code (x86): bit 1 set for a write */
-#define PF_WRITE		0x2u
+/* page_fault_user error code (x86) */
+#define PF_PROT			0x1u	/* the page was present: a protection fault */
+#define PF_WRITE		0x2u	/* a write */
+#define PF_INSTR		0x10u	/* an instruction fetch */
+
+/*
+ * Alignment costs (see the essay, "Anonymous memory"), in units of COST_UNIT;
+ * below a unit, ties are broken by the pause before a candidate (in ns, at
+ * most GAP_MAX each, and MAX_BURST of them stay below a unit), then by
+ * position.
+ */
+#define COST_UNIT		((uint64_t)1 << 40)
+#define GAP_MAX			((uint64_t)1 << 30)
+#define C_DYING			2u	/* an unmapped anon folio of a process still alive */
+#define C_GONE			3u	/* a mapped folio of a process whose memory is gone */
+#define UNMAP_NS		2000000ull /* exit or exec this long ago has unmapped all */
+
+/* struct qfault.gone: its process's memory at the burst */
+enum { GONE_NO = 0, GONE_ENDING, GONE_UNMAPPED };
+#define C_UNMATCHED		6u	/* an anon insertion with no fault */
+#define C_REJOIN		5u	/* ... whose frame a live anon life holds: a putback */
+#define C_DEFER			3u	/* an unfinished fault kept behind a matched later one */
+#define C_SKIP_WRITE		8u	/* a finished write (not present) that allocated nothing */
+#define C_SKIP_SWAPIN		8u	/* a finished inferred swap-in */
+#define C_SKIP_REREAD		6u	/* a finished read of a page that had a life before */
+#define C_SKIP_COW		4u	/* a finished write to a present page (COW or reuse) */
+#define C_SKIP_FILEW		2u	/* a finished write that was file-backed */
+#define C_SKIP_READ		2u	/* a finished read of a new page (the zero page) */
+#define C_SKIP_INSTR		1u	/* a finished instruction fetch */
+#define C_SKIP_MAYBE		1u	/* a read of a page taken as resident (a hinting fault) */
 
 /* madvise behaviours (include/uapi/asm-generic/mman-common.h) */
 #define LC_MADV_DONTNEED	4
@@ -292,6 +390,7 @@ struct task {
 	int32_t		tgid;		/* its process */
 	uint32_t	known_epoch;	/* window state below is valid iff == lc->epoch */
 	uint16_t	reclaim_depth;	/* open reclaim windows (direct, memcg, ...) */
+	uint16_t	memcg_depth;	/* of them, memcg reclaim (its own cgroup's pages) */
 	uint16_t	slab_depth;	/* open shrink_slab windows */
 	uint8_t		kswapd;		/* KS_* */
 	bool		scope;		/* streams with HS_LC_SCOPED */
@@ -312,6 +411,13 @@ struct task {
 	uint64_t	ra_hi;		/* one past the last */
 	uint32_t	anon_head;	/* as a tgid: its live anon lives, linked through
 					 * lpriv.anon_next; NONE when empty */
+	uint64_t	open_seq;	/* its unfinished queued fault (qfault.seq), 0: none */
+	uint32_t	open_cpu;	/* the queue holding it */
+	uint32_t	lost_head;	/* as a tgid: its lost lives (lpriv.lost), oldest first */
+	uint32_t	lost_tail;	/* the newest */
+	uint32_t	mm_gen;		/* as a tgid: address spaces ended (exit, exec) */
+	bool		swapping;	/* as a tgid: a page of it was swapped out */
+	uint64_t	mm_end_ts;	/* as a tgid: when the last one ended */
 };
 
 /* Per-life state the public struct does not show. */
@@ -327,6 +433,10 @@ struct lpriv {
 	uint8_t		state;		/* L_* */
 	uint8_t		fallback;	/* cause if nothing decides it (L_PENDING only) */
 	bool		in_map;		/* [pfn, pfn + pages) is in the pfn map */
+	bool		lost;		/* anon, alive, no pfn: its insertion never came */
+	bool		reused;		/* died because another folio took its frame */
+	uint32_t	lost_prev;	/* its process's lost lives, oldest first */
+	uint32_t	lost_next;	/* ditto */
 };
 
 /* A user fault waiting for its lru_insertion. */
@@ -337,14 +447,35 @@ struct qfault {
 	uint64_t	ts;		/* fault time */
 	uint32_t	life;		/* inferred swap-in life waiting for a pfn, or NONE
 					 * for a first touch */
+	uint64_t	seq;		/* queue order (lc->qseq when queued or moved) */
+	uint16_t	ec;		/* the fault's error code (PF_*) */
 	bool		write;		/* write fault */
 	bool		stream;		/* first touch: stream its PT access when linked */
+	bool		done;		/* its task went on: its folio, if any, is added */
+	bool		filew;		/* a write the task then served from a file */
+	bool		known;		/* its page had a life before (a read is no zero page) */
+	bool		maybe;		/* a read of a page taken as resident: a swap-in if an
+					 * insertion is found for it */
+	bool		held;		/* scratch: its task was reclaiming when the burst began */
+	uint8_t		gone;		/* scratch: its process exited or exec'd before the burst
+					 * (GONE_*) */
+	uint32_t	mm_gen;		/* its process's task.mm_gen at the fault */
+	uint64_t	idle;		/* how long its CPU was quiet before it (ns) */
 };
 
 struct cpuq {
-	struct qfault	e[QLEN];	/* ring: oldest at head */
+	struct qfault	e[QLEN];	/* ring: oldest at head, ascending seq */
 	uint32_t	head;		/* index of the oldest */
 	uint32_t	n;		/* entries queued */
+	struct hs_event	*burst;		/* the burst of insertions being collected */
+	uint32_t	nburst;		/* insertions in it */
+	uint32_t	capburst;	/* burst[] allocated */
+	uint64_t	burst_seq;	/* lc->qseq when it began: older entries are its
+					 * candidates */
+	uint64_t	burst_ts;	/* its latest insertion's time */
+	bool		cont;		/* part of the burst was applied early; it goes on */
+	uint64_t	burst_idle;	/* how long the CPU was quiet before it (ns) */
+	uint64_t	ev_ts;		/* the CPU's latest event */
 };
 
 /* How a death is decided: now (cause) or later (cause NONE, fallback). */
@@ -365,6 +496,14 @@ struct hs_lifecycle {
 	struct hs_pfnmap *pfns;		/* live lives with a pfn: range -> life id */
 	struct cpuq	**cpuq;		/* per-CPU fault queues, NULL until used */
 	uint32_t	nr_cpuq;	/* entries in cpuq */
+	uint64_t	qseq;		/* next qfault.seq (from 1) */
+	uint32_t	nr_bursts;	/* CPUs collecting a burst (nburst or cont) */
+	uint64_t	idle;		/* the current event's CPU was quiet this long before it */
+	uint8_t		**fstate;	/* frame states (FS_*), by chunk, NULL until used */
+	size_t		nfstate;	/* chunks in fstate */
+	uint64_t	*dp;		/* alignment scratch: costs */
+	uint8_t		*dpb;		/* alignment scratch: moves */
+	size_t		dpcap;		/* entries allocated in dp and dpb */
 	uint32_t	epoch;		/* lost-event gaps so far */
 	uint64_t	clock;		/* eviction clock: reclaim + pageout pages */
 	uint64_t	last_ts;	/* latest timestamp seen */
@@ -566,6 +705,8 @@ static int task_get(struct hs_lifecycle *lc, int32_t pid, uint32_t *tid)
 	t->pend_head = NONE;
 	t->pend_tail = NONE;
 	t->anon_head = NONE;
+	t->lost_head = NONE;
+	t->lost_tail = NONE;
 	return 0;
 }
 
@@ -634,6 +775,52 @@ static int access_page(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch
 	return stream ? emit(lc, kid, ch, write) : 0;
 }
 
+/* ---- frame states: was the folio now in a frame named by a traced event? ---- */
+
+/* The FS_* bits of frame @pfn; untracked frames read as seen. */
+static unsigned int fstate_get(const struct hs_lifecycle *lc, uint64_t pfn)
+{
+	uint64_t c = pfn >> FS_SHIFT, i = pfn & (((uint64_t)1 << FS_SHIFT) - 1);
+
+	if (c >= FS_CHUNKS)
+		return FS_SEEN;
+	if (c >= lc->nfstate || !lc->fstate[c])
+		return 0;
+	return (lc->fstate[c][i >> 2] >> ((i & 3) * 2)) & 3u;
+}
+
+/* Set frames [pfn, pfn + pages) to state @st. */
+static int fstate_set(struct hs_lifecycle *lc, uint64_t pfn, uint64_t pages, unsigned int st)
+{
+	uint64_t p;
+
+	for (p = pfn; p - pfn < pages; p++) {
+		uint64_t c = p >> FS_SHIFT, i = p & (((uint64_t)1 << FS_SHIFT) - 1);
+		uint8_t *b;
+
+		if (c >= FS_CHUNKS)
+			return 0;
+		if (c >= lc->nfstate) {
+			size_t n = (size_t)c + 1;
+			uint8_t **nf = realloc(lc->fstate, n * sizeof(*nf));
+
+			if (!nf)
+				return -ENOMEM;
+			memset(nf + lc->nfstate, 0, (n - lc->nfstate) * sizeof(*nf));
+			lc->fstate = nf;
+			lc->nfstate = n;
+		}
+		if (!lc->fstate[c]) {
+			lc->fstate[c] = calloc((size_t)1 << (FS_SHIFT - 2), 1);
+			if (!lc->fstate[c])
+				return -ENOMEM;
+		}
+		b = &lc->fstate[c][i >> 2];
+		*b = (uint8_t)((*b & ~(3u << ((i & 3) * 2))) | (st << ((i & 3) * 2)));
+	}
+	return 0;
+}
+
 /* ---- lives ---- */
 
 static int life_new(struct hs_lifecycle *lc, uint32_t *id)
@@ -660,7 +847,8 @@ static int life_new(struct hs_lifecycle *lc, uint32_t *id)
 	memset(&lc->life[*id], 0, sizeof(lc->life[*id]));
 	lc->lp[*id] = (struct lpriv){ .next_pending = NONE, .anon_prev = NONE,
 				      .anon_next = NONE, .pend_task = NONE,
-				      .born_epoch = lc->epoch, .state = L_ALIVE };
+				      .born_epoch = lc->epoch, .state = L_ALIVE,
+				      .lost_prev = NONE, .lost_next = NONE };
 	return 0;
 }
 
@@ -710,6 +898,53 @@ static void map_clear(struct hs_lifecycle *lc, uint64_t pfn, uint64_t pages)
 	}
 }
 
+/* Life @id leaves its process's list of lost lives (if on it). */
+static void lost_del(struct hs_lifecycle *lc, uint32_t id)
+{
+	struct lpriv *p = &lc->lp[id];
+	uint32_t g;
+
+	if (!p->lost)
+		return;
+	p->lost = false;
+	g = task_find(lc, lc->life[id].tgid);
+	if (p->lost_prev != NONE)
+		lc->lp[p->lost_prev].lost_next = p->lost_next;
+	else if (g != NONE)
+		TASK(lc, g)->lost_head = p->lost_next;
+	if (p->lost_next != NONE)
+		lc->lp[p->lost_next].lost_prev = p->lost_prev;
+	else if (g != NONE)
+		TASK(lc, g)->lost_tail = p->lost_prev;
+	p->lost_prev = NONE;
+	p->lost_next = NONE;
+}
+
+/* Live anon life @id without a pfn: its insertion never came (see the essay). */
+static int lost_add(struct hs_lifecycle *lc, uint32_t id)
+{
+	struct lpriv *p = &lc->lp[id];
+	uint32_t g;
+	int err;
+
+	if (p->lost || p->state != L_ALIVE || p->in_map || lc->life[id].kind != HS_LIFE_ANON)
+		return 0;
+	err = task_get(lc, lc->life[id].tgid, &g);
+	if (err)
+		return err;
+	p = &lc->lp[id];
+	p->lost = true;
+	p->lost_next = NONE;
+	p->lost_prev = TASK(lc, g)->lost_tail;
+	if (p->lost_prev != NONE)
+		lc->lp[p->lost_prev].lost_next = id;
+	else
+		TASK(lc, g)->lost_head = id;
+	TASK(lc, g)->lost_tail = id;
+	lc->ck.anon_lost++;
+	return 0;
+}
+
 /* Put life @id's frames in the map (if its pfn is known). */
 static int map_link(struct hs_lifecycle *lc, uint32_t id)
 {
@@ -723,6 +958,7 @@ static int map_link(struct hs_lifecycle *lc, uint32_t id)
 	if (err)
 		return err;
 	lc->lp[id].in_map = true;
+	lost_del(lc, id);
 	return 0;
 }
 
@@ -840,7 +1076,16 @@ static int life_kill(struct hs_lifecycle *lc, uint32_t id, uint64_t ts, uint32_t
 	p->died_epoch = lc->epoch;
 	if (p->born_epoch != lc->epoch)
 		lc->life[id].flags |= HS_LIFE_F_GAP;
+	if (p->in_map) {
+		/* Its frames are free: a folio found there later came in unseen. */
+		int err = fstate_set(lc, lc->life[id].pfn, lc->life[id].pages,
+				     FS_SEEN | FS_FREED);
+
+		if (err)
+			return err;
+	}
 	map_unlink(lc, id);
+	lost_del(lc, id);
 	if (lc->life[id].kind == HS_LIFE_ANON)
 		anon_unlink(lc, id);
 	if (v->cause != HS_DEATH_NONE)
@@ -1051,12 +1296,41 @@ static void cpuq_remove(struct cpuq *q, uint32_t i)
 	q->n--;
 }
 
-static int cpuq_push(struct hs_lifecycle *lc, uint32_t cpu, const struct qfault *f)
+/* Queued fault @f leaves unlinked (a "maybe" was a resident fault, counted so). */
+static void unresolved(struct hs_lifecycle *lc, const struct qfault *f)
+{
+	if (!f->maybe)
+		lc->ck.faults_unresolved++;
+}
+
+/* The position of the entry numbered @seq in CPU @cpu's queue, or -1. */
+static int cpuq_find(struct hs_lifecycle *lc, uint32_t cpu, uint64_t seq)
 {
 	struct cpuq *q;
 	uint32_t i;
 	int err;
 
+	q = cpuq_get(lc, cpu, false, &err);
+	for (i = 0; q && seq && i < q->n; i++) {
+		if (cpuq_at(q, i)->seq == seq)
+			return (int)i;
+	}
+	return -1;
+}
+
+/*
+ * Queue @f on @cpu (numbering it).  A fault on a page already queued there
+ * replaces the queued one when that one cannot have allocated (a read now
+ * written: the zero page; or the page was still not present: a retry), and
+ * is dropped otherwise (*@queued false).
+ */
+static int cpuq_push(struct hs_lifecycle *lc, uint32_t cpu, struct qfault *f, bool *queued)
+{
+	struct cpuq *q;
+	uint32_t i;
+	int err;
+
+	*queued = false;
 	q = cpuq_get(lc, cpu, true, &err);
 	if (!q) {
 		if (!err)
@@ -1064,36 +1338,155 @@ static int cpuq_push(struct hs_lifecycle *lc, uint32_t cpu, const struct qfault 
 		return err;
 	}
 	for (i = 0; i < q->n; i++) {
-		if (cpuq_at(q, i)->tgid == f->tgid && cpuq_at(q, i)->page == f->page)
+		const struct qfault *o = cpuq_at(q, i);
+
+		if (o->tgid != f->tgid || o->page != f->page)
+			continue;
+		if (o->life != NONE || !((!o->write && f->write) || !(f->ec & PF_PROT)))
 			return 0;
+		unresolved(lc, o);
+		cpuq_remove(q, i);
+		break;
 	}
 	if (q->n == QLEN) {
+		unresolved(lc, cpuq_at(q, 0));
 		q->head = (q->head + 1) % QLEN;
 		q->n--;
-		lc->ck.faults_unresolved++;
 	}
+	f->seq = lc->qseq++;
 	*cpuq_at(q, q->n) = *f;
 	q->n++;
+	*queued = true;
 	return 0;
 }
 
-/* Thread @pid's newest queued fault on @cpu was file-backed: forget it. */
-static void cpuq_drop_thread(struct hs_lifecycle *lc, uint32_t cpu, int32_t pid)
+/* Task @t has finished its fault: whatever it allocated is in a batch now. */
+static void fault_done(struct hs_lifecycle *lc, struct task *t)
 {
-	struct cpuq *q;
-	uint32_t i;
+	int i = cpuq_find(lc, t->open_cpu, t->open_seq);
+
+	if (i >= 0)
+		cpuq_at(lc->cpuq[t->open_cpu], (uint32_t)i)->done = true;
+	t->open_seq = 0;
+}
+
+/*
+ * Task @tid shows up on @cpu while its fault is unfinished: the folio, if
+ * any, is added there, after what that CPU's batch holds now.
+ */
+static int fault_move(struct hs_lifecycle *lc, uint32_t tid, uint32_t cpu)
+{
+	struct task *t = TASK(lc, tid);
+	int i = cpuq_find(lc, t->open_cpu, t->open_seq);
+	struct qfault f;
+	bool queued;
 	int err;
 
-	q = cpuq_get(lc, cpu, false, &err);
-	if (!q)
-		return;
-	for (i = q->n; i-- > 0;) {
-		if (cpuq_at(q, i)->tid == pid) {
-			cpuq_remove(q, i);
-			lc->ck.faults_unresolved++;
-			return;
-		}
+	if (i < 0) {
+		t->open_seq = 0;
+		return 0;
 	}
+	f = *cpuq_at(lc->cpuq[t->open_cpu], (uint32_t)i);
+	cpuq_remove(lc->cpuq[t->open_cpu], (uint32_t)i);
+	err = cpuq_push(lc, cpu, &f, &queued);
+	t = TASK(lc, tid);
+	t->open_seq = queued ? f.seq : 0;
+	t->open_cpu = cpu;
+	return err;
+}
+
+/*
+ * What @ev, an event of task @tid, says of its unfinished fault: events of
+ * the fault itself (reclaim for its charge, a file fault's page cache, a
+ * drain inside reclaim) may move it to another CPU; anything else finishes it.
+ */
+static int fault_progress(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *ev)
+{
+	struct task *t = TASK(lc, tid);
+	bool inside;
+	int err = 0;
+
+	if (!t->open_seq)
+		return 0;
+	switch (ev->type) {
+	case HS_EV_DIRECT_RECLAIM_BEGIN:
+	case HS_EV_DIRECT_RECLAIM_END:
+	case HS_EV_MEMCG_RECLAIM_BEGIN:
+	case HS_EV_MEMCG_RECLAIM_END:
+	case HS_EV_SOFTLIMIT_RECLAIM_BEGIN:
+	case HS_EV_SOFTLIMIT_RECLAIM_END:
+	case HS_EV_NODE_RECLAIM_BEGIN:
+	case HS_EV_NODE_RECLAIM_END:
+	case HS_EV_LRU_ISOLATE:
+	case HS_EV_SHRINK_INACTIVE:
+	case HS_EV_SHRINK_ACTIVE:
+	case HS_EV_SHRINK_SLAB_START:
+	case HS_EV_SHRINK_SLAB_END:
+	case HS_EV_WRITE_FOLIO:
+	case HS_EV_FILEMAP_ADD:
+	case HS_EV_FILEMAP_FAULT:
+	case HS_EV_FILEMAP_MAP_PAGES:
+	case HS_EV_READAHEAD:
+	case HS_EV_LRU_ACTIVATE:
+		inside = true;
+		break;
+	case HS_EV_FILEMAP_DELETE:
+	case HS_EV_LRU_INSERTION:
+		inside = t->reclaim_depth > 0;
+		break;
+	default:
+		inside = false;
+		break;
+	}
+	if (ev->cpu != t->open_cpu)
+		err = fault_move(lc, tid, ev->cpu);
+	if (!inside)
+		fault_done(lc, TASK(lc, tid));
+	return err;
+}
+
+/*
+ * Thread @tid's fault was served from a file (mm_filemap_fault or
+ * mm_filemap_map_pages): a read allocated nothing and leaves the queue; a
+ * write may have copied the page (a private mapping) and stays, marked.
+ */
+static void fault_file(struct hs_lifecycle *lc, uint32_t tid)
+{
+	struct task *t = TASK(lc, tid);
+	int i = cpuq_find(lc, t->open_cpu, t->open_seq);
+	struct cpuq *q;
+
+	if (i < 0)
+		return;
+	q = lc->cpuq[t->open_cpu];
+	if (cpuq_at(q, (uint32_t)i)->write) {
+		cpuq_at(q, (uint32_t)i)->filew = true;
+		return;
+	}
+	cpuq_remove(q, (uint32_t)i);
+	t->open_seq = 0;
+	lc->ck.faults_unresolved++;
+}
+
+/* Queue thread @tid's fault @f on @cpu; it stays the thread's open fault until it goes on. */
+static int fault_queue(struct hs_lifecycle *lc, uint32_t tid, uint32_t cpu, struct qfault *f)
+{
+	bool queued;
+	uint32_t g;
+	int err;
+
+	err = task_get(lc, f->tgid, &g);
+	if (err)
+		return err;
+	f->mm_gen = TASK(lc, g)->mm_gen;
+	f->idle = lc->idle;
+	err = cpuq_push(lc, cpu, f, &queued);
+
+	if (!err && queued) {
+		TASK(lc, tid)->open_seq = f->seq;
+		TASK(lc, tid)->open_cpu = cpu;
+	}
+	return err;
 }
 
 static void cpuq_clear_all(struct hs_lifecycle *lc)
@@ -1101,11 +1494,16 @@ static void cpuq_clear_all(struct hs_lifecycle *lc)
 	uint32_t c;
 
 	for (c = 0; c < lc->nr_cpuq; c++) {
+		uint32_t i;
+
 		if (!lc->cpuq[c])
 			continue;
-		lc->ck.faults_unresolved += lc->cpuq[c]->n;
+		for (i = 0; i < lc->cpuq[c]->n; i++)
+			unresolved(lc, cpuq_at(lc->cpuq[c], i));
 		lc->cpuq[c]->n = 0;
 	}
+	for (c = 0; c < lc->tasks.n; c++)
+		TASK(lc, c)->open_seq = 0;
 }
 
 /* ---- the access stream: ranges ---- */
@@ -1254,6 +1652,8 @@ static int on_add(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *
 	birth_apply(lc, id, &b);
 	lc->ck.lives[kind]++;
 	err = life_attach(lc, id);
+	if (!err && ev->pfn)
+		err = fstate_set(lc, ev->pfn, pages, FS_SEEN);
 	if (err)
 		return err;
 	return map_link(lc, id);
@@ -1363,6 +1763,52 @@ static uint32_t pfn_join(struct hs_lifecycle *lc, uint64_t pfn, struct hs_pfnmap
 	return id;
 }
 
+/*
+ * Did the last life @l of a page of process @tgid end by swap-out?  Yes when
+ * a write_folio ended it in reclaim or pageout; also when another folio took
+ * its frame (its own swap-out went to another life) in a process that swaps.
+ */
+static bool swapped_out(const struct hs_lifecycle *lc, uint32_t l, int32_t tgid)
+{
+	uint32_t g;
+
+	if (l == NONE || lc->lp[l].state != L_DEAD)
+		return false;
+	if (lc->life[l].flags & HS_LIFE_F_SWAPOUT)
+		return lc->life[l].death_cause == HS_DEATH_RECLAIM ||
+		       lc->life[l].death_cause == HS_DEATH_PAGEOUT;
+	if (!lc->lp[l].reused)
+		return false;
+	g = task_find(lc, tgid);
+	return g != NONE && TASK(lc, g)->swapping;
+}
+
+/* An inferred swap-in of page @page of @tgid at @ts: a new life, *@id, without a pfn yet. */
+static int swapin_life(struct hs_lifecycle *lc, uint32_t tid, int32_t tgid, uint64_t page,
+		       uint64_t ts, uint32_t *id)
+{
+	struct birth b;
+	int err;
+
+	err = birth_scan(lc, HS_LIFE_ANON, (uint32_t)tgid, 0, page, 1, ts, tid, &b);
+	if (!err)
+		err = life_new(lc, id);
+	if (err)
+		return err;
+	lc->life[*id].kind = HS_LIFE_ANON;
+	lc->life[*id].flags = HS_LIFE_F_SWAPIN;
+	lc->life[*id].tgid = tgid;
+	lc->life[*id].address = page << HS_LC_PAGE_SHIFT;
+	lc->life[*id].first_page = page;
+	lc->life[*id].pages = 1;
+	lc->life[*id].born_ns = ts;
+	birth_apply(lc, *id, &b);
+	lc->ck.lives[HS_LIFE_ANON]++;
+	lc->ck.swap_ins++;
+	err = life_attach(lc, *id);
+	return err ? err : anon_link(lc, *id);
+}
+
 /* Link queued fault @f to a new anon folio at @ev (an lru_insertion). */
 static int fault_link(struct hs_lifecycle *lc, const struct qfault *f, const struct hs_event *ev,
 		      uint32_t tid)
@@ -1384,6 +1830,23 @@ static int fault_link(struct hs_lifecycle *lc, const struct qfault *f, const str
 	if (err)
 		return err;
 	l = PKEY(lc, kid)->life;
+	if (f->maybe && ev->pfn) {
+		/* The read of a page taken as present allocated: it was swapped in. */
+		static const struct verdict unknown = { .cause = HS_DEATH_UNKNOWN };
+
+		if (l != NONE && lc->lp[l].state == L_ALIVE) {
+			lc->lp[l].reused = true;
+			err = life_kill(lc, l, f->ts, tid, &unknown);
+		}
+		if (!err)
+			err = swapin_life(lc, tid, f->tgid, f->page, f->ts, &id);
+		if (err)
+			return err;
+		lc->life[id].pfn = ev->pfn;
+		return map_link(lc, id);
+	}
+	if (f->maybe)
+		return 0;
 	if (l != NONE && lc->lp[l].state == L_ALIVE) {
 		if (!lc->lp[l].in_map) {
 			lc->life[l].pfn = ev->pfn;
@@ -1426,6 +1889,8 @@ static bool fault_linkable(const struct hs_lifecycle *lc, const struct qfault *f
 {
 	uint32_t kid, l;
 
+	if (f->maybe)
+		return true;
 	if (f->life != NONE)
 		return lc->lp[f->life].state == L_ALIVE && !lc->lp[f->life].in_map;
 	kid = page_key_find(lc, HS_LIFE_ANON, (uint32_t)f->tgid, 0, f->page);
@@ -1433,55 +1898,533 @@ static bool fault_linkable(const struct hs_lifecycle *lc, const struct qfault *f
 	return l == NONE || lc->lp[l].state != L_ALIVE || !lc->lp[l].in_map;
 }
 
-static int on_lru_insertion(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *ev)
+/* ---- insertion bursts: aligning new anonymous folios with their faults ---- */
+
+/* Is @ev an insertion of an anonymous folio, one a fault (or a putback) added? */
+static bool ins_anon(const struct hs_event *ev)
+{
+	return ev->pfn && (ev->b & (LRU_F_ANON | LRU_F_SWAPBACKED)) &&
+	       ev->order <= HS_LC_MAX_ORDER && ev->pfn <= UINT64_MAX - ((uint64_t)1 << ev->order);
+}
+
+/* What passing over a finished candidate without a match costs (COST_UNIT units). */
+static uint32_t skip_cost(const struct qfault *f)
+{
+	if (f->maybe)
+		return C_SKIP_MAYBE;
+	if (f->life != NONE)
+		return C_SKIP_SWAPIN;
+	if (f->ec & PF_INSTR)
+		return C_SKIP_INSTR;
+	if (f->filew)
+		return C_SKIP_FILEW;
+	if (f->write)
+		return (f->ec & PF_PROT) ? C_SKIP_COW : C_SKIP_WRITE;
+	return f->known ? C_SKIP_REREAD : C_SKIP_READ;
+}
+
+/* A file (or unnamed) insertion: it joins the life holding its frame, if any. */
+static int ins_file(struct hs_lifecycle *lc, const struct hs_event *ev)
 {
 	struct hs_pfnmap_ent e;
-	struct cpuq *q;
+
+	if (pfn_join(lc, ev->pfn, &e) == NONE)
+		lc->ck.pfn_unjoined++;
+	if (!ev->pfn || ev->order > HS_LC_MAX_ORDER)
+		return 0;
+	return fstate_set(lc, ev->pfn, (uint64_t)1 << ev->order, FS_SEEN);
+}
+
+/*
+ * An anonymous insertion @ev (emitted by task @tid), with the fault the
+ * alignment gave it, or none (@f NULL).
+ */
+static int ins_anon_link(struct hs_lifecycle *lc, const struct hs_event *ev,
+			 const struct qfault *f, uint32_t tid)
+{
+	static const struct verdict unknown = { .cause = HS_DEATH_UNKNOWN };
+	struct hs_pfnmap_ent e;
+	uint32_t old = NONE, kid;
 	int err;
 
-	if (pfn_join(lc, ev->pfn, &e) != NONE)
-		return 0;
-	if (!ev->pfn || !(ev->b & (LRU_F_ANON | LRU_F_SWAPBACKED)) ||
-	    ev->order > HS_LC_MAX_ORDER || ev->pfn > UINT64_MAX - ((uint64_t)1 << ev->order)) {
+	if (hs_pfnmap_find(lc->pfns, ev->pfn, &e))
+		old = (uint32_t)e.val;
+	if (!f) {
+		if (old != NONE && lc->life[old].kind == HS_LIFE_ANON) {
+			/* No fault for it, and a live anon life holds the frame: a putback. */
+			pfn_join(lc, ev->pfn, &e);
+			return 0;
+		}
+		lc->ck.pfn_events++;
 		lc->ck.pfn_unjoined++;
+		lc->ck.anon_unlinked++;
+		map_clear(lc, ev->pfn, (uint64_t)1 << ev->order);
 		return 0;
 	}
-	q = cpuq_get(lc, ev->cpu, false, &err);
-	while (q && q->n) {
-		struct qfault f = *cpuq_at(q, 0);
+	/* A new folio: the life that held the frame lost its folio unseen. */
+	if (old != NONE && lc->life[old].kind == HS_LIFE_ANON) {
+		lc->lp[old].reused = true;
+		err = life_kill(lc, old, ev->ts_ns, tid, &unknown);
+		if (err)
+			return err;
+	}
+	lc->ck.pfn_events++;
+	lc->ck.pfn_joined++;
+	lc->ck.pfn_joined_anon++;
+	lc->ck.anon_linked++;
+	if ((ev->b & LRU_F_ANON) && !(ev->b & LRU_F_MAPPED)) {
+		/*
+		 * Anonymous but mapped nowhere when the batch drained: the process
+		 * unmapped it (exit, munmap) meanwhile.  No life; the fault was an
+		 * access all the same.
+		 */
+		map_clear(lc, ev->pfn, (uint64_t)1 << ev->order);
+		if (f->life != NONE) {
+			static const struct verdict gone = { .cause = HS_DEATH_TRUNCATE };
 
-		q->head = (q->head + 1) % QLEN;
-		q->n--;
-		if ((ev->ts_ns > f.ts && ev->ts_ns - f.ts > lc->opts.link_window_ns) ||
-		    !fault_linkable(lc, &f)) {
-			lc->ck.faults_unresolved++;
+			return lc->lp[f->life].state == L_ALIVE ?
+			       life_kill(lc, f->life, ev->ts_ns, tid, &gone) : 0;
+		}
+		if (!f->stream)
+			return 0;
+		err = page_key(lc, HS_LIFE_ANON, (uint32_t)f->tgid, 0, f->page, &kid);
+		return err ? err : emit(lc, kid, HS_CH_PT, f->write);
+	}
+	return fault_link(lc, f, ev, tid);
+}
+
+/*
+ * Candidate @f, finished, got no insertion.  A fault that surely allocated
+ * (a swap-in, a first write) made a folio whose insertion went unseen (a
+ * batch drained by a task the trace excludes): its page gets a lost life,
+ * born at the fault, without a pfn (lost_take() may give it one).
+ */
+static int fault_lost(struct hs_lifecycle *lc, const struct qfault *f, uint64_t ts)
+{
+	struct hs_event ev = { .ts_ns = ts };
+	uint32_t kid, tid;
+	int err;
+
+	if (f->life != NONE)
+		return lost_add(lc, f->life);
+	if (!f->write || (f->ec & PF_PROT) || f->filew || f->gone != GONE_NO)
+		return 0;
+	err = task_get(lc, f->tid, &tid);
+	if (!err)
+		err = fault_link(lc, f, &ev, tid);
+	if (err)
+		return err;
+	kid = page_key_find(lc, HS_LIFE_ANON, (uint32_t)f->tgid, 0, f->page);
+	return kid != NONE && PKEY(lc, kid)->life != NONE ? lost_add(lc, PKEY(lc, kid)->life) : 0;
+}
+
+/* Apply anon insertion @ev (see ins_anon_link()); its frame was seen then. */
+static int ins_anon_apply(struct hs_lifecycle *lc, const struct hs_event *ev,
+			  const struct qfault *f, uint32_t tid)
+{
+	int err = ins_anon_link(lc, ev, f, tid);
+
+	return err ? err : fstate_set(lc, ev->pfn, (uint64_t)1 << ev->order, FS_SEEN);
+}
+
+/* Grow the alignment scratch to @cells cells. */
+static int dp_reserve(struct hs_lifecycle *lc, size_t cells)
+{
+	uint64_t *d;
+	uint8_t *b;
+
+	if (cells <= lc->dpcap)
+		return 0;
+	d = realloc(lc->dp, cells * sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	lc->dp = d;
+	b = realloc(lc->dpb, cells * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	lc->dpb = b;
+	lc->dpcap = cells;
+	return 0;
+}
+
+enum { MV_NONE = 0, MV_MATCH, MV_INS, MV_PASS };
+
+static void relax(struct hs_lifecycle *lc, size_t cell, uint64_t cost, uint8_t mv)
+{
+	if (cost < lc->dp[cell]) {
+		lc->dp[cell] = cost;
+		lc->dpb[cell] = mv;
+	}
+}
+
+/*
+ * The burst collected on @cpu is over (see the essay): align its anonymous
+ * insertions with the faults queued before it, then apply them in order.
+ */
+static int burst_flush(struct hs_lifecycle *lc, uint32_t cpu, bool partial)
+{
+	struct cpuq *q = lc->cpuq[cpu];
+	uint32_t n = 0, m = 0, i, j, k, w;
+	uint32_t ins[MAX_BURST];	/* burst index of each anonymous insertion */
+	uint32_t match[MAX_BURST];	/* its candidate, or NONE */
+	bool rejoin[MAX_BURST];		/* a live anon life holds its frame */
+	bool tail[QLEN];		/* passed after the last insertion */
+	int32_t etgid[MAX_BURST];	/* the process whose context drained it */
+	struct qfault *mq = NULL;	/* the matched candidates, by insertion */
+	uint8_t out[QLEN];		/* per candidate: MV_MATCH, or MV_PASS (kept or dropped) */
+	uint64_t gap[QLEN + 1];		/* before candidate j: how long its CPU was quiet */
+	struct qfault skipped[QLEN];	/* finished candidates no insertion came for */
+	struct hs_pfnmap_ent e;
+	uint64_t t0 = q->nburst ? q->burst[0].ts_ns : q->burst_ts;
+	int err = 0;
+
+	if (!partial)
+		lc->nr_bursts--;
+	q->cont = partial;
+	/* Candidates: faults queued before the burst, minus expired and settled ones. */
+	for (i = 0; i < q->n && cpuq_at(q, i)->seq < q->burst_seq;) {
+		const struct qfault *f = cpuq_at(q, i);
+
+		if ((t0 > f->ts && t0 - f->ts > lc->opts.link_window_ns) ||
+		    !fault_linkable(lc, f)) {
+			struct qfault x = *f;
+
+			unresolved(lc, f);
+			cpuq_remove(q, i);
+			if (fault_linkable(lc, &x)) {
+				err = fault_lost(lc, &x, t0);
+				if (err) {
+					q->nburst = 0;
+					return err;
+				}
+			}
 			continue;
 		}
-		lc->ck.pfn_joined++;
-		lc->ck.pfn_joined_anon++;
-		lc->ck.anon_linked++;
-		return fault_link(lc, &f, ev, tid);
+		i++;
 	}
-	lc->ck.pfn_unjoined++;
-	lc->ck.anon_unlinked++;
+	m = i;
+	/*
+	 * An insertion nothing traced explains (an untraced task's folio) most
+	 * likely went into the batch while the traced tasks were away: the
+	 * longer the CPU was quiet before a candidate, the likelier there.
+	 */
+	for (j = 0; j <= m; j++) {
+		gap[j] = j < m ? cpuq_at(q, j)->idle : q->burst_idle;
+		if (gap[j] > GAP_MAX)
+			gap[j] = GAP_MAX;
+	}
+	for (k = 0; k < q->nburst; k++) {
+		uint32_t t;
+
+		if (!ins_anon(&q->burst[k]))
+			continue;
+		ins[n] = k;
+		match[n] = NONE;
+		rejoin[n] = hs_pfnmap_find(lc->pfns, q->burst[k].pfn, &e) &&
+			    lc->life[e.val].kind == HS_LIFE_ANON;
+		t = task_find(lc, q->burst[k].pid);
+		etgid[n] = t != NONE ? TASK(lc, t)->tgid : q->burst[k].pid;
+		n++;
+	}
+	w = m + 1;
+	err = dp_reserve(lc, (size_t)(n + 1) * w);
+	if (!err && n)
+		mq = malloc(n * sizeof(*mq));
+	if (err || (n && !mq)) {
+		free(mq);
+		q->nburst = 0;
+		return -ENOMEM;
+	}
+	for (i = 0; i < (n + 1) * w; i++)
+		lc->dp[i] = UINT64_MAX;
+	lc->dp[0] = 0;
+	for (i = 0; i <= n; i++) {
+		for (j = 0; j <= m; j++) {
+			uint64_t c = lc->dp[i * w + j];
+
+			if (c == UINT64_MAX)
+				continue;
+			if (i < n && j < m && !cpuq_at(q, j)->held) {
+				const struct qfault *f = cpuq_at(q, j);
+				uint64_t fl = q->burst[ins[i]].b;
+				uint64_t x = 0;
+
+				/* An unmapped anon folio: its process unmapped it already. */
+				if ((fl & LRU_F_ANON) && !(fl & LRU_F_MAPPED) && f->gone == GONE_NO)
+					x = C_DYING;
+				/* A mapped one: its process still had its memory. */
+				if ((fl & LRU_F_MAPPED) && f->gone == GONE_UNMAPPED &&
+				    etgid[i] != f->tgid)
+					x = C_GONE;
+				relax(lc, (i + 1) * w + j + 1, c + x * COST_UNIT, MV_MATCH);
+			}
+			if (i < n)
+				relax(lc, (i + 1) * w + j,
+				      c + (rejoin[i] ? C_REJOIN : C_UNMATCHED) * COST_UNIT - gap[j],
+				      MV_INS);
+			if (j < m) {
+				const struct qfault *f = cpuq_at(q, j);
+				uint64_t p = 0;
+
+				if (f->held || (partial && i == n))
+					p = 0;
+				else if (f->done)
+					p = skip_cost(f) * COST_UNIT + j;
+				else if (i < n)
+					p = C_DEFER * COST_UNIT + j;
+				relax(lc, i * w + j + 1, c + p, MV_PASS);
+			}
+		}
+	}
+	for (i = n, j = m; i || j;) {
+		uint8_t mv = lc->dpb[i * w + j];
+
+		if (mv == MV_MATCH) {
+			match[--i] = --j;
+			out[j] = MV_MATCH;
+		} else if (mv == MV_INS) {
+			match[--i] = NONE;
+		} else {
+			out[--j] = MV_PASS;
+			tail[j] = i == n;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (match[i] != NONE)
+			mq[i] = *cpuq_at(q, match[i]);
+	}
+	/* Matched and finished unmatched candidates leave; the others wait on. */
+	for (j = 0, k = 0; j < m; j++) {
+		const struct qfault *f = cpuq_at(q, j);
+
+		if (out[j] == MV_PASS && !f->held && f->done && !(partial && tail[j]))
+			skipped[k++] = *f;
+	}
+	for (j = m; j-- > 0;) {
+		const struct qfault *f = cpuq_at(q, j);
+
+		if (out[j] == MV_MATCH || (!f->held && f->done && !(partial && tail[j])))
+			cpuq_remove(q, j);
+	}
+	for (j = 0; j < k && !err; j++) {
+		unresolved(lc, &skipped[j]);
+		err = fault_lost(lc, &skipped[j], t0);
+	}
+	for (k = 0, i = 0; k < q->nburst && !err; k++) {
+		const struct hs_event *ev = &q->burst[k];
+		uint32_t tid;
+
+		err = task_get(lc, ev->pid, &tid);
+		if (err)
+			break;
+		if (i < n && ins[i] == k) {
+			err = ins_anon_apply(lc, ev, match[i] != NONE ? &mq[i] : NULL, tid);
+			i++;
+		} else {
+			err = ins_file(lc, ev);
+		}
+	}
+	free(mq);
+	q->nburst = 0;
+	return err;
+}
+
+/* Collect insertion @ev into its CPU's burst. */
+static int burst_add(struct hs_lifecycle *lc, const struct hs_event *ev)
+{
+	struct cpuq *q;
+	uint32_t i;
+	int err;
+
+	q = cpuq_get(lc, ev->cpu, true, &err);
+	if (!q) {
+		if (err)
+			return err;
+		/* A CPU number too large to keep a queue for: nothing to align with. */
+		if (ins_anon(ev))
+			return ins_anon_apply(lc, ev, NULL, 0);
+		return ins_file(lc, ev);
+	}
+	if (!q->nburst && q->cont) {
+		/* The rest of a burst applied in part: same candidates. */
+	} else if (!q->nburst) {
+		q->burst_seq = lc->qseq;
+		lc->nr_bursts++;
+		/* A task reclaiming for its fault's charge has not added that folio yet. */
+		for (i = 0; i < q->n; i++) {
+			struct qfault *f = cpuq_at(q, i);
+			uint32_t t = task_find(lc, f->tid);
+
+			f->held = t != NONE && TASK(lc, t)->reclaim_depth > 0 &&
+				  TASK(lc, t)->open_seq == f->seq;
+			t = task_find(lc, f->tgid);
+			f->gone = GONE_NO;
+			if (t != NONE && TASK(lc, t)->mm_gen != f->mm_gen)
+				f->gone = ev->ts_ns > TASK(lc, t)->mm_end_ts + UNMAP_NS ? GONE_UNMAPPED :
+					  GONE_ENDING;
+		}
+		q->burst_idle = lc->idle;
+	}
+	if (q->nburst == q->capburst) {
+		uint32_t ncap = q->capburst ? q->capburst * 2 : 32;
+		struct hs_event *nb = realloc(q->burst, ncap * sizeof(*nb));
+
+		if (!nb)
+			return -ENOMEM;
+		q->burst = nb;
+		q->capburst = ncap;
+	}
+	q->burst[q->nburst++] = *ev;
+	q->burst_ts = ev->ts_ns;
+	return q->nburst == MAX_BURST ? burst_flush(lc, ev->cpu, true) : 0;
+}
+
+/* Does @ev look up or end lives that a burst being collected may bring? */
+static bool ev_needs_lives(const struct hs_event *ev)
+{
+	switch (ev->type) {
+	case HS_EV_FILEMAP_ADD:
+	case HS_EV_FILEMAP_DELETE:
+	case HS_EV_LRU_ACTIVATE:
+	case HS_EV_WRITE_FOLIO:
+	case HS_EV_MADVISE:
+	case HS_EV_PROCESS_EXIT:
+	case HS_EV_PROCESS_EXEC:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Flush the bursts @ev shows to be over: its own CPU's unless it is an
+ * insertion, and any whose CPU has been quiet for BURST_GAP_NS.  A gap or
+ * the end (@ev NULL) flushes them all.  An event of another CPU that needs
+ * the lives a burst brings has what was collected so far applied first (the
+ * burst goes on, with the same candidates).
+ */
+static int bursts_check(struct hs_lifecycle *lc, const struct hs_event *ev)
+{
+	uint32_t c;
+	int err;
+
+	for (c = 0; c < lc->nr_cpuq && lc->nr_bursts; c++) {
+		const struct cpuq *q = lc->cpuq[c];
+		bool over;
+
+		if (!q || (!q->nburst && !q->cont))
+			continue;
+		if (!ev || ev->type == HS_EV_LOST)
+			over = true;
+		else if (c == ev->cpu && ev->type != HS_EV_TOUCH)
+			over = ev->type != HS_EV_LRU_INSERTION;
+		else
+			over = ev->ts_ns > q->burst_ts && ev->ts_ns - q->burst_ts > BURST_GAP_NS;
+		if (over)
+			err = burst_flush(lc, c, false);
+		else if (q->nburst && ev_needs_lives(ev))
+			err = burst_flush(lc, c, true);
+		else
+			err = 0;
+		if (err)
+			return err;
+	}
 	return 0;
+}
+
+/*
+ * An anonymous write_folio on frame @pfn that no live life holds.  When no
+ * traced event named the frame since it was last freed (its insertion went
+ * unseen), and task @tid reclaims for its memory cgroup, the folio is most
+ * likely the oldest of its process's lost lives (the LRU evicts oldest
+ * first): *@id receives that life, given the frame, or NONE.
+ */
+static int lost_take(struct hs_lifecycle *lc, uint32_t tid, uint64_t pfn, bool force,
+		     uint32_t *id)
+{
+	unsigned int st = fstate_get(lc, pfn);
+	uint32_t g;
+	int err;
+
+	*id = NONE;
+	if (!pfn || (!force && (st & FS_SEEN) && !(st & FS_FREED)) ||
+	    !TASK(lc, tid)->reclaim_depth)
+		return 0;
+	g = task_find(lc, TASK(lc, tid)->tgid);
+	if (g == NONE || TASK(lc, g)->lost_head == NONE)
+		return 0;
+	*id = TASK(lc, g)->lost_head;
+	lc->life[*id].pfn = pfn;
+	err = map_link(lc, *id);
+	if (err)
+		return err;
+	lc->ck.swapout_guessed++;
+	lc->ck.pfn_joined++;
+	lc->ck.pfn_joined_anon++;
+	return 0;
+}
+
+/*
+ * Is anon life @id of a process that memcg reclaim by task @tid cannot
+ * write?  With a scope (the workload's cgroup, followed through forks): a
+ * task in scope reclaiming its cgroup, a life of a process out of scope.
+ */
+static bool memcg_foreign(const struct hs_lifecycle *lc, uint32_t tid, uint32_t id)
+{
+	const struct task *t = TASK(lc, tid);
+	uint32_t g;
+
+	if (!(lc->opts.flags & HS_LC_SCOPED) || !t->memcg_depth || !task_scoped(lc, t))
+		return false;
+	g = task_find(lc, lc->life[id].tgid);
+	return g == NONE || !task_scoped(lc, TASK(lc, g));
 }
 
 static int on_write_folio(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *ev)
 {
 	struct hs_pfnmap_ent e;
 	struct verdict v;
-	uint32_t id, piece;
+	uint32_t id, piece, g;
 	uint64_t off, n, first;
 	int err;
 
 	id = pfn_join(lc, ev->pfn, &e);
+	if (id == NONE && (ev->flags & HS_EVF_ANON)) {
+		err = lost_take(lc, tid, ev->pfn, false, &id);
+		if (err)
+			return err;
+		e = (struct hs_pfnmap_ent){ .head = ev->pfn, .pages = 1, .val = id };
+	}
 	if (id == NONE) {
 		lc->ck.pfn_unjoined++;
 		return 0;
 	}
 	if (!(ev->flags & HS_EVF_ANON) || lc->life[id].kind != HS_LIFE_ANON)
 		return 0;
+	if (memcg_foreign(lc, tid, id)) {
+		/*
+		 * Memcg reclaim writes its own cgroup's pages only: the life
+		 * holding the frame, of a process outside the workload, was
+		 * given a wrong frame.  The folio is one of the workload's.
+		 */
+		static const struct verdict unknown = { .cause = HS_DEATH_UNKNOWN };
+
+		lc->lp[id].reused = true;
+		err = life_kill(lc, id, ev->ts_ns, tid, &unknown);
+		if (!err)
+			err = lost_take(lc, tid, ev->pfn, true, &id);
+		if (err)
+			return err;
+		if (id == NONE) {
+			lc->ck.pfn_joined--;
+			lc->ck.pfn_joined_anon--;
+			lc->ck.pfn_unjoined++;
+			return 0;
+		}
+		lc->ck.pfn_joined--;
+		lc->ck.pfn_joined_anon--;
+		e = (struct hs_pfnmap_ent){ .head = ev->pfn, .pages = 1, .val = id };
+	}
 	/*
 	 * At the head: the whole folio goes out (the event has no order).  Past
 	 * the head: the folio was split; 2^order pages at that offset go.
@@ -1500,6 +2443,9 @@ static int on_write_folio(struct hs_lifecycle *lc, uint32_t tid, const struct hs
 	v = classify(lc, tid, true);
 	lc->life[piece].flags |= HS_LIFE_F_SWAPOUT;
 	lc->ck.swap_outs++;
+	g = task_find(lc, lc->life[piece].tgid);
+	if (g != NONE)
+		TASK(lc, g)->swapping = true;
 	return life_kill(lc, piece, ev->ts_ns, tid, &v);
 }
 
@@ -1511,16 +2457,19 @@ static int on_page_fault(struct hs_lifecycle *lc, uint32_t tid, const struct hs_
 	bool stream = kstream(lc, t);
 	int32_t tgid = t->tgid;
 	struct qfault f = { .tid = t->pid, .tgid = tgid, .page = page, .ts = ev->ts_ns,
-			    .life = NONE, .write = write, .stream = stream };
-	struct birth b;
-	uint32_t kid, l, id;
+			    .life = NONE, .ec = (uint16_t)ev->a, .write = write,
+			    .stream = stream };
+	uint32_t kid, l, id, g;
 	int err;
 
+	/* The thread's previous fault is over: it is running again. */
+	fault_done(lc, t);
 	err = gp_flush(lc, tid);
 	if (err)
 		return err;
 	kid = page_key_find(lc, HS_LIFE_ANON, (uint32_t)tgid, 0, page);
 	l = kid != NONE ? PKEY(lc, kid)->life : NONE;
+	f.known = l != NONE;
 	if (l != NONE && lc->lp[l].state == L_PENDING) {
 		err = task_resolve(lc, lc->lp[l].pend_task, HS_DEATH_NONE);
 		if (err)
@@ -1528,39 +2477,37 @@ static int on_page_fault(struct hs_lifecycle *lc, uint32_t tid, const struct hs_
 	}
 	if (l != NONE && lc->lp[l].state == L_ALIVE) {
 		lc->ck.resident_faults++;
-		return access_page(lc, kid, HS_CH_PT, write, stream);
+		err = access_page(lc, kid, HS_CH_PT, write, stream);
+		g = task_find(lc, tgid);
+		if (err || (ev->a & (PF_PROT | PF_WRITE | PF_INSTR)) || g == NONE ||
+		    !TASK(lc, g)->swapping)
+			return err;
+		/*
+		 * A read of a page taken as present that was not, in a process
+		 * that swaps: a NUMA hinting fault, or a swap-in of a page whose
+		 * swap-out went to another life.  An insertion found for it tells
+		 * the second.
+		 */
+		f.maybe = true;
+		f.stream = false;
+		return fault_queue(lc, tid, ev->cpu, &f);
 	}
-	if (l == NONE || !(lc->life[l].flags & HS_LIFE_F_SWAPOUT) ||
-	    (lc->life[l].death_cause != HS_DEATH_RECLAIM &&
-	     lc->life[l].death_cause != HS_DEATH_PAGEOUT))
-		return cpuq_push(lc, ev->cpu, &f);
+	if (ev->a & PF_INSTR) {
+		/* An instruction fetch: text, from a file; it allocates no anon folio. */
+		lc->ck.faults_unresolved++;
+		return 0;
+	}
+	if (!swapped_out(lc, l, tgid))
+		return fault_queue(lc, tid, ev->cpu, &f);
 	/* A fault on a swapped-out page: the swap-in no event shows. */
-	err = birth_scan(lc, HS_LIFE_ANON, (uint32_t)tgid, 0, page, 1, ev->ts_ns, tid, &b);
-	if (err)
-		return err;
-	err = life_new(lc, &id);
-	if (err)
-		return err;
-	lc->life[id].kind = HS_LIFE_ANON;
-	lc->life[id].flags = HS_LIFE_F_SWAPIN;
-	lc->life[id].tgid = tgid;
-	lc->life[id].address = page << HS_LC_PAGE_SHIFT;
-	lc->life[id].first_page = page;
-	lc->life[id].pages = 1;
-	lc->life[id].born_ns = ev->ts_ns;
-	birth_apply(lc, id, &b);
-	lc->ck.lives[HS_LIFE_ANON]++;
-	lc->ck.swap_ins++;
-	err = life_attach(lc, id);
-	if (!err)
-		err = anon_link(lc, id);
+	err = swapin_life(lc, tid, tgid, page, ev->ts_ns, &id);
 	if (!err)
 		err = access_page(lc, kid, HS_CH_PT, write, stream);
 	if (err)
 		return err;
 	f.life = id;
 	f.stream = false;
-	return cpuq_push(lc, ev->cpu, &f);
+	return fault_queue(lc, tid, ev->cpu, &f);
 }
 
 static int on_file_fault(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *ev)
@@ -1570,7 +2517,7 @@ static int on_file_fault(struct hs_lifecycle *lc, uint32_t tid, const struct hs_
 	uint32_t iid, kid;
 	int err;
 
-	cpuq_drop_thread(lc, ev->cpu, t->pid);
+	fault_file(lc, tid);
 	t->ra_valid = false;
 	if (ev->dev >> 32) {
 		lc->ck.bad_events++;
@@ -1727,6 +2674,10 @@ static int anon_exit(struct hs_lifecycle *lc, uint32_t tid, int32_t tgid, uint64
 	uint32_t g = task_find(lc, tgid);
 	int err;
 
+	if (g != NONE) {
+		TASK(lc, g)->mm_gen++;
+		TASK(lc, g)->mm_end_ts = ts;
+	}
 	while (g != NONE && TASK(lc, g)->anon_head != NONE) {
 		err = life_kill(lc, TASK(lc, g)->anon_head, ts, tid, &truncate);
 		if (err)
@@ -1772,6 +2723,7 @@ static int on_clone(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event
 			c->tgid = c->pid;
 		c->known_epoch = lc->epoch;
 		c->reclaim_depth = 0;
+		c->memcg_depth = 0;
 		c->slab_depth = 0;
 		c->kswapd = KS_NO;
 		c->ra_valid = false;
@@ -1798,6 +2750,7 @@ static int on_exit_exec(struct hs_lifecycle *lc, uint32_t tid, const struct hs_e
 	t->ra_valid = false;
 	if (ev->type == HS_EV_PROCESS_EXIT) {
 		t->reclaim_depth = 0;
+		t->memcg_depth = 0;
 		t->slab_depth = 0;
 		if (t->tgid != t->pid)
 			return 0;
@@ -1818,6 +2771,8 @@ static void on_window(struct hs_lifecycle *lc, uint32_t tid, const struct hs_eve
 		t->known_epoch = lc->epoch;
 		if (t->reclaim_depth < UINT16_MAX)
 			t->reclaim_depth++;
+		if (ev->type == HS_EV_MEMCG_RECLAIM_BEGIN && t->memcg_depth < UINT16_MAX)
+			t->memcg_depth++;
 		break;
 	case HS_EV_DIRECT_RECLAIM_END:
 	case HS_EV_MEMCG_RECLAIM_END:
@@ -1826,6 +2781,8 @@ static void on_window(struct hs_lifecycle *lc, uint32_t tid, const struct hs_eve
 		lc->ck.reclaim_end_reclaimed += ev->a;
 		if (t->reclaim_depth)
 			t->reclaim_depth--;
+		if (ev->type == HS_EV_MEMCG_RECLAIM_END && t->memcg_depth)
+			t->memcg_depth--;
 		t->known_epoch = lc->epoch;
 		break;
 	case HS_EV_KSWAPD_WAKE:
@@ -1915,6 +2872,7 @@ static int on_lost(struct hs_lifecycle *lc, const struct hs_event *ev)
 			return err;
 		t = TASK(lc, i);
 		t->reclaim_depth = 0;
+		t->memcg_depth = 0;
 		t->slab_depth = 0;
 		t->ra_valid = false;
 		if (t->kswapd != KS_NO)
@@ -1934,6 +2892,14 @@ static int on_touch(struct hs_lifecycle *lc, const struct hs_event *ev)
 	uint32_t kid;
 	int err;
 
+	if (g != NONE && TASK(lc, g)->open_seq) {
+		/* The workload logs a touch after making it: an earlier fault is over. */
+		struct task *t = TASK(lc, g);
+		int i = cpuq_find(lc, t->open_cpu, t->open_seq);
+
+		if (i < 0 || cpuq_at(lc->cpuq[t->open_cpu], (uint32_t)i)->ts < ev->ts_ns)
+			fault_done(lc, t);
+	}
 	if (ev->flags & HS_EVF_ANON) {
 		err = page_key(lc, HS_LIFE_ANON, (uint32_t)ev->pid, 0,
 			       ev->addr >> HS_LC_PAGE_SHIFT, &kid);
@@ -1973,6 +2939,7 @@ int hs_lifecycle_new(const struct hs_lifecycle_opts *opts, struct hs_lifecycle *
 		lc->opts.max_range_pages = DEF_MAX_RANGE;
 	if (!lc->opts.link_window_ns)
 		lc->opts.link_window_ns = DEF_LINK_NS;
+	lc->qseq = 1;
 	err = ktab_init(&lc->keys, sizeof(struct pkey));
 	if (!err)
 		err = ktab_init(&lc->inodes, sizeof(struct inode));
@@ -2004,9 +2971,17 @@ void hs_lifecycle_free(struct hs_lifecycle *lc)
 	ktab_fini(&lc->inodes);
 	ktab_fini(&lc->tasks);
 	hs_pfnmap_free(lc->pfns);
-	for (c = 0; c < lc->nr_cpuq; c++)
+	for (c = 0; c < lc->nr_cpuq; c++) {
+		if (lc->cpuq[c])
+			free(lc->cpuq[c]->burst);
 		free(lc->cpuq[c]);
+	}
+	for (c = 0; c < lc->nfstate; c++)
+		free(lc->fstate[c]);
+	free(lc->fstate);
 	free(lc->cpuq);
+	free(lc->dp);
+	free(lc->dpb);
 	free(lc->life);
 	free(lc->lp);
 	free(lc);
@@ -2115,6 +3090,21 @@ int hs_lifecycle_event(struct hs_lifecycle *lc, const struct hs_event *ev)
 		lc->ck.unordered++;
 	else
 		lc->last_ts = ev->ts_ns;
+	lc->idle = 0;
+	if (ev->type != HS_EV_TOUCH && ev->type != HS_EV_LOST && ev->cpu < MAX_CPUS) {
+		/* How long this CPU was quiet: a pause an untraced task may have filled. */
+		struct cpuq *q = cpuq_get(lc, ev->cpu, true, &err);
+
+		if (!q)
+			return err;
+		lc->idle = ev->ts_ns > q->ev_ts ? ev->ts_ns - q->ev_ts : 0;
+		q->ev_ts = ev->ts_ns;
+	}
+	if (lc->nr_bursts) {
+		err = bursts_check(lc, ev);
+		if (err)
+			return err;
+	}
 	if (ev->type == HS_EV_LOST)
 		return on_lost(lc, ev);
 	if (ev->type == HS_EV_TOUCH)
@@ -2126,6 +3116,11 @@ int hs_lifecycle_event(struct hs_lifecycle *lc, const struct hs_event *ev)
 		return err;
 	/* It runs: a later clone event naming it is a new task (a reused pid). */
 	TASK(lc, tid)->born = 0;
+	if (ev->type != HS_EV_PAGE_FAULT_USER) {
+		err = fault_progress(lc, tid, ev);
+		if (err)
+			return err;
+	}
 	switch (ev->type) {
 	case HS_EV_FILEMAP_ADD:
 		return on_add(lc, tid, ev);
@@ -2139,7 +3134,7 @@ int hs_lifecycle_event(struct hs_lifecycle *lc, const struct hs_event *ev)
 	case HS_EV_READAHEAD:
 		return on_readahead(lc, tid, ev);
 	case HS_EV_LRU_INSERTION:
-		return on_lru_insertion(lc, tid, ev);
+		return burst_add(lc, ev);
 	case HS_EV_LRU_ACTIVATE: {
 		struct hs_pfnmap_ent e;
 		uint32_t id = pfn_join(lc, ev->pfn, &e);
@@ -2186,6 +3181,9 @@ int hs_lifecycle_finish(struct hs_lifecycle *lc)
 
 	if (!lc || lc->finished)
 		return -EINVAL;
+	err = bursts_check(lc, NULL);
+	if (err)
+		return err;
 	lc->finished = true;
 	for (i = 0; i < lc->tasks.n; i++) {
 		err = gp_flush(lc, i);

@@ -199,6 +199,12 @@ struct hs_lifecycle_checks {
 	uint64_t	resident_faults; /* user faults on anon pages with a live life (NUMA
 					  * hinting faults, see lib/sampling.c; writes after
 					  * reads): streamed as PT accesses */
+	uint64_t	anon_lost;	/* anon lives left without a pfn: their fault allocated
+					 * but no traced insertion came (drained by a task the
+					 * trace excludes, or lost) */
+	uint64_t	swapout_guessed; /* anon write_folio on frames no traced insertion
+					  * named since they were last freed, given to the
+					  * reclaiming process's oldest lost life */
 };
 
 /**

@@ -573,6 +573,7 @@ static const struct counter counters[] = {
 	CK(swap_ins), CK(anon_linked), CK(anon_unlinked), CK(faults_unresolved),
 	CK(pfn_stale), CK(splits), CK(anomalies), CK(reclaim_end_reclaimed), CK(accesses),
 	CK(hints), CK(drops), CK(ranges_cut), CK(bad_events), CK(unordered),
+	CK(resident_faults), CK(anon_lost), CK(swapout_guessed),
 };
 
 static int add_counter(struct build *b, const char *name, uint64_t v)

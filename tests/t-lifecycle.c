@@ -892,17 +892,21 @@ static void t_anon(void)
 
 /*
  * Faults that allocate nothing stay out of the queue or leave it: a file-backed
- * fault (the thread's mm_filemap_fault follows) is dropped; a second fault on
- * a queued page (zero page read, then write) is not queued twice.  So the
- * first anon insertion links (600, page 2), the second finds nothing.  A
- * thread never forked nor seeded is its own process (tgid 600).
+ * read (the thread's mm_filemap_fault follows) is dropped; a write to a page
+ * whose read is queued (the zero page, then a copy of it) replaces the read,
+ * at its own place and time.  The burst (over at the finish) has two
+ * insertions for one fault; the one no fault explains goes where CPU 0 was
+ * quiet longest before a fault: before the write 1 ns (12 -> 13), before the
+ * burst 7 ns (13 -> 20).  So 0x700 links (600, page 2) born 13, a write, and
+ * 0x701 stays unlinked.  A thread never forked nor seeded is its own process
+ * (tgid 600).
  */
 static void t_anon_fault_filter(void)
 {
 	static const struct hs_event ev[] = {
 		PF(10, 600, 0, 0x1000, 0x4), FFAULT(11, 600, 0, 7, 3),
 		PF(12, 600, 0, 0x2000, 0x4), PF(13, 600, 0, 0x2000, 0x6),
-		INS(14, 600, 0, 0x700, LRU_ANON_NEW), INS(15, 600, 0, 0x701, LRU_ANON_NEW),
+		INS(20, 600, 0, 0x700, LRU_ANON_NEW), INS(21, 600, 0, 0x701, LRU_ANON_NEW),
 	};
 	struct hs_lifecycle_checks c;
 	struct hs_lifecycle *lc;
@@ -913,15 +917,370 @@ static void t_anon_fault_filter(void)
 		return;
 	feed_finish(lc, ev, N(ev));
 	T_EQ_U64(hs_lifecycle_nr_lives(lc), 1);
-	LIFE(lc, 0, A_A, 600, 2, 1, 12, 0, D_ALIVE, 0, false, 0, 0);
-	/* k0 = ino 7 page 3 (the file fault), k1 = (600, page 2), a read fault
-	 * (the first one queued: the write was not queued again) */
-	STREAM_IS(&s, { 0, M_PT }, { 1, M_APT });
+	LIFE(lc, 0, A_A, 600, 2, 1, 13, 0, D_ALIVE, 0, false, 0, 0);
+	T_EQ_U64(hs_lifecycle_life(lc, 0)->pfn, 0x700);
+	/* k0 = ino 7 page 3 (the file fault), k1 = (600, page 2), the write */
+	STREAM_IS(&s, { 0, M_PT }, { 1, M_APT_W });
 	c = checks(lc);
 	T_EQ_U64(c.anon_linked, 1);
 	T_EQ_U64(c.anon_unlinked, 1);
-	T_EQ_U64(c.faults_unresolved, 1);	/* the file-backed one */
+	T_EQ_U64(c.faults_unresolved, 2);	/* the file-backed read, the replaced read */
 	T_EQ_U64(c.pfn_unjoined, 1);
+	hs_lifecycle_free(lc);
+}
+
+/* ---- anon insertions aligned with faults, burst by burst ---- */
+
+#define MEND_C(t, p, c, n) { .ts_ns = (t), .pid = (p), .cpu = (c), \
+	.type = HS_EV_MEMCG_RECLAIM_END, .a = (n) }
+#define LRU_ANON_GONE	0x32	/* anon | swapbacked | exclusive, not mapped: unmapped */
+
+/*
+ * The queue of CPU 0 when the burst of 701 begins (701 drains inside its
+ * memcg reclaim, for the charge of its own fault):
+ *
+ *   700 read 0x1000 (finished: 700 faulted again)   a zero page
+ *   700 write 0x2000 (finished)
+ *   700 write 0x3000 (finished by 700's fault at 13)
+ *   [700 read 0x4000 left at 14: file-backed]
+ *   701 write 0x9000 (701 reclaiming: held)
+ *
+ * Two insertions: passing over the read costs 2, over a write 8, so the
+ * writes take 0x800 and 0x801 and the read is dropped; 701's fault waits.
+ * After the window 701 adds its folio (its insertion at 20, outside
+ * reclaim, finishes its fault): 0x802.  700's last fault is still queued
+ * at the end.  Keys: k0 the file page, k1 (700, 2), k2 (700, 3), k3 (701, 9).
+ */
+static void t_anon_burst(void)
+{
+	static const struct hs_event ev[] = {
+		PF(10, 700, 0, 0x1000, 0x4), PF(11, 700, 0, 0x2000, 0x6),
+		PF(12, 700, 0, 0x3000, 0x6), PF(13, 700, 0, 0x4000, 0x4),
+		FFAULT(14, 700, 0, 7, 3), PF(15, 701, 0, 0x9000, 0x6), MBEGIN(16, 701),
+		INS(17, 701, 0, 0x800, LRU_ANON_NEW), INS(18, 701, 0, 0x801, LRU_ANON_NEW),
+		MEND(19, 701, 0), INS(20, 701, 0, 0x802, LRU_ANON_NEW),
+		PF(21, 700, 0, 0x5000, 0x6),
+	};
+	struct hs_lifecycle_checks c;
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(0, &s);
+	if (!lc)
+		return;
+	feed_finish(lc, ev, N(ev));
+	T_EQ_U64(hs_lifecycle_nr_lives(lc), 3);
+	LIFE(lc, 0, A_A, 700, 2, 1, 11, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 1, A_A, 700, 3, 1, 12, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 2, A_A, 701, 9, 1, 15, 0, D_ALIVE, 0, false, 0, 0);
+	T_EQ_U64(hs_lifecycle_life(lc, 0)->pfn, 0x800);
+	T_EQ_U64(hs_lifecycle_life(lc, 1)->pfn, 0x801);
+	T_EQ_U64(hs_lifecycle_life(lc, 2)->pfn, 0x802);
+	STREAM_IS(&s, { 0, M_PT }, { 1, M_APT_W }, { 2, M_APT_W }, { 3, M_APT_W });
+	c = checks(lc);
+	T_EQ_U64(c.anon_linked, 3);
+	T_EQ_U64(c.anon_unlinked, 0);
+	T_EQ_U64(c.faults_unresolved, 3);	/* the zero page, the file read, 0x5000 */
+	T_EQ_U64(c.anon_lost, 0);
+	T_EQ_U64(c.join_status, HS_LC_CHECK_OK);
+	hs_lifecycle_free(lc);
+}
+
+/*
+ * 710 faults on CPU 0, reclaims, and its reclaim ends on CPU 1: its folio
+ * goes into CPU 1's batch, so its fault moves to CPU 1's queue.  711's burst
+ * on CPU 0 (two insertions) takes 711's two faults; 710's own insertion on
+ * CPU 1 takes 710's.  (Queued per CPU without the move, 0x900 would have gone
+ * to 710.)  711's and 710's next faults are still queued at the end.
+ */
+static void t_anon_migrate(void)
+{
+	static const struct hs_event ev[] = {
+		PF(10, 710, 0, 0x1000, 0x6), MBEGIN(11, 710), MEND_C(12, 710, 1, 0),
+		PF(13, 711, 0, 0x7000, 0x6), PF(14, 711, 0, 0x8000, 0x6),
+		INS(15, 711, 0, 0x900, LRU_ANON_NEW), INS(16, 711, 0, 0x901, LRU_ANON_NEW),
+		INS(17, 710, 1, 0x950, LRU_ANON_NEW),
+		PF(18, 711, 0, 0x9000, 0x6), PF(19, 710, 1, 0x2000, 0x6),
+	};
+	struct hs_lifecycle_checks c;
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(0, &s);
+	if (!lc)
+		return;
+	feed_finish(lc, ev, N(ev));
+	T_EQ_U64(hs_lifecycle_nr_lives(lc), 3);
+	LIFE(lc, 0, A_A, 711, 7, 1, 13, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 1, A_A, 711, 8, 1, 14, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 2, A_A, 710, 1, 1, 10, 0, D_ALIVE, 0, false, 0, 0);
+	T_EQ_U64(hs_lifecycle_life(lc, 0)->pfn, 0x900);
+	T_EQ_U64(hs_lifecycle_life(lc, 1)->pfn, 0x901);
+	T_EQ_U64(hs_lifecycle_life(lc, 2)->pfn, 0x950);
+	c = checks(lc);
+	T_EQ_U64(c.anon_linked, 3);
+	T_EQ_U64(c.faults_unresolved, 2);
+	hs_lifecycle_free(lc);
+}
+
+/*
+ * Five insertions for four faults of 720: an untraced task added a folio to
+ * CPU 0's batch.  It went in where CPU 0 was quiet longest before a fault:
+ * 1000 ns before the first (from time 0), 10 before the second, 3990 before
+ * the third, 10 before the fourth, 10 before the burst.  So the third
+ * insertion (0xa02) is the untraced one.
+ */
+static void t_anon_unseen_add(void)
+{
+	static const struct hs_event ev[] = {
+		PF(1000, 720, 0, 0x1000, 0x6), PF(1010, 720, 0, 0x2000, 0x6),
+		PF(5000, 720, 0, 0x3000, 0x6), PF(5010, 720, 0, 0x4000, 0x6),
+		INS(5020, 720, 0, 0xa00, LRU_ANON_NEW), INS(5021, 720, 0, 0xa01, LRU_ANON_NEW),
+		INS(5022, 720, 0, 0xa02, LRU_ANON_NEW), INS(5023, 720, 0, 0xa03, LRU_ANON_NEW),
+		INS(5024, 720, 0, 0xa04, LRU_ANON_NEW),
+	};
+	static const uint64_t pfn[] = { 0xa00, 0xa01, 0xa03, 0xa04 };
+	struct hs_lifecycle_checks c;
+	struct hs_lifecycle *lc;
+	struct sink s;
+	size_t i;
+
+	lc = lc_open(0, &s);
+	if (!lc)
+		return;
+	feed_finish(lc, ev, N(ev));
+	T_EQ_U64(hs_lifecycle_nr_lives(lc), 4);
+	for (i = 0; i < 4; i++) {
+		LIFE(lc, i, A_A, 720, i + 1, 1, ev[i].ts_ns, 0, D_ALIVE, 0, false, 0, 0);
+		T_EQ_U64(hs_lifecycle_life(lc, i)->pfn, pfn[i]);
+	}
+	c = checks(lc);
+	T_EQ_U64(c.anon_linked, 4);
+	T_EQ_U64(c.anon_unlinked, 1);
+	T_EQ_U64(c.pfn_unjoined, 1);
+	hs_lifecycle_free(lc);
+}
+
+/*
+ * A batch drained by an untraced task shows no insertions: 730's first two
+ * folios went that way.  The burst at 14 has two insertions for four
+ * finished faults: the two oldest are passed over (8 each, ties to the
+ * oldest) and become lost lives L0 (730, 1) and L1 (730, 2), born at their
+ * faults, without a pfn; L2 (730, 3) takes 0xa0, L3 (730, 4) 0xa1.  In
+ * 730's memcg reclaim:
+ *
+ *   21  write_folio 0xb7: no traced event ever named that frame: the
+ *       oldest lost life, L0, is the folio: swap-out, reclaim, clock 1
+ *   22  write_folio 0xa0: L2, clock 2 (its frame is free again)
+ *   23  write_folio 0xa0: no insertion since L2 died: L1, clock 3
+ *   30  730 faults 0x1000: swap-in L4, refault of L0: distance 3 - 1 = 2,
+ *       30 - 21 = 9 ns
+ *
+ * Keys: k0..k3 pages 1..4 (lost lives stream their fault too).
+ */
+static void t_anon_unseen_drain(void)
+{
+	static const struct hs_event ev[] = {
+		PF(10, 730, 0, 0x1000, 0x6), PF(11, 730, 0, 0x2000, 0x6),
+		PF(12, 730, 0, 0x3000, 0x6), PF(13, 730, 0, 0x4000, 0x6),
+		INS(14, 730, 0, 0xa0, LRU_ANON_NEW), INS(15, 730, 0, 0xa1, LRU_ANON_NEW),
+		MBEGIN(20, 730), WF(21, 730, 0xb7, HS_EVF_ANON), WF(22, 730, 0xa0, HS_EVF_ANON),
+		WF(23, 730, 0xa0, HS_EVF_ANON), SHRINK(24, 730, 3), MEND(25, 730, 3),
+		PF(30, 730, 0, 0x1000, 0x4),
+	};
+	struct hs_lifecycle_checks c;
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(0, &s);
+	if (!lc)
+		return;
+	feed_finish(lc, ev, N(ev));
+	T_EQ_U64(hs_lifecycle_nr_lives(lc), 5);
+	LIFE(lc, 0, A_A, 730, 1, 1, 10, 21, D_RECL, HS_LIFE_F_SWAPOUT, false, 0, 0);
+	LIFE(lc, 1, A_A, 730, 2, 1, 11, 23, D_RECL, HS_LIFE_F_SWAPOUT, false, 0, 0);
+	LIFE(lc, 2, A_A, 730, 3, 1, 12, 22, D_RECL, HS_LIFE_F_SWAPOUT, false, 0, 0);
+	LIFE(lc, 3, A_A, 730, 4, 1, 13, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 4, A_A, 730, 1, 1, 30, 0, D_ALIVE, HS_LIFE_F_SWAPIN, true, 2, 9);
+	T_EQ_U64(hs_lifecycle_life(lc, 0)->pfn, 0xb7);
+	T_EQ_U64(hs_lifecycle_life(lc, 1)->pfn, 0xa0);
+	T_EQ_U64(hs_lifecycle_life(lc, 2)->pfn, 0xa0);
+	T_EQ_U64(hs_lifecycle_life(lc, 3)->pfn, 0xa1);
+	STREAM_IS(&s, { 0, M_APT_W }, { 1, M_APT_W }, { 2, M_APT_W }, { 3, M_APT_W },
+		  { 0, M_APT });
+	c = checks(lc);
+	T_EQ_U64(c.anon_lost, 2);
+	T_EQ_U64(c.swapout_guessed, 2);
+	T_EQ_U64(c.swap_outs, 3);
+	T_EQ_U64(c.swap_ins, 1);
+	T_EQ_U64(c.anon_linked, 2);
+	T_EQ_U64(c.pfn_events, 5);
+	T_EQ_U64(c.pfn_joined, 5);
+	T_EQ_U64(c.faults_unresolved, 3);	/* two passed over, the swap-in's at the end */
+	T_EQ_U64(c.reclaim_status, HS_LC_CHECK_OK);
+	hs_lifecycle_free(lc);
+}
+
+/*
+ * 740 faults, then exits; 741 faults 3 ms later (past UNMAP_NS: 740's memory
+ * is unmapped by then).  One mapped insertion: matching it to 740 costs 3 (a
+ * mapped folio of a process without memory) and passing over 741's write
+ * 8; passing over 740 (8) and matching 741 is cheaper.  740's fault makes no
+ * lost life (its process is gone).  Then an unmapped anon insertion (0x32)
+ * for 741's next fault: its process unmapped it already (cost 2, cheaper than
+ * no fault, 6): no life, but the fault streams.
+ */
+static void t_anon_gone(void)
+{
+	static const struct hs_event ev[] = {
+		PF(10, 740, 0, 0x1000, 0x6), EXIT(11, 740),
+		PF(3000000, 741, 0, 0x2000, 0x6), INS(3000001, 741, 0, 0xc0, LRU_ANON_NEW),
+		PF(3000002, 741, 0, 0x3000, 0x6), INS(3000003, 741, 0, 0xc1, LRU_ANON_GONE),
+	};
+	struct hs_lifecycle_checks c;
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(0, &s);
+	if (!lc)
+		return;
+	feed_finish(lc, ev, N(ev));
+	T_EQ_U64(hs_lifecycle_nr_lives(lc), 1);
+	LIFE(lc, 0, A_A, 741, 2, 1, 3000000, 0, D_ALIVE, 0, false, 0, 0);
+	T_EQ_U64(hs_lifecycle_life(lc, 0)->pfn, 0xc0);
+	STREAM_IS(&s, { 0, M_APT_W }, { 1, M_APT_W });
+	c = checks(lc);
+	T_EQ_U64(c.anon_linked, 2);
+	T_EQ_U64(c.anon_lost, 0);
+	T_EQ_U64(c.faults_unresolved, 1);
+	hs_lifecycle_free(lc);
+}
+
+/*
+ * A read of a page taken as present that allocates was a swap-in whose
+ * swap-out went to another life; a frame taken by another folio ends its
+ * life, and in a process that swaps a later fault on that page is a swap-in.
+ *
+ *   10-15  750's three faults: L0 (750,1) 0xd0, L1 (750,2) 0xd1, L2 (750,3) 0xd2
+ *   21     write_folio 0xd2 in 750's memcg window: L2 swapped out; 750 swaps
+ *   30     750 reads page 1 (not present) though L0 is alive: a resident
+ *          fault (PT), queued as "maybe"
+ *   31     an insertion aligns with it: L0 ends unknown at 30, swap-in L3
+ *          (750,1) born 30 with 0xd7 (no refault: L0 did not die by reclaim)
+ *   33     751's insertion takes 0xd1, L1's frame: L1 ends unknown; L4 (751, 9)
+ *   34     750 faults page 2: L1's frame was taken, 750 swaps: swap-in L5
+ */
+static void t_anon_maybe_swapin(void)
+{
+	static const struct hs_event ev[] = {
+		PF(10, 750, 0, 0x1000, 0x6), PF(11, 750, 0, 0x2000, 0x6),
+		PF(12, 750, 0, 0x3000, 0x6), INS(13, 750, 0, 0xd0, LRU_ANON_NEW),
+		INS(14, 750, 0, 0xd1, LRU_ANON_NEW), INS(15, 750, 0, 0xd2, LRU_ANON_NEW),
+		MBEGIN(20, 750), WF(21, 750, 0xd2, HS_EVF_ANON), SHRINK(22, 750, 1),
+		MEND(23, 750, 1), PF(30, 750, 0, 0x1000, 0x4),
+		INS(31, 750, 0, 0xd7, LRU_ANON_NEW), PF(32, 751, 0, 0x9000, 0x6),
+		INS(33, 751, 0, 0xd1, LRU_ANON_NEW), PF(34, 750, 0, 0x2000, 0x4),
+	};
+	struct hs_lifecycle_checks c;
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(0, &s);
+	if (!lc)
+		return;
+	feed_finish(lc, ev, N(ev));
+	T_EQ_U64(hs_lifecycle_nr_lives(lc), 6);
+	LIFE(lc, 0, A_A, 750, 1, 1, 10, 30, D_UNK, 0, false, 0, 0);
+	LIFE(lc, 1, A_A, 750, 2, 1, 11, 33, D_UNK, 0, false, 0, 0);
+	LIFE(lc, 2, A_A, 750, 3, 1, 12, 21, D_RECL, HS_LIFE_F_SWAPOUT, false, 0, 0);
+	LIFE(lc, 3, A_A, 750, 1, 1, 30, 0, D_ALIVE, HS_LIFE_F_SWAPIN, false, 0, 0);
+	LIFE(lc, 4, A_A, 751, 9, 1, 32, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 5, A_A, 750, 2, 1, 34, 0, D_ALIVE, HS_LIFE_F_SWAPIN, false, 0, 0);
+	T_EQ_U64(hs_lifecycle_life(lc, 3)->pfn, 0xd7);
+	T_EQ_U64(hs_lifecycle_life(lc, 4)->pfn, 0xd1);
+	c = checks(lc);
+	T_EQ_U64(c.swap_ins, 2);
+	T_EQ_U64(c.swap_outs, 1);
+	T_EQ_U64(c.resident_faults, 1);
+	T_EQ_U64(c.anon_linked, 5);
+	T_EQ_U64(c.death_pages[HS_DEATH_UNKNOWN], 2);
+	hs_lifecycle_free(lc);
+}
+
+/*
+ * With the workload (760) in scope: its memcg reclaim writes out 0xe5, which
+ * 761 (out of scope) holds.  Memcg reclaim writes its own cgroup's pages only:
+ * 761's life had a wrong frame and ends unknown, and the folio is 760's
+ * oldest lost life, L0 (its insertion went unseen: one insertion at 12 for
+ * two finished faults).  761's burst on CPU 1 is applied before the
+ * write_folio looks its frame up.
+ */
+static void t_anon_memcg_foreign(void)
+{
+	static const struct hs_event ev[] = {
+		PF(10, 760, 0, 0x1000, 0x6), PF(11, 760, 0, 0x2000, 0x6),
+		INS(12, 760, 0, 0xe0, LRU_ANON_NEW), PF(13, 761, 1, 0x7000, 0x6),
+		INS(14, 761, 1, 0xe5, LRU_ANON_NEW), MBEGIN(20, 760),
+		WF(21, 760, 0xe5, HS_EVF_ANON), SHRINK(22, 760, 1), MEND(23, 760, 1),
+	};
+	struct hs_lifecycle_checks c;
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(HS_LC_SCOPED, &s);
+	if (!lc)
+		return;
+	T_EQ_I64(hs_lifecycle_add_scope(lc, 760), 0);
+	feed_finish(lc, ev, N(ev));
+	T_EQ_U64(hs_lifecycle_nr_lives(lc), 3);
+	LIFE(lc, 0, A_A, 760, 1, 1, 10, 21, D_RECL, HS_LIFE_F_SWAPOUT, false, 0, 0);
+	LIFE(lc, 1, A_A, 760, 2, 1, 11, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 2, A_A, 761, 7, 1, 13, 21, D_UNK, 0, false, 0, 0);
+	T_EQ_U64(hs_lifecycle_life(lc, 0)->pfn, 0xe5);
+	T_EQ_U64(hs_lifecycle_life(lc, 1)->pfn, 0xe0);
+	c = checks(lc);
+	T_EQ_U64(c.swap_outs, 1);
+	T_EQ_U64(c.swapout_guessed, 1);
+	T_EQ_U64(c.anon_lost, 1);
+	T_EQ_U64(c.pfn_events, 3);
+	T_EQ_U64(c.pfn_joined, 3);
+	T_EQ_U64(c.reclaim_status, HS_LC_CHECK_OK);
+	hs_lifecycle_free(lc);
+}
+
+/*
+ * A write fault served from a file (a private mapping: the page is copied
+ * into a new anon folio) stays queued; a read served by fault-around leaves.
+ * An insertion no fault explains, at a frame a live anon life holds, is a
+ * putback and joins that life.
+ */
+static void t_anon_file_fault(void)
+{
+	static const struct hs_event ev[] = {
+		PF(10, 770, 0, 0x1000, 0x6), FFAULT(11, 770, 0, 9, 0),
+		PF(12, 770, 0, 0x2000, 0x4), MAPP(13, 770, 0, 9, 1, 1),
+		INS(14, 770, 0, 0xf0, LRU_ANON_NEW), PF(15, 770, 0, 0x3000, 0x6),
+		INS(20, 771, 1, 0xf0, LRU_ANON_NEW),
+	};
+	struct hs_lifecycle_checks c;
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(0, &s);
+	if (!lc)
+		return;
+	feed_finish(lc, ev, N(ev));
+	T_EQ_U64(hs_lifecycle_nr_lives(lc), 1);
+	LIFE(lc, 0, A_A, 770, 1, 1, 10, 0, D_ALIVE, 0, false, 0, 0);
+	T_EQ_U64(hs_lifecycle_life(lc, 0)->pfn, 0xf0);
+	/* k0 (ino 9, 0) the file fault, k1 (ino 9, 1) mapped around, k2 (770, 1) */
+	STREAM_IS(&s, { 0, M_PT }, { 1, M_PT }, { 2, M_APT_W });
+	c = checks(lc);
+	T_EQ_U64(c.anon_linked, 1);
+	T_EQ_U64(c.anon_unlinked, 0);
+	T_EQ_U64(c.pfn_events, 2);
+	T_EQ_U64(c.pfn_joined, 2);
+	T_EQ_U64(c.faults_unresolved, 2);	/* the read, 0x3000 at the end */
 	hs_lifecycle_free(lc);
 }
 
@@ -1690,6 +2049,14 @@ static const struct t_case cases[] = {
 	{ "lost-uncounted", t_lost_uncounted },
 	{ "anon", t_anon },
 	{ "anon-fault-filter", t_anon_fault_filter },
+	{ "anon-burst", t_anon_burst },
+	{ "anon-migrate", t_anon_migrate },
+	{ "anon-unseen-add", t_anon_unseen_add },
+	{ "anon-unseen-drain", t_anon_unseen_drain },
+	{ "anon-gone", t_anon_gone },
+	{ "anon-maybe-swapin", t_anon_maybe_swapin },
+	{ "anon-memcg-foreign", t_anon_memcg_foreign },
+	{ "anon-file-fault", t_anon_file_fault },
 	{ "pageout", t_pageout },
 	{ "threads", t_threads },
 	{ "threads-seed", t_threads_seed },
