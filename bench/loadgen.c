@@ -16,10 +16,18 @@
  * CPU seconds (getrusage of itself and its children).
  *
  * usage: loadgen [--ops N | --seconds S] [--procs N] [--anon-kb K]
- *                [--file PATH] [--chunk-kb K] [--random]
+ *                [--file PATH] [--chunk-kb K] [--random | --write] [--cgroup DIR]
  * --ops counts per process; --random (POSIX_FADV_RANDOM) turns readahead off,
  * so every file page becomes an order-0 folio of its own: one add, one LRU
- * insertion and one delete per page instead of per large folio.
+ * insertion and one delete per page instead of per large folio.  --write
+ * makes the page cache without reading a disk: each process creates
+ * PATH.<n>, writes the chunk to it 4 KiB at a time (order-0 folios) and
+ * truncates it to zero (the deletes), before writeback would ever start; the
+ * file is removed at exit.  Reads wait for the disk, which on a VM makes the
+ * wall time noisy; --write keeps the workload on the CPU.  --cgroup DIR
+ * moves loadgen into that cgroup before it starts (the benchmark gives the
+ * untraced and the trace-cmd runs a fresh memory cgroup, as hsctl record
+ * gives its workload one).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -49,6 +57,8 @@ struct opts {
 	const char	*file;		/* file to read, or NULL for anon only */
 	unsigned long	chunk_kb;	/* file bytes read per op, KiB */
 	bool		random;		/* POSIX_FADV_RANDOM: no readahead, order-0 folios */
+	bool		write;		/* write and truncate PATH.<n> instead of reading */
+	const char	*cgroup;	/* join this cgroup directory first, or NULL */
 };
 
 static double now(void)
@@ -67,7 +77,7 @@ static double tv(struct timeval t)
 static void usage(void)
 {
 	fprintf(stderr, "usage: loadgen [--ops N | --seconds S] [--procs N] [--anon-kb K] "
-		"[--file PATH] [--chunk-kb K] [--random]\n");
+		"[--file PATH] [--chunk-kb K] [--random | --write] [--cgroup DIR]\n");
 	exit(64);
 }
 
@@ -103,7 +113,14 @@ static int one_op(const struct opts *o, int fd, off_t base, unsigned long nchunk
 			p[i] = (char)(i >> 12);
 		munmap(p, len);
 	}
-	if (fd >= 0) {
+	if (fd >= 0 && o->write) {
+		/* One 4 KiB write per page: each page becomes an order-0 folio of its own. */
+		for (off = 0; off < (off_t)clen; off += PAGE)
+			if (pwrite(fd, buf, PAGE, off) != (ssize_t)PAGE)
+				return -EIO;
+		if (ftruncate(fd, 0))
+			return -errno;
+	} else if (fd >= 0) {
 		off = base + (off_t)((k % nchunks) * clen);
 		if (pread(fd, buf, clen, off) != (ssize_t)clen)
 			return -EIO;
@@ -112,10 +129,36 @@ static int one_op(const struct opts *o, int fd, off_t base, unsigned long nchunk
 	return 0;
 }
 
+/* Move this process (and so its workers) into cgroup directory @dir.  Return: 0 or -1. */
+static int join_cgroup(const char *dir)
+{
+	char path[4096];
+	FILE *f;
+	int bad;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/cgroup.procs", dir) >= sizeof(path)) {
+		fprintf(stderr, "loadgen: %s: path too long\n", dir);
+		return -1;
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "loadgen: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "%ld\n", (long)getpid());
+	bad = ferror(f);
+	if (fclose(f) || bad) {
+		fprintf(stderr, "loadgen: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* One process's share: @me-th region of the file.  Return: ops done, or -errno. */
 static long worker(const struct opts *o, unsigned int me, double deadline)
 {
 	unsigned long nchunks = 1, k = 0;
+	char path[4096];
 	char *buf = NULL;
 	off_t base = 0;
 	struct stat st;
@@ -123,7 +166,18 @@ static long worker(const struct opts *o, unsigned int me, double deadline)
 	long ret;
 	int err;
 
-	if (o->file) {
+	if (o->file && o->write) {
+		ret = -ENAMETOOLONG;
+		if ((size_t)snprintf(path, sizeof(path), "%s.%u", o->file, me) >= sizeof(path))
+			return ret;
+		fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0)
+			return -errno;
+		ret = -ENOMEM;
+		buf = calloc(1, PAGE);
+		if (!buf)
+			goto out;
+	} else if (o->file) {
 		fd = open(o->file, O_RDONLY);
 		if (fd < 0)
 			return -errno;
@@ -156,13 +210,16 @@ out:
 	free(buf);
 	if (fd >= 0)
 		close(fd);
+	if (fd >= 0 && o->write)
+		unlink(path);
 	return ret;
 }
 
 int main(int argc, char **argv)
 {
 	struct opts o = { .ops = 0, .seconds = 0, .procs = 1, .anon_kb = 1024,
-			  .file = NULL, .chunk_kb = 256, .random = false };
+			  .file = NULL, .chunk_kb = 256, .random = false,
+			  .write = false, .cgroup = NULL };
 	unsigned long total = 0;
 	struct rusage self, kids;
 	double t0, wall, user, sys;
@@ -174,6 +231,10 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--random")) {
 			o.random = true;
+			continue;
+		}
+		if (!strcmp(argv[i], "--write")) {
+			o.write = true;
 			continue;
 		}
 		if (i + 1 >= argc)
@@ -190,12 +251,16 @@ int main(int argc, char **argv)
 			o.file = argv[++i];
 		else if (!strcmp(argv[i], "--chunk-kb"))
 			o.chunk_kb = num(argv[++i]);
+		else if (!strcmp(argv[i], "--cgroup"))
+			o.cgroup = argv[++i];
 		else
 			usage();
 	}
-	if ((!o.ops && o.seconds <= 0) || !o.procs || o.procs > 64 ||
+	if ((!o.ops && o.seconds <= 0) || !o.procs || o.procs > 64 || (o.random && o.write) ||
 	    (o.file && !o.chunk_kb) || (!o.file && !o.anon_kb))
 		usage();
+	if (o.cgroup && join_cgroup(o.cgroup))
+		return 1;
 	if (pipe(pfd)) {
 		perror("loadgen: pipe");
 		return 1;
