@@ -152,8 +152,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   arg);
 		break;
 	case OPT_BUFFER_KB:
-		if (hs_parse_u64(arg, 64, 4u << 20, &v))
-			argp_error(state, "--buffer-kb '%s': expected KiB from 64 to 4194304", arg);
+		if (hs_parse_u64(arg, 8, 4u << 20, &v))
+			argp_error(state, "--buffer-kb '%s': expected KiB from 8 to 4194304", arg);
 		a->buffer_kb = (unsigned int)v;
 		break;
 	case OPT_NAME:
@@ -263,10 +263,14 @@ static const struct argp argp = {
 
 /* ---- the spool: raw sub-buffers and touch blobs on their way to SQLite ---- */
 
+#define BLOB_CAP		4096u		/* data bytes of a pooled blob (one sub-buffer) */
+#define BLOB_POOL_MAX		4096u		/* free blobs kept for reuse (16 MiB) */
+
 struct blob {
-	struct blob	*next;		/* queue link */
+	struct blob	*next;		/* queue or free-list link */
 	int		cpu;		/* CPU, or HS_SPOOL_TOUCHES */
 	size_t		len;		/* bytes in data */
+	size_t		cap;		/* bytes data can hold */
 	unsigned char	data[];		/* the sub-buffer or touches */
 };
 
@@ -276,6 +280,10 @@ struct spool {
 	pthread_cond_t	room;		/* bytes fell below SPOOL_MAX_BYTES */
 	struct blob	*head;		/* oldest */
 	struct blob	*tail;		/* newest */
+	struct blob	*pool;		/* free blobs of BLOB_CAP bytes: a malloc/free per
+					 * sub-buffer grew and trimmed the heap (page faults
+					 * were the recorder's biggest cost) */
+	unsigned int	nr_pool;	/* blobs in pool */
 	size_t		bytes;		/* queued */
 	bool		closed;		/* no more blobs will come */
 	int		err;		/* first store error (then blobs are dropped) */
@@ -289,10 +297,25 @@ struct spool {
 
 static int spool_push(struct spool *q, int cpu, const void *data, size_t len)
 {
-	struct blob *b = malloc(sizeof(*b) + len);
+	struct blob *b = NULL;
 
-	if (!b)
-		return -ENOMEM;
+	if (len <= BLOB_CAP) {
+		pthread_mutex_lock(&q->lock);
+		b = q->pool;
+		if (b) {
+			q->pool = b->next;
+			q->nr_pool--;
+		}
+		pthread_mutex_unlock(&q->lock);
+	}
+	if (!b) {
+		size_t cap = HS_MAX(len, (size_t)BLOB_CAP);
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return -ENOMEM;
+		b->cap = cap;
+	}
 	b->next = NULL;
 	b->cpu = cpu;
 	b->len = len;
@@ -308,6 +331,32 @@ static int spool_push(struct spool *q, int cpu, const void *data, size_t len)
 	q->bytes += len;
 	pthread_cond_signal(&q->more);
 	pthread_mutex_unlock(&q->lock);
+	return 0;
+}
+
+/*
+ * Fill the pool before tracing starts, touching every page: hsctl's own
+ * threads are not traced, yet the folios they allocate share the per-CPU
+ * LRU batches with the workload's, and an insertion no traced fault
+ * explains blurs the builder's pairing of anonymous faults and folios.
+ */
+#define BLOB_PREFILL		1024u
+
+static int spool_prefill(struct spool *q)
+{
+	struct blob *b;
+	unsigned int i;
+
+	for (i = 0; i < BLOB_PREFILL; i++) {
+		b = malloc(sizeof(*b) + BLOB_CAP);
+		if (!b)
+			return -ENOMEM;
+		memset(b, 0, sizeof(*b) + BLOB_CAP);
+		b->cap = BLOB_CAP;
+		b->next = q->pool;
+		q->pool = b;
+		q->nr_pool++;
+	}
 	return 0;
 }
 
@@ -386,7 +435,15 @@ static void *spool_writer(void *arg)
 		} else if (b) {
 			q->dropped++;
 		}
-		free(b);
+		if (b && b->cap == BLOB_CAP && q->nr_pool < BLOB_POOL_MAX) {
+			pthread_mutex_lock(&q->lock);
+			b->next = q->pool;
+			q->pool = b;
+			q->nr_pool++;
+			pthread_mutex_unlock(&q->lock);
+		} else {
+			free(b);
+		}
 		if (in_tx && (q->err || !b || now_ns() - last_commit > SPOOL_COMMIT_NS)) {
 			if (q->err) {
 				hs_store_tx_rollback(q->st);
@@ -427,6 +484,7 @@ struct recorder {
 	int		cb_err;		/* first on_subbuf failure */
 	_Atomic uint64_t touches;	/* touch records received */
 	int		touch_fd;	/* read end of the touch pipe, or -1 */
+	bool		count;		/* decode for the progress line (stderr is a terminal) */
 };
 
 static int count_event(void *arg, const struct hs_event *ev)
@@ -451,8 +509,13 @@ static int on_subbuf(void *arg, int cpu, const void *buf, size_t len)
 
 	if (cpu < 0 || (unsigned int)cpu >= r->nr_cpus)
 		return -EINVAL;
-	/* A corrupt sub-buffer is still spooled: the build counts and skips it. */
-	hs_decoder_subbuf(r->cnt[cpu].dec, buf, len, cpu, count_event, &r->cnt[cpu]);
+	/*
+	 * Counting costs a decode per sub-buffer, the recorder's main CPU cost
+	 * on this path: only for the progress line.  A corrupt sub-buffer is
+	 * still spooled: the build counts and skips it.
+	 */
+	if (r->count)
+		hs_decoder_subbuf(r->cnt[cpu].dec, buf, len, cpu, count_event, &r->cnt[cpu]);
 	return spool_push(&r->q, cpu, buf, len);
 }
 
@@ -964,7 +1027,8 @@ static int add_cpus(struct hs_session_writer *w, const struct build_in *in)
 		return 0;
 	for (i = 0; i < in->cs->nr_cpus; i++) {
 		c = &in->cs->cpu[i];
-		ev = in->rec && i < in->rec->nr_cpus ? atomic_load(&in->rec->cnt[i].events) : 0;
+		/* the kernel's own count of events read from this CPU's buffer */
+		ev = c->read_events;
 		err = hs_rec_add_cpu(w, (int)i, c->subbufs, c->bytes, ev, c->overrun,
 				     c->commit_overrun, c->dropped);
 		if (err)
@@ -1316,6 +1380,10 @@ static void state_free(struct rec_state *s)
 		s->rec.q.head = b->next;
 		free(b);
 	}
+	while ((b = s->rec.q.pool)) {
+		s->rec.q.pool = b->next;
+		free(b);
+	}
 	free(s->rec.q.seq);
 	pthread_mutex_destroy(&s->rec.q.lock);
 	pthread_cond_destroy(&s->rec.q.more);
@@ -1444,6 +1512,8 @@ static int setup(struct rec_state *s)
 	}
 	s->rec.q.st = s->st;
 	s->rec.q.session = s->session;
+	if (spool_prefill(&s->rec.q))
+		goto nomem;
 	return 0;
 nomem:
 	hs_err("record: %s", strerror(ENOMEM));
@@ -1542,6 +1612,7 @@ static int run(int argc, char **argv)
 	pthread_cond_init(&s.rec.q.more, NULL);
 	pthread_cond_init(&s.rec.q.room, NULL);
 	s.rec.touch_fd = -1;
+	s.rec.count = isatty(STDERR_FILENO);
 	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &s.a)) {
 		state_free(&s);
 		return HS_EXIT_USAGE;

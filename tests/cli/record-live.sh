@@ -7,8 +7,9 @@
 #      file's first lives cover exactly its pages, reclaim deaths and
 #      refaults present, cachestat(2) agrees with the lives still alive;
 #   2. ycsb-f over anonymous memory with zram swap set up and torn down here:
-#      swap-outs equal the write_folio events and the pswpout delta, inferred
-#      swap-ins near pswpin, visibility exact;
+#      the anon write_folio events equal the pswpout delta, and the lives ended
+#      by swap-out and the inferred swap-ins match them within 0.05 % and
+#      0.1 %; visibility exact;
 #   3. a command: its exit status is stored, visibility faults; a command
 #      that cannot run is exit 1 and leaves no session; a buffer too small
 #      loses events: counted exactly, marked as gaps, warned about;
@@ -104,15 +105,21 @@ if [ -b /dev/zram0 ] && ! grep -q '^/dev/zram0' /proc/swaps &&
 		AND flags & 1")
 	pswpout=$(sql "SELECT pswpout FROM v_sessions WHERE session = 2")
 	[ "$wf" -gt 1000 ] && t_ok || t_bad "only $wf anon write_folio events"
-	expect_eq "swap-out check $(sql "SELECT status || ' ' || got || ' ' || want FROM
-		record_checks WHERE session = 2 AND name = 'swap-out'")" \
-		"swap-out check ok $wf.0 $pswpout.0"
+	# lives ended by swap-out vs the anon write_folio events (= pswpout when nothing
+	# else swaps).  Within 0.05 %: hsctl's own threads are not traced, yet their
+	# folios share the per-CPU LRU batches, and a few frames' owners stay ambiguous
+	# (2-14 of ~41,000 here); DAMON's kdamond, when it runs, pages out as well.
+	got=$(sql "SELECT got FROM record_checks WHERE session = 2 AND name = 'swap-out'")
+	want=$(sql "SELECT want FROM record_checks WHERE session = 2 AND name = 'swap-out'")
+	ok=$(awk -v a="$got" -v b="$want" -v w="$wf" 'BEGIN { d = a - b; if (d < 0) d = -d;
+		print (b == w && b > 0 && d <= 0.0005 * b) ? 1 : 0 }')
+	[ "$ok" = 1 ] && t_ok || t_bad "swap-outs $got vs pswpout $want ($wf write_folio)"
 	pswpin=$(sql "SELECT pswpin FROM v_sessions WHERE session = 2")
 	ins=$(sql "SELECT got FROM record_checks WHERE session = 2 AND name = 'swap-in'")
-	# inferred swap-ins within 5 % of pswpin (faults that find the page in the swap
-	# cache are not swap-ins; readahead of swap slots is)
+	# inferred swap-ins (faults on swapped-out pages that found a new folio) within
+	# 0.1 % of pswpin
 	ok=$(awk -v a="$ins" -v b="$pswpin" 'BEGIN { d = a - b; if (d < 0) d = -d;
-		print (b > 0 && d <= 0.05 * b) ? 1 : 0 }')
+		print (b > 0 && d <= 0.001 * b) ? 1 : 0 }')
 	[ "$ok" = 1 ] && t_ok || t_bad "inferred swap-ins $ins vs pswpin $pswpin"
 	swapoff /dev/zram0
 	echo 1 >/sys/block/zram0/reset
@@ -144,7 +151,7 @@ expect_eq "$(sql "SELECT count(*) FROM sessions WHERE id > $next")" 0
 leftovers
 
 # ---- 3b. a buffer too small: loss counted exactly, marked, warned about ----
-expect_status 0 "$HSCTL" -d "$DB" record -m 16M --buffer-kb 64 --workload zipf-read \
+expect_status 0 "$HSCTL" -d "$DB" record -m 16M --buffer-kb 8 --workload zipf-read \
 	--size 64M --ops 100000
 expect_grep 'events lost (ring buffer overrun)' "$ERR"
 last=$(sql "SELECT max(id) FROM sessions")

@@ -18,8 +18,8 @@ expect_status 64 "$HSCTL" -d "$DB" record -m 1000 -- true
 expect_grep "memory-limit '1000'" "$ERR"
 expect_status 64 "$HSCTL" -d "$DB" record --duration 0 -- true
 expect_grep "duration '0'" "$ERR"
-expect_status 64 "$HSCTL" -d "$DB" record --buffer-kb 1 -- true
-expect_grep "buffer-kb '1'" "$ERR"
+expect_status 64 "$HSCTL" -d "$DB" record --buffer-kb 4 -- true
+expect_grep "buffer-kb '4'" "$ERR"
 expect_status 64 "$HSCTL" -d "$DB" record --workload ycsb-f --theta 11
 expect_grep "theta '11'" "$ERR"
 expect_status 64 "$HSCTL" -d "$DB" record --workload ycsb-f --size 1P
