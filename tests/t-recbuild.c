@@ -377,7 +377,7 @@ static void test_touch_anon(void)
 		       " AND file = 'lifecycle' AND scope = 'session' AND name = 'accesses'", id),
 		 3);
 	T_EQ_I64(q_int(st, "SELECT count(*) FROM record_counters WHERE session = %" PRId64
-		       " AND file = 'lifecycle'", id), 3 + 5 + 32);
+		       " AND file = 'lifecycle'", id), 3 + 5 + 35);
 out:
 	hs_store_close(st);
 	hs_decoder_free(d);
