@@ -25,7 +25,6 @@
 #include <limits.h>
 #include <mntent.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +34,8 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "fileio.h"
 
-#define READ_CHUNK	8192u			/* first buffer of read_text() */
 #define READ_MAX	(16u << 20)		/* largest counter file read */
 #define EMPTY_WAIT_NS	1000000000ll		/* hs_cgroup_destroy(): at most a second */
 #define POLL_NS		10000000l		/* between two looks at cgroup.procs */
@@ -55,19 +54,8 @@ struct hs_cgroup {
 
 /* ---- small helpers ---- */
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
+/* One-line reasons go through hs_msg() (lib/fileio.h). */
+#define set_err hs_msg
 
 /* @dir/@name into @buf; -ENAMETOOLONG when it does not fit. */
 static int join(char *buf, size_t len, const char *dir, const char *name)
@@ -92,62 +80,10 @@ static void nap(void)
 	nanosleep(&ts, NULL);
 }
 
-/*
- * Read a whole kernel file (their sizes show as 0 or 4096, so read to EOF)
- * into a malloc'ed, NUL-terminated buffer.  Return: 0 or -errno.
- */
+/* A whole kernel file, NUL-terminated.  Return: 0 or -errno. */
 static int read_text(const char *path, char **text, size_t *len)
 {
-	size_t cap = READ_CHUNK, n = 0;
-	char *buf, *nbuf;
-	ssize_t r;
-	int fd, e;
-
-	*text = NULL;
-	*len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		if (cap - n < 2) {
-			if (cap >= READ_MAX) {
-				e = -EFBIG;
-				goto out_free;
-			}
-			nbuf = realloc(buf, cap * 2);
-			if (!nbuf) {
-				e = -ENOMEM;
-				goto out_free;
-			}
-			buf = nbuf;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			e = -errno;
-			goto out_free;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
-	return 0;
-
-out_free:
-	free(buf);
-	close(fd);
-	return e;
+	return hs_read_file(path, READ_MAX, text, len);
 }
 
 /* Write @s to a kernel file in one write(2).  Return: 0 or -errno. */

@@ -46,6 +46,7 @@
 #include <traceevent/kbuffer.h>
 
 #include "decode.h"
+#include "fileio.h"
 #include "hs.h"
 
 /* The sub-buffer header's commit word (kernel/trace/ring_buffer.c). */
@@ -238,60 +239,10 @@ static void set_err(struct hs_decoder *d, const char *fmt, ...)
 	va_end(ap);
 }
 
-/*
- * Read a whole (tracefs or regular) file into a NUL-terminated buffer.
- * tracefs files report a size of 0 or 4096 whatever they hold, so read to EOF.
- */
+/* A whole (tracefs or regular) file, NUL-terminated.  Return: 0 or -errno. */
 static int read_file(const char *path, char **out, size_t *len)
 {
-	size_t cap = 4096, n = 0;
-	char *buf, *nb;
-	ssize_t r;
-	int fd, err;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap + 1);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		if (n == cap) {
-			if (cap >= MAX_FILE) {
-				err = -EFBIG;
-				goto out_free;
-			}
-			cap *= 2;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				err = -ENOMEM;
-				goto out_free;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			goto out_free;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
-
-out_free:
-	free(buf);
-	close(fd);
-	return err;
+	return hs_read_file(path, MAX_FILE, out, len);
 }
 
 static int path_of(struct hs_decoder *d, char *path, size_t size, const char *dir,

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "hs.h"
 #include "lrugen.h"
 #include "sim.h"
@@ -89,19 +90,8 @@ static void *grow(void *arr, size_t *cap, size_t need, size_t size)
 
 /* ---- errors ---- */
 
-static void set_msg(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_msg(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
+/* One-line reasons go through hs_msg() (lib/fileio.h). */
+#define set_msg hs_msg
 
 /* ---- lines and fields ---- */
 

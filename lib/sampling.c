@@ -85,13 +85,13 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "hs.h"
 #include "sampling.h"
 
@@ -121,19 +121,8 @@ struct hs_sampling {
 };
 
 /* snprintf() into @buf (NULL: nothing), quietly cut at @size: messages only. */
-static void textf(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void textf(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!buf || !size)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-}
+/* Text into a caller's buffer: hs_msg() (lib/fileio.h). */
+#define textf hs_msg
 
 /* Read a small file whole.  Return: 0 or -errno (-EFBIG when it does not fit). */
 static int read_small(const char *path, char *buf, size_t size, size_t *len)

@@ -25,7 +25,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +36,7 @@
 #include <unistd.h>
 
 #include "decode.h"
+#include "fileio.h"
 #include "gen.h"
 #include "workload.h"
 
@@ -110,19 +110,8 @@ struct touch_log {
 	struct hs_touch	buf[WL_LOG_MAX];	/* the next write */
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
+/* One-line reasons go through hs_msg() (lib/fileio.h). */
+#define set_err hs_msg
 
 static uint64_t now_ns(void)
 {
