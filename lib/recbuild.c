@@ -301,28 +301,46 @@ static int collect(void *arg, const struct hs_event *ev)
 	return 0;
 }
 
-/* Decode one sub-buffer into s->ev; a rejected one becomes a gap marker. */
+/* Append a gap marker of unknown size at the stream's current time. */
+static int add_gap(struct build *b, struct stream *s)
+{
+	int err = ev_reserve(s, s->n + 1);
+
+	if (err)
+		return err;
+	memset(&s->ev[s->n], 0, sizeof(s->ev[0]));
+	s->ev[s->n].type = HS_EV_LOST;
+	s->ev[s->n].ts_ns = s->n ? s->ev[s->n - 1].ts_ns : s->last_ts;
+	s->ev[s->n].cpu = (uint32_t)s->cpu;
+	s->ev[s->n].a = UINT64_MAX;
+	s->n++;
+	b->res.bad_subbufs++;
+	return 0;
+}
+
+/*
+ * Decode a spool row into s->ev.  A row holds one sub-buffer, or several of
+ * exactly the kernel's sub-buffer size each (the recorder batches them); a
+ * rejected sub-buffer becomes a gap marker where it stood (the decoder
+ * delivers nothing of a sub-buffer it rejects).
+ */
 static int fill_subbuf(struct build *b, struct stream *s, const void *data, size_t len)
 {
-	int err = -EBADMSG;
+	size_t sb = hs_decoder_subbuf_size(b->dec), off, one;
+	int err;
 
-	if (len && data)
-		err = hs_decoder_subbuf(b->dec, data, len, s->cpu, collect, s);
-	if (err == -EBADMSG) {
-		s->n = 0;
-		err = ev_reserve(s, 1);
+	if (!data || !len)
+		return add_gap(b, s);
+	one = len > sb && !(len % sb) ? sb : len;
+	for (off = 0; off < len; off += one) {
+		err = hs_decoder_subbuf(b->dec, (const uint8_t *)data + off, one, s->cpu, collect,
+					s);
+		if (err == -EBADMSG)
+			err = add_gap(b, s);
 		if (err)
 			return err;
-		memset(&s->ev[0], 0, sizeof(s->ev[0]));
-		s->ev[0].type = HS_EV_LOST;
-		s->ev[0].ts_ns = s->last_ts;
-		s->ev[0].cpu = (uint32_t)s->cpu;
-		s->ev[0].a = UINT64_MAX;
-		s->n = 1;
-		b->res.bad_subbufs++;
-		return 0;
 	}
-	return err;
+	return 0;
 }
 
 /*

@@ -600,25 +600,33 @@ static int64_t counter(struct hs_store *st, int64_t id, const char *name)
  * the first copy's last record, stored at seq 106; the second copy follows
  * at seq 107.  The lost check: 0 events of known count + 1 gap = 1, differs.
  */
-static void test_corrupt_subbuf(void)
+static void corrupt_subbuf(bool one_row)
 {
 	struct hs_lifecycle_checks ck;
 	struct hs_recbuild_result res;
 	struct hs_recbuild_opts o;
 	struct hs_decoder *d = dec_6_12();
 	struct hs_store *st = new_store();
-	uint8_t sb[SUBBUF];
+	uint8_t sb[SUBBUF], row[3 * SUBBUF];
 	int64_t id;
 	char want[128];
 
 	if (!st || !d || !load_page655(d))
 		goto out;
 	id = new_recording(st);
-	spool(st, id, 0, 0, page655, SUBBUF);
+	memcpy(row, page655, SUBBUF);
 	garbage(sb);
-	spool(st, id, 0, 1, sb, SUBBUF);
+	memcpy(row + SUBBUF, sb, SUBBUF);
 	shifted(sb, SEC);
-	spool(st, id, 0, 2, sb, SUBBUF);
+	memcpy(row + 2 * SUBBUF, sb, SUBBUF);
+	if (one_row) {
+		/* the recorder batches whole sub-buffers into one spool row */
+		spool(st, id, 0, 0, row, sizeof(row));
+	} else {
+		spool(st, id, 0, 0, row, SUBBUF);
+		spool(st, id, 0, 1, row + SUBBUF, SUBBUF);
+		spool(st, id, 0, 2, row + 2 * SUBBUF, SUBBUF);
+	}
 	opts_init(&o, id, d);
 	T_EQ_I64(build(st, &o, &ck, &res), 0);
 	T_EQ_U64(res.events, 2 * PAGE655_N);
@@ -644,6 +652,17 @@ static void test_corrupt_subbuf(void)
 out:
 	hs_store_close(st);
 	hs_decoder_free(d);
+}
+
+static void test_corrupt_subbuf(void)
+{
+	corrupt_subbuf(false);
+}
+
+/* The same three sub-buffers in one spool row: the same events, gap and checks. */
+static void test_corrupt_in_row(void)
+{
+	corrupt_subbuf(true);
 }
 
 /*
@@ -1179,6 +1198,7 @@ static const struct t_case cases[] = {
 	{ "touch_bad", test_touch_bad },
 	{ "shift_property", test_shift_property },
 	{ "corrupt_subbuf", test_corrupt_subbuf },
+	{ "corrupt-in-row", test_corrupt_in_row },
 	{ "backwards", test_backwards },
 	{ "merge_two_cpus", test_merge_two_cpus },
 	{ "touch_tie", test_touch_tie },
