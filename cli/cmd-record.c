@@ -50,6 +50,7 @@
 #include "cmd.h"
 #include "decode.h"
 #include "event.h"
+#include "fileio.h"
 #include "hs.h"
 #include "lifecycle.h"
 #include "lrugen.h"
@@ -292,8 +293,18 @@ struct spool {
 	int64_t		session;	/* the recording */
 	uint64_t	*seq;		/* next seq per CPU; [nr_cpus] is the touch stream */
 	unsigned int	nr_cpus;	/* CPUs the seq array covers */
+	size_t		subbuf;		/* the kernel's sub-buffer size */
+	unsigned char	*stage;		/* per CPU STAGE_SUBBUFS sub-buffers, one spool row */
+	size_t		*stage_len;	/* bytes staged per CPU */
 	char		errmsg[256];	/* the store's message for err */
 };
+
+/*
+ * Whole sub-buffers of one CPU go into the spool 16 to a row: a row per
+ * sub-buffer cost SQLite's per-row work 16 times (lib/recbuild.c splits
+ * rows by the sub-buffer size again).
+ */
+#define STAGE_SUBBUFS		16u
 
 static int spool_push(struct spool *q, int cpu, const void *data, size_t len)
 {
@@ -368,6 +379,58 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static void spool_fail(struct spool *q, int err);
+
+/* Write CPU @cpu's staged sub-buffers as one spool row (inside the transaction). */
+static void stage_flush(struct spool *q, unsigned int cpu)
+{
+	int err;
+
+	if (q->stage_len[cpu] && !q->err) {
+		err = hs_spool_add(q->st, q->session, (int)cpu, q->seq[cpu]++,
+				   q->stage + (size_t)cpu * STAGE_SUBBUFS * q->subbuf,
+				   q->stage_len[cpu]);
+		if (err)
+			spool_fail(q, err);
+	}
+	q->stage_len[cpu] = 0;
+}
+
+static void stage_flush_all(struct spool *q)
+{
+	unsigned int cpu;
+
+	for (cpu = 0; cpu < q->nr_cpus; cpu++)
+		stage_flush(q, cpu);
+}
+
+/* One blob into the spool: whole sub-buffers are staged, anything else written. */
+static void spool_write(struct spool *q, const struct blob *b)
+{
+	unsigned int slot = b->cpu < 0 ? q->nr_cpus : (unsigned int)b->cpu;
+	size_t *have;
+	int err;
+
+	if (slot > q->nr_cpus)
+		return;
+	if (b->cpu >= 0 && b->len == q->subbuf) {
+		have = &q->stage_len[slot];
+		memcpy(q->stage + (size_t)slot * STAGE_SUBBUFS * q->subbuf + *have, b->data,
+		       b->len);
+		*have += b->len;
+		if (*have == STAGE_SUBBUFS * q->subbuf)
+			stage_flush(q, slot);
+		return;
+	}
+	if (b->cpu >= 0)
+		stage_flush(q, slot);	/* keep the CPU's order */
+	if (q->err)
+		return;
+	err = hs_spool_add(q->st, q->session, b->cpu, q->seq[slot]++, b->data, b->len);
+	if (err)
+		spool_fail(q, err);
+}
+
 static void spool_fail(struct spool *q, int err)
 {
 	if (q->err)
@@ -384,7 +447,6 @@ static void *spool_writer(void *arg)
 	uint64_t last_commit = now_ns();
 	bool in_tx = false;
 	struct blob *b;
-	unsigned int slot;
 	int err;
 
 	pthread_mutex_lock(&q->lock);
@@ -425,13 +487,8 @@ static void *spool_writer(void *arg)
 				else
 					in_tx = true;
 			}
-			slot = b->cpu < 0 ? q->nr_cpus : (unsigned int)b->cpu;
-			if (!q->err && slot <= q->nr_cpus) {
-				err = hs_spool_add(q->st, q->session, b->cpu, q->seq[slot]++, b->data,
-						   b->len);
-				if (err)
-					spool_fail(q, err);
-			}
+			if (!q->err)
+				spool_write(q, b);
 		} else if (b) {
 			q->dropped++;
 		}
@@ -445,6 +502,8 @@ static void *spool_writer(void *arg)
 			free(b);
 		}
 		if (in_tx && (q->err || !b || now_ns() - last_commit > SPOOL_COMMIT_NS)) {
+			if (!q->err)
+				stage_flush_all(q);
 			if (q->err) {
 				hs_store_tx_rollback(q->st);
 			} else {
@@ -459,6 +518,8 @@ static void *spool_writer(void *arg)
 	}
 	pthread_mutex_unlock(&q->lock);
 	if (in_tx) {
+		if (!q->err)
+			stage_flush_all(q);
 		err = q->err ? 0 : hs_store_tx_commit(q->st);
 		if (q->err)
 			hs_store_tx_rollback(q->st);
@@ -551,50 +612,10 @@ static void *touch_reader(void *arg)
 
 /* ---- small file helpers (the kernel's own files only: no shell-outs) ---- */
 
+/* Kernel files read here are small: 16 MiB is absurd already. */
 static int read_text(const char *path, char **out, size_t *len)
 {
-	size_t cap = 8192, n = 0;
-	char *buf = malloc(cap), *nb;
-	ssize_t got;
-	int fd;
-
-	*out = NULL;
-	if (!buf)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		free(buf);
-		return -errno;
-	}
-	for (;;) {
-		if (cap - n < 4096) {
-			nb = realloc(buf, cap * 2);
-			if (!nb) {
-				close(fd);
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		got = read(fd, buf + n, cap - n - 1);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			got = -errno;
-			close(fd);
-			free(buf);
-			return (int)got;
-		}
-		if (!got)
-			break;
-		n += (size_t)got;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*out = buf;
-	*len = n;
-	return 0;
+	return hs_read_file(path, 16u << 20, out, len);
 }
 
 /* "0x0007" from /sys/kernel/mm/lru_gen/enabled, or "absent". */
@@ -1385,6 +1406,8 @@ static void state_free(struct rec_state *s)
 		free(b);
 	}
 	free(s->rec.q.seq);
+	free(s->rec.q.stage);
+	free(s->rec.q.stage_len);
 	pthread_mutex_destroy(&s->rec.q.lock);
 	pthread_cond_destroy(&s->rec.q.more);
 	pthread_cond_destroy(&s->rec.q.room);
@@ -1446,8 +1469,13 @@ static int setup(struct rec_state *s)
 	s->rec.cnt = calloc(s->rec.nr_cpus, sizeof(*s->rec.cnt));
 	s->rec.q.seq = calloc(s->rec.nr_cpus + 1, sizeof(*s->rec.q.seq));
 	s->rec.q.nr_cpus = s->rec.nr_cpus;
-	if (!s->rec.cnt || !s->rec.q.seq)
+	s->rec.q.subbuf = hs_decoder_subbuf_size(s->dec);
+	s->rec.q.stage = malloc((size_t)s->rec.nr_cpus * STAGE_SUBBUFS * s->rec.q.subbuf);
+	s->rec.q.stage_len = calloc(s->rec.nr_cpus, sizeof(*s->rec.q.stage_len));
+	if (!s->rec.cnt || !s->rec.q.seq || !s->rec.q.stage || !s->rec.q.stage_len)
 		goto nomem;
+	/* touched now, not while the workload runs (see spool_prefill()) */
+	memset(s->rec.q.stage, 0, (size_t)s->rec.nr_cpus * STAGE_SUBBUFS * s->rec.q.subbuf);
 	for (i = 0; i < s->rec.nr_cpus; i++) {
 		err = hs_decoder_open(hs_capture_tracing_dir(s->cap), HS_DEC_ALL,
 				      &s->rec.cnt[i].dec);
