@@ -466,9 +466,9 @@ static void t_live_oom(void)
 		live_skipped = true;
 		return;
 	}
-	lock = take_live_lock(30);
+	lock = take_live_lock(600);
 	if (lock < 0) {
-		t_skip("/tmp/hsctl-live.lock busy for 30 s: cannot know the swap stays off");
+		t_skip("/tmp/hsctl-live.lock busy for 600 s: cannot know the swap stays off");
 		live_skipped = true;
 		return;
 	}
