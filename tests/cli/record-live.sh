@@ -80,6 +80,10 @@ refaults=$(sql "SELECT count(*) FROM v_folio_lives WHERE session = 1 AND ino = $
 	AND refault")
 [ "$refaults" -gt 0 ] && t_ok || t_bad "no refaults on the second pass"
 expect_eq "$(sql "SELECT status FROM record_checks WHERE session = 1 AND name = 'cachestat'")" ok
+# reclaim deaths against the kernel's own nr_reclaimed, both ways it reports them
+expect_eq "$(sql "SELECT status FROM record_checks WHERE session = 1 AND name = 'reclaim'")" ok
+expect_eq "$(sql "SELECT status FROM record_checks WHERE session = 1
+	AND name = 'reclaim-end'")" ok
 expect_eq "$(sql "SELECT status FROM record_checks WHERE session = 1 AND name = 'lost'")" ok
 # 102400 touches: two passes over 51200 pages
 expect_eq "$(sql "SELECT accesses FROM sessions WHERE id = 1")" 102400
