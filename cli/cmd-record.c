@@ -985,21 +985,27 @@ static int add_checks(struct hs_session_writer *w, const struct build_in *in,
 		      const struct hs_lifecycle_checks *ck)
 {
 	char note[256];
-	bool found;
+	bool found, zfound;
 	uint64_t d;
 	int err;
 
-	d = kv_delta(in->vm[0], in->vm[1], "pswpout", &found);
+	/*
+	 * A zero-filled page is not written to the swap device (6.12+): it
+	 * counts as swpout_zero, not pswpout, and comes back as swpin_zero.
+	 */
+	d = kv_delta(in->vm[0], in->vm[1], "pswpout", &found) +
+	    kv_delta(in->vm[0], in->vm[1], "swpout_zero", &zfound);
 	snprintf(note, sizeof(note), "anon lives ended by swap-out (write_folio) vs the machine's "
-		 "pswpout delta, which counts every process");
+		 "pswpout%s delta, which counts every process", zfound ? " + swpout_zero" : "");
 	err = hs_rec_add_check(w, "swap-out", !found ? "n/a" : ck->swap_outs == d ? "ok"
 									 : "differs",
 			       (double)ck->swap_outs, (double)d, note);
 	if (err)
 		return err;
-	d = kv_delta(in->vm[0], in->vm[1], "pswpin", &found);
+	d = kv_delta(in->vm[0], in->vm[1], "pswpin", &found) +
+	    kv_delta(in->vm[0], in->vm[1], "swpin_zero", &zfound);
 	snprintf(note, sizeof(note), "inferred swap-ins (faults on swapped-out pages) vs the "
-		 "machine's pswpin delta (zram swap-ins bypass the swap cache)");
+		 "machine's pswpin%s delta", zfound ? " + swpin_zero" : "");
 	err = hs_rec_add_check(w, "swap-in", !found ? "n/a" : ck->swap_ins == d ? "ok"
 									: "differs",
 			       (double)ck->swap_ins, (double)d, note);
