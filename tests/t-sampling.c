@@ -29,6 +29,12 @@
 #include "hs.h"
 #include "sampling.h"
 
+/* Under ASan the hinting-fault rate is not checked (see test_live()). */
+#if defined(__SANITIZE_ADDRESS__)
+#define LIVE_RATE_CHECKED	false
+#else
+#define LIVE_RATE_CHECKED	true
+#endif
 #define NB	"/proc/sys/kernel/numa_balancing"
 #define SCAN	"/sys/kernel/debug/sched/numa_balancing"
 #define NODES	"/sys/devices/system/node/online"
@@ -402,8 +408,14 @@ static void test_live(void)
 	snprintf(after, sizeof(after), "%s", get("", NB));
 	T_EQ_STR(after, before);
 	T_ASSERT(strstr(hs_sampling_describe(s), " (restored)") != NULL);
-	/* measured: the first pass 1.0-2.8 s after the touch (sampling.c) */
-	if (faults < LIVE_PAGES)
+	/*
+	 * measured: the first pass 1.0-2.8 s after the touch (sampling.c).
+	 * Under ASan the scanner's passes go to the terabytes of shadow
+	 * mappings first (task_numa_work walks VMAs in address order, 256 MiB
+	 * a pass) and this buffer's turn may not come in 10 s: only the
+	 * setting and its restoring are checked there.
+	 */
+	if (LIVE_RATE_CHECKED && faults < LIVE_PAGES)
 		t_fail(__FILE__, __LINE__, "%ld minor faults re-reading %d pages in %.1f s "
 		       "(%s)", faults, LIVE_PAGES, secs, hs_sampling_describe(s));
 out:
