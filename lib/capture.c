@@ -42,6 +42,7 @@
 #include "capture.h"
 #include "hs.h"
 
+#define READER_PERIOD_MS 500 			/* a reader reads at least this often */
 #define DEF_BUFFER_KB	8192u			/* per-CPU ring buffer when opts say 0 */
 #define DEF_PERCENT	25u			/* buffer_percent when opts say 0 */
 #define DEF_CLOCK	"mono"			/* lines up with CLOCK_MONOTONIC */
@@ -812,7 +813,9 @@ static void *reader_main(void *arg)
 	};
 
 	for (;;) {
-		if (poll(pfd, 2, -1) < 0) {
+		int n = poll(pfd, 2, READER_PERIOD_MS);
+
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			reader_fail(r, neg_errno(), true);
@@ -820,7 +823,13 @@ static void *reader_main(void *arg)
 		}
 		if (pfd[1].revents)
 			break;
-		if (pfd[0].revents && drain(r, false))
+		/*
+		 * Woken at buffer_percent, or READER_PERIOD_MS went by: a quiet
+		 * CPU's events then still reach the caller within the period (a
+		 * read takes partial sub-buffers), for a live progress line and
+		 * so that a killed recorder loses little.
+		 */
+		if (drain(r, false))
 			return NULL;
 	}
 	drain(r, true);
