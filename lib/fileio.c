@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Reading the kernel's own files whole, and one-line messages into a
- * caller's buffer: what lib/decode.c, lib/cgroup.c, lib/workload.c,
+ * Reading the kernel's own files whole, cachestat(2), and one-line messages
+ * into a caller's buffer: what lib/decode.c, lib/cgroup.c, lib/workload.c,
  * lib/lrugen.c and `hsctl record` had each written for themselves.
  */
 #include "config.h"
@@ -11,11 +11,16 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fileio.h"
 
 #define FIRST_CHUNK	4096u	/* the first buffer: most kernel files fit */
+
+#ifndef SYS_cachestat
+#define SYS_cachestat	451	/* on every architecture but alpha */
+#endif
 
 /**
  * hs_read_file() - read a whole file to EOF into a NUL-terminated buffer
@@ -83,6 +88,28 @@ out_free:
 	free(buf);
 	close(fd);
 	return err;
+}
+
+/**
+ * hs_cachestat() - pages of an open file in the page cache, by cachestat(2)
+ * @fd: the file
+ * @nr_cache: receives the count (the whole file)
+ *
+ * Return: 0; -ENOSYS before Linux 6.5 (no cachestat); another -errno.
+ */
+int hs_cachestat(int fd, uint64_t *nr_cache)
+{
+	struct {
+		uint64_t off, len;	/* 0, 0: the whole file */
+	} range = { 0, 0 };
+	struct {
+		uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
+	} cs;
+
+	if (syscall(SYS_cachestat, fd, &range, &cs, 0))
+		return -errno;
+	*nr_cache = cs.nr_cache;
+	return 0;
 }
 
 /**

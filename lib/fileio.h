@@ -10,6 +10,7 @@
 #define HS_FILEIO_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /**
  * hs_read_file() - read a whole file to EOF into a NUL-terminated buffer
@@ -22,6 +23,15 @@
  * errno of open() or read().
  */
 int hs_read_file(const char *path, size_t max, char **text, size_t *len);
+
+/**
+ * hs_cachestat() - pages of an open file in the page cache, by cachestat(2)
+ * @fd: the file
+ * @nr_cache: receives the count (the whole file)
+ *
+ * Return: 0; -ENOSYS before Linux 6.5 (no cachestat); another -errno.
+ */
+int hs_cachestat(int fd, uint64_t *nr_cache);
 
 /**
  * hs_msg() - format a message into a caller's buffer

@@ -31,7 +31,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,9 +41,6 @@
 
 #ifndef TMPFS_MAGIC
 #define TMPFS_MAGIC	0x01021994
-#endif
-#ifndef SYS_cachestat
-#define SYS_cachestat	451		/* on every architecture but alpha */
 #endif
 
 #define WL_PAGE_SHIFT	12
@@ -138,19 +134,6 @@ const char *const *hs_workload_names(void)
 
 /* ---- the data file ---- */
 
-struct wl_cachestat_range {
-	uint64_t	off;		/* first byte */
-	uint64_t	len;		/* bytes; 0: to the end */
-};
-
-struct wl_cachestat {
-	uint64_t	nr_cache;		/* pages in the page cache */
-	uint64_t	nr_dirty;		/* of them dirty */
-	uint64_t	nr_writeback;		/* under writeback */
-	uint64_t	nr_evicted;		/* evicted, shadow entry left */
-	uint64_t	nr_recently_evicted;	/* evicted within the working set */
-};
-
 /* Pages of @fd (@size bytes) in the page cache, by mincore(2) on a mapping. */
 static int cached_by_mincore(int fd, uint64_t size, uint64_t *cached)
 {
@@ -191,15 +174,10 @@ static int cached_by_mincore(int fd, uint64_t size, uint64_t *cached)
 /* Pages of @fd in the page cache: cachestat(2), else mincore(2). */
 static int cached_pages(int fd, uint64_t size, uint64_t *cached)
 {
-	struct wl_cachestat_range range = { 0, 0 };
-	struct wl_cachestat cs;
+	int e = hs_cachestat(fd, cached);
 
-	if (!syscall(SYS_cachestat, fd, &range, &cs, 0)) {
-		*cached = cs.nr_cache;
-		return 0;
-	}
-	if (errno != ENOSYS)
-		return -errno;
+	if (e != -ENOSYS)
+		return e;
 	return cached_by_mincore(fd, size, cached);
 }
 
