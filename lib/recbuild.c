@@ -703,7 +703,12 @@ static int store_results(struct build *b, struct hs_lifecycle_checks *ck)
 	int err;
 
 	for (i = 0; i < nl; i++) {
-		err = hs_rec_add_life(b->w, i, hs_lifecycle_life(b->lc, i));
+		const struct hs_folio_life *l = hs_lifecycle_life(b->lc, i);
+
+		if (b->o->touch_ino && l->kind == HS_LIFE_FILE && l->dev == b->o->touch_dev &&
+		    l->ino == b->o->touch_ino && l->death_cause == HS_DEATH_NONE)
+			b->res.touch_file_alive += l->pages;
+		err = hs_rec_add_life(b->w, i, l);
 		if (err) {
 			set_err(b, "session %" PRId64 ": lives: %s", id, store_why(b, err));
 			return err;

@@ -57,6 +57,8 @@ struct hs_recbuild_result {
 	double		seconds;	/* wall time of the build */
 	uint64_t	first_ts;	/* first and last event time stamps (trace clock) */
 	uint64_t	last_ts;
+	uint64_t	touch_file_alive; /* pages of the touched file (touch_dev, touch_ino)
+					   * in lives still alive at the end; 0 without one */
 };
 
 /**
