@@ -38,7 +38,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -980,41 +979,48 @@ static uint64_t kv_delta(const struct hs_kvlist *before, const struct hs_kvlist 
 	return *found && a >= b ? a - b : 0;
 }
 
+/*
+ * A swap check: @got against the machine's @counter delta.  A zero-filled
+ * page is not written to the swap device (6.12+): it counts as @zero
+ * (swpout_zero, swpin_zero), not as pswpout/pswpin, so both are added.
+ */
+static int add_swap_check(struct hs_session_writer *w, const struct build_in *in,
+			  const char *name, uint64_t got, const char *counter, const char *zero,
+			  const char *what, const char *tail)
+{
+	bool found, zfound;
+	char note[256];
+	uint64_t d;
+
+	d = kv_delta(in->vm[0], in->vm[1], counter, &found) +
+	    kv_delta(in->vm[0], in->vm[1], zero, &zfound);
+	snprintf(note, sizeof(note), "%s vs the machine's %s%s%s delta%s", what, counter,
+		 zfound ? " + " : "", zfound ? zero : "", tail);
+	return hs_rec_add_check(w, name, !found ? "n/a" : got == d ? "ok" : "differs",
+				(double)got, (double)d, note);
+}
+
 /* The recorder's own checks, beside the lifecycle builder's. */
 static int add_checks(struct hs_session_writer *w, const struct build_in *in,
-		      const struct hs_lifecycle_checks *ck)
+		      const struct hs_lifecycle_checks *ck, uint64_t file_alive)
 {
 	char note[256];
-	bool found, zfound;
-	uint64_t d;
 	int err;
 
-	/*
-	 * A zero-filled page is not written to the swap device (6.12+): it
-	 * counts as swpout_zero, not pswpout, and comes back as swpin_zero.
-	 */
-	d = kv_delta(in->vm[0], in->vm[1], "pswpout", &found) +
-	    kv_delta(in->vm[0], in->vm[1], "swpout_zero", &zfound);
-	snprintf(note, sizeof(note), "anon lives ended by swap-out (write_folio) vs the machine's "
-		 "pswpout%s delta, which counts every process", zfound ? " + swpout_zero" : "");
-	err = hs_rec_add_check(w, "swap-out", !found ? "n/a" : ck->swap_outs == d ? "ok"
-									 : "differs",
-			       (double)ck->swap_outs, (double)d, note);
-	if (err)
-		return err;
-	d = kv_delta(in->vm[0], in->vm[1], "pswpin", &found) +
-	    kv_delta(in->vm[0], in->vm[1], "swpin_zero", &zfound);
-	snprintf(note, sizeof(note), "inferred swap-ins (faults on swapped-out pages) vs the "
-		 "machine's pswpin%s delta", zfound ? " + swpin_zero" : "");
-	err = hs_rec_add_check(w, "swap-in", !found ? "n/a" : ck->swap_ins == d ? "ok"
-									: "differs",
-			       (double)ck->swap_ins, (double)d, note);
+	err = add_swap_check(w, in, "swap-out", ck->swap_outs, "pswpout", "swpout_zero",
+			     "anon lives ended by swap-out (write_folio)", ", which counts every "
+			     "process");
+	if (!err)
+		err = add_swap_check(w, in, "swap-in", ck->swap_ins, "pswpin", "swpin_zero",
+				     "inferred swap-ins (faults on swapped-out pages)", "");
 	if (err)
 		return err;
 	if (in->cache_known) {
 		snprintf(note, sizeof(note), "pages of the workload's file alive at the end vs "
 			 "cachestat(2) nr_cache");
-		err = hs_rec_add_check(w, "cachestat", "n/a", 0, (double)in->cache_pages, note);
+		err = hs_rec_add_check(w, "cachestat", file_alive == in->cache_pages ? "ok"
+										      : "differs",
+				       (double)file_alive, (double)in->cache_pages, note);
 		if (err)
 			return err;
 	} else if (in->cache_err) {
@@ -1082,25 +1088,6 @@ static int add_lrugen(struct hs_session_writer *w, const struct lrugen_log *lg)
 	return 0;
 }
 
-/*
- * The cachestat(2) check compares the workload file's pages alive at the end
- * with the kernel's count; the lives are counted from the stored rows after
- * the commit, so the check row is completed then.
- */
-static int fix_cachestat_check(struct hs_store *st, int64_t session, uint64_t dev, uint64_t ino)
-{
-	char sql[1024];
-
-	snprintf(sql, sizeof(sql),
-		 "UPDATE record_checks SET got = (SELECT coalesce(sum(pages), 0) FROM folio_lives"
-		 " WHERE session = %" PRId64 " AND kind = 0 AND dev = %" PRIu64 " AND ino = %" PRIu64
-		 " AND death_cause = 0) WHERE session = %" PRId64 " AND name = 'cachestat';"
-		 "UPDATE record_checks SET status = CASE WHEN got = want THEN 'ok' ELSE 'differs'"
-		 " END WHERE session = %" PRId64 " AND name = 'cachestat'",
-		 session, dev, ino, session, session);
-	return hs_store_query(st, sql, NULL, NULL);
-}
-
 static int build_session(struct hs_store *st, struct build_in *in, struct summary *sum,
 			 char *errbuf, size_t errlen)
 {
@@ -1149,7 +1136,7 @@ static int build_session(struct hs_store *st, struct build_in *in, struct summar
 	if (!err)
 		err = add_kv_deltas(w, "memory.stat", "cgroup", in->ms[0], in->ms[1]);
 	if (!err)
-		err = add_checks(w, in, &ck);
+		err = add_checks(w, in, &ck, br.touch_file_alive);
 	if (!err)
 		err = add_cpus(w, in);
 	if (!err)
@@ -1167,9 +1154,6 @@ static int build_session(struct hs_store *st, struct build_in *in, struct summar
 		snprintf(errbuf, errlen, "%s", hs_store_errmsg(st));
 		return err;
 	}
-	if (in->cache_known && fix_cachestat_check(st, in->session, o.touch_dev, o.touch_ino))
-		hs_warn("session %" PRId64 ": cachestat check: %s", in->session,
-			hs_store_errmsg(st));
 
 	sum->session = in->session;
 	sum->status = in->status;
@@ -1315,19 +1299,11 @@ static double cpu_seconds(void)
 /* Pages of @path in the page cache: cachestat(2) (Linux 6.5+), -ENOSYS before. */
 static int file_cached_pages(const char *path, uint64_t *pages)
 {
-#ifndef __NR_cachestat
-#define __NR_cachestat 451
-#endif
-	struct { uint64_t off, len; } range = { 0, 0 };
-	struct { uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted; } cs;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 
 	if (fd < 0)
 		return -errno;
-	if (syscall(__NR_cachestat, fd, &range, &cs, 0))
-		err = -errno;
-	else
-		*pages = cs.nr_cache;
+	err = hs_cachestat(fd, pages);
 	close(fd);
 	return err;
 }
@@ -1482,7 +1458,8 @@ static int setup(struct rec_state *s)
 		goto nomem;
 	/* touched now, not while the workload runs (see spool_prefill()) */
 	memset(s->rec.q.stage, 0, (size_t)s->rec.nr_cpus * STAGE_SUBBUFS * s->rec.q.subbuf);
-	for (i = 0; i < s->rec.nr_cpus; i++) {
+	/* one decoder per CPU (they keep stats), for the progress line only */
+	for (i = 0; s->rec.count && i < s->rec.nr_cpus; i++) {
 		err = hs_decoder_open(hs_capture_tracing_dir(s->cap), HS_DEC_ALL,
 				      &s->rec.cnt[i].dec);
 		if (err) {
