@@ -7,7 +7,7 @@
  * After the workload, the builder reads each CPU's spool in order, decodes
  * it (lib/decode.c), merges the CPUs and the touch log by timestamp (the
  * mono trace clock is CLOCK_MONOTONIC, which the touches carry), and feeds
- * every event to the lifecycle builder (analyzers/lifecycle.c).  Out come,
+ * every event to the lifecycle builder (lib/lifecycle.c).  Out come,
  * inside one session-writer transaction: the events table, the access
  * stream (hs_session_add, keys from the lifecycle key table), the folio
  * lives, the key identities and the lifecycle self-checks.

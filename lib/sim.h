@@ -3,7 +3,7 @@
  * The simulation driver: runs an access stream through one policy at one
  * capacity.  It owns the per-key records, capacity accounting, the metrics
  * shadow table (each evicted key's eviction time, for refault distance), the
- * statistics and the order of calls; the policy only decides (policies/policy.h).
+ * statistics and the order of calls; the policy only decides (lib/policy.h).
  *
  * Definitions (DESIGN.md "Metrics"): an access is a page touched by an FD or
  * PT record; hints and drops are not accesses.  hit ratio = hits / accesses.

@@ -35,7 +35,7 @@
 
 #include "event.h"
 #include "hs.h"
-#include "lifecycle.h"
+#include "life.h"
 #include "lrugen.h"
 #include "store-int.h"
 

@@ -35,7 +35,7 @@
 #include "event.h"
 #include "hs.h"
 #include "keymap.h"
-#include "lifecycle.h"
+#include "life.h"
 #include "store-int.h"
 
 #define BUSY_TIMEOUT_MS		10000		/* wait this long for another writer */

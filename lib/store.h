@@ -180,9 +180,9 @@ void hs_store_tx_rollback(struct hs_store *st);
 
 /* ---- recorded sessions (hsctl record; schema 2, see hsctl-db(5)) ---- */
 
-struct hs_folio_life;		/* analyzers/lifecycle.h */
-struct hs_lc_key;		/* analyzers/lifecycle.h */
-struct hs_lifecycle_checks;	/* analyzers/lifecycle.h */
+struct hs_folio_life;		/* lib/life.h */
+struct hs_lc_key;		/* lib/life.h */
+struct hs_lifecycle_checks;	/* lib/lifecycle.h */
 struct hs_lrugen;		/* lib/lrugen.h */
 struct hs_event;		/* lib/event.h */
 

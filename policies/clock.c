@@ -37,7 +37,7 @@
  *	             +--- bit 1: clear it, report a second chance, move a to
  *	                  the tail; b (bit 0) is then the victim.
  *
- * How it maps to the hooks (policies/policy.h):
+ * How it maps to the hooks (lib/policy.h):
  *
  *   insert()  push the key at the tail with its bit clear.
  *   hit()     set the bit; the key does not move.

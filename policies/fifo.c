@@ -23,7 +23,7 @@
  *	      |                                  ^
  *	      v evict()                      insert()
  *
- * How it maps to the hooks (policies/policy.h):
+ * How it maps to the hooks (lib/policy.h):
  *
  *   insert()  the new key goes to the tail.
  *   hit()     nothing at all: the order is insertion order.

@@ -22,7 +22,7 @@
  *	      |                                           ^
  *	      v evict()                       insert(), hit() move here
  *
- * How it maps to the hooks (policies/policy.h):
+ * How it maps to the hooks (lib/policy.h):
  *
  *   insert()  the new key goes to the tail (most recently used).
  *   hit()     the key moves to the tail: O(1) unlink + link.

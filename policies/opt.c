@@ -35,7 +35,7 @@
  * or miss, only the victim names, and the id makes them deterministic
  * (POLICIES.md: "deterministic by page id").
  *
- * Hooks (policies/policy.h):
+ * Hooks (lib/policy.h):
  *
  *   hit()     the key's next use moves to a->next_use (later than now): sift
  *             it toward the root.

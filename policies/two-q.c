@@ -55,7 +55,7 @@
  *    never counts a key that is already back in memory.  When no room is
  *    needed, insert() takes the key out of A1out itself.
  *
- * Hooks (policies/policy.h): hit(), insert() and evict() as above; evict()
+ * Hooks (lib/policy.h): hit(), insert() and evict() as above; evict()
  * returns exactly @need victims (fewer only when fewer are resident) and
  * reports no protections (2Q spares nothing it had chosen).  remove() for a
  * PAGEOUT hint treats the key as evicted (from A1in its id goes to A1out);

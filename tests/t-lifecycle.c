@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The lifecycle builder (analyzers/lifecycle.c) and its pfn interval map
- * (analyzers/pfnmap.c) on hand-built event streams.  Every stream is a C
+ * The lifecycle builder (lib/lifecycle.c) and its pfn interval map
+ * (lib/pfnmap.c) on hand-built event streams.  Every stream is a C
  * array written as a timeline; the lives, death causes, refault distances,
  * stream records and check counters expected from it are worked out by hand
  * in the comments beside it, from the rules in lifecycle.c's essay.  The pfn

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct hs_pfnmap;		/* opaque; defined in analyzers/pfnmap.c */
+struct hs_pfnmap;		/* opaque; defined in lib/pfnmap.c */
 
 /**
  * struct hs_pfnmap_ent - one range of the map
