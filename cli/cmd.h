@@ -93,11 +93,14 @@ void hs_cli_progress_start(struct hs_cli_progress *pr);
 bool hs_cli_progress_due(struct hs_cli_progress *pr, bool force, double *elapsed);
 void hs_cli_progress_end(struct hs_cli_progress *pr, int width);
 
-/* Print a new session (import, gen): "session N: A accesses, D distinct keys (NAME)", csv, json. */
+/*
+ * cli/print.c.  A new session (import, gen): "session N: A accesses, D distinct
+ * keys (NAME)", csv, json.
+ */
 int hs_cli_print_session(struct hs_store *st, int64_t id);	/* returns an exit status */
 
 /*
- * In cli/cmd-sql.c, shared with cmd-sessions.c and cmd-db.c: print the rows of
+ * cli/print.c, for cmd-sql.c, cmd-sessions.c and cmd-db.c: print the rows of
  * @sql in hs_global.format (table and CSV through lib/output.h, JSON as an
  * array of objects keyed by column name, with numbers as numbers).  With
  * @record, only the first row is printed, as "name  value" lines in a table

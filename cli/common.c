@@ -4,8 +4,8 @@
  * (one child argp that every command's argp includes), the one error
  * reporter, errno-to-exit-status mapping, words chosen from a fixed list
  * (actions, --kind, --channel) or naming a policy, opening the database and
- * reporting its errors, printing a new session (import, gen) and timing the
- * progress line of a long import or replay.
+ * reporting its errors and timing the progress line of a long import or
+ * replay.  It calls nothing in the command files or cli/print.c.
  */
 #include "config.h"
 
@@ -385,66 +385,4 @@ int hs_cli_open_store(unsigned int flags, struct hs_store **out)
 	}
 	*out = st;
 	return 0;
-}
-
-/* The CSV of hs_cli_print_session(): a header and one row, as a record.  Return: 0 or -ENOMEM. */
-static int print_session_csv(const struct hs_session_info *si)
-{
-	static const char *const names[] = {
-		"session", "accesses", "distinct_keys", "name", "unit",
-	};
-	static const enum hs_sql_type types[] = {
-		HS_SQL_INT, HS_SQL_INT, HS_SQL_INT, HS_SQL_TEXT, HS_SQL_TEXT,
-	};
-	const int64_t ints[] = { si->id, (int64_t)si->accesses, (int64_t)si->distinct_keys, 0, 0 };
-	const char *const texts[] = { NULL, NULL, NULL, si->name, si->unit };
-	const double reals[ARRAY_SIZE(names)] = { 0 };
-	const struct hs_sql_row row = { ARRAY_SIZE(names), names, types, ints, reals, texts };
-
-	return hs_cli_print_record(&row);
-}
-
-/**
- * hs_cli_print_session() - print a new session's id and counts
- * @st: the store
- * @id: the session
- *
- * table: "session 3: 914145 accesses, 186880 distinct keys (NAME)"; json: one
- * object {"session", "accesses", "distinct_keys", "name", "unit"}; csv: a
- * header and one row with the same columns.
- *
- * Return: an exit status.
- */
-int hs_cli_print_session(struct hs_store *st, int64_t id)
-{
-	struct hs_session_info si;
-	int err;
-
-	err = hs_session_get(st, id, &si);
-	if (err) {
-		hs_err("session %" PRId64 ": %s", id, hs_store_errmsg(st));
-		return hs_exit_from_errno(err);
-	}
-	switch (hs_global.format) {
-	case HS_FMT_JSON:
-		printf("{\"session\": %" PRId64 ", \"accesses\": %" PRIu64
-		       ", \"distinct_keys\": %" PRIu64 ", \"name\": ", si.id, si.accesses,
-		       si.distinct_keys);
-		hs_json_string(stdout, si.name);
-		printf(", \"unit\": ");
-		hs_json_string(stdout, si.unit);
-		printf("}\n");
-		return HS_EXIT_OK;
-	case HS_FMT_CSV:
-		if (print_session_csv(&si)) {
-			hs_err("output: %s", strerror(ENOMEM));
-			return HS_EXIT_FAILURE;
-		}
-		return HS_EXIT_OK;
-	case HS_FMT_TABLE:
-	default:
-		printf("session %" PRId64 ": %" PRIu64 " accesses, %" PRIu64
-		       " distinct keys (%s)\n", si.id, si.accesses, si.distinct_keys, si.name);
-		return HS_EXIT_OK;
-	}
 }
