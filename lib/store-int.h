@@ -5,6 +5,15 @@
  * tables) share.  Only these two files and this header include <sqlite3.h>;
  * nothing else may include this header.  All SQL text, the schema's included,
  * lives in store.c so that one file shows what the database holds.
+ *
+ * The dependency points one way: store-rec.c calls the store_*() helpers
+ * declared here, and store.c calls no function of store-rec.c.  The
+ * recorder's tables need nothing else from store.c's code: their schema and
+ * migration are SQL text in store.c's migrations[], and removing a session
+ * removes their rows by ON DELETE CASCADE.  The one thing the commit must
+ * do for them, insert the events hs_rec_add_event() still buffers, goes
+ * through the writer's flush hook, which store-rec.c sets when it starts
+ * buffering.
  */
 #ifndef HS_STORE_INT_H
 #define HS_STORE_INT_H
@@ -94,6 +103,9 @@ struct hs_session_writer {
 	uint64_t		ev_seq;		/* seq of evbuf[0] (hs_rec_add_event) */
 	struct hs_event		*evbuf;		/* events not inserted yet, STORE_EVENT_BATCH */
 	size_t			ev_n;		/* ... how many */
+	/* Set by store-rec.c when it buffers: write what it buffers, called by
+	 * hs_session_commit() first; NULL: nothing buffered.  0 or -errno. */
+	int			(*flush)(struct hs_session_writer *w);
 	char			status[16];	/* the status the commit sets */
 };
 
@@ -112,7 +124,6 @@ void store_rollback(struct hs_store *st);
 const char *store_or(const char *s, const char *def);
 void store_copy_col(char *dst, size_t len, sqlite3_stmt *s, int col);
 bool store_status_valid(const char *status);
-int store_rec_flush(struct hs_session_writer *w);
 const char *store_host(char *buf, size_t len);
 
 #endif /* HS_STORE_INT_H */

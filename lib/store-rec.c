@@ -20,6 +20,11 @@
  * (HS_EV_LOST's "unknown count") read back as negative numbers, with the
  * same bits.
  *
+ * This file uses lib/store.c's internals (lib/store-int.h: statements,
+ * errors, transactions) and store.c calls nothing here: the events still
+ * buffered at the commit are written through the writer's flush hook,
+ * which hs_rec_add_event() sets with its buffer.
+ *
  * Spool readers fetch one blob per call with a point query and copy it out,
  * so no statement stays active between calls and a session writer may write
  * (and commit) while readers are open.
@@ -695,13 +700,12 @@ static int flush_events(struct hs_session_writer *w)
 	return 0;
 }
 
-/**
- * store_rec_flush() - write what the record writer still buffers
- * @w: the writer; hs_session_commit() calls this before it commits
- *
- * Return: 0 or -errno (kept as the writer's error).
+/*
+ * The writer's flush hook (store-int.h), set with the event buffer: write
+ * the events still buffered; hs_session_commit() calls it before it
+ * commits.  Return: 0 or -errno (kept as the writer's error).
  */
-int store_rec_flush(struct hs_session_writer *w)
+static int rec_flush(struct hs_session_writer *w)
 {
 	return rec_done(w, flush_events(w));
 }
@@ -726,6 +730,7 @@ int hs_rec_add_event(struct hs_session_writer *w, const struct hs_event *ev)
 		w->evbuf = malloc(STORE_EVENT_BATCH * sizeof(*w->evbuf));
 		if (!w->evbuf)
 			return rec_done(w, store_err(w->st, -ENOMEM, "out of memory"));
+		w->flush = rec_flush;
 	}
 	w->evbuf[w->ev_n++] = *ev;
 	if (unlikely(w->ev_n == STORE_EVENT_BATCH))

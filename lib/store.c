@@ -3,7 +3,9 @@
  * The SQLite store (see store.h; the schema is specified in man/hsctl-db.5).
  * Only this file and lib/store-rec.c (the recorder's tables, through the
  * private lib/store-int.h) include <sqlite3.h>; the schema and the shared
- * statements of both are here.  The schema is an ordered array of
+ * statements of both are here.  store-rec.c uses this file's internals and
+ * this file calls nothing in store-rec.c (store-int.h says how the commit
+ * still writes the recorder's buffered events).  The schema is an ordered array of
  * migrations: migration i takes a file from user_version i to i + 1, and all
  * pending ones run in one transaction together with the application_id and
  * user_version updates.  Statements used more than once live in an
@@ -1312,8 +1314,8 @@ int hs_session_commit(struct hs_session_writer *w, int64_t *session)
 	sqlite3_stmt *s = NULL;
 	int err = w->err;
 
-	if (!err)
-		err = store_rec_flush(w);
+	if (!err && w->flush)
+		err = w->flush(w);	/* the events store-rec.c still buffers */
 	if (!err)
 		err = flush_chunk(w);
 	if (!err)
