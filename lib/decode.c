@@ -5,7 +5,9 @@
  * type, the tracefs event (with the older names a kernel may still use, such
  * as mm_vmscan_writepage for mm_vmscan_write_folio) and, for each hs_event
  * field, the kernel field names it may come from.  At open, the format files
- * of the wanted events are parsed into one private tep handle, the field
+ * of the wanted events, read from a tracing directory or taken from the
+ * caller's buffers (struct fmt_src), are parsed into one private tep handle
+ * (tep_parse_header_page(), tep_parse_event() parse from memory), the field
  * handles are resolved once and kept per event id in a table owned by the
  * decoder (no globals), so the hot path is a table look-up by common_type and
  * one tep_read_number_field() per field.
@@ -239,29 +241,97 @@ static void set_err(struct hs_decoder *d, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* A whole (tracefs or regular) file, NUL-terminated.  Return: 0 or -errno. */
-static int read_file(const char *path, char **out, size_t *len)
+/*
+ * Where the format files come from: a tracing directory (@dir), or, when
+ * @dir is NULL, the caller's buffers (hs_decoder_open_formats()).
+ */
+struct fmt_src {
+	const char			*dir;		/* tracing dir, or NULL */
+	const void			*header;	/* header_page text, or NULL */
+	size_t				header_len;	/* ... its bytes */
+	const struct hs_decoder_format	*fmts;		/* the format files */
+	size_t				nr;		/* ... how many */
+};
+
+/* A copy of @len bytes of @text, NUL-terminated.  Return: 0, -EFBIG or -ENOMEM. */
+static int copy_text(const void *text, size_t len, char **out, size_t *outlen)
 {
-	return hs_read_file(path, MAX_FILE, out, len);
+	char *buf;
+
+	if (len > MAX_FILE)
+		return -EFBIG;
+	buf = malloc(len + 1);
+	if (!buf)
+		return -ENOMEM;
+	if (len)
+		memcpy(buf, text, len);
+	buf[len] = '\0';
+	*out = buf;
+	*outlen = len;
+	return 0;
 }
 
-static int path_of(struct hs_decoder *d, char *path, size_t size, const char *dir,
-		   const char *rel)
+/*
+ * One format file, NUL-terminated (free it): events/header_page when
+ * @system is NULL, else events/<system>/<name>/format.  @path receives its
+ * name for messages: the file's path for a directory, the path relative to
+ * a tracing directory for buffers.  Return: 0, -ENOENT when there is no
+ * such file, -EFBIG when it is larger than MAX_FILE, -ENAMETOOLONG, or the
+ * errno of open() or read().
+ */
+static int get_format(const struct fmt_src *src, const char *system, const char *name,
+		      char *path, size_t size, char **buf, size_t *len)
 {
-	int n = snprintf(path, size, "%s/events/%s", dir, rel);
+	const char *dir = src->dir ? src->dir : "";
+	const char *sep = src->dir ? "/" : "";
+	size_t i;
+	int n;
 
+	*buf = NULL;
+	if (system)
+		n = snprintf(path, size, "%s%sevents/%s/%s/format", dir, sep, system, name);
+	else
+		n = snprintf(path, size, "%s%sevents/header_page", dir, sep);
 	if (n < 0 || (size_t)n >= size) {
-		set_err(d, "%s/events/%s: path too long", dir, rel);
+		path[0] = '\0';	/* only a directory's path can be too long */
 		return -ENAMETOOLONG;
 	}
-	return 0;
+	if (src->dir)
+		return hs_read_file(path, MAX_FILE, buf, len);
+	if (!system)
+		return src->header ? copy_text(src->header, src->header_len, buf, len) : -ENOENT;
+	for (i = 0; i < src->nr; i++) {
+		const struct hs_decoder_format *f = &src->fmts[i];
+
+		if (f->system && f->name && f->text && !strcmp(f->system, system) &&
+		    !strcmp(f->name, name))
+			return copy_text(f->text, f->len, buf, len);
+	}
+	return -ENOENT;
+}
+
+/* get_format() with the error set; the absent file (-ENOENT) is left to the caller. */
+static int load_format(struct hs_decoder *d, const struct fmt_src *src, const char *system,
+		       const char *name, char *path, size_t size, char **buf, size_t *len)
+{
+	int err = get_format(src, system, name, path, size, buf, len);
+
+	if (err == -ENAMETOOLONG && !path[0] && system)
+		set_err(d, "%s/events/%s/%s/format: path too long", src->dir ? src->dir : "",
+			system, name);
+	else if (err == -ENAMETOOLONG && !path[0])
+		set_err(d, "%s/events/header_page: path too long",
+			src->dir ? src->dir : "");
+	else if (err && err != -ENOENT && err != -ENOTDIR)
+		set_err(d, "%s: %s", path, strerror(-err));
+	return err == -EFBIG ? -EBADMSG : err;
 }
 
 /*
  * The record layout kbuffer assumes: time stamp at 0, commit word (a long)
  * at 8, records from 8 + long.  Check that header_page says exactly that.
  */
-static int load_header_page(struct hs_decoder *d, const char *dir)
+static int load_header_page(struct hs_decoder *d, const struct fmt_src *src)
 {
 	char path[PATH_MAX];
 	unsigned int off;
@@ -270,14 +340,11 @@ static int load_header_page(struct hs_decoder *d, const char *dir)
 	size_t len;
 	int err, hps, sbs;
 
-	err = path_of(d, path, sizeof(path), dir, "header_page");
+	err = load_format(d, src, NULL, NULL, path, sizeof(path), &buf, &len);
+	if (err == -ENOENT || err == -ENOTDIR)
+		set_err(d, "%s: %s", path, strerror(-err));
 	if (err)
 		return err;
-	err = read_file(path, &buf, &len);
-	if (err) {
-		set_err(d, "%s: %s", path, strerror(-err));
-		return err == -EFBIG ? -EBADMSG : err;
-	}
 	err = -EBADMSG;
 	if (tep_parse_header_page(d->tep, buf, len, (int)sizeof(long)) != 0) {
 		set_err(d, "%s: cannot parse the sub-buffer header", path);
@@ -373,9 +440,10 @@ static bool resolve_fields(struct dec_event *de, struct tep_event *e)
  * means that spelling is absent.  Return: 1 found (added to d->ev), 0 absent,
  * or a negative errno.
  */
-static int load_event(struct hs_decoder *d, const char *dir, const struct event_spec *s)
+static int load_event(struct hs_decoder *d, const struct fmt_src *src,
+		      const struct event_spec *s)
 {
-	char path[PATH_MAX], rel[256];
+	char path[PATH_MAX];
 	struct dec_event *de;
 	struct tep_event *e;
 	size_t j, len;
@@ -383,17 +451,11 @@ static int load_event(struct hs_decoder *d, const char *dir, const struct event_
 	int err;
 
 	for (j = 0; j < MAX_NAMES && s->names[j]; j++) {
-		snprintf(rel, sizeof(rel), "%s/%s/format", s->system, s->names[j]);
-		err = path_of(d, path, sizeof(path), dir, rel);
-		if (err)
-			return err;
-		err = read_file(path, &buf, &len);
+		err = load_format(d, src, s->system, s->names[j], path, sizeof(path), &buf, &len);
 		if (err == -ENOENT || err == -ENOTDIR)
 			continue;
-		if (err) {
-			set_err(d, "%s: %s", path, strerror(-err));
-			return err == -EFBIG ? -EBADMSG : err;
-		}
+		if (err)
+			return err;
 		/*
 		 * The return value is not used: a print fmt libtraceevent cannot
 		 * parse still leaves the fields usable, and a file it cannot parse
@@ -451,7 +513,8 @@ static int build_id_table(struct hs_decoder *d)
 	return 0;
 }
 
-int hs_decoder_open(const char *tracing_dir, unsigned int wanted, struct hs_decoder **out)
+/* Both constructors: @src is valid, or NULL for bad arguments (-EINVAL). */
+static int decoder_open(const struct fmt_src *src, unsigned int wanted, struct hs_decoder **out)
 {
 	struct hs_decoder *d;
 	size_t i;
@@ -464,7 +527,7 @@ int hs_decoder_open(const char *tracing_dir, unsigned int wanted, struct hs_deco
 	if (!d)
 		return -ENOMEM;
 	*out = d;
-	if (!tracing_dir || (wanted & ~HS_DEC_ALL)) {
+	if (!src || (wanted & ~HS_DEC_ALL)) {
 		set_err(d, "bad decoder arguments");
 		return -EINVAL;
 	}
@@ -474,7 +537,7 @@ int hs_decoder_open(const char *tracing_dir, unsigned int wanted, struct hs_deco
 		err = -ENOMEM;
 		goto out_free;
 	}
-	err = load_header_page(d, tracing_dir);
+	err = load_header_page(d, src);
 	if (err)
 		goto out_err;
 	d->kbuf = kbuffer_alloc(d->long_size == 8 ? KBUFFER_LSIZE_8 : KBUFFER_LSIZE_4,
@@ -486,7 +549,7 @@ int hs_decoder_open(const char *tracing_dir, unsigned int wanted, struct hs_deco
 	for (i = 0; i < ARRAY_SIZE(specs); i++) {
 		if (!(specs[i].group & d->wanted))
 			continue;
-		err = load_event(d, tracing_dir, &specs[i]);
+		err = load_event(d, src, &specs[i]);
 		if (err < 0)
 			goto out_err;
 	}
@@ -502,6 +565,24 @@ out_free:
 	hs_decoder_free(d);
 	*out = NULL;
 	return err;
+}
+
+int hs_decoder_open(const char *tracing_dir, unsigned int wanted, struct hs_decoder **out)
+{
+	const struct fmt_src src = { .dir = tracing_dir };
+
+	return decoder_open(tracing_dir ? &src : NULL, wanted, out);
+}
+
+int hs_decoder_open_formats(const void *header_page, size_t header_len,
+			    const struct hs_decoder_format *formats, size_t nr,
+			    unsigned int wanted, struct hs_decoder **out)
+{
+	const struct fmt_src src = {
+		.header = header_page, .header_len = header_len, .fmts = formats, .nr = nr,
+	};
+
+	return decoder_open(!formats && nr ? NULL : &src, wanted, out);
 }
 
 void hs_decoder_free(struct hs_decoder *d)

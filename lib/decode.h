@@ -2,7 +2,8 @@
 /*
  * The event decoder: turns the raw per-CPU ring-buffer sub-buffers that
  * trace_pipe_raw hands out (tracefs_cpu_read) into struct hs_event.  It is set
- * up from a tracing directory (the live /sys/kernel/tracing or a copy of one):
+ * up from a tracing directory (the live /sys/kernel/tracing or a copy of one),
+ * or from the same files' texts in memory (the ones saved with a recording):
  * it parses events/header_page and only the format files of the events hsctl
  * records, resolves every field handle once per event id, and from then on
  * reads records with kbuffer and tep_read_number_field() on those handles.
@@ -47,6 +48,16 @@ struct hs_decoder_source {
 };
 
 /**
+ * struct hs_decoder_format - one format file in memory, for hs_decoder_open_formats()
+ */
+struct hs_decoder_format {
+	const char	*system;	/* tracefs system, "filemap" */
+	const char	*name;		/* event name, "mm_filemap_add_to_page_cache" */
+	const void	*text;		/* the contents of events/<system>/<name>/format */
+	size_t		len;		/* its bytes (need not end with a NUL) */
+};
+
+/**
  * struct hs_decoder_stats - what hs_decoder_subbuf() has seen so far
  */
 struct hs_decoder_stats {
@@ -77,6 +88,30 @@ struct hs_decoder_stats {
  * free it afterwards.
  */
 int hs_decoder_open(const char *tracing_dir, unsigned int wanted, struct hs_decoder **out);
+
+/**
+ * hs_decoder_open_formats() - set a decoder up from format files in memory
+ * @header_page: the text of events/header_page, or NULL when there is none
+ * @header_len: its bytes
+ * @formats: the format files; only the wanted events' are read, the first
+ *	of a (system, name) pair counts, others are ignored
+ * @nr: entries in @formats (@formats may be NULL when 0)
+ * @wanted: HS_DEC_* sets of events to decode (0 means HS_DEC_ALL)
+ * @out: the decoder
+ *
+ * The same decoder hs_decoder_open() makes from a directory holding these
+ * files, with nothing written anywhere.  The buffers are copied as they are
+ * parsed and may be freed on return.  Messages name a file by its path in a
+ * tracing directory ("events/header_page").
+ *
+ * Return: as hs_decoder_open(): 0; -ENOENT without @header_page; -EBADMSG
+ * when header_page or a format file is malformed or larger than 1 MiB;
+ * -EINVAL for bad arguments; -ENOMEM.  On error other than -ENOMEM *out is
+ * still set so hs_decoder_errmsg() can be read; free it afterwards.
+ */
+int hs_decoder_open_formats(const void *header_page, size_t header_len,
+			    const struct hs_decoder_format *formats, size_t nr,
+			    unsigned int wanted, struct hs_decoder **out);
 
 /**
  * hs_decoder_free() - free a decoder and its tep handle

@@ -21,23 +21,17 @@
  * HS_EV_LOST marker of unknown count at the time of that CPU's previous
  * event, so the builder distrusts what it knew across it.  When no decoder
  * is passed in, one is made from the format files saved with the recording,
- * written out to a private temporary tracing directory that is removed again
- * before anything else happens.
+ * read into memory (hs_decoder_open_formats()); nothing is written to disk.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "decode.h"
 #include "event.h"
@@ -115,15 +109,19 @@ static double now_s(void)
 /* ---- a decoder from the saved format files ---- */
 
 /**
- * struct fmt_dir - the temporary tracing directory being written
+ * struct fmt_set - the saved format files, copied out of the store
  */
-struct fmt_dir {
-	char		dir[PATH_MAX];	/* its path */
-	size_t		files;		/* files written */
+struct fmt_set {
+	struct hs_decoder_format *f;	/* events/<system>/<name>/format files */
+	size_t		n;		/* entries used in f[] */
+	size_t		cap;		/* entries allocated */
+	char		*header;	/* events/header_page, NULL if not saved */
+	size_t		header_len;	/* its bytes */
+	size_t		files;		/* files saved, whatever their path */
 	char		bad[256];	/* what went wrong, "" if nothing */
 };
 
-/* A saved path must stay inside the directory: relative, no "..", no empty parts. */
+/* A saved path must be one a tracing dir could hold: relative, no "..", no empty parts. */
 static bool path_is_safe(const char *p)
 {
 	const char *c = p;
@@ -142,128 +140,121 @@ static bool path_is_safe(const char *p)
 	return true;
 }
 
-static int write_all(int fd, const char *p, size_t len)
+/* Keep an events/<system>/<name>/format file: system, name and text in one block. */
+static int add_format(struct fmt_set *f, const char *sys, size_t sys_len, const char *name,
+		      size_t name_len, const void *text, size_t len)
 {
-	while (len) {
-		ssize_t k = write(fd, p, len);
+	struct hs_decoder_format *nf;
+	char *p;
 
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += k;
-		len -= (size_t)k;
+	if (f->n == f->cap) {
+		size_t ncap = f->cap ? 2 * f->cap : 32;
+
+		nf = realloc(f->f, ncap * sizeof(*nf));
+		if (!nf)
+			return -ENOMEM;
+		f->f = nf;
+		f->cap = ncap;
 	}
+	p = malloc(sys_len + name_len + 2 + len);
+	if (!p)
+		return -ENOMEM;
+	memcpy(p, sys, sys_len);
+	p[sys_len] = '\0';
+	memcpy(p + sys_len + 1, name, name_len);
+	p[sys_len + 1 + name_len] = '\0';
+	if (len)
+		memcpy(p + sys_len + name_len + 2, text, len);
+	f->f[f->n++] = (struct hs_decoder_format){
+		.system = p, .name = p + sys_len + 1, .text = p + sys_len + name_len + 2,
+		.len = len,
+	};
 	return 0;
 }
 
+/* hs_record_formats()'s callback: copy header_page and the format files; ignore others. */
 static int put_format(void *arg, const char *path, const void *text, size_t len)
 {
-	struct fmt_dir *f = arg;
-	char full[PATH_MAX];
-	char *slash;
-	int fd, err;
+	struct fmt_set *f = arg;
+	const char *sys, *name;
+	size_t sys_len, name_len;
+	int err = 0;
 
 	if (!path || !path_is_safe(path)) {
 		snprintf(f->bad, sizeof(f->bad), "saved format path \"%s\" leaves the tracing dir",
 			 path ? path : "(null)");
 		return -EBADMSG;
 	}
-	if ((size_t)snprintf(full, sizeof(full), "%s/%s", f->dir, path) >= sizeof(full)) {
-		snprintf(f->bad, sizeof(f->bad), "saved format path too long");
-		return -ENAMETOOLONG;
-	}
-	/* every directory on the way, created as needed */
-	slash = strchr(full + strlen(f->dir) + 1, '/');
-	for (; slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		err = mkdir(full, 0700) && errno != EEXIST ? -errno : 0;
-		*slash = '/';
-		if (err)
-			goto out_fail;
-	}
-	fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		err = -errno;
-		goto out_fail;
-	}
-	err = write_all(fd, text, len);
-	if (close(fd) && !err)
-		err = -errno;
-	if (err)
-		goto out_fail;
 	f->files++;
-	return 0;
-out_fail:
-	snprintf(f->bad, sizeof(f->bad), "%s: %s", path, strerror(-err));
+	if (!strcmp(path, "events/header_page")) {
+		free(f->header);
+		f->header = malloc(len ? len : 1);
+		if (!f->header)
+			err = -ENOMEM;
+		else if (len)
+			memcpy(f->header, text, len);
+		f->header_len = len;
+	} else if (!strncmp(path, "events/", 7)) {
+		/* events/<system>/<name>/format: exactly these four parts */
+		sys = path + 7;
+		sys_len = strcspn(sys, "/");
+		name = sys + sys_len + (sys[sys_len] == '/');
+		name_len = strcspn(name, "/");
+		if (sys[sys_len] == '/' && !strcmp(name + name_len, "/format"))
+			err = add_format(f, sys, sys_len, name, name_len, text, len);
+	}
+	if (err)
+		snprintf(f->bad, sizeof(f->bad), "%s", strerror(-err));
 	return err;
 }
 
-static int rm_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+static void fmt_set_free(struct fmt_set *f)
 {
-	(void)sb;
-	(void)type;
-	(void)ftw;
-	remove(path);
-	return 0;
+	size_t i;
+
+	for (i = 0; i < f->n; i++)
+		free((void *)f->f[i].system);	/* the block of add_format() */
+	free(f->f);
+	free(f->header);
 }
 
-/* The decoder of the saved formats; the temporary directory is gone on return. */
+/* The decoder of the saved formats, made from them in memory. */
 static int decoder_from_store(struct build *b)
 {
-	const char *tmp = getenv("TMPDIR");
-	struct fmt_dir f = { .files = 0 };
+	struct fmt_set f = { .n = 0 };
 	struct hs_decoder *d = NULL;
 	int64_t id = b->o->meta.id;
 	int err;
 
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	if ((size_t)snprintf(f.dir, sizeof(f.dir), "%s/hsctl-formats-XXXXXX", tmp) >=
-	    sizeof(f.dir)) {
-		set_err(b, "session %" PRId64 ": temporary dir: %s", id, strerror(ENAMETOOLONG));
-		return -ENAMETOOLONG;
-	}
-	if (!mkdtemp(f.dir)) {
-		err = -errno;
-		set_err(b, "session %" PRId64 ": temporary dir in %s: %s", id, tmp, strerror(-err));
-		return err;
-	}
 	err = hs_record_formats(b->st, id, put_format, &f);
 	if (err == -ENOENT || (!err && !f.files)) {
 		set_err(b, "session %" PRId64 ": no saved format files to decode its spool", id);
 		err = -ENOENT;
-		goto out_rmdir;
+		goto out;
 	}
 	if (err) {
 		if (f.bad[0])
 			set_err(b, "session %" PRId64 ": format files: %s", id, f.bad);
 		else
 			set_err(b, "session %" PRId64 ": format files: %s", id, store_why(b, err));
-		goto out_rmdir;
+		goto out;
 	}
-	err = hs_decoder_open(f.dir, HS_DEC_ALL, &d);
+	err = hs_decoder_open_formats(f.header, f.header_len, f.f, f.n, HS_DEC_ALL, &d);
 	if (err) {
 		const char *m = d ? hs_decoder_errmsg(d) : "";
-		size_t dl = strlen(f.dir);
 
-		/* the temporary dir means nothing to the user: name the saved path */
-		if (!strncmp(m, f.dir, dl) && m[dl] == '/')
-			m += dl + 1;
-		set_err(b, "session %" PRId64 ": saved formats: %s", id,
-			*m ? m : strerror(-err));
+		set_err(b, "session %" PRId64 ": saved formats: %s", id, *m ? m : strerror(-err));
 		hs_decoder_free(d);
 		d = NULL;
 		if (err == -ENOENT)
 			err = -EBADMSG;	/* formats were saved, but not header_page */
 	}
-out_rmdir:
-	nftw(f.dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	if (d) {
 		b->dec = d;
 		b->own_dec = true;
 	}
+out:
+	fmt_set_free(&f);
 	return err;
 }
 

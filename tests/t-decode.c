@@ -14,6 +14,11 @@
  * with trace.txt.gz (counts per event, then every record's time stamp, pid and
  * fields), hand-picked records checked against literal values read off the
  * text, and the 6.18 formats opened to see which events are present.
+ * Decoders made from the format files in memory (hs_decoder_open_formats(),
+ * as the build of a recording makes them) find the same events with the same
+ * ids and decode the excerpts, and with $HSCTL_SHARED both captures, to the
+ * same events field by field; garbage buffers give a clean -EBADMSG naming
+ * the file.
  */
 #include "config.h"
 
@@ -1748,6 +1753,313 @@ static void test_fixture_fuzz(void)
 	hs_decoder_free(d);
 }
 
+/* ---- decoders from format files in memory ---- */
+
+/*
+ * A tracing dir's header_page and format files, read into memory as the
+ * recorder's saved formats are (nftw() takes no argument, hence the static).
+ */
+static struct {
+	struct hs_decoder_format f[64];		/* the format files */
+	size_t		n;			/* used */
+	size_t		root;			/* length of the events/ dir's path */
+	char		*header;		/* events/header_page */
+	size_t		header_len;		/* its bytes */
+} mem;
+
+static int mem_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	const char *rel = path + mem.root + 1;	/* <system>/<name>/format */
+	const char *slash = strchr(rel, '/');
+	size_t len, sys_len;
+	char *sys, *text;
+
+	(void)sb;
+	(void)ftw;
+	if (type != FTW_F)
+		return 0;
+	if (!strcmp(rel, "header_page")) {
+		mem.header = slurp(path, &mem.header_len);
+		return mem.header ? 0 : 1;
+	}
+	len = strlen(rel);
+	if (!slash || len < 7 || strcmp(rel + len - 7, "/format"))
+		return 0;
+	if (mem.n == ARRAY_SIZE(mem.f))
+		return 1;
+	sys_len = (size_t)(slash - rel);
+	sys = strdup(rel);
+	text = slurp(path, &len);
+	if (!sys || !text) {
+		free(sys);
+		free(text);
+		return 1;
+	}
+	sys[sys_len] = '\0';
+	sys[strlen(sys + sys_len + 1) + sys_len + 1 - 7] = '\0';	/* drop "/format" */
+	mem.f[mem.n++] = (struct hs_decoder_format){
+		.system = sys, .name = sys + sys_len + 1, .text = text, .len = len,
+	};
+	return 0;
+}
+
+static void mem_free(void)
+{
+	size_t i;
+
+	for (i = 0; i < mem.n; i++) {
+		free((void *)mem.f[i].system);
+		free((void *)mem.f[i].text);
+	}
+	free(mem.header);
+	memset(&mem, 0, sizeof(mem));
+}
+
+/* Read @dir/events into mem.  Return: the format files read. */
+static size_t mem_load(const char *dir)
+{
+	char events[600];
+
+	mem_free();
+	snprintf(events, sizeof(events), "%s/events", dir);
+	mem.root = strlen(events);
+	if (nftw(events, mem_one, 16, FTW_PHYS) || !mem.header)
+		t_fail(__FILE__, __LINE__, "cannot read the formats of %s", dir);
+	return mem.n;
+}
+
+/* The decoder of the files in mem; NULL after a failure. */
+static struct hs_decoder *open_mem(unsigned int wanted)
+{
+	struct hs_decoder *d = NULL;
+	int err = hs_decoder_open_formats(mem.header, mem.header_len, mem.f, mem.n, wanted, &d);
+
+	if (err) {
+		t_fail(__FILE__, __LINE__, "hs_decoder_open_formats() = %d: %s", err,
+		       hs_decoder_errmsg(d));
+		hs_decoder_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* Same sources, in the same order, with the same ids and the same sub-buffer size. */
+static void same_sources(const struct hs_decoder *a, const struct hs_decoder *b)
+{
+	size_t i;
+
+	T_EQ_U64(hs_decoder_nr_sources(a), hs_decoder_nr_sources(b));
+	T_EQ_U64(hs_decoder_subbuf_size(a), hs_decoder_subbuf_size(b));
+	for (i = 0; i < hs_decoder_nr_sources(a) && i < hs_decoder_nr_sources(b); i++) {
+		const struct hs_decoder_source *x = hs_decoder_source(a, i);
+		const struct hs_decoder_source *y = hs_decoder_source(b, i);
+
+		T_EQ_STR(x->system, y->system);
+		T_EQ_STR(x->name, y->name);
+		T_EQ_U64(x->type, y->type);
+		T_EQ_I64(x->id, y->id);
+	}
+}
+
+/* Two event lists equal field by field; the first difference is reported. */
+static void same_events(const struct evlist *a, const struct evlist *b, const char *what)
+{
+	size_t i;
+
+	T_EQ_U64(a->n, b->n);
+	for (i = 0; i < a->n && i < b->n; i++) {
+		const struct hs_event *x = &a->ev[i], *y = &b->ev[i];
+
+		if (x->ts_ns != y->ts_ns || x->cpu != y->cpu || x->pid != y->pid ||
+		    x->type != y->type || x->flags != y->flags || x->order != y->order ||
+		    x->pfn != y->pfn || x->dev != y->dev || x->ino != y->ino ||
+		    x->index != y->index || x->last != y->last || x->addr != y->addr ||
+		    x->a != y->a || x->b != y->b || x->c != y->c) {
+			t_fail(__FILE__, __LINE__, "%s: event %zu differs (type %u/%u, ts %" PRIu64
+			       "/%" PRIu64 ")", what, i, x->type, y->type, x->ts_ns, y->ts_ns);
+			return;
+		}
+	}
+}
+
+/*
+ * The one-page excerpts of 6.1, 6.12 and 6.18, decoded by a decoder made
+ * from their format files in memory: the same sources (ids included) as the
+ * directory's decoder, and the same 112, 106 and 11 events, field by field.
+ */
+static void test_from_memory(void)
+{
+	static const struct {
+		const char	*kernel;	/* testdata/decode/<kernel> */
+		const char	*page;		/* its excerpt */
+		int		cpu;		/* the CPU it came from */
+		size_t		nrec;		/* records in it */
+		size_t		nfmt;		/* format files in the directory */
+	} pages[] = {
+		{ "6.1", "6.1-cpu0-page509.bin", 0, 112, 11 },
+		{ "6.12", "6.12-cpu1-page655.bin", 1, 106, 12 },
+		{ "6.18", "6.18-cpu0-newtask.bin", 0, 11, 3 },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(pages); i++) {
+		struct evlist ld = { 0 }, lm = { 0 };
+		struct hs_decoder *dd, *dm;
+		size_t nf = mem_load(tdpath(pages[i].kernel));
+
+		T_EQ_U64(nf, pages[i].nfmt);
+		dd = open_ok(tdpath(pages[i].kernel), 0);
+		dm = open_mem(0);
+		if (dd && dm) {
+			same_sources(dd, dm);
+			decode_file(dd, tdpath(pages[i].page), pages[i].cpu, &ld);
+			decode_file(dm, tdpath(pages[i].page), pages[i].cpu, &lm);
+			T_EQ_U64(lm.n, pages[i].nrec);
+			same_events(&ld, &lm, pages[i].page);
+		}
+		evlist_free(&ld);
+		evlist_free(&lm);
+		hs_decoder_free(dd);
+		hs_decoder_free(dm);
+	}
+	mem_free();
+}
+
+/* With $HSCTL_SHARED: both CPUs of the 6.1 and 6.12 captures, the same way. */
+static void test_from_memory_fixtures(void)
+{
+	static const char *const kernels[] = { "6.1", "6.12" };
+	/* stats-cpuN "entries:", as in test_fixture_6_1() and test_fixture_6_12() */
+	static const uint64_t entries[2][2] = { { 48567, 78129 }, { 38480, 64403 } };
+	size_t i;
+	int cpu;
+
+	if (!t_shared()) {
+		t_skip("HSCTL_SHARED is not set");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(kernels); i++) {
+		struct hs_decoder *dd, *dm;
+		char path[600];
+
+		mem_load(fixture(kernels[i]));
+		dd = open_ok(fixture(kernels[i]), HS_DEC_ALL);
+		dm = open_mem(HS_DEC_ALL);
+		if (dd && dm) {
+			same_sources(dd, dm);
+			for (cpu = 0; cpu < 2; cpu++) {
+				struct evlist ld = { 0 }, lm = { 0 };
+
+				snprintf(path, sizeof(path), "%s/raw-cpu%d.bin", fixture(kernels[i]),
+					 cpu);
+				decode_file(dd, path, cpu, &ld);
+				decode_file(dm, path, cpu, &lm);
+				T_EQ_U64(lm.n, entries[i][cpu]);
+				same_events(&ld, &lm, path);
+				evlist_free(&ld);
+				evlist_free(&lm);
+			}
+		}
+		hs_decoder_free(dd);
+		hs_decoder_free(dm);
+	}
+	mem_free();
+}
+
+static void expect_mem_err(const void *hp, size_t hp_len, const struct hs_decoder_format *f,
+			   size_t n, int err, const char *msg_part, int line)
+{
+	struct hs_decoder *d = NULL;
+	int got = hs_decoder_open_formats(hp, hp_len, f, n, 0, &d);
+
+	if (got != err)
+		t_fail(__FILE__, line, "hs_decoder_open_formats() = %d, expected %d (%s)", got,
+		       err, hs_decoder_errmsg(d));
+	else if (msg_part && !strstr(hs_decoder_errmsg(d), msg_part))
+		t_fail(__FILE__, line, "message \"%s\" lacks \"%s\"", hs_decoder_errmsg(d),
+		       msg_part);
+	hs_decoder_free(d);
+}
+
+/*
+ * Garbage in memory: a clean error naming the file as it sits in a tracing
+ * dir, never a crash.  And a buffer is read up to its length only.
+ */
+static void test_from_memory_errors(void)
+{
+	static const char junk[] = "\xff\xfe junk\n";
+	struct hs_decoder_format f = { "vmscan", "mm_vmscan_kswapd_sleep", junk, sizeof(junk) - 1 };
+	struct hs_decoder_format big = f, cut, *real;
+	struct hs_decoder *d = NULL;
+	uint8_t noise[4096];
+	char *padded, *huge;
+	size_t i;
+
+	if (mem_load(tdpath("6.12")) != 12)
+		goto out;
+	/* bad arguments; no header_page; a garbage or empty header_page */
+	T_EQ_I64(hs_decoder_open_formats(mem.header, mem.header_len, NULL, 0, 0, NULL), -EINVAL);
+	expect_mem_err(mem.header, mem.header_len, NULL, 1, -EINVAL, NULL, __LINE__);
+	expect_mem_err(mem.header, mem.header_len, mem.f, mem.n, 0, NULL, __LINE__);
+	expect_mem_err(NULL, 0, mem.f, mem.n, -ENOENT, "events/header_page", __LINE__);
+	expect_mem_err("\x01\x02 not a header page\n", 22, mem.f, mem.n, -EBADMSG,
+		       "events/header_page", __LINE__);
+	expect_mem_err("", 0, mem.f, mem.n, -EBADMSG, "events/header_page", __LINE__);
+
+	/* a garbage format buffer: that file named, the rest unharmed */
+	expect_mem_err(mem.header, mem.header_len, &f, 1, -EBADMSG,
+		       "events/vmscan/mm_vmscan_kswapd_sleep/format", __LINE__);
+	/* ... random bytes, for every file of the set in turn */
+	rng_state = 777;
+	for (i = 0; i < sizeof(noise); i++)
+		noise[i] = (uint8_t)rnd();
+	for (i = 0; i < mem.n; i++) {
+		real = &mem.f[i];
+		cut = *real;
+		real->text = noise;
+		real->len = sizeof(noise);
+		d = NULL;
+		T_EQ_I64(hs_decoder_open_formats(mem.header, mem.header_len, mem.f, mem.n, 0, &d),
+			 -EBADMSG);
+		T_ASSERT(d && strstr(hs_decoder_errmsg(d), cut.name));
+		hs_decoder_free(d);
+		*real = cut;
+	}
+	/* larger than any format file may be: refused before parsing */
+	huge = malloc((1u << 20) + 1);
+	if (huge) {
+		memset(huge, ' ', (1u << 20) + 1);
+		big.text = huge;
+		big.len = (1u << 20) + 1;
+		expect_mem_err(mem.header, mem.header_len, &big, 1, -EBADMSG, "File too large",
+			       __LINE__);
+		free(huge);
+	}
+
+	/* a buffer is read up to .len: junk after it changes nothing */
+	for (i = 0; i < mem.n && strcmp(mem.f[i].name, "mm_filemap_add_to_page_cache"); i++)
+		;
+	T_ASSERT(i < mem.n);
+	if (i == mem.n)
+		goto out;
+	cut = mem.f[i];
+	padded = malloc(cut.len + sizeof(junk));
+	if (!padded)
+		goto out;
+	memcpy(padded, cut.text, cut.len);
+	memcpy(padded + cut.len, junk, sizeof(junk));
+	cut.text = padded;
+	d = NULL;
+	T_EQ_I64(hs_decoder_open_formats(mem.header, mem.header_len, &cut, 1, HS_DEC_FILEMAP, &d),
+		 0);
+	T_ASSERT(d && hs_decoder_has(d, HS_EV_FILEMAP_ADD));
+	T_EQ_U64(d ? hs_decoder_nr_sources(d) : 0, 1);
+	hs_decoder_free(d);
+	free(padded);
+out:
+	mem_free();
+}
+
 static const struct t_case cases[] = {
 	{ "type_names", test_type_names },
 	{ "kdev", test_kdev },
@@ -1768,6 +2080,9 @@ static const struct t_case cases[] = {
 	{ "presence", test_presence },
 	{ "layouts", test_layouts },
 	{ "fixture_fuzz", test_fixture_fuzz },
+	{ "from_memory", test_from_memory },
+	{ "from_memory_fixtures", test_from_memory_fixtures },
+	{ "from_memory_errors", test_from_memory_errors },
 };
 
 static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)

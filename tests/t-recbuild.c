@@ -277,7 +277,7 @@ static size_t read_stream(struct hs_store *st, int64_t id, uint32_t *keys, uint8
 	return total;
 }
 
-/* Entries left in $TMPDIR (the builder's temporary format dirs must be gone). */
+/* Entries left in $TMPDIR (the builder writes none: it decodes the saved formats in memory). */
 static int tmp_entries(void)
 {
 	struct dirent *e;
@@ -934,7 +934,7 @@ static size_t save_formats(struct hs_store *st, int64_t id, const char *dir)
 
 /*
  * page 655 decoded through the formats saved with the recording (o->decoder
- * NULL): the same 106 events; the temporary tracing dir is gone afterwards.
+ * NULL): the same 106 events; nothing is left in $TMPDIR.
  */
 static void test_saved_formats(void)
 {
