@@ -39,6 +39,25 @@ const char *t_shared(void);
 /* $TESTDATA, or "testdata" when unset. */
 const char *t_testdata(void);
 
+/*
+ * The live-test lock: live tests (tracefs mounts, zram swap, sysctls, memory
+ * pressure) run one at a time on a machine, whatever checkout they come from,
+ * by taking flock(2) on /tmp/hsctl-live.lock ($HSCTL_LIVE_LOCK overrides the
+ * path, for tests of the lock itself).  The taker writes "PID COMMAND" into
+ * the file once it holds it.  A waiter says once on stderr "waiting for
+ * LOCK held by PID (COMMAND)" and gives up after $HSCTL_LIVE_LOCK_WAIT
+ * seconds (default 300, 0: do not wait); the holder is the pid the file
+ * records while that process lives, else the one /proc/locks shows.  The
+ * shell side is live_lock in tests/cli/setup.sh, the same protocol.
+ *
+ * t_live_lock() returns the lock's fd (close it to release the lock), or -1
+ * with @why set to "LOCK held by PID (COMMAND) for N s", or the error: skip
+ * the test (exit 77, or t_skip() for one case) with that reason.
+ */
+#define T_LIVE_LOCK		"/tmp/hsctl-live.lock"
+#define T_LIVE_LOCK_WAIT	300
+int t_live_lock(char *why, size_t len);
+
 #define T_ASSERT(c) do { \
 	if (!(c)) t_fail(__FILE__, __LINE__, "assertion failed: %s", #c); \
 } while (0)

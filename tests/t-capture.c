@@ -2,8 +2,9 @@
 /*
  * Live tests of the tracefs capture (lib/capture.c): needs root and tracefs,
  * and exits 77 with the reason otherwise.  The whole run holds the machine's
- * live-test lock (/tmp/hsctl-live.lock), because other tests mount and
- * unmount tracefs too.  A 4 MiB file on /var/tmp (ext4, not tmpfs) is written,
+ * live-test lock (/tmp/hsctl-live.lock, t_live_lock(): a bounded wait, then
+ * exit 77 naming the holder), because other tests mount and unmount tracefs
+ * too.  A 4 MiB file on /var/tmp (ext4, not tmpfs) is written,
  * synced and dropped from the page cache, then read back by a child process
  * while the filemap add/delete events are captured: the decoded adds of that
  * file's (dev, ino) must cover exactly 4 MiB / 4 KiB = 1024 pages, and the
@@ -25,7 +26,6 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -42,7 +42,6 @@
 #include "harness.h"
 #include "hs.h"
 
-#define LOCK_PATH	"/tmp/hsctl-live.lock"
 #define TRACEFS_MNT	"/sys/kernel/tracing"
 #define FILE_A_BYTES	(4u << 20)	/* read back by a child: 1024 pages of 4 KiB */
 #define FILE_B_BYTES	(1u << 20)	/* read by the test itself: must stay invisible */
@@ -744,7 +743,7 @@ int main(int argc, char **argv)
 {
 	struct hs_capture_opts o = { .on_subbuf = nop_subbuf };
 	struct hs_capture *c = NULL;
-	char dir[256];
+	char dir[256], why[512];
 	int lock;
 	int err;
 
@@ -754,9 +753,9 @@ int main(int argc, char **argv)
 		return 77;
 	}
 	/* Other live tests mount and unmount tracefs: one at a time, for the whole run. */
-	lock = open(LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	if (lock < 0 || flock(lock, LOCK_EX)) {
-		printf("SKIP: %s: %s\n", LOCK_PATH, strerror(errno));
+	lock = t_live_lock(why, sizeof(why));
+	if (lock < 0) {
+		printf("SKIP: %s\n", why);
 		return 77;
 	}
 	was_mounted = hs_tracefs_find(dir, sizeof(dir)) == 0;

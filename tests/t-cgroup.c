@@ -7,7 +7,8 @@
  * listed and killed by hs_cgroup_destroy(), a 64 MiB file read staying
  * under the limit, an anonymous 64 MiB child OOM-killed inside it (only
  * with no swap on, checked under the shared lock /tmp/hsctl-live.lock that
- * every helper takes around swapon), and the removal of a stale
+ * every helper takes around swapon; t_live_lock() waits a bounded time, then
+ * the case skips naming the holder), and the removal of a stale
  * hsctl_<dead pid> group with a task still inside.  Groups are named after
  * this process, so nothing else needs the lock.  When the live part cannot
  * run, each live case says why and the program exits 77 after the parser
@@ -20,7 +21,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -420,22 +420,6 @@ static void t_live_file_read(void)
 	hs_workload_free(w);
 }
 
-/* Take /tmp/hsctl-live.lock within @secs.  Return: its fd, or -1. */
-static int take_live_lock(int secs)
-{
-	int fd = open("/tmp/hsctl-live.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-
-	if (fd < 0)
-		return -1;
-	for (int i = 0; i < secs * 10; i++) {
-		if (!flock(fd, LOCK_EX | LOCK_NB))
-			return fd;
-		usleep(100000);
-	}
-	close(fd);
-	return -1;
-}
-
 static bool swap_on(void)
 {
 	char line[256];
@@ -454,7 +438,7 @@ static bool swap_on(void)
 static void t_live_oom(void)
 {
 	struct hs_cgroup *cg;
-	char path[600], *text = NULL;
+	char path[600], why[512], *text = NULL;
 	struct hs_kvlist l;
 	uint64_t v = 0;
 	int lock, fd;
@@ -466,9 +450,9 @@ static void t_live_oom(void)
 		live_skipped = true;
 		return;
 	}
-	lock = take_live_lock(600);
+	lock = t_live_lock(why, sizeof(why));
 	if (lock < 0) {
-		t_skip("/tmp/hsctl-live.lock busy for 600 s: cannot know the swap stays off");
+		t_skip("%s: cannot know the swap stays off", why);
 		live_skipped = true;
 		return;
 	}

@@ -5,7 +5,8 @@
  * scratch root with every value written here by hand (0 -> 1, 2 -> 3, 1 left
  * alone, the period lowered to its minimum, files missing, unreadable,
  * unwritable or holding no number).  Live, as root and under
- * /tmp/hsctl-live.lock: the real sysctl set and restored to the very text it
+ * /tmp/hsctl-live.lock (t_live_lock(): skipped, naming the holder, when it
+ * stays busy): the real sysctl set and restored to the very text it
  * had, and in between a process with two threads re-reading 16 MiB it had
  * touched once takes at least one hinting fault per page (counted as minor
  * faults, which re-reading mapped pages otherwise never causes).
@@ -375,7 +376,7 @@ static long live_faults(double *secs)
 
 static void test_live(void)
 {
-	char before[64], after[64], err[256] = "";
+	char before[64], after[64], err[256] = "", why[512];
 	struct hs_sampling *s = NULL;
 	double secs = 0;
 	long faults;
@@ -389,11 +390,9 @@ static void test_live(void)
 		t_skip("%s: no NUMA balancing in this kernel", NB);
 		return;
 	}
-	lock = open("/tmp/hsctl-live.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	if (lock < 0 || flock(lock, LOCK_EX)) {
-		t_fail(__FILE__, __LINE__, "cannot lock /tmp/hsctl-live.lock");
-		if (lock >= 0)
-			close(lock);
+	lock = t_live_lock(why, sizeof(why));
+	if (lock < 0) {
+		t_skip("%s", why);
 		return;
 	}
 	snprintf(before, sizeof(before), "%s", get("", NB));

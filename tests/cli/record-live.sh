@@ -31,8 +31,7 @@ CGROOT=/sys/fs/cgroup/memory
 [ -d "$CGROOT" ] || CGROOT=/sys/fs/cgroup
 
 # One live test at a time on this machine (tracefs mounts, zram, memory pressure).
-exec 9>/tmp/hsctl-live.lock
-flock 9
+live_lock record-live.sh
 
 ZRAM_OURS=
 live_cleanup() {
