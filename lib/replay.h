@@ -42,8 +42,8 @@ struct hs_replay_opts {
 	size_t		batch_max;	/* passed to hs_sim_config (0: default) */
 	bool		override_channel; /* replace the channel of every access... */
 	int		channel;	/* ...by this one (HS_CH_FD or HS_CH_PT) */
-	int		pageout;	/* enum hs_pageout_mode for policies without a
-					 * "pageout" parameter (0: ignore-references) */
+	int		pageout;	/* enum hs_pageout_mode for policies without
+					 * HS_POLICY_OWN_PAGEOUT (0: ignore-references) */
 	uint64_t	recheck_window;	/* with HS_PAGEOUT_RECHECK (hs_sim_config) */
 	/* Called from the reading thread after each chunk; may be NULL. */
 	void		(*progress)(void *arg, uint64_t records_done, uint64_t records_total);

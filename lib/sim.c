@@ -27,12 +27,13 @@
  * corrupting the statistics.  With cfg.paranoid, the policy's check() and the
  * driver's own count check run after every hook.
  *
- * PAGEOUT hints (POLICIES.md section 2b).  A policy with a "pageout"
- * parameter of its own (the kernel models, which follow their profile) has
- * the last word.  For every other policy the driver applies cfg.pageout to
- * the verdict: ignore-references (the default, Linux 6.10 and later) lets an
- * eviction through; ignore turns every PAGEOUT into a no-op; recheck keeps a
- * page whose last access is among the last cfg.recheck_window accesses, the
+ * PAGEOUT hints (POLICIES.md section 2b).  A policy that sets
+ * HS_POLICY_OWN_PAGEOUT (the kernel models, which follow their profile) has
+ * the last word; the flag is the contract, never a parameter's name.  For
+ * every other policy the driver applies cfg.pageout to the verdict:
+ * ignore-references (the default, Linux 6.10 and later) lets an eviction
+ * through; ignore turns every PAGEOUT into a no-op; recheck keeps a page
+ * whose last access is among the last cfg.recheck_window accesses, the
  * pre-6.10 kernel finding a young reference that a racing thread set between
  * the hint and reclaim.  In a serial replay nothing can touch a page between
  * the hint and its reclaim, so recheck with window 0 never keeps one.  The
@@ -151,20 +152,6 @@ int hs_pageout_mode_parse(const char *name, enum hs_pageout_mode *out)
 			return 0;
 		}
 	return -EINVAL;
-}
-
-/**
- * hs_policy_has_pageout() - does the policy decide PAGEOUT hints itself?
- * @ops: the policy
- *
- * Return: true when its parameter table has a "pageout" entry.
- */
-bool hs_policy_has_pageout(const struct hs_policy_ops *ops)
-{
-	for (const struct hs_param *pr = ops->params; pr && pr->name; pr++)
-		if (!strcmp(pr->name, "pageout"))
-			return true;
-	return false;
 }
 
 /**

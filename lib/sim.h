@@ -180,10 +180,10 @@ size_t hs_sim_gen_samples(const struct hs_sim *sim, const struct hs_gen_sample *
 
 /*
  * What the driver does with a PAGEOUT hint on a resident page (POLICIES.md
- * section 2b), for policies that have no "pageout" parameter of their own:
+ * section 2b), for policies without HS_POLICY_OWN_PAGEOUT (lib/policy.h):
  * the policy's verdict (ops->hint(), or "evict" without one) is filtered by
- * the mode.  Policies with a "pageout" parameter (the kernel models) decide
- * alone.  Zero is the default.
+ * the mode.  Policies with the flag (the kernel models) decide alone.  Zero
+ * is the default.
  */
 enum hs_pageout_mode {
 	HS_PAGEOUT_IGNORE_REFS = 0,	/* evict every hinted resident page (Linux 6.10+) */
@@ -205,15 +205,6 @@ const char *hs_pageout_mode_name(enum hs_pageout_mode m);
  */
 int hs_pageout_mode_parse(const char *name, enum hs_pageout_mode *out);
 
-/**
- * hs_policy_has_pageout() - does the policy decide PAGEOUT hints itself?
- * @ops: the policy
- *
- * Return: true when it has a "pageout" parameter of its own; the driver's
- * pageout mode reaches only the policies for which this is false.
- */
-bool hs_policy_has_pageout(const struct hs_policy_ops *ops);
-
 struct hs_sim_config {
 	const struct hs_policy_ops *ops;	/* the policy */
 	const struct hs_param_set *params;	/* its parameters (NULL: defaults) */
@@ -225,7 +216,7 @@ struct hs_sim_config {
 	bool		override_channel;	/* replace the channel of every access... */
 	uint8_t		channel;		/* ...by this one (HS_CH_FD or HS_CH_PT) */
 	uint8_t		pageout;		/* enum hs_pageout_mode (0: ignore-references);
-						 * not for hs_policy_has_pageout() ones */
+						 * not for HS_POLICY_OWN_PAGEOUT ones */
 	uint64_t	recheck_window;		/* HS_PAGEOUT_RECHECK keeps a page whose last
 						 * access is among the last this many accesses
 						 * (0: none is, in a serial replay) */
