@@ -66,6 +66,9 @@ enum hs_hint_verdict {
 					 * pageout mode never filters its verdict (the
 					 * kernel models, which follow their profile; they
 					 * offer the user a "pageout" parameter instead) */
+#define HS_POLICY_GEN_SERIES	0x8u	/* its time series (hs_sim_series_add()) is
+					 * struct hs_gen_sample of lib/lrugen.h: the
+					 * replay keeps it as run_generations */
 
 struct hs_policy_ops {
 	unsigned int		abi;		/* must be HS_POLICY_ABI */

@@ -17,6 +17,7 @@
 
 #include "sim.h"
 
+struct hs_gen_sample;
 struct hs_store;
 struct hs_param_set;
 struct hs_policy_ops;
@@ -30,8 +31,8 @@ struct hs_replay_job {
 	double			wall_s;		/* out: seconds spent stepping this run */
 	int			err;		/* out: 0, or why this run failed (-errno) */
 	struct hs_gen_sample	*gens;		/* out: generations over time (malloc'd, the
-						 * caller frees), NULL when the policy
-						 * reports none */
+						 * caller frees), NULL unless the policy
+						 * has HS_POLICY_GEN_SERIES and reported */
 	size_t			nr_gens;	/* out: entries in gens */
 	struct hs_sim		*sim;		/* private to lib/replay.c */
 };

@@ -198,6 +198,7 @@
 #include <string.h>
 
 #include "hs.h"
+#include "lrugen.h"
 #include "mglru.h"
 #include "param.h"
 #include "policy.h"
@@ -560,7 +561,7 @@ static void inc_min_seq(struct hs_policy *p, int t)
 	p->min_seq[t]++;
 }
 
-/* The lruvec's shape after an aging, for run_generations (debugfs lru_gen). */
+/* The lruvec's shape after an aging: the run's time series (run_generations, debugfs lru_gen). */
 static void sample_gens(struct hs_policy *p)
 {
 	struct hs_gen_sample g = {
@@ -571,7 +572,7 @@ static void sample_gens(struct hs_policy *p)
 
 	_Static_assert(sizeof(g.pages) == sizeof(p->nr_pages), "pages by gen and type");
 	memcpy(g.pages, p->nr_pages, sizeof(g.pages));
-	hs_sim_gen_sample(p->env->sim, &g);
+	hs_sim_series_add(p->env->sim, &g, sizeof(g));
 }
 
 /* try_to_inc_max_seq(): walk the accessed bits, then inc_max_seq(). */
@@ -1769,7 +1770,8 @@ const struct hs_policy_ops hs_policy_mglru = {
 	.summary	= "Linux multi-gen LRU: generations, tiers, PID (6.1/6.8/6.14)",
 	.params		= mglru_params,
 	.folio_priv	= sizeof(struct mglru_folio),
-	.flags		= HS_POLICY_ACCESSED_BIT | HS_POLICY_OWN_PAGEOUT,
+	.flags		= HS_POLICY_ACCESSED_BIT | HS_POLICY_OWN_PAGEOUT |
+			  HS_POLICY_GEN_SERIES,
 	.create		= mglru_create,
 	.destroy	= hs_mglru_destroy,
 	.hit		= hs_mglru_hit,

@@ -507,6 +507,62 @@ static void test_pageout_modes(void)
 }
 
 /*
+ * The driver's time series keeps opaque records, stamped with the accesses so
+ * far.  After 2 accesses, 4097 records (v = 0..4096): the 4097th finds 4096
+ * kept, thins them to 2048 (v = 0, 2, .., 4094), keeps one in 2 from then on
+ * and is itself kept: 2049 records, the last v = 4096.  The 4098th is skipped
+ * (one in 2), the 4099th kept (v = 4098): 2050.  A record of another size
+ * breaks the run.
+ */
+struct series_rec {
+	uint64_t	seq;		/* the driver's */
+	uint64_t	v;
+};
+
+static void test_series(void)
+{
+	struct hs_sim_config cfg = { .ops = &mock_ops, .capacity = 4, .nr_keys = 4 };
+	uint8_t fd = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+	const struct series_rec *r;
+	struct series_rec rec;
+	const void *out;
+	struct hs_sim *sim;
+	size_t size = 99;
+
+	mode = MOCK_OK;
+	if (hs_sim_new(&cfg, &sim)) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	T_EQ_U64(hs_sim_series(sim, &out, &size), 0);
+	T_EQ_U64(size, 0);
+	T_EQ_I64(hs_sim_step(sim, 0, fd, HS_NEVER), HS_STEP_MISS);
+	T_EQ_I64(hs_sim_step(sim, 1, fd, HS_NEVER), HS_STEP_MISS);
+	for (rec.v = 0; rec.v <= 4096; rec.v++) {
+		rec.seq = 77;
+		hs_sim_series_add(sim, &rec, sizeof(rec));
+	}
+	T_EQ_U64(hs_sim_series(sim, &out, &size), 2049);
+	T_EQ_U64(size, sizeof(rec));
+	r = out;
+	T_EQ_U64(r[0].seq, 2);
+	T_EQ_U64(r[0].v, 0);
+	T_EQ_U64(r[1].v, 2);
+	T_EQ_U64(r[2047].v, 4094);
+	T_EQ_U64(r[2048].v, 4096);
+	hs_sim_series_add(sim, &rec, sizeof(rec));	/* v 4097: skipped */
+	rec.v++;
+	hs_sim_series_add(sim, &rec, sizeof(rec));	/* v 4098: kept */
+	T_EQ_U64(hs_sim_series(sim, &out, &size), 2050);
+	r = out;
+	T_EQ_U64(r[2049].v, 4098);
+	T_EQ_I64(hs_sim_step(sim, 2, fd, HS_NEVER), HS_STEP_MISS);
+	hs_sim_series_add(sim, &rec, sizeof(rec) - 1);
+	T_EQ_I64(hs_sim_step(sim, 3, fd, HS_NEVER), -EUCLEAN);
+	hs_sim_free(sim);
+}
+
+/*
  * Swap analogs: uppercase letters are anonymous.  capacity 1, "ABA": B evicts
  * A (pswpout 1), A evicts B (pswpout 2) and is a miss on an evicted anon key
  * (pswpin 1).  File keys never count: "abA" adds nothing to pswpin.
@@ -600,6 +656,7 @@ static const struct t_case cases[] = {
 	{ "protection", test_protection },
 	{ "hints-and-drops", test_hints_and_drops },
 	{ "pageout-modes", test_pageout_modes },
+	{ "series", test_series },
 	{ "swap-analogs", test_swap_analogs },
 	{ "contract-violations", test_contract_violations },
 	{ "admit", test_admit },
