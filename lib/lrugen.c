@@ -23,9 +23,6 @@
 #include "fileio.h"
 #include "hs.h"
 #include "lrugen.h"
-#include "sim.h"
-
-_Static_assert(HS_NR_GENS == HS_LRUGEN_MAX_GENS, "MAX_NR_GENS differs between sim.h and lrugen.h");
 
 #define MAX_FIELDS	16		/* most fields on one numeric line */
 #define LOAD_CHUNK	(64u * 1024)	/* first read buffer of hs_lrugen_load() */

@@ -67,8 +67,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct hs_gen_sample;
-
 #define HS_LRUGEN_ANON		0	/* LRU_GEN_ANON: index of anon in per-type arrays */
 #define HS_LRUGEN_FILE		1	/* LRU_GEN_FILE */
 #define HS_LRUGEN_NR_TYPES	2	/* ANON_AND_FILE */
@@ -76,6 +74,25 @@ struct hs_gen_sample;
 #define HS_LRUGEN_MAX_GENS	4	/* MAX_NR_GENS: generations lru_gen_full shows */
 #define HS_LRUGEN_GENS_LIMIT	64	/* most generations accepted per node (lru_gen) */
 #define HS_LRUGEN_WALK_MAX	8	/* most walker counters kept per line */
+
+/*
+ * One lruvec's generations at one moment, what a node of lru_gen shows: the
+ * row both sides of the comparison produce.  The simulated MGLRU reports one
+ * after every aging (its time series, lib/sim.h, flag HS_POLICY_GEN_SERIES);
+ * hs_lrugen_node_sample() makes one from a kernel snapshot; lib/store.c keeps
+ * them as run_generations.
+ */
+#define HS_NR_GENS		HS_LRUGEN_MAX_GENS	/* MAX_NR_GENS */
+
+struct hs_gen_sample {
+	uint64_t	seq;		/* accesses so far when the aging happened (first:
+					 * the driver stamps it, lib/sim.h) */
+	uint64_t	aging;		/* agings so far in the run (1 = the first) */
+	uint64_t	max_seq;	/* youngest generation */
+	uint64_t	min_seq[2];	/* oldest generation per type (anon, file) */
+	uint64_t	pages[HS_NR_GENS][2];	/* pages per generation, indexed by
+						 * seq % HS_NR_GENS, per type */
+};
 
 /* /sys/kernel/mm/lru_gen/enabled bits (enum lru_gen_caps) */
 #define HS_LRUGEN_CAP_CORE		0x1u	/* the multi-gen LRU is on */

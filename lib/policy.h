@@ -19,10 +19,11 @@
  *                           ->refault() if the key has a shadow entry (optional)
  *                           ->insert()
  *   PAGEOUT/COLD, resident  ->hint() (optional; NULL: PAGEOUT evicts, COLD is
- *                           ignored); unless the policy has a "pageout"
- *                           parameter, the driver's pageout mode may turn a
- *                           PAGEOUT eviction into a keep (lib/sim.h); if the
- *                           verdict is evict: ->remove(HS_REMOVE_HINT)
+ *                           ignored); unless the policy sets
+ *                           HS_POLICY_OWN_PAGEOUT, the driver's pageout mode
+ *                           may turn a PAGEOUT eviction into a keep
+ *                           (lib/sim.h); if the verdict is evict:
+ *                           ->remove(HS_REMOVE_HINT)
  *   DROP                    ->remove(HS_REMOVE_DROP), resident or not
  *
  * That is the kernel's order: the memcg charge, and so reclaim, happens before
@@ -61,6 +62,13 @@ enum hs_hint_verdict {
 #define HS_POLICY_NEEDS_FUTURE	0x1u	/* offline policy: hs_access.next_use is filled */
 #define HS_POLICY_ACCESSED_BIT	0x2u	/* ages on page-table accessed bits (MGLRU family):
 					 * a session that saw only faults misleads it */
+#define HS_POLICY_OWN_PAGEOUT	0x4u	/* decides PAGEOUT hints alone: the driver's
+					 * pageout mode never filters its verdict (the
+					 * kernel models, which follow their profile; they
+					 * offer the user a "pageout" parameter instead) */
+#define HS_POLICY_GEN_SERIES	0x8u	/* its time series (hs_sim_series_add()) is
+					 * struct hs_gen_sample of lib/lrugen.h: the
+					 * replay keeps it as run_generations */
 
 struct hs_policy_ops {
 	unsigned int		abi;		/* must be HS_POLICY_ABI */
@@ -113,7 +121,7 @@ struct hs_policy_ops {
 			   uint64_t distance);
 	/*
 	 * PAGEOUT or COLD on a resident folio (a->channel tells which).  A
-	 * policy without a "pageout" parameter leaves PAGEOUT to the driver's
+	 * policy without HS_POLICY_OWN_PAGEOUT leaves PAGEOUT to the driver's
 	 * mode: it answers HS_HINT_EVICT without changing its state, since the
 	 * driver may still keep the folio.
 	 */
@@ -126,6 +134,19 @@ struct hs_policy_ops {
 	/* Policy-specific end-of-run numbers: call hs_metrics_add() for each. */
 	void	(*report)(const struct hs_policy *p, struct hs_metrics *m);
 };
+
+/**
+ * hs_policy_has_pageout() - does the policy decide PAGEOUT hints itself?
+ * @ops: the policy
+ *
+ * Return: true when it sets HS_POLICY_OWN_PAGEOUT; the driver's pageout mode
+ * reaches only the policies for which this is false.  Parameter names play no
+ * part: a policy may call a parameter "pageout" and still get the driver's mode.
+ */
+static inline bool hs_policy_has_pageout(const struct hs_policy_ops *ops)
+{
+	return ops->flags & HS_POLICY_OWN_PAGEOUT;
+}
 
 const struct hs_policy_ops *hs_policy_find(const char *name);	/* NULL if unknown */
 size_t hs_policy_count(void);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "hs.h"
+#include "lrugen.h"
 #include "policy.h"
 #include "replay.h"
 #include "store.h"
@@ -372,20 +373,25 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 	}
 
 	for (j = 0; j < n && ret == 0; j++) {
-		const struct hs_gen_sample *g;
-		size_t ng;
+		const void *g;
+		size_t ng, size;
 
 		if (!jobs[j].sim || jobs[j].err)
 			continue;
 		hs_sim_finish(jobs[j].sim, &jobs[j].stats, &jobs[j].metrics);
-		ng = hs_sim_gen_samples(jobs[j].sim, &g);
-		if (ng) {
-			jobs[j].gens = malloc(ng * sizeof(*g));
+		ng = hs_sim_series(jobs[j].sim, &g, &size);
+		/* the only series the store keeps: generations, by the policy's word */
+		if (ng && (jobs[j].ops->flags & HS_POLICY_GEN_SERIES)) {
+			if (size != sizeof(*jobs[j].gens)) {
+				jobs[j].err = -EUCLEAN;
+				continue;
+			}
+			jobs[j].gens = malloc(ng * size);
 			if (!jobs[j].gens) {
 				jobs[j].err = -ENOMEM;
 				continue;
 			}
-			memcpy(jobs[j].gens, g, ng * sizeof(*g));
+			memcpy(jobs[j].gens, g, ng * size);
 			jobs[j].nr_gens = ng;
 		}
 	}

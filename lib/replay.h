@@ -17,6 +17,7 @@
 
 #include "sim.h"
 
+struct hs_gen_sample;
 struct hs_store;
 struct hs_param_set;
 struct hs_policy_ops;
@@ -30,8 +31,8 @@ struct hs_replay_job {
 	double			wall_s;		/* out: seconds spent stepping this run */
 	int			err;		/* out: 0, or why this run failed (-errno) */
 	struct hs_gen_sample	*gens;		/* out: generations over time (malloc'd, the
-						 * caller frees), NULL when the policy
-						 * reports none */
+						 * caller frees), NULL unless the policy
+						 * has HS_POLICY_GEN_SERIES and reported */
 	size_t			nr_gens;	/* out: entries in gens */
 	struct hs_sim		*sim;		/* private to lib/replay.c */
 };
@@ -42,8 +43,8 @@ struct hs_replay_opts {
 	size_t		batch_max;	/* passed to hs_sim_config (0: default) */
 	bool		override_channel; /* replace the channel of every access... */
 	int		channel;	/* ...by this one (HS_CH_FD or HS_CH_PT) */
-	int		pageout;	/* enum hs_pageout_mode for policies without a
-					 * "pageout" parameter (0: ignore-references) */
+	int		pageout;	/* enum hs_pageout_mode for policies without
+					 * HS_POLICY_OWN_PAGEOUT (0: ignore-references) */
 	uint64_t	recheck_window;	/* with HS_PAGEOUT_RECHECK (hs_sim_config) */
 	/* Called from the reading thread after each chunk; may be NULL. */
 	void		(*progress)(void *arg, uint64_t records_done, uint64_t records_total);

@@ -27,12 +27,13 @@
  * corrupting the statistics.  With cfg.paranoid, the policy's check() and the
  * driver's own count check run after every hook.
  *
- * PAGEOUT hints (POLICIES.md section 2b).  A policy with a "pageout"
- * parameter of its own (the kernel models, which follow their profile) has
- * the last word.  For every other policy the driver applies cfg.pageout to
- * the verdict: ignore-references (the default, Linux 6.10 and later) lets an
- * eviction through; ignore turns every PAGEOUT into a no-op; recheck keeps a
- * page whose last access is among the last cfg.recheck_window accesses, the
+ * PAGEOUT hints (POLICIES.md section 2b).  A policy that sets
+ * HS_POLICY_OWN_PAGEOUT (the kernel models, which follow their profile) has
+ * the last word; the flag is the contract, never a parameter's name.  For
+ * every other policy the driver applies cfg.pageout to the verdict:
+ * ignore-references (the default, Linux 6.10 and later) lets an eviction
+ * through; ignore turns every PAGEOUT into a no-op; recheck keeps a page
+ * whose last access is among the last cfg.recheck_window accesses, the
  * pre-6.10 kernel finding a young reference that a racing thread set between
  * the hint and reclaim.  In a serial replay nothing can touch a page between
  * the hint and its reclaim, so recheck with window 0 never keeps one.  The
@@ -73,10 +74,11 @@ struct hs_sim {
 	size_t			last_cap;	/* allocated entries in last */
 	int			broken;		/* a policy broke the contract: -EUCLEAN */
 	bool			driver_pageout;	/* cfg.pageout filters PAGEOUT verdicts */
-	struct hs_gen_sample	*gens;		/* generation samples kept */
-	size_t			nr_gens;	/* entries in gens */
-	uint64_t		gen_every;	/* keep one sample in gen_every */
-	uint64_t		gen_seen;	/* samples offered so far */
+	char			*series;	/* time-series records kept */
+	size_t			series_size;	/* bytes per record (0: none yet) */
+	size_t			nr_series;	/* records in series */
+	uint64_t		series_every;	/* keep one record in series_every */
+	uint64_t		series_seen;	/* records offered so far */
 };
 
 static inline struct hs_folio *folio_at(const struct hs_sim *sim, uint32_t id)
@@ -151,20 +153,6 @@ int hs_pageout_mode_parse(const char *name, enum hs_pageout_mode *out)
 			return 0;
 		}
 	return -EINVAL;
-}
-
-/**
- * hs_policy_has_pageout() - does the policy decide PAGEOUT hints itself?
- * @ops: the policy
- *
- * Return: true when its parameter table has a "pageout" entry.
- */
-bool hs_policy_has_pageout(const struct hs_policy_ops *ops)
-{
-	for (const struct hs_param *pr = ops->params; pr && pr->name; pr++)
-		if (!strcmp(pr->name, "pageout"))
-			return true;
-	return false;
 }
 
 /**
@@ -254,46 +242,65 @@ void hs_sim_free(struct hs_sim *sim)
 	free(sim->folios);
 	free(sim->victims);
 	free(sim->last);
-	free(sim->gens);
+	free(sim->series);
 	free(sim);
 }
 
 /**
- * hs_sim_gen_sample() - record the generations after an aging
+ * hs_sim_series_add() - record one point of the policy's time series
  * @sim: env->sim
- * @s: the sample (copied; its seq is set to the accesses replayed so far)
+ * @rec: the record (copied; its first uint64_t is set to the accesses so far)
+ * @size: bytes, the same at every call of the run
  *
- * Keeps every gen_every-th sample; when HS_GEN_SAMPLES_MAX are kept, drops
- * every other one and doubles gen_every.  An allocation failure loses the
- * sample, never the run.
+ * Keeps every series_every-th record; when HS_SERIES_MAX are kept, drops
+ * every other one and doubles series_every.  A bad size breaks the run; an
+ * allocation failure loses the record, never the run.
  */
-void hs_sim_gen_sample(struct hs_sim *sim, const struct hs_gen_sample *s)
+void hs_sim_series_add(struct hs_sim *sim, const void *rec, size_t size)
 {
-	if (sim->gen_every == 0)
-		sim->gen_every = 1;
-	if (sim->gen_seen++ % sim->gen_every)
+	char *slot;
+
+	if (size < sizeof(uint64_t) || size > HS_SERIES_REC_MAX ||
+	    (sim->series_size && size != sim->series_size)) {
+		sim->broken = -EUCLEAN;
 		return;
-	if (!sim->gens) {
-		sim->gens = malloc(HS_GEN_SAMPLES_MAX * sizeof(*sim->gens));
-		if (!sim->gens)
+	}
+	sim->series_size = size;
+	if (sim->series_every == 0)
+		sim->series_every = 1;
+	if (sim->series_seen++ % sim->series_every)
+		return;
+	if (!sim->series) {
+		sim->series = malloc(HS_SERIES_MAX * size);
+		if (!sim->series)
 			return;
 	}
-	if (sim->nr_gens == HS_GEN_SAMPLES_MAX) {
-		for (size_t i = 0; i < HS_GEN_SAMPLES_MAX / 2; i++)
-			sim->gens[i] = sim->gens[2 * i];
-		sim->nr_gens = HS_GEN_SAMPLES_MAX / 2;
-		sim->gen_every *= 2;
-		if ((sim->gen_seen - 1) % sim->gen_every)
+	if (sim->nr_series == HS_SERIES_MAX) {
+		for (size_t i = 0; i < HS_SERIES_MAX / 2; i++)
+			memcpy(sim->series + i * size, sim->series + 2 * i * size, size);
+		sim->nr_series = HS_SERIES_MAX / 2;
+		sim->series_every *= 2;
+		if ((sim->series_seen - 1) % sim->series_every)
 			return;
 	}
-	sim->gens[sim->nr_gens] = *s;
-	sim->gens[sim->nr_gens++].seq = sim->seq;	/* the driver knows the time */
+	slot = sim->series + sim->nr_series++ * size;
+	memcpy(slot, rec, size);
+	memcpy(slot, &sim->seq, sizeof(sim->seq));	/* the driver knows the time */
 }
 
-size_t hs_sim_gen_samples(const struct hs_sim *sim, const struct hs_gen_sample **out)
+/**
+ * hs_sim_series() - the records kept so far, oldest first
+ * @sim: the run
+ * @out: receives the first record
+ * @size: receives the size of one record (0 without any)
+ *
+ * Return: the number of records.
+ */
+size_t hs_sim_series(const struct hs_sim *sim, const void **out, size_t *size)
 {
-	*out = sim->gens;
-	return sim->nr_gens;
+	*out = sim->series;
+	*size = sim->nr_series ? sim->series_size : 0;
+	return sim->nr_series;
 }
 
 void hs_sim_protect(struct hs_sim *sim, struct hs_folio *f, enum hs_prot_kind kind)

@@ -155,35 +155,46 @@ struct hs_metrics {
 void hs_metrics_add(struct hs_metrics *m, const char *name, double value);
 
 /*
- * Generations over time (MGLRU-family policies): the policy reports the shape
- * of its lruvec after every aging, what /sys/kernel/debug/lru_gen would show.
- * The driver keeps at most HS_GEN_SAMPLES_MAX of them per run (then every
- * other one is thinned out and the interval doubles, so a long run keeps an
- * even spread).
+ * A time series per run: snapshots a policy takes of its own state, when it
+ * chooses, as records of one size it chooses (MGLRU: the shape of its lruvec
+ * after every aging, a struct hs_gen_sample of lib/lrugen.h, which policies
+ * with HS_POLICY_GEN_SERIES report and the store keeps as run_generations).
+ * The driver never reads a record's contents.  It stamps each with the time:
+ * a record begins with a uint64_t that the driver sets to the accesses so
+ * far.  It keeps at most HS_SERIES_MAX per run (then every other one is
+ * thinned out and the interval doubles, so a long run keeps an even spread).
  */
-#define HS_NR_GENS		4	/* MAX_NR_GENS */
-#define HS_GEN_SAMPLES_MAX	4096
+#define HS_SERIES_MAX		4096	/* records kept per run */
+#define HS_SERIES_REC_MAX	1024	/* bytes per record */
 
-struct hs_gen_sample {
-	uint64_t	seq;		/* accesses so far when the aging happened */
-	uint64_t	aging;		/* agings so far in the run (1 = the first) */
-	uint64_t	max_seq;	/* youngest generation */
-	uint64_t	min_seq[2];	/* oldest generation per type (anon, file) */
-	uint64_t	pages[HS_NR_GENS][2];	/* pages per generation, indexed by
-						 * seq % HS_NR_GENS, per type */
-};
+/**
+ * hs_sim_series_add() - record one point of the policy's time series
+ * @sim: env->sim
+ * @rec: the record (copied), beginning with a uint64_t the driver stamps
+ * @size: its size in bytes, the same at every call of a run
+ *
+ * A size below 8 or above HS_SERIES_REC_MAX, or other than the run's first,
+ * breaks the run (-EUCLEAN at the next step).  An allocation failure loses the
+ * record, never the run.
+ */
+void hs_sim_series_add(struct hs_sim *sim, const void *rec, size_t size);
 
-/* Record one sample (policies call it after each aging). */
-void hs_sim_gen_sample(struct hs_sim *sim, const struct hs_gen_sample *s);
-/* The samples kept so far, oldest first; valid until the next step or free. */
-size_t hs_sim_gen_samples(const struct hs_sim *sim, const struct hs_gen_sample **out);
+/**
+ * hs_sim_series() - the records kept so far, oldest first
+ * @sim: the run
+ * @out: receives the first record (valid until the next step or free)
+ * @size: receives the size of one record (0 when there are none)
+ *
+ * Return: the number of records.
+ */
+size_t hs_sim_series(const struct hs_sim *sim, const void **out, size_t *size);
 
 /*
  * What the driver does with a PAGEOUT hint on a resident page (POLICIES.md
- * section 2b), for policies that have no "pageout" parameter of their own:
+ * section 2b), for policies without HS_POLICY_OWN_PAGEOUT (lib/policy.h):
  * the policy's verdict (ops->hint(), or "evict" without one) is filtered by
- * the mode.  Policies with a "pageout" parameter (the kernel models) decide
- * alone.  Zero is the default.
+ * the mode.  Policies with the flag (the kernel models) decide alone.  Zero
+ * is the default.
  */
 enum hs_pageout_mode {
 	HS_PAGEOUT_IGNORE_REFS = 0,	/* evict every hinted resident page (Linux 6.10+) */
@@ -205,15 +216,6 @@ const char *hs_pageout_mode_name(enum hs_pageout_mode m);
  */
 int hs_pageout_mode_parse(const char *name, enum hs_pageout_mode *out);
 
-/**
- * hs_policy_has_pageout() - does the policy decide PAGEOUT hints itself?
- * @ops: the policy
- *
- * Return: true when it has a "pageout" parameter of its own; the driver's
- * pageout mode reaches only the policies for which this is false.
- */
-bool hs_policy_has_pageout(const struct hs_policy_ops *ops);
-
 struct hs_sim_config {
 	const struct hs_policy_ops *ops;	/* the policy */
 	const struct hs_param_set *params;	/* its parameters (NULL: defaults) */
@@ -225,7 +227,7 @@ struct hs_sim_config {
 	bool		override_channel;	/* replace the channel of every access... */
 	uint8_t		channel;		/* ...by this one (HS_CH_FD or HS_CH_PT) */
 	uint8_t		pageout;		/* enum hs_pageout_mode (0: ignore-references);
-						 * not for hs_policy_has_pageout() ones */
+						 * not for HS_POLICY_OWN_PAGEOUT ones */
 	uint64_t	recheck_window;		/* HS_PAGEOUT_RECHECK keeps a page whose last
 						 * access is among the last this many accesses
 						 * (0: none is, in a serial replay) */

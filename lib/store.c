@@ -38,6 +38,7 @@
 #include "hs.h"
 #include "keymap.h"
 #include "life.h"
+#include "lrugen.h"
 #include "store-int.h"
 
 #define BUSY_TIMEOUT_MS		10000		/* wait this long for another writer */

@@ -23,6 +23,7 @@
 
 #include "sim.h"
 
+struct hs_gen_sample;
 struct hs_store;
 
 #define HS_STORE_RDONLY		0x1u	/* open read-only (hsctl sql without --write) */

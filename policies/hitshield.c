@@ -34,12 +34,17 @@
  *                                   +-- else isolate, reclaim              |
  *                                              ^--- later, once more ------+
  *
- * This file holds R2, R3's bookkeeping and the statistics; mglru.c calls them
- * from folio_update_gen() and sort_folio() when the policy is hitshield with
- * a non-zero threshold, and clears the counter in lru_gen_add_folio() (R1,
- * a no-op for mglru, whose counter is always zero).  So with threshold=0 the
- * simulation runs exactly mglru's code and gives its results on every trace
- * (testdata/golden/hitshield-off-*.golden mirrors mglru-*.golden).
+ * This file holds R1, R2, R3's bookkeeping, the statistics and their
+ * invariants, and plugs them into the hook points mglru.c exposes (struct
+ * hs_mglru_hooks in mglru.h): R1 into lru_gen_add_folio(), R2 into
+ * folio_update_gen() (top or after its early return, per `hook`, and its
+ * isolated branch), R3 into sort_folio() (per `consume`), and the useful and
+ * wasted counts into the access and departure of a folio carrying S or a
+ * spent shield.  mglru.c knows nothing of HitShield; the dependency runs one
+ * way, as the patch sits on the kernel.  With threshold=0 no hook is plugged
+ * in, so the simulation runs exactly mglru's code and gives its results on
+ * every trace (testdata/golden/hitshield-off-*.golden mirrors
+ * mglru-*.golden).
  *
  * Knobs (POLICIES.md 2.3-2.5), defaults are the patch's:
  *   threshold   S is set on the Nth counted folio_update_gen() since the last
@@ -90,6 +95,9 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <stdlib.h>
+
 #include "hs.h"
 #include "mglru.h"
 #include "param.h"
@@ -108,100 +116,193 @@ static const struct hs_param hitshield_params[] = {
 	{ .name = NULL },
 };
 
-/* The number of resident shields changes by @delta: settle occupancy so far. */
-static void shields_change(struct hs_policy *p, int delta)
+enum hitshield_hook {
+	HS_HOOK_AFTER_FIRST_TOUCH, /* the patch's place: after folio_update_gen's returns */
+	HS_HOOK_TOP,		/* at the top of folio_update_gen() */
+};
+
+enum hitshield_consume {
+	HS_CONSUME_AFTER_PROTECTED,	/* the patch: sort_folio()'s last branch */
+	HS_CONSUME_BEFORE_PROTECTED,	/* before the tier-protection branch */
+};
+
+/* The patch's state on one lruvec (hs_policy.patch). */
+struct hitshield {
+	unsigned int	threshold;	/* S is set on this counted call; 0: off */
+	uint64_t	set;		/* shields set */
+	uint64_t	spent;		/* shields spent by R3 */
+	uint64_t	useful;		/* spent, then accessed before leaving */
+	uint64_t	wasted;		/* spent, then evicted untouched */
+	uint64_t	stale;		/* spent >= 4 agings after being set */
+	uint64_t	resident;	/* resident folios carrying a shield now */
+	uint64_t	occ_sum;	/* resident summed over accesses, up to occ_mark */
+	uint64_t	occ_mark;	/* the lruvec's accesses when resident last changed */
+};
+
+static inline struct hitshield *hs_of(const struct hs_policy *p)
 {
-	p->hs_occ_sum += p->hs_resident * (p->accesses - p->hs_occ_mark);
-	p->hs_occ_mark = p->accesses;
-	p->hs_resident += (uint64_t)(int64_t)delta;
+	return p->patch;
 }
 
-/**
- * hs_hitshield_count() - R2: one counted folio_update_gen() call
- * @p: the lruvec
- * @k: the folio (on a list or isolated)
- */
-void hs_hitshield_count(struct hs_policy *p, struct mglru_folio *k)
+/* The number of resident shields changes by @delta: settle occupancy so far. */
+static void shields_change(struct hs_policy *p, struct hitshield *h, int delta)
 {
+	h->occ_sum += h->resident * (p->accesses - h->occ_mark);
+	h->occ_mark = p->accesses;
+	h->resident += (uint64_t)(int64_t)delta;
+}
+
+/* R1 (hooks.add): every add clears the counter; a shield is kept. */
+static void hitshield_add(struct hs_policy *p, struct mglru_folio *k)
+{
+	(void)p;
+	if (!(k->more & MX_SHIELD))
+		k->stamp = 0;
+}
+
+/* R2 (hooks.update_gen*): one counted folio_update_gen() call, on a list or isolated. */
+static void hitshield_count(struct hs_policy *p, struct mglru_folio *k)
+{
+	struct hitshield *h = hs_of(p);
+
 	if (k->more & MX_SHIELD)
 		return;		/* frozen while the shield is up */
-	if (++k->stamp < p->hs_threshold)
+	if (++k->stamp < h->threshold)
 		return;
 	/* the carry out of c1 wraps the counter; stamp now dates the shield */
 	k->more |= MX_SHIELD;
 	k->stamp = (uint32_t)p->agings;
-	p->hs_set++;
-	shields_change(p, 1);
+	h->set++;
+	shields_change(p, h, 1);
 }
 
-/**
- * hs_hitshield_spend() - R3: spend the folio's shield, if it has one
- * @p: the lruvec
- * @f: the folio, in the oldest generation under sort_folio()
- * @k: its state
- *
- * The caller moves the folio (folio_inc_gen(), young end of min_seq + 1).
- *
- * Return: true if a shield was spent.
+/*
+ * R3 (hooks.sort_early or sort_last): spend the shield of a folio in the
+ * oldest generation under sort_folio().  The base moves it (folio_inc_gen(),
+ * young end of min_seq + 1) when this returns true.
  */
-bool hs_hitshield_spend(struct hs_policy *p, struct hs_folio *f, struct mglru_folio *k)
+static bool hitshield_spend(struct hs_policy *p, struct hs_folio *f, struct mglru_folio *k)
 {
+	struct hitshield *h = hs_of(p);
+
 	if (!(k->more & MX_SHIELD))
 		return false;
 	k->more &= (uint8_t)~MX_SHIELD;
-	shields_change(p, -1);
-	p->hs_spent++;
+	shields_change(p, h, -1);
+	h->spent++;
 	if ((uint32_t)p->agings - k->stamp >= MAX_NR_GENS)
-		p->hs_stale++;
+		h->stale++;
 	k->stamp = 0;		/* the counter runs again from 00 */
 	k->more |= MX_SPENT;
 	hs_sim_protect(p->env->sim, f, HS_PROT_SHIELD);
 	return true;
 }
 
-/**
- * hs_hitshield_useful() - an access to a folio whose shield was spent
- * @p: the lruvec
- * @k: the accessed folio (resident, MX_SPENT set)
- */
-void hs_hitshield_useful(struct hs_policy *p, struct mglru_folio *k)
+/* hooks.access: an access to a folio whose shield was spent. */
+static void hitshield_useful(struct hs_policy *p, struct mglru_folio *k)
 {
 	k->more &= (uint8_t)~MX_SPENT;
-	p->hs_useful++;
+	hs_of(p)->useful++;
 }
 
-/**
- * hs_hitshield_leave() - the folio leaves memory; its shield goes with it
- * @p: the lruvec
- * @k: the folio
- * @evicted: by reclaim or a hint (a spent shield was wasted), not a drop
+/*
+ * hooks.leave: the folio leaves memory and its shield goes with it; a spent
+ * shield was wasted if the folio was @evicted (reclaim or a hint), not dropped.
  */
-void hs_hitshield_leave(struct hs_policy *p, struct mglru_folio *k, bool evicted)
+static void hitshield_leave(struct hs_policy *p, struct mglru_folio *k, bool evicted)
 {
+	struct hitshield *h = hs_of(p);
+
 	if (k->more & MX_SHIELD)
-		shields_change(p, -1);
+		shields_change(p, h, -1);
 	if ((k->more & MX_SPENT) && evicted)
-		p->hs_wasted++;
+		h->wasted++;
 }
 
 static int hitshield_create(const struct hs_policy_env *env, const struct hs_param_set *ps,
 			    struct hs_policy **out)
 {
-	return hs_mglru_create(env, ps, true, out);
+	struct hs_mglru_hooks hooks = {
+		.add			= hitshield_add,
+		.update_gen_isolated	= hitshield_count,
+		.access			= hitshield_useful,
+		.leave			= hitshield_leave,
+	};
+	struct hitshield *h;
+	struct hs_policy *p;
+	int err;
+
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->threshold = (unsigned int)hs_param_u64(ps, "threshold");
+	if (hs_param_enum(ps, "hook") == HS_HOOK_TOP)
+		hooks.update_gen_top = hitshield_count;
+	else
+		hooks.update_gen = hitshield_count;
+	if (hs_param_enum(ps, "consume") == HS_CONSUME_BEFORE_PROTECTED)
+		hooks.sort_early = hitshield_spend;
+	else
+		hooks.sort_last = hitshield_spend;
+	/* threshold 0 turns the patch off: plain mglru, metrics all zero */
+	err = hs_mglru_create(env, ps, h->threshold ? &hooks : NULL, &p);
+	if (err) {
+		free(h);
+		return err;
+	}
+	p->patch = h;
+	*out = p;
+	return 0;
+}
+
+static void hitshield_destroy(struct hs_policy *p)
+{
+	if (!p)
+		return;
+	free(p->patch);
+	hs_mglru_destroy(p);
+}
+
+/*
+ * mglru's invariants, then the patch's: the resident shields are counted
+ * right, and a resident folio without one has a counter below the threshold.
+ */
+static int hitshield_check(const struct hs_policy *p)
+{
+	const struct hitshield *h = hs_of(p);
+	uint64_t shields = 0;
+	uint32_t i;
+	int err;
+
+	err = hs_mglru_check(p);
+	if (err)
+		return err;
+	for (i = 0; i < p->env->nr_keys; i++) {
+		const struct hs_folio *f = hs_env_folio(p->env, i);
+		const struct mglru_folio *k = mglru_cpriv(f);
+
+		if (!hs_folio_is_resident(f))
+			continue;
+		shields += mx(k, MX_SHIELD);
+		if (h->threshold && !(k->more & MX_SHIELD) && k->stamp >= h->threshold)
+			return -EUCLEAN;
+	}
+	return shields == h->resident ? 0 : -EUCLEAN;
 }
 
 static void hitshield_report(const struct hs_policy *p, struct hs_metrics *m)
 {
+	const struct hitshield *h = hs_of(p);
 	double denom = (double)p->accesses * (double)p->env->capacity;
-	double occ = (double)(p->hs_occ_sum + p->hs_resident * (p->accesses - p->hs_occ_mark));
+	double occ = (double)(h->occ_sum + h->resident * (p->accesses - h->occ_mark));
 
 	hs_mglru_report(p, m);
-	hs_metrics_add(m, "hitshield.shields_set", (double)p->hs_set);
-	hs_metrics_add(m, "hitshield.shields_spent", (double)p->hs_spent);
-	hs_metrics_add(m, "hitshield.spent_useful", (double)p->hs_useful);
-	hs_metrics_add(m, "hitshield.spent_wasted", (double)p->hs_wasted);
-	hs_metrics_add(m, "hitshield.stale", (double)p->hs_stale);
-	hs_metrics_add(m, "hitshield.shielded", (double)p->hs_resident);
+	hs_metrics_add(m, "hitshield.shields_set", (double)h->set);
+	hs_metrics_add(m, "hitshield.shields_spent", (double)h->spent);
+	hs_metrics_add(m, "hitshield.spent_useful", (double)h->useful);
+	hs_metrics_add(m, "hitshield.spent_wasted", (double)h->wasted);
+	hs_metrics_add(m, "hitshield.stale", (double)h->stale);
+	hs_metrics_add(m, "hitshield.shielded", (double)h->resident);
 	hs_metrics_add(m, "hitshield.occupancy", denom > 0 ? occ / denom : 0);
 }
 
@@ -211,16 +312,17 @@ const struct hs_policy_ops hs_policy_hitshield = {
 	.summary	= "MGLRU plus HitShield (2024): shield on the 4th aging hit",
 	.params		= hitshield_params,
 	.folio_priv	= sizeof(struct mglru_folio),
-	.flags		= HS_POLICY_ACCESSED_BIT,
+	.flags		= HS_POLICY_ACCESSED_BIT | HS_POLICY_OWN_PAGEOUT |
+			  HS_POLICY_GEN_SERIES,
 	.create		= hitshield_create,
-	.destroy	= hs_mglru_destroy,
+	.destroy	= hitshield_destroy,
 	.hit		= hs_mglru_hit,
 	.insert		= hs_mglru_insert,
 	.evict		= hs_mglru_evict,
 	.remove		= hs_mglru_remove,
 	.refault	= hs_mglru_refault,
 	.hint		= hs_mglru_hint,
-	.check		= hs_mglru_check,
+	.check		= hitshield_check,
 	.dump		= hs_mglru_dump,
 	.report		= hitshield_report,
 };

@@ -3,7 +3,8 @@
  * mglru: the Linux multi-gen LRU (mm/vmscan.c, mm/workingset.c,
  * include/linux/mm_inline.h) as a page-replacement policy, in three kernel
  * version profiles, for replaying recorded or generated access streams.  It
- * is also the base that hitshield.c patches.
+ * is also the base that hitshield.c patches, through the hook points of
+ * struct hs_mglru_hooks (mglru.h): this file calls no patch by name.
  */
 
 /*
@@ -175,9 +176,19 @@
  * aging is O(folios accessed since the last one); an eviction pass is
  * O(folios scanned).  check() is O(keys).
  *
- * Reporting.  Tier protection, promotion at eviction time (sort_folio's
- * promoted branch and the reference check) and HitShield's spent shields go
- * to hs_sim_protect() as HS_PROT_TIER, HS_PROT_PROMOTE and HS_PROT_SHIELD.
+ * Reporting.  Tier protection and promotion at eviction time (sort_folio's
+ * promoted branch and the reference check) go to hs_sim_protect() as
+ * HS_PROT_TIER and HS_PROT_PROMOTE; a patch reports its own (HitShield's
+ * spent shields: HS_PROT_SHIELD).
+ *
+ * Hook points (struct hs_mglru_hooks).  A patch on MGLRU changes a few places
+ * of the kernel code; the base calls a hook at each such place, and with every
+ * hook NULL (plain mglru) runs the unpatched kernel.  The places are
+ * lru_gen_add_folio(), folio_update_gen() (top, after its early return, and
+ * its isolated branch), two positions in sort_folio(), and every access and
+ * every departure of a folio carrying the patch's bits (MX_SHIELD, MX_SPENT),
+ * which are tested before the hook is called so that the common path pays a
+ * bit test.  The patch's own invariants, metrics and state are its business.
  */
 #include "config.h"
 
@@ -187,6 +198,7 @@
 #include <string.h>
 
 #include "hs.h"
+#include "lrugen.h"
 #include "mglru.h"
 #include "param.h"
 #include "policy.h"
@@ -340,7 +352,7 @@ static __hot_inline uint64_t folio_seq_p614(const struct hs_policy *p, const str
 	return HS_MAX(p->max_seq + 1 - g, p->min_seq[t]);
 }
 
-/* lru_gen_add_folio(reclaiming = false), and HitShield's R1. */
+/* lru_gen_add_folio(reclaiming = false), and a patch's add hook. */
 static __hot_inline void add_folio(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
 {
 	const struct hs_qctx q = hot_q(p);
@@ -378,8 +390,8 @@ static __hot_inline void add_folio(struct hs_policy *p, uint32_t id, struct mglr
 	set_gen(p, k, t, gen);
 	k->lgen = gen;
 	k->flags &= (uint8_t)~MF_ACTIVE;
-	if (!(k->more & MX_SHIELD))
-		k->stamp = 0;	/* R1: every add clears HitShield's counter */
+	if (p->hooks.add)
+		p->hooks.add(p, k);
 	hs_q_push_tail(&q, &p->folios[gen][t], id);
 }
 
@@ -472,8 +484,8 @@ static __hot_inline void update_gen(struct hs_policy *p, struct mglru_folio *k)
 	unsigned int gen = gen_from_seq(p->max_seq);
 	int t = folio_type(k);
 
-	if (p->hs_on && p->hs_hook == HS_HOOK_TOP)
-		hs_hitshield_count(p, k);
+	if (p->hooks.update_gen_top)
+		p->hooks.update_gen_top(p, k);
 	if (is_p614(p) && !fl(k, MF_REFERENCED) && !fl(k, MF_WORKINGSET)) {
 		/* the first young PTE is taken to be the fault's own */
 		k->flags |= MF_REFERENCED;
@@ -487,8 +499,8 @@ static __hot_inline void update_gen(struct hs_policy *p, struct mglru_folio *k)
 		set_gen(p, k, t, gen);
 		p->promotions++;
 	}
-	if (p->hs_on && p->hs_hook == HS_HOOK_AFTER_FIRST_TOUCH)
-		hs_hitshield_count(p, k);
+	if (p->hooks.update_gen)
+		p->hooks.update_gen(p, k);
 }
 
 /* reset_ctrl_pos(type, carryover = true): the PID's EWMA (NR_HIST_GENS = 1). */
@@ -549,7 +561,7 @@ static void inc_min_seq(struct hs_policy *p, int t)
 	p->min_seq[t]++;
 }
 
-/* The lruvec's shape after an aging, for run_generations (debugfs lru_gen). */
+/* The lruvec's shape after an aging: the run's time series (run_generations, debugfs lru_gen). */
 static void sample_gens(struct hs_policy *p)
 {
 	struct hs_gen_sample g = {
@@ -560,7 +572,7 @@ static void sample_gens(struct hs_policy *p)
 
 	_Static_assert(sizeof(g.pages) == sizeof(p->nr_pages), "pages by gen and type");
 	memcpy(g.pages, p->nr_pages, sizeof(g.pages));
-	hs_sim_gen_sample(p->env->sim, &g);
+	hs_sim_series_add(p->env->sim, &g, sizeof(g));
 }
 
 /* try_to_inc_max_seq(): walk the accessed bits, then inc_max_seq(). */
@@ -715,13 +727,17 @@ static int get_type_to_scan_p614(const struct hs_policy *p)
 
 /* ---- eviction ---- */
 
-/* R3 at its place in sort_folio(): spend the shield for a second chance. */
-static bool sort_shield(struct hs_policy *p, uint32_t id, struct hs_folio *f,
-			struct mglru_folio *k, int t)
+/*
+ * A patch's sort hook (@hook) at its place in sort_folio(): true, and the
+ * folio goes to the young end of min_seq + 1, for one more trip.
+ */
+static bool sort_patch(struct hs_policy *p, uint32_t id, struct hs_folio *f,
+		       struct mglru_folio *k, int t,
+		       bool (*hook)(struct hs_policy *, struct hs_folio *, struct mglru_folio *))
 {
 	unsigned int gen;
 
-	if (!hs_hitshield_spend(p, f, k))
+	if (!hook(p, f, k))
 		return false;
 	gen = inc_gen(p, k, t);	/* folio_inc_gen(reclaiming = true) */
 	move_entry(p, id, k, t, gen, YOUNG_END);
@@ -745,8 +761,8 @@ static __hot_inline bool sort_folio(struct hs_policy *p, uint32_t id, int t, int
 		return true;
 	}
 
-	if ((k->more & MX_SHIELD) && p->hs_consume == HS_CONSUME_BEFORE_PROTECTED &&
-	    sort_shield(p, id, f, k, t))
+	if ((k->more & MX_SHIELD) && p->hooks.sort_early &&
+	    sort_patch(p, id, f, k, t, p->hooks.sort_early))
 		return true;
 
 	/* no refs, PG_referenced or PG_workingset: tier 0 in every profile */
@@ -770,8 +786,8 @@ static __hot_inline bool sort_folio(struct hs_policy *p, uint32_t id, int t, int
 		return true;
 	}
 unprotected:
-	if ((k->more & MX_SHIELD) && p->hs_consume == HS_CONSUME_AFTER_PROTECTED &&
-	    sort_shield(p, id, f, k, t))
+	if ((k->more & MX_SHIELD) && p->hooks.sort_last &&
+	    sort_patch(p, id, f, k, t, p->hooks.sort_last))
 		return true;
 	return false;
 }
@@ -873,8 +889,8 @@ static void lookaround_update(struct hs_policy *p, uint32_t id, struct mglru_fol
 	k->flags &= (uint8_t)~MF_ABIT;
 	if (!k->gen) {
 		k->flags |= MF_REFERENCED;
-		if (walk && p->hs_on)
-			hs_hitshield_count(p, k);	/* runs on the isolated branch too */
+		if (walk && p->hooks.update_gen_isolated)
+			p->hooks.update_gen_isolated(p, k);	/* its isolated branch */
 		return;
 	}
 	if (walk) {
@@ -970,8 +986,8 @@ static __hot_inline bool reference_check(struct hs_policy *p, uint32_t id, struc
 	 * folio_set_referenced() marks the isolated folio itself, so
 	 * folio_check_references() sees PG_referenced and a young PTE: ACTIVATE.
 	 */
-	if (p->hs_on && (p->profile == MGLRU_P61 || p->kswapd))
-		hs_hitshield_count(p, k);
+	if (p->hooks.update_gen_isolated && (p->profile == MGLRU_P61 || p->kswapd))
+		p->hooks.update_gen_isolated(p, k);
 	k->flags |= MF_REFERENCED | MF_ACTIVE;
 	return true;
 }
@@ -1071,8 +1087,8 @@ static __hot_inline void evict_folio(struct hs_policy *p, uint32_t id, struct mg
 		else
 			k->more &= (uint8_t)~MX_TOKEN_WS;
 	}
-	if (unlikely(k->more & (MX_SHIELD | MX_SPENT)))
-		hs_hitshield_leave(p, k, true);
+	if (unlikely(k->more & (MX_SHIELD | MX_SPENT)) && p->hooks.leave)
+		p->hooks.leave(p, k, true);
 	end_life(k);
 	push_token(p, id, k);
 }
@@ -1300,21 +1316,21 @@ size_t hs_mglru_evict(struct hs_policy *p, struct hs_folio *incoming, const stru
 static int mglru_create(const struct hs_policy_env *env, const struct hs_param_set *ps,
 			struct hs_policy **out)
 {
-	return hs_mglru_create(env, ps, false, out);
+	return hs_mglru_create(env, ps, NULL, out);
 }
 
 /**
- * hs_mglru_create() - set up an lruvec for mglru or hitshield
+ * hs_mglru_create() - set up an lruvec for mglru or a patch on it
  * @env: the driver's description of the run
  * @ps: parameters
- * @hitshield: read the HitShield parameters too
- * @out: the new policy
+ * @hooks: the patch's hook points (copied), or NULL for plain mglru
+ * @out: the new policy (patch NULL, for the caller to set)
  *
  * Return: 0, -ENOMEM, or -EINVAL if the driver's record layout is not the
  * one lib/sim.c documents.
  */
 int hs_mglru_create(const struct hs_policy_env *env, const struct hs_param_set *ps,
-		    bool hitshield, struct hs_policy **out)
+		    const struct hs_mglru_hooks *hooks, struct hs_policy **out)
 {
 	uint64_t cap = env->capacity;
 	struct hs_policy *p;
@@ -1357,12 +1373,8 @@ int hs_mglru_create(const struct hs_policy_env *env, const struct hs_param_set *
 	p->kernel_loop = hs_param_enum(ps, "reclaim_loop") == 1;
 	shadows = hs_param_double(ps, "shadow_factor") * (double)cap;
 	p->ring_size = shadows >= (double)env->nr_keys ? env->nr_keys : (uint64_t)shadows;
-	if (hitshield) {
-		p->hs_threshold = (unsigned int)hs_param_u64(ps, "threshold");
-		p->hs_on = p->hs_threshold > 0;
-		p->hs_hook = (enum hitshield_hook)hs_param_enum(ps, "hook");
-		p->hs_consume = (enum hitshield_consume)hs_param_enum(ps, "consume");
-	}
+	if (hooks)
+		p->hooks = *hooks;
 
 	p->young_cap = (size_t)HS_MIN((uint64_t)env->nr_keys, cap > UINT32_MAX ? UINT32_MAX :
 				      2 * cap) + 1;
@@ -1396,13 +1408,13 @@ void hs_mglru_destroy(struct hs_policy *p)
 	free(p);
 }
 
-/* Common to every access: HitShield's bookkeeping and the recheck clock. */
+/* Common to every access: a patch's access hook and the recheck clock. */
 static inline void touch(struct hs_policy *p, struct hs_folio *f, struct mglru_folio *k,
 			 const struct hs_access *a)
 {
 	p->accesses++;
-	if (unlikely(k->more & MX_SPENT))
-		hs_hitshield_useful(p, k);
+	if (unlikely(k->more & MX_SPENT) && p->hooks.access)
+		p->hooks.access(p, k);
 	if (unlikely(p->last_access != NULL))
 		p->last_access[f->id] = (uint32_t)a->seq;
 	if (a->write)
@@ -1580,8 +1592,8 @@ void hs_mglru_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_rea
 			evict_folio(p, f->id, k, t);
 			return;
 		}
-		if (k->more & (MX_SHIELD | MX_SPENT))
-			hs_hitshield_leave(p, k, false);
+		if ((k->more & (MX_SHIELD | MX_SPENT)) && p->hooks.leave)
+			p->hooks.leave(p, k, false);
 		end_life(k);
 		return;
 	}
@@ -1612,7 +1624,7 @@ int hs_mglru_check(const struct hs_policy *p)
 {
 	const struct hs_policy_env *env = p->env;
 	uint64_t nr[MAX_NR_GENS][ANON_AND_FILE] = { { 0 } };
-	uint64_t on_lists = 0, resident = 0, tokens = 0, young = 0, shields = 0;
+	uint64_t on_lists = 0, resident = 0, tokens = 0, young = 0;
 	uint32_t id, i;
 	int g, t;
 
@@ -1663,6 +1675,7 @@ int hs_mglru_check(const struct hs_policy *p)
 
 		young += fl(k, MF_YOUNG);
 		if (!hs_folio_is_resident(f)) {
+			/* the leave hook has had its turn: no patch bit outlives a life */
 			if (k->gen || fl(k, MF_ABIT) || mx(k, MX_SHIELD) || mx(k, MX_SPENT) || fl(k, MF_ACTIVE))
 				return -EUCLEAN;
 			if (fl(k, MF_TOKEN) && k->link.prev >= p->ring_size)
@@ -1671,17 +1684,13 @@ int hs_mglru_check(const struct hs_policy *p)
 			continue;
 		}
 		resident++;
-		shields += mx(k, MX_SHIELD);
 		if (fl(k, MF_TOKEN) || !k->gen || fl(k, MF_ACTIVE) || (fl(k, MF_ABIT) && !fl(k, MF_YOUNG)))
 			return -EUCLEAN;
 		if (!gen_is_live(p, folio_type(k), k->gen - 1u))
 			return -EUCLEAN;	/* min_seq[t] <= seq <= max_seq */
-		if (p->hs_threshold && !(k->more & MX_SHIELD) && k->stamp >= p->hs_threshold)
-			return -EUCLEAN;
 		nr[k->gen - 1][folio_type(k)]++;
 	}
-	if (tokens || young != p->nr_young || resident != on_lists ||
-	    shields != p->hs_resident)
+	if (tokens || young != p->nr_young || resident != on_lists)
 		return -EUCLEAN;
 	for (g = 0; g < MAX_NR_GENS; g++)
 		for (t = 0; t < ANON_AND_FILE; t++)
@@ -1761,7 +1770,8 @@ const struct hs_policy_ops hs_policy_mglru = {
 	.summary	= "Linux multi-gen LRU: generations, tiers, PID (6.1/6.8/6.14)",
 	.params		= mglru_params,
 	.folio_priv	= sizeof(struct mglru_folio),
-	.flags		= HS_POLICY_ACCESSED_BIT,
+	.flags		= HS_POLICY_ACCESSED_BIT | HS_POLICY_OWN_PAGEOUT |
+			  HS_POLICY_GEN_SERIES,
 	.create		= mglru_create,
 	.destroy	= hs_mglru_destroy,
 	.hit		= hs_mglru_hit,

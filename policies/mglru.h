@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Internals shared by the mglru policy (policies/mglru.c) and its HitShield
- * delta (policies/hitshield.c): the per-folio state kept in the driver's
- * private area, the lruvec that one simulated memcg owns, the parameter table
- * both policies accept, and the few calls that cross between the two files.
- * Nothing here is a public interface; only the two ops tables are registered.
+ * The mglru policy's internals, for the patches that sit on it: the per-folio
+ * state kept in the driver's private area, the lruvec that one simulated memcg
+ * owns, the parameter table, the hooks shared by the ops tables, and the hook
+ * points a patch plugs into (struct hs_mglru_hooks).  The dependency runs one
+ * way, as the HitShield patch sits on the kernel's MGLRU: policies/hitshield.c
+ * fills the hook points and calls hs_mglru_create(); mglru.c knows no patch.
+ * Nothing here is a public interface; only the ops tables are registered.
  */
 #ifndef HS_MGLRU_H
 #define HS_MGLRU_H
@@ -49,16 +51,6 @@ enum mglru_reclaimer {
 	MGLRU_RECLAIMER_KSWAPD,	/* kswapd: look-around always has a walk context */
 };
 
-enum hitshield_hook {
-	HS_HOOK_AFTER_FIRST_TOUCH, /* the patch's place: after folio_update_gen's returns */
-	HS_HOOK_TOP,		/* at the top of folio_update_gen() */
-};
-
-enum hitshield_consume {
-	HS_CONSUME_AFTER_PROTECTED,	/* the patch: sort_folio()'s last branch */
-	HS_CONSUME_BEFORE_PROTECTED,	/* before the tier-protection branch */
-};
-
 /* struct mglru_folio .flags: the page flags MGLRU reads, and the simulator's own */
 #define MF_REFERENCED	0x01u	/* PG_referenced */
 #define MF_WORKINGSET	0x02u	/* PG_workingset */
@@ -75,8 +67,13 @@ enum hitshield_consume {
 #define MX_TOKEN_REFS	0x0cu	/* the token's max(refs - 1, 0) */
 #define MX_TOKEN_SHIFT	2
 #define MX_TOKEN_WS	0x10u	/* the token's workingset bit */
-#define MX_SHIELD	0x20u	/* HitShield S (PG_hitshield) */
-#define MX_SPENT	0x40u	/* a shield was spent, no access since */
+/*
+ * The patch's page flags (hitshield.c: PG_hitshield, and a shield spent with
+ * no access since).  mglru.c never sets them; it tests them only so that the
+ * common path skips the hooks that care (struct hs_mglru_hooks).
+ */
+#define MX_SHIELD	0x20u
+#define MX_SPENT	0x40u
 
 /**
  * struct mglru_folio - per-folio state (the driver's private area, 16 bytes)
@@ -91,9 +88,9 @@ struct mglru_folio {
 	struct hs_qlink	link;		/* resident: on folios[lgen][type]; evicted with a
 					 * shadow token: link.prev is its ring slot */
 	uint32_t	stamp;		/* evicted with a token: min_seq at eviction (the
-					 * token's seq, truncated); resident with a
-					 * shield: the aging count when it was set;
-					 * resident without: HitShield's counter (c1 c0) */
+					 * token's seq, truncated); resident: the patch's
+					 * (hitshield.c: its counter, or the aging count
+					 * when the shield was set) */
 	uint8_t		gen;		/* gen + 1; 0: not on a list */
 	uint8_t		lgen;		/* generation list the entry is on (gen != 0) */
 	uint8_t		flags;		/* MF_* */
@@ -140,6 +137,38 @@ struct mglru_ctrl_pos {
 	uint64_t	refaulted;	/* EWMA plus the current period */
 	uint64_t	total;		/* evicted plus protected, EWMA plus current */
 	unsigned int	gain;		/* weight of this side */
+};
+
+struct hs_policy;
+
+/**
+ * struct hs_mglru_hooks - where a patch plugs into the base
+ *
+ * Each hook sits where the kernel code a patch changes runs; NULL is the
+ * unpatched kernel (plain mglru has every hook NULL).  A patch keeps its state
+ * in hs_policy.patch, its per-folio bits in MX_SHIELD, MX_SPENT and, while
+ * the folio is resident, stamp.
+ */
+struct hs_mglru_hooks {
+	/* lru_gen_add_folio(): @k joins a generation list (insertion, put-back, activation) */
+	void	(*add)(struct hs_policy *p, struct mglru_folio *k);
+	/* folio_update_gen() on a folio on the lists: at its top */
+	void	(*update_gen_top)(struct hs_policy *p, struct mglru_folio *k);
+	/* ...or after its early return (p614's first young PTE only sets PG_referenced) */
+	void	(*update_gen)(struct hs_policy *p, struct mglru_folio *k);
+	/* folio_update_gen() reaching its isolated branch (look-around with an mm_walk) */
+	void	(*update_gen_isolated)(struct hs_policy *p, struct mglru_folio *k);
+	/*
+	 * sort_folio() on a folio carrying MX_SHIELD, before the tier-protection
+	 * branch or as its last branch: true sends the folio to min_seq + 1
+	 * (folio_inc_gen(reclaiming), young end) instead of isolating it.
+	 */
+	bool	(*sort_early)(struct hs_policy *p, struct hs_folio *f, struct mglru_folio *k);
+	bool	(*sort_last)(struct hs_policy *p, struct hs_folio *f, struct mglru_folio *k);
+	/* an access to a folio carrying MX_SPENT */
+	void	(*access)(struct hs_policy *p, struct mglru_folio *k);
+	/* a folio carrying MX_SHIELD or MX_SPENT leaves: @evicted (reclaim, hint) or dropped */
+	void	(*leave)(struct hs_policy *p, struct mglru_folio *k, bool evicted);
 };
 
 /**
@@ -192,11 +221,9 @@ struct hs_policy {
 	enum mglru_cold	cold;			/* COLD hint model */
 	bool		kernel_loop;		/* reclaim_loop=kernel (else section 1.9's) */
 
-	/* HitShield (hitshield.c); all zero for mglru */
-	bool		hs_on;			/* threshold > 0 */
-	unsigned int	hs_threshold;		/* the shield is set on this folio_update_gen */
-	enum hitshield_hook hs_hook;		/* where R2 counts */
-	enum hitshield_consume hs_consume;	/* where R3 spends */
+	/* a patch on the base (hitshield.c); all NULL for mglru */
+	struct hs_mglru_hooks hooks;		/* copied: one load per hook point */
+	void		*patch;			/* the patch's state; the patch frees it */
 
 	/* statistics */
 	uint64_t	agings;			/* inc_max_seq() calls */
@@ -211,15 +238,6 @@ struct hs_policy {
 	uint64_t	ws_activate[ANON_AND_FILE];	/* WORKINGSET_ACTIVATE_* */
 	uint64_t	ws_restore[ANON_AND_FILE];	/* WORKINGSET_RESTORE_* */
 	uint64_t	accesses;		/* hit() + insert() calls */
-	uint64_t	hs_set;			/* shields set */
-	uint64_t	hs_spent;		/* shields spent by R3 */
-	uint64_t	hs_useful;		/* spent, then accessed before leaving */
-	uint64_t	hs_wasted;		/* spent, then evicted untouched */
-	uint64_t	hs_stale;		/* spent >= 4 agings after being set */
-	uint64_t	hs_resident;		/* resident folios carrying a shield now */
-	uint64_t	hs_occ_sum;		/* hs_resident summed over accesses, up to
-						 * hs_occ_mark (hs_hitshield_resident()) */
-	uint64_t	hs_occ_mark;		/* accesses when hs_resident last changed */
 };
 
 static inline struct mglru_folio *mglru_priv(struct hs_folio *f)
@@ -233,8 +251,8 @@ static inline const struct mglru_folio *mglru_cpriv(const struct hs_folio *f)
 }
 
 /*
- * The parameters both policies accept.  hitshield.c appends its own; the
- * defaults are the kernel's (profile p68, the base of the HitShield patch).
+ * mglru's parameters; a patch appends its own (hitshield.c).  The defaults
+ * are the kernel's (profile p68, the base of the HitShield patch).
  */
 #define HS_MGLRU_PARAMS \
 	{ .name = "profile", .type = HS_PARAM_ENUM, .def = "p68", .choices = "p61|p68|p614", \
@@ -269,18 +287,18 @@ static inline const struct mglru_folio *mglru_cpriv(const struct hs_folio *f)
 	  .help = "spec: POLICIES.md 1.9 (priority drops on an empty pass); kernel: priority passes" }
 
 /**
- * hs_mglru_create() - set up an lruvec for mglru or hitshield
+ * hs_mglru_create() - set up an lruvec for mglru or a patch on it
  * @env: the driver's description of the run
- * @ps: parameters (HS_MGLRU_PARAMS, plus HitShield's when @hitshield)
- * @hitshield: read and apply the HitShield parameters
- * @out: the new policy
+ * @ps: parameters (HS_MGLRU_PARAMS, and a patch's own, which are not read)
+ * @hooks: the patch's hook points (copied), or NULL for plain mglru
+ * @out: the new policy; patch is NULL, for the caller to set
  *
  * Return: 0, -ENOMEM, or -EINVAL (a record layout other than lib/sim.c's).
  */
 int hs_mglru_create(const struct hs_policy_env *env, const struct hs_param_set *ps,
-		    bool hitshield, struct hs_policy **out);
+		    const struct hs_mglru_hooks *hooks, struct hs_policy **out);
 
-/* The hooks, shared by both ops tables (policy.h documents them). */
+/* The ops hooks, shared by the ops tables (policy.h documents them). */
 void hs_mglru_destroy(struct hs_policy *p);
 void hs_mglru_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a);
 void hs_mglru_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a);
@@ -294,11 +312,5 @@ enum hs_hint_verdict hs_mglru_hint(struct hs_policy *p, struct hs_folio *f,
 int hs_mglru_check(const struct hs_policy *p);
 void hs_mglru_dump(const struct hs_policy *p, FILE *fp);
 void hs_mglru_report(const struct hs_policy *p, struct hs_metrics *m);
-
-/* HitShield's rules, called by mglru.c only when p->hs_on (hitshield.c). */
-void hs_hitshield_count(struct hs_policy *p, struct mglru_folio *k);
-bool hs_hitshield_spend(struct hs_policy *p, struct hs_folio *f, struct mglru_folio *k);
-void hs_hitshield_useful(struct hs_policy *p, struct mglru_folio *k);
-void hs_hitshield_leave(struct hs_policy *p, struct mglru_folio *k, bool evicted);
 
 #endif /* HS_MGLRU_H */

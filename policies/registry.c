@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The policy registry: one line per policy, sorted by name.  Every list shown
- * to users (`hsctl policy list`, --policy all, error messages) iterates this
- * table; the table also keeps every ops struct alive in a static link.
+ * The policy registry.  Every list shown to users (`hsctl policy list`,
+ * --policy all, error messages) iterates this table, in the order of
+ * POLICY_MODULES in Makefile.am, the one list of policies: the build turns it
+ * into policies/registry-gen.h, one HS_POLICY(name) line per module, which is
+ * read twice here, once to declare each hs_policy_<name> and once to fill the
+ * table.  Referencing every ops struct also keeps it in a static link, and a
+ * listed module that does not define its symbol fails the link.
  */
 #include "config.h"
 
@@ -11,28 +15,14 @@
 #include "hs.h"
 #include "policy.h"
 
-extern const struct hs_policy_ops hs_policy_arc, hs_policy_car, hs_policy_cart,
-	hs_policy_clock, hs_policy_fifo, hs_policy_lirs, hs_policy_lrfu, hs_policy_lru,
-	hs_policy_opt, hs_policy_two_q;
-extern const struct hs_policy_ops hs_policy_clock_pro;
-extern const struct hs_policy_ops hs_policy_hitshield, hs_policy_mglru;
-extern const struct hs_policy_ops hs_policy_linux_2q;
+#define HS_POLICY(name)	extern const struct hs_policy_ops hs_policy_##name;
+#include "policies/registry-gen.h"
+#undef HS_POLICY
 
 static const struct hs_policy_ops *const policies[] = {
-	&hs_policy_arc,
-	&hs_policy_car,
-	&hs_policy_cart,
-	&hs_policy_clock,
-	&hs_policy_clock_pro,
-	&hs_policy_fifo,
-	&hs_policy_hitshield,
-	&hs_policy_linux_2q,
-	&hs_policy_lirs,
-	&hs_policy_lrfu,
-	&hs_policy_lru,
-	&hs_policy_mglru,
-	&hs_policy_opt,
-	&hs_policy_two_q,
+#define HS_POLICY(name)	&hs_policy_##name,
+#include "policies/registry-gen.h"
+#undef HS_POLICY
 };
 
 /**

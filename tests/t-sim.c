@@ -340,7 +340,10 @@ static void test_hints_and_drops(void)
 	T_EQ_U64(st.cold_misses, 2);
 }
 
-/* A policy with a "pageout" parameter of its own: the driver's mode skips it. */
+/*
+ * A "pageout" parameter for the test doubles.  Only HS_POLICY_OWN_PAGEOUT
+ * makes the driver's mode skip a policy; the parameter's name does not.
+ */
 static const struct hs_param own_pageout_params[] = {
 	{ .name = "pageout", .type = HS_PARAM_ENUM, .def = "evict", .choices = "evict|keep",
 	  .help = "test double" },
@@ -398,8 +401,12 @@ static void feed(struct hs_sim *sim, const char *keys, const char *meta, const c
  * recheck, window 0: a miss (seq 0, now 1); PAGEOUT a: 1 - 0 = 1 > 0 ->
  * evict.  In a serial replay window 0 keeps nothing.
  *
- * A policy with its own "pageout" parameter: the driver's ignore does not
- * reach it, so the hookless default (evict) stands.
+ * A policy with HS_POLICY_OWN_PAGEOUT (and a "pageout" parameter): the
+ * driver's ignore does not reach it, so the hookless default (evict) stands.
+ *
+ * A policy with a parameter named "pageout" but without the flag gets the
+ * driver's mode like any other: ignore keeps a (miss, PAGEOUT a: 0 victims,
+ * no hint eviction, a still resident).
  */
 static void test_pageout_modes(void)
 {
@@ -407,15 +414,18 @@ static void test_pageout_modes(void)
 		.ops = &mock_ops, .capacity = 4, .nr_keys = 26, .paranoid = true,
 		.record_victims = true,
 	};
-	struct hs_policy_ops own = mock_ops;
+	struct hs_policy_ops own = mock_ops, named = mock_ops;
 	enum hs_pageout_mode m = HS_PAGEOUT_NR;
 	struct hs_sim_stats st;
 	struct hs_sim *sim;
 
 	mode = MOCK_OK;
 	own.params = own_pageout_params;
+	own.flags |= HS_POLICY_OWN_PAGEOUT;
+	named.params = own_pageout_params;
 	T_ASSERT(!hs_policy_has_pageout(&mock_ops));
 	T_ASSERT(hs_policy_has_pageout(&own));
+	T_ASSERT(!hs_policy_has_pageout(&named));
 	T_EQ_STR(hs_pageout_mode_name(HS_PAGEOUT_IGNORE_REFS), "ignore-references");
 	T_EQ_STR(hs_pageout_mode_name(HS_PAGEOUT_RECHECK), "recheck");
 	T_EQ_STR(hs_pageout_mode_name(HS_PAGEOUT_IGNORE), "ignore");
@@ -481,6 +491,75 @@ static void test_pageout_modes(void)
 	hs_sim_finish(sim, &st, NULL);
 	hs_sim_free(sim);
 	T_EQ_U64(st.hint_evictions, 1);
+
+	cfg.ops = &named;
+	cfg.pageout = HS_PAGEOUT_IGNORE;
+	if (hs_sim_new(&cfg, &sim)) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	feed(sim, "aa", "fp", "mo", ".0", __LINE__);
+	hs_sim_finish(sim, &st, NULL);
+	T_EQ_U64(hs_sim_used(sim), 1);
+	hs_sim_free(sim);
+	T_EQ_U64(st.hints, 1);
+	T_EQ_U64(st.hint_evictions, 0);
+}
+
+/*
+ * The driver's time series keeps opaque records, stamped with the accesses so
+ * far.  After 2 accesses, 4097 records (v = 0..4096): the 4097th finds 4096
+ * kept, thins them to 2048 (v = 0, 2, .., 4094), keeps one in 2 from then on
+ * and is itself kept: 2049 records, the last v = 4096.  The 4098th is skipped
+ * (one in 2), the 4099th kept (v = 4098): 2050.  A record of another size
+ * breaks the run.
+ */
+struct series_rec {
+	uint64_t	seq;		/* the driver's */
+	uint64_t	v;
+};
+
+static void test_series(void)
+{
+	struct hs_sim_config cfg = { .ops = &mock_ops, .capacity = 4, .nr_keys = 4 };
+	uint8_t fd = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+	const struct series_rec *r;
+	struct series_rec rec;
+	const void *out;
+	struct hs_sim *sim;
+	size_t size = 99;
+
+	mode = MOCK_OK;
+	if (hs_sim_new(&cfg, &sim)) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	T_EQ_U64(hs_sim_series(sim, &out, &size), 0);
+	T_EQ_U64(size, 0);
+	T_EQ_I64(hs_sim_step(sim, 0, fd, HS_NEVER), HS_STEP_MISS);
+	T_EQ_I64(hs_sim_step(sim, 1, fd, HS_NEVER), HS_STEP_MISS);
+	for (rec.v = 0; rec.v <= 4096; rec.v++) {
+		rec.seq = 77;
+		hs_sim_series_add(sim, &rec, sizeof(rec));
+	}
+	T_EQ_U64(hs_sim_series(sim, &out, &size), 2049);
+	T_EQ_U64(size, sizeof(rec));
+	r = out;
+	T_EQ_U64(r[0].seq, 2);
+	T_EQ_U64(r[0].v, 0);
+	T_EQ_U64(r[1].v, 2);
+	T_EQ_U64(r[2047].v, 4094);
+	T_EQ_U64(r[2048].v, 4096);
+	hs_sim_series_add(sim, &rec, sizeof(rec));	/* v 4097: skipped */
+	rec.v++;
+	hs_sim_series_add(sim, &rec, sizeof(rec));	/* v 4098: kept */
+	T_EQ_U64(hs_sim_series(sim, &out, &size), 2050);
+	r = out;
+	T_EQ_U64(r[2049].v, 4098);
+	T_EQ_I64(hs_sim_step(sim, 2, fd, HS_NEVER), HS_STEP_MISS);
+	hs_sim_series_add(sim, &rec, sizeof(rec) - 1);
+	T_EQ_I64(hs_sim_step(sim, 3, fd, HS_NEVER), -EUCLEAN);
+	hs_sim_free(sim);
 }
 
 /*
@@ -577,6 +656,7 @@ static const struct t_case cases[] = {
 	{ "protection", test_protection },
 	{ "hints-and-drops", test_hints_and_drops },
 	{ "pageout-modes", test_pageout_modes },
+	{ "series", test_series },
 	{ "swap-analogs", test_swap_analogs },
 	{ "contract-violations", test_contract_violations },
 	{ "admit", test_admit },

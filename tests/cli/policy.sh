@@ -2,14 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # hsctl policy list / describe: the list holds exactly the policies of the
-# registry (names read from policies/registry.c and each ops table's .name in
-# the source, not from hsctl), in every format; describe shows a policy's
-# parameters; an unknown policy exits 64 naming every valid one.
+# registry (names read from POLICY_MODULES in Makefile.am, the list the
+# registry is built from, and each ops table's .name in the source, not from
+# hsctl), in every format; describe shows a policy's parameters; an unknown
+# policy exits 64 naming every valid one.
 . "$TESTS_SRCDIR/cli/setup.sh"
 
-# Registry entries "&hs_policy_<var>," in table order, then each var's .name.
-VARS=$(sed -n 's/^[[:space:]]*&hs_policy_\([a-z0-9_]*\),*$/\1/p' "$SRCDIR/policies/registry.c")
-[ -n "$VARS" ] || fail "no policies found in $SRCDIR/policies/registry.c"
+# POLICY_MODULES lines "policies/<file>.c" in list order (var = file, - as _), then each
+# var's .name.
+VARS=$(sed -n '/^POLICY_MODULES[[:space:]]*=/,/[^\\]$/ s|^.*policies/\([a-z0-9_-]*\)\.c.*$|\1|p' \
+	"$SRCDIR/Makefile.am" | tr - _)
+[ -n "$VARS" ] || fail "no policies found in POLICY_MODULES of $SRCDIR/Makefile.am"
 NAMES=
 for v in $VARS; do
 	n=$(awk -v def="hs_policy_ops hs_policy_$v = " '
