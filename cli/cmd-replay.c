@@ -25,6 +25,7 @@
 
 #include "cmd.h"
 #include "hs.h"
+#include "json.h"
 #include "param.h"
 #include "parse.h"
 #include "policy.h"
@@ -72,7 +73,7 @@ struct args {
 struct plan {
 	const struct hs_policy_ops *ops;
 	struct hs_param_set	*ps;		/* owned */
-	char			params_json[1024];
+	char			*params_json;	/* owned: ps and the driver's pageout, as JSON */
 	char			label[96];	/* "lrfu(lambda=0.1)" */
 	uint64_t		capacity;
 };
@@ -322,34 +323,58 @@ static void make_label(struct plan *p, const struct param_arg *const *set, const
 		snprintf(p->label + off, sizeof(p->label) - off, ")");
 }
 
-/*
- * A driver pageout mode other than the default, when it reaches the policy,
- * joins the run's params ("pageout", and "recheck_window" for recheck) and
- * its label.  Both end in '}' or ')' (or have no parentheses yet).
- */
-static void add_pageout(struct plan *p, const struct args *a)
+/* Does the driver's pageout mode reach this run (and so join its params)? */
+static bool pageout_applies(const struct plan *p, const struct args *a)
 {
-	size_t len = strlen(p->params_json), ll = strlen(p->label);
-	char kv[96], lab[96];
+	return a->pageout > HS_PAGEOUT_IGNORE_REFS && !hs_policy_has_pageout(p->ops);
+}
+
+/*
+ * The run's params: its policy's typed parameters, and, when a driver
+ * pageout mode other than the default reaches the policy, "pageout" (and
+ * "recheck_window" for recheck), so that stored runs of different modes
+ * stay apart.
+ */
+static int make_params_json(struct plan *p, const struct args *a)
+{
+	struct hs_json j;
+	int err;
+
+	err = hs_json_init_mem(&j, 0);
+	if (err)
+		return err;
+	hs_json_object(&j);
+	hs_param_set_json_members(p->ps, &j);
+	if (pageout_applies(p, a)) {
+		hs_json_key(&j, "pageout");
+		hs_json_str(&j, hs_pageout_mode_name((enum hs_pageout_mode)a->pageout));
+		if (a->pageout == HS_PAGEOUT_RECHECK) {
+			hs_json_key(&j, "recheck_window");
+			hs_json_uint(&j, a->recheck_window);
+		}
+	}
+	hs_json_end(&j);
+	return hs_json_take(&j, &p->params_json);
+}
+
+/*
+ * The same pageout mode joins the run's label, after the parameters given
+ * on the command line (the label ends in ')' or has no parentheses yet).
+ */
+static void add_pageout_label(struct plan *p, const struct args *a)
+{
+	size_t ll = strlen(p->label);
+	char lab[96];
 	bool more;
 
-	if (a->pageout <= HS_PAGEOUT_IGNORE_REFS || hs_policy_has_pageout(p->ops))
+	if (!pageout_applies(p, a))
 		return;
-	if (a->pageout == HS_PAGEOUT_RECHECK) {
-		snprintf(kv, sizeof(kv), "\"pageout\":\"recheck\",\"recheck_window\":%" PRIu64,
-			 a->recheck_window);
+	if (a->pageout == HS_PAGEOUT_RECHECK)
 		snprintf(lab, sizeof(lab), "pageout=recheck,recheck_window=%" PRIu64,
 			 a->recheck_window);
-	} else {
-		snprintf(kv, sizeof(kv), "\"pageout\":\"%s\"",
-			 hs_pageout_mode_name((enum hs_pageout_mode)a->pageout));
+	else
 		snprintf(lab, sizeof(lab), "pageout=%s",
 			 hs_pageout_mode_name((enum hs_pageout_mode)a->pageout));
-	}
-	if (len >= 2 && p->params_json[len - 1] == '}' &&
-	    len + strlen(kv) + 2 <= sizeof(p->params_json))
-		snprintf(p->params_json + len - 1, sizeof(p->params_json) - (len - 1), "%s%s}",
-			 len > 2 ? "," : "", kv);
 	more = ll && p->label[ll - 1] == ')';
 	if (more)
 		ll--;
@@ -410,9 +435,7 @@ static int plan_policy(const struct hs_policy_ops *ops, const struct args *a,
 			p->ops = ops;
 			p->capacity = sizes[s];
 			make_label(p, mine, pick, nr_mine);
-			if (hs_param_set_json(ps, p->params_json, sizeof(p->params_json)) < 0)
-				snprintf(p->params_json, sizeof(p->params_json), "{}");
-			add_pageout(p, a);
+			add_pageout_label(p, a);
 			/* Each plan owns a set; the first size keeps ps, others copy it. */
 			if (s == 0) {
 				p->ps = ps;
@@ -426,6 +449,10 @@ static int plan_policy(const struct hs_policy_ops *ops, const struct args *a,
 					hs_err("%s: cannot copy parameters", ops->name);
 					return HS_EXIT_FAILURE;
 				}
+			}
+			if (make_params_json(p, a)) {
+				hs_err("out of memory");
+				return HS_EXIT_FAILURE;
 			}
 		}
 		/* Next combination (odometer over the value lists). */
@@ -570,61 +597,59 @@ static int print_table(const struct plan *plans, const struct hs_replay_job *job
 static int json_extras(struct hs_out *o, const struct hs_replay_job *job)
 {
 	const struct hs_sim_stats *s = &job->stats;
-	char *buf = NULL;
-	size_t len = 0, n;
-	FILE *fp;
-	int k;
+	struct hs_json j;
+	char *text = NULL;
+	int k, err;
 
 	for (int part = 0; part < 3; part++) {
-		fp = open_memstream(&buf, &len);
-		if (!fp)
-			return -ENOMEM;
-		n = 0;
+		err = hs_json_init_mem(&j, 0);
+		if (err)
+			return err;
 		if (part == 0) {
-			fputc('{', fp);
+			hs_json_object(&j);
 			for (k = 0; k < HS_PROT_NR; k++) {
 				const struct hs_prot_stats *p = &s->prot_kind[k];
 
 				if (!p->total)
 					continue;
-				fprintf(fp, "%s\"%s\":{\"total\":%" PRIu64 ",\"useful\":%" PRIu64
-					",\"wasted\":%" PRIu64 "}", n++ ? "," : "",
-					hs_prot_kind_name((enum hs_prot_kind)k), p->total, p->useful,
-					p->wasted);
+				hs_json_key(&j, hs_prot_kind_name((enum hs_prot_kind)k));
+				hs_json_object(&j);
+				hs_json_key(&j, "total");
+				hs_json_uint(&j, p->total);
+				hs_json_key(&j, "useful");
+				hs_json_uint(&j, p->useful);
+				hs_json_key(&j, "wasted");
+				hs_json_uint(&j, p->wasted);
+				hs_json_end(&j);
 			}
-			fputc('}', fp);
 		} else if (part == 1) {
-			fputc('[', fp);
+			hs_json_array(&j);
 			for (k = 0; k < HS_HIST_BUCKETS; k++) {
-				uint64_t lo = k ? 1ull << (k - 1) : 0, hi = 1ull << k;
-
 				if (!s->refault_hist[k])
 					continue;
-				fprintf(fp, "%s{\"lo\":%" PRIu64 ",\"hi\":%" PRIu64 ",\"count\":%"
-					PRIu64 "}", n++ ? "," : "", lo, hi, s->refault_hist[k]);
+				hs_json_object(&j);
+				hs_json_key(&j, "lo");
+				hs_json_uint(&j, k ? 1ull << (k - 1) : 0);
+				hs_json_key(&j, "hi");
+				hs_json_uint(&j, 1ull << k);
+				hs_json_key(&j, "count");
+				hs_json_uint(&j, s->refault_hist[k]);
+				hs_json_end(&j);
 			}
-			fputc(']', fp);
 		} else {
-			fputc('{', fp);
+			hs_json_object(&j);
 			for (size_t m = 0; m < job->metrics.n; m++) {
-				double v = job->metrics.m[m].value;
-
-				fprintf(fp, "%s", n++ ? "," : "");
-				hs_json_string(fp, job->metrics.m[m].name);
-				if (isfinite(v))
-					fprintf(fp, ":%.17g", v);
-				else
-					fprintf(fp, ":null");
+				hs_json_key(&j, job->metrics.m[m].name);
+				hs_json_real(&j, job->metrics.m[m].value);
 			}
-			fputc('}', fp);
 		}
-		if (fclose(fp)) {
-			free(buf);
-			return -ENOMEM;
-		}
-		hs_out_json(o, buf);
-		free(buf);
-		buf = NULL;
+		hs_json_end(&j);
+		err = hs_json_take(&j, &text);
+		if (err)
+			return err;
+		hs_out_json(o, text);
+		free(text);
+		text = NULL;
 	}
 	return 0;
 }
@@ -864,6 +889,7 @@ static int run(int argc, char **argv)
 out:
 	for (i = 0; i < nr; i++) {
 		hs_param_set_free(plans[i].ps);
+		free(plans[i].params_json);
 		if (jobs)
 			free(jobs[i].gens);
 	}

@@ -19,6 +19,7 @@
 
 #include "cmd.h"
 #include "hs.h"
+#include "json.h"
 #include "output.h"
 #include "store.h"
 
@@ -78,24 +79,12 @@ static const struct argp argp = {
 	       "database, 66 no database file.",
 };
 
-/* The shortest text that reads back as v, as a JSON number (null if not finite). */
+/* v as a JSON number, as lib/json.c writes reals (null if not finite). */
 static void json_number(FILE *fp, double v)
 {
 	char buf[40];
-	int prec;
 
-	if (!isfinite(v)) {
-		fputs("null", fp);
-		return;
-	}
-	for (prec = 1; prec < 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	if (prec == 17)
-		snprintf(buf, sizeof(buf), "%.17g", v);
-	fputs(buf, fp);
+	fputs(hs_json_format_real(v, buf, sizeof(buf)), fp);
 }
 
 /* One cell of a table record: control characters would break the line. */
@@ -143,7 +132,7 @@ static int print_record_json(const struct hs_sql_row *row)
 	fputs("{", stdout);
 	for (i = 0; i < row->ncols; i++) {
 		fputs(i ? ",\n  " : "\n  ", stdout);
-		hs_json_string(stdout, row->names[i]);
+		hs_json_quote(stdout, row->names[i]);
 		fputs(": ", stdout);
 		switch (row->types[i]) {
 		case HS_SQL_NULL:
@@ -156,7 +145,7 @@ static int print_record_json(const struct hs_sql_row *row)
 			json_number(stdout, row->reals[i]);
 			break;
 		default:
-			hs_json_string(stdout, row->texts[i]);
+			hs_json_quote(stdout, row->texts[i]);
 			break;
 		}
 	}

@@ -20,6 +20,7 @@
 
 #include "cmd.h"
 #include "hs.h"
+#include "json.h"
 #include "output.h"
 #include "policy.h"
 #include "store.h"
@@ -430,9 +431,9 @@ int hs_cli_print_session(struct hs_store *st, int64_t id)
 		printf("{\"session\": %" PRId64 ", \"accesses\": %" PRIu64
 		       ", \"distinct_keys\": %" PRIu64 ", \"name\": ", si.id, si.accesses,
 		       si.distinct_keys);
-		hs_json_string(stdout, si.name);
+		hs_json_quote(stdout, si.name);
 		printf(", \"unit\": ");
-		hs_json_string(stdout, si.unit);
+		hs_json_quote(stdout, si.unit);
 		printf("}\n");
 		return HS_EXIT_OK;
 	case HS_FMT_CSV:
