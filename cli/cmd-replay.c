@@ -520,28 +520,13 @@ static void show_progress(void *arg, uint64_t done, uint64_t total)
 		rate / 1e6, rate > 0 ? (double)(total - done) / rate : 0.0);
 }
 
-static double opt_gap(const struct plan *plans, const struct hs_replay_job *jobs, size_t nr,
-		      size_t i)
-{
-	for (size_t k = 0; k < nr; k++) {
-		if (jobs[k].err || strcmp(plans[k].ops->name, "opt") ||
-		    plans[k].capacity != plans[i].capacity ||
-		    strstr(plans[k].params_json, "\"bypass\":true"))
-			continue;
-		if (jobs[k].stats.misses == 0)
-			return jobs[i].stats.misses == 0 ? 1.0 : NAN;
-		return (double)jobs[i].stats.misses / (double)jobs[k].stats.misses;
-	}
-	return NAN;
-}
-
 static double ratio(uint64_t a, uint64_t b)
 {
 	return b ? (double)a / (double)b : NAN;
 }
 
 static int print_table(const struct plan *plans, const struct hs_replay_job *jobs, size_t nr,
-		       const struct hs_session_info *info)
+		       const double *gaps, const struct hs_session_info *info)
 {
 	struct hs_out *o;
 	int ret;
@@ -559,7 +544,6 @@ static int print_table(const struct plan *plans, const struct hs_replay_job *job
 	hs_out_column(o, "vs-opt", HS_COL_REAL, "%.3f");
 	for (size_t i = 0; i < nr; i++) {
 		const struct hs_sim_stats *s = &jobs[i].stats;
-		double gap;
 
 		if (jobs[i].err)
 			continue;
@@ -574,11 +558,10 @@ static int print_table(const struct plan *plans, const struct hs_replay_job *job
 			hs_out_real(o, 100.0 * ratio(s->prot.useful, s->prot.useful + s->prot.wasted));
 		else
 			hs_out_null(o);
-		gap = opt_gap(plans, jobs, nr, i);
-		if (isnan(gap))
+		if (isnan(gaps[i]))
 			hs_out_null(o);
 		else
-			hs_out_real(o, gap);
+			hs_out_real(o, gaps[i]);
 		hs_out_row_end(o);
 	}
 	printf("session %" PRId64 " (%s): %" PRIu64 " accesses, %" PRIu64
@@ -655,7 +638,7 @@ static int json_extras(struct hs_out *o, const struct hs_replay_job *job)
 }
 
 static int print_machine(const struct plan *plans, const struct hs_replay_job *jobs, size_t nr,
-			 const int64_t *ids, int64_t session)
+			 const double *gaps, const int64_t *ids, int64_t session)
 {
 	static const char *const cols[] = {
 		"run", "session", "policy", "params", "capacity", "accesses", "hits", "misses",
@@ -666,7 +649,7 @@ static int print_machine(const struct plan *plans, const struct hs_replay_job *j
 		"protection", "refault_hist", "metrics",
 	};
 	struct hs_out *o;
-	int ret;
+	int ret = 0;
 
 	if (hs_out_new(stdout, hs_global.format, "runs", &o))
 		return -ENOMEM;
@@ -716,7 +699,7 @@ static int print_machine(const struct plan *plans, const struct hs_replay_job *j
 		hs_out_uint(o, s->pingpong_refaults);
 		hs_out_uint(o, s->peak_resident);
 		hs_out_real(o, s->prot_occupancy);
-		hs_out_real(o, opt_gap(plans, jobs, nr, i));
+		hs_out_real(o, gaps[i]);
 		ret = json_extras(o, &jobs[i]);
 		if (ret)
 			break;
@@ -742,8 +725,9 @@ static int run(int argc, char **argv)
 	struct hs_store *st = NULL;
 	struct plan *plans = NULL;
 	uint64_t sizes[MAX_SIZES];
-	size_t nr_pols, nr_sizes, nr = 0, cap = 0, i;
-	int64_t *ids = NULL, session;
+	size_t nr_pols, nr_sizes, nr = 0, cap = 0, i, k = 0;
+	int64_t *ids = NULL, *kids = NULL, session;
+	double *gaps = NULL, *kgaps = NULL;
 	struct args a = { .channel = -1, .pageout = -1 };
 	int status, ret, failed = 0;
 
@@ -804,7 +788,10 @@ static int run(int argc, char **argv)
 	jobs = calloc(nr, sizeof(*jobs));
 	recs = calloc(nr, sizeof(*recs));
 	ids = calloc(nr, sizeof(*ids));
-	if (!jobs || !recs || !ids) {
+	kids = calloc(nr, sizeof(*kids));
+	gaps = calloc(nr, sizeof(*gaps));
+	kgaps = calloc(nr, sizeof(*kgaps));
+	if (!jobs || !recs || !ids || !kids || !gaps || !kgaps) {
 		hs_err("out of memory");
 		status = HS_EXIT_FAILURE;
 		goto out;
@@ -851,40 +838,56 @@ static int run(int argc, char **argv)
 			       strerror(-jobs[i].err));
 	}
 
+	/* recs[] holds the runs that succeeded, in plan order */
+	for (i = 0; i < nr; i++) {
+		if (jobs[i].err)
+			continue;
+		recs[k].session = session;
+		recs[k].policy = plans[i].ops->name;
+		recs[k].params_json = plans[i].params_json;
+		recs[k].params = plans[i].ps;
+		recs[k].stats = &jobs[i].stats;
+		recs[k].metrics = &jobs[i].metrics;
+		recs[k].gens = jobs[i].gens;
+		recs[k].nr_gens = jobs[i].nr_gens;
+		recs[k].wall_s = jobs[i].wall_s;
+		k++;
+	}
+	/*
+	 * The OPT gap as the store defines it: read back from the stored runs,
+	 * or, with --no-store, what they would hold if stored.
+	 */
 	if (!a.no_store) {
-		size_t k = 0;
-
-		for (i = 0; i < nr; i++) {
-			if (jobs[i].err)
-				continue;
-			recs[k].session = session;
-			recs[k].policy = plans[i].ops->name;
-			recs[k].params_json = plans[i].params_json;
-			recs[k].stats = &jobs[i].stats;
-			recs[k].metrics = &jobs[i].metrics;
-			recs[k].gens = jobs[i].gens;
-			recs[k].nr_gens = jobs[i].nr_gens;
-			recs[k].wall_s = jobs[i].wall_s;
-			k++;
-		}
-		ret = k ? hs_store_save_runs(st, recs, k, ids) : 0;
+		ret = k ? hs_store_save_runs(st, recs, k, kids) : 0;
 		if (ret) {
 			hs_err("%s: storing the runs: %s", hs_global.db, hs_store_errmsg(st));
 			status = HS_EXIT_FAILURE;
 			goto out;
 		}
-		/* ids[] follows recs[]; spread them back over the plans. */
-		for (i = nr; i-- > 0;) {
-			if (jobs[i].err)
-				continue;
-			ids[i] = ids[--k];
-		}
+		ret = hs_store_run_opt_gaps(st, kids, k, kgaps);
+	} else {
+		ret = hs_store_opt_gaps(st, recs, k, kgaps);
+	}
+	if (ret) {
+		hs_err("%s: the OPT gap: %s", hs_global.db,
+		       ret == -ENOMEM ? "out of memory" : hs_store_errmsg(st));
+		status = HS_EXIT_FAILURE;
+		goto out;
+	}
+	/* kids[] and kgaps[] follow recs[]; spread them back over the plans. */
+	for (i = nr; i-- > 0;) {
+		gaps[i] = NAN;
+		if (jobs[i].err)
+			continue;
+		k--;
+		ids[i] = kids[k];
+		gaps[i] = kgaps[k];
 	}
 
 	if (hs_global.format == HS_FMT_TABLE)
-		ret = print_table(plans, jobs, nr, &info);
+		ret = print_table(plans, jobs, nr, gaps, &info);
 	else
-		ret = print_machine(plans, jobs, nr, a.no_store ? NULL : ids, session);
+		ret = print_machine(plans, jobs, nr, gaps, a.no_store ? NULL : ids, session);
 	status = ret ? HS_EXIT_FAILURE : failed ? HS_EXIT_FAILURE : HS_EXIT_OK;
 out:
 	for (i = 0; i < nr; i++) {
@@ -897,6 +900,9 @@ out:
 	free(jobs);
 	free(recs);
 	free(ids);
+	free(kids);
+	free(gaps);
+	free(kgaps);
 	hs_store_close(st);
 	return status;
 }

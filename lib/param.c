@@ -334,6 +334,27 @@ unsigned int hs_param_enum(const struct hs_param_set *ps, const char *name)
 }
 
 /**
+ * hs_param_find_bool() - read a boolean parameter that may be absent
+ * @ps: the set (NULL: none)
+ * @name: the parameter
+ * @out: receives its value
+ *
+ * Return: 0, -ENOENT if @ps has no parameter @name, -EINVAL if it is not a
+ * boolean.
+ */
+int hs_param_find_bool(const struct hs_param_set *ps, const char *name, bool *out)
+{
+	int idx = find_index(ps, name);
+
+	if (idx < 0)
+		return -ENOENT;
+	if (ps->table[idx].type != HS_PARAM_BOOL)
+		return -EINVAL;
+	*out = ps->val[idx].b;
+	return 0;
+}
+
+/**
  * hs_param_set_json_members() - write the set as members of an open object
  * @ps: the set (NULL or empty writes nothing)
  * @j: a writer inside an object

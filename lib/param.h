@@ -60,6 +60,13 @@ double hs_param_double(const struct hs_param_set *ps, const char *name);
 bool hs_param_bool(const struct hs_param_set *ps, const char *name);
 unsigned int hs_param_enum(const struct hs_param_set *ps, const char *name);
 
+/*
+ * A boolean parameter that may be absent (a caller that does not know the
+ * policy).  Return: 0 with *out set, -ENOENT if @ps has no such parameter,
+ * -EINVAL if it is not a boolean.
+ */
+int hs_param_find_bool(const struct hs_param_set *ps, const char *name, bool *out);
+
 struct hs_json;
 
 /**
