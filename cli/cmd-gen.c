@@ -12,12 +12,14 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "access.h"
 #include "cmd.h"
 #include "gen.h"
 #include "hs.h"
+#include "json.h"
 #include "parse.h"
 #include "store.h"
 
@@ -184,28 +186,45 @@ static void spec(const struct args *a, char *buf, size_t len)
 			 o->accesses, o->seed);
 }
 
-static void params_json(const struct args *a, const char *kind, const char *channel,
-			char *buf, size_t len)
+/* The generator's settings as the session's params (a JSON object), or NULL. */
+static char *params_json(const struct args *a, const char *kind, const char *channel)
 {
 	const struct hs_gen_opts *o = &a->o;
-	size_t off;
+	struct hs_json j;
+	char *text = NULL;
 
-	off = (size_t)snprintf(buf, len, "{\"type\":\"%s\",\"accesses\":%" PRIu64
-			       ",\"seed\":%" PRIu64, hs_gen_type_name(o->type), o->accesses,
-			       o->seed);
-	if (o->type != HS_GEN_LOOP && off < len)
-		off += (size_t)snprintf(buf + off, len - off, ",\"alpha\":%.15g", o->alpha);
-	if (o->type == HS_GEN_SCAN_MIX && off < len)
-		off += (size_t)snprintf(buf + off, len - off,
-					",\"hot_keys\":%" PRIu64 ",\"scan_len\":%" PRIu64
-					",\"scan_every\":%" PRIu64,
-					o->hot_keys ? o->hot_keys : o->keys, o->scan_len,
-					o->scan_every);
-	else if (off < len)
-		off += (size_t)snprintf(buf + off, len - off, ",\"keys\":%" PRIu64, o->keys);
-	if (off < len)
-		snprintf(buf + off, len - off, ",\"kind\":\"%s\",\"channel\":\"%s\"}", kind,
-			 channel);
+	if (hs_json_init_mem(&j, 0))
+		return NULL;
+	hs_json_object(&j);
+	hs_json_key(&j, "type");
+	hs_json_str(&j, hs_gen_type_name(o->type));
+	hs_json_key(&j, "accesses");
+	hs_json_uint(&j, o->accesses);
+	hs_json_key(&j, "seed");
+	hs_json_uint(&j, o->seed);
+	if (o->type != HS_GEN_LOOP) {
+		hs_json_key(&j, "alpha");
+		hs_json_real(&j, o->alpha);
+	}
+	if (o->type == HS_GEN_SCAN_MIX) {
+		hs_json_key(&j, "hot_keys");
+		hs_json_uint(&j, o->hot_keys ? o->hot_keys : o->keys);
+		hs_json_key(&j, "scan_len");
+		hs_json_uint(&j, o->scan_len);
+		hs_json_key(&j, "scan_every");
+		hs_json_uint(&j, o->scan_every);
+	} else {
+		hs_json_key(&j, "keys");
+		hs_json_uint(&j, o->keys);
+	}
+	hs_json_key(&j, "kind");
+	hs_json_str(&j, kind);
+	hs_json_key(&j, "channel");
+	hs_json_str(&j, channel);
+	hs_json_end(&j);
+	if (hs_json_take(&j, &text))
+		return NULL;
+	return text;
 }
 
 static int run(int argc, char **argv)
@@ -214,7 +233,7 @@ static int run(int argc, char **argv)
 	struct hs_session_meta m = { 0 };
 	struct hs_store *st = NULL;
 	struct hs_gen *g = NULL;
-	char origin[256], pj[512];
+	char origin[256], *pj = NULL;
 	enum hs_type kind;
 	struct args a;
 	int64_t id = 0;
@@ -249,8 +268,12 @@ static int run(int argc, char **argv)
 		goto out_free_gen;
 
 	spec(&a, origin, sizeof(origin));
-	params_json(&a, kind == HS_TYPE_ANON ? "anon" : "file", hs_channel_name(a.channel), pj,
-		    sizeof(pj));
+	pj = params_json(&a, kind == HS_TYPE_ANON ? "anon" : "file", hs_channel_name(a.channel));
+	if (!pj) {
+		hs_err("out of memory");
+		status = HS_EXIT_FAILURE;
+		goto out_close_store;
+	}
 	m.source = "gen";
 	m.name = a.name ? a.name : origin;
 	m.origin = origin;
@@ -281,6 +304,7 @@ static int run(int argc, char **argv)
 	status = hs_cli_print_session(st, id);
 
 out_close_store:
+	free(pj);
 	hs_store_close(st);
 out_free_gen:
 	hs_gen_free(g);

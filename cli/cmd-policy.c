@@ -18,6 +18,7 @@
 
 #include "cmd.h"
 #include "hs.h"
+#include "json.h"
 #include "output.h"
 #include "param.h"
 #include "policy.h"
@@ -218,9 +219,9 @@ static int describe_json(const struct hs_policy_ops *ops)
 	while (len && params[len - 1] == '\n')
 		params[--len] = '\0';
 	fputs("{\"name\": ", stdout);
-	hs_json_string(stdout, ops->name);
+	hs_json_quote(stdout, ops->name);
 	fputs(", \"summary\": ", stdout);
-	hs_json_string(stdout, ops->summary);
+	hs_json_quote(stdout, ops->summary);
 	fprintf(stdout, ", \"offline\": %s, \"implemented\": %s, \"params\": %s}\n",
 		ops->flags & HS_POLICY_NEEDS_FUTURE ? "true" : "false",
 		ops->create ? "true" : "false", params);

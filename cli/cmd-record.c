@@ -51,6 +51,7 @@
 #include "event.h"
 #include "fileio.h"
 #include "hs.h"
+#include "json.h"
 #include "lifecycle.h"
 #include "lrugen.h"
 #include "output.h"
@@ -876,16 +877,46 @@ struct summary {
 static void print_summary(const struct summary *s)
 {
 	if (hs_global.format == HS_FMT_JSON) {
-		printf("{\"session\": %" PRId64 ", \"status\": \"%s\", \"workload_exit\": %d,"
-		       " \"workload_signal\": %d, \"runtime_s\": %.3f, \"events\": %" PRIu64
-		       ", \"lost_events\": %" PRIu64 ", \"touches\": %" PRIu64
-		       ", \"lives\": %" PRIu64 ", \"reclaimed_pages\": %" PRIu64
-		       ", \"refaults\": %" PRIu64 ", \"accesses\": %" PRIu64
-		       ", \"memory_limit_pages\": %" PRIu64 ", \"visibility\": \"%s\","
-		       " \"record_cpu_s\": %.3f, \"build_s\": %.3f, \"rows\": %" PRIu64 "}\n",
-		       s->session, s->status, s->wexit, s->wsig, s->runtime_s, s->events, s->lost,
-		       s->touches, s->lives, s->reclaimed, s->refaults, s->accesses,
-		       s->limit_pages, s->visibility, s->record_cpu_s, s->build_s, s->rows);
+		struct hs_json j;
+
+		hs_json_init(&j, stdout, HS_JSON_SPACED);
+		hs_json_object(&j);
+		hs_json_key(&j, "session");
+		hs_json_int(&j, s->session);
+		hs_json_key(&j, "status");
+		hs_json_str(&j, s->status);
+		hs_json_key(&j, "workload_exit");
+		hs_json_int(&j, s->wexit);
+		hs_json_key(&j, "workload_signal");
+		hs_json_int(&j, s->wsig);
+		hs_json_key(&j, "runtime_s");
+		hs_json_fixed(&j, s->runtime_s, 3);
+		hs_json_key(&j, "events");
+		hs_json_uint(&j, s->events);
+		hs_json_key(&j, "lost_events");
+		hs_json_uint(&j, s->lost);
+		hs_json_key(&j, "touches");
+		hs_json_uint(&j, s->touches);
+		hs_json_key(&j, "lives");
+		hs_json_uint(&j, s->lives);
+		hs_json_key(&j, "reclaimed_pages");
+		hs_json_uint(&j, s->reclaimed);
+		hs_json_key(&j, "refaults");
+		hs_json_uint(&j, s->refaults);
+		hs_json_key(&j, "accesses");
+		hs_json_uint(&j, s->accesses);
+		hs_json_key(&j, "memory_limit_pages");
+		hs_json_uint(&j, s->limit_pages);
+		hs_json_key(&j, "visibility");
+		hs_json_str(&j, s->visibility);
+		hs_json_key(&j, "record_cpu_s");
+		hs_json_fixed(&j, s->record_cpu_s, 3);
+		hs_json_key(&j, "build_s");
+		hs_json_fixed(&j, s->build_s, 3);
+		hs_json_key(&j, "rows");
+		hs_json_uint(&j, s->rows);
+		hs_json_end(&j);
+		putchar('\n');
 		return;
 	}
 	if (hs_global.format == HS_FMT_CSV) {
@@ -1256,34 +1287,55 @@ static char *join_argv(char **argv, int argc)
 	return s;
 }
 
-/* ["sys:event", ...] of what the decoder enabled. */
+/* ["sys:event", ...] of what the decoder enabled, or NULL. */
 static char *events_json(const struct hs_decoder *d)
 {
 	const struct hs_decoder_source *s;
-	size_t i, off = 0, cap = 64;
-	char *j = malloc(cap), *nj;
-	int n;
+	struct hs_json j;
+	char *text = NULL, *name;
+	size_t i;
 
-	if (!j)
+	if (hs_json_init_mem(&j, 0))
 		return NULL;
-	j[off++] = '[';
+	hs_json_array(&j);
 	for (i = 0; i < hs_decoder_nr_sources(d); i++) {
 		s = hs_decoder_source(d, i);
-		while (cap - off < strlen(s->system) + strlen(s->name) + 8) {
-			nj = realloc(j, cap * 2);
-			if (!nj) {
-				free(j);
-				return NULL;
-			}
-			j = nj;
-			cap *= 2;
+		if (asprintf(&name, "%s:%s", s->system, s->name) < 0) {
+			hs_json_take(&j, &text);
+			free(text);
+			return NULL;
 		}
-		n = snprintf(j + off, cap - off, "%s\"%s:%s\"", i ? "," : "", s->system, s->name);
-		off += (size_t)n;
+		hs_json_str(&j, name);
+		free(name);
 	}
-	j[off++] = ']';
-	j[off] = '\0';
-	return j;
+	hs_json_end(&j);
+	if (hs_json_take(&j, &text))
+		return NULL;
+	return text;
+}
+
+/* The recording's options as the session's params (a JSON object), or NULL. */
+static char *record_params_json(uint64_t limit, double duration, unsigned int buffer_kb,
+				const char *workload_json)
+{
+	struct hs_json j;
+	char *text = NULL;
+
+	if (hs_json_init_mem(&j, 0))
+		return NULL;
+	hs_json_object(&j);
+	hs_json_key(&j, "memory_limit");
+	hs_json_uint(&j, limit);
+	hs_json_key(&j, "duration");
+	hs_json_fixed(&j, duration, 3);
+	hs_json_key(&j, "buffer_kb");
+	hs_json_uint(&j, buffer_kb);
+	hs_json_key(&j, "workload");
+	hs_json_raw(&j, workload_json);
+	hs_json_end(&j);
+	if (hs_json_take(&j, &text))
+		return NULL;
+	return text;
 }
 
 static double cpu_seconds(void)
@@ -1330,7 +1382,7 @@ struct rec_state {
 	bool			toucher_up;	/* touch reader started */
 	char			*origin;	/* the command line or workload */
 	char			*evjson;	/* enabled events */
-	char			params[1024];	/* options as JSON */
+	char			*params;	/* options as JSON */
 	char			kernel[128];	/* uname -r */
 	char			lrugen[32];	/* lru_gen state */
 	char			err[512];	/* reason of a failure */
@@ -1402,6 +1454,7 @@ static void state_free(struct rec_state *s)
 	hs_sampling_free(s->smp);
 	free(s->origin);
 	free(s->evjson);
+	free(s->params);
 	hs_store_close(s->st);
 }
 
@@ -1485,10 +1538,11 @@ static int setup(struct rec_state *s)
 		snprintf(s->kernel, sizeof(s->kernel), "%s", un.release);
 	lru_gen_state(s->lrugen, sizeof(s->lrugen));
 	s->lg.enabled = strcmp(s->lrugen, "absent") && !access("/sys/kernel/debug/lru_gen", R_OK);
-	snprintf(s->params, sizeof(s->params),
-		 "{\"memory_limit\":%" PRIu64 ",\"duration\":%.3f,\"buffer_kb\":%u,\"workload\":%s}",
-		 hs_cgroup_limit(s->cg), s->a.duration, s->a.buffer_kb ? s->a.buffer_kb : 8192,
-		 s->wl ? hs_workload_describe(s->wl) : "null");
+	s->params = record_params_json(hs_cgroup_limit(s->cg), s->a.duration,
+				       s->a.buffer_kb ? s->a.buffer_kb : 8192,
+				       s->wl ? hs_workload_describe(s->wl) : NULL);
+	if (!s->params)
+		goto nomem;
 
 	s->rm.name = s->a.name;
 	s->rm.workload = s->a.wopts.name;

@@ -25,6 +25,7 @@
 
 #include "cmd.h"
 #include "hs.h"
+#include "json.h"
 #include "param.h"
 #include "parse.h"
 #include "policy.h"
@@ -72,7 +73,7 @@ struct args {
 struct plan {
 	const struct hs_policy_ops *ops;
 	struct hs_param_set	*ps;		/* owned */
-	char			params_json[1024];
+	char			*params_json;	/* owned: ps and the driver's pageout, as JSON */
 	char			label[96];	/* "lrfu(lambda=0.1)" */
 	uint64_t		capacity;
 };
@@ -322,34 +323,58 @@ static void make_label(struct plan *p, const struct param_arg *const *set, const
 		snprintf(p->label + off, sizeof(p->label) - off, ")");
 }
 
-/*
- * A driver pageout mode other than the default, when it reaches the policy,
- * joins the run's params ("pageout", and "recheck_window" for recheck) and
- * its label.  Both end in '}' or ')' (or have no parentheses yet).
- */
-static void add_pageout(struct plan *p, const struct args *a)
+/* Does the driver's pageout mode reach this run (and so join its params)? */
+static bool pageout_applies(const struct plan *p, const struct args *a)
 {
-	size_t len = strlen(p->params_json), ll = strlen(p->label);
-	char kv[96], lab[96];
+	return a->pageout > HS_PAGEOUT_IGNORE_REFS && !hs_policy_has_pageout(p->ops);
+}
+
+/*
+ * The run's params: its policy's typed parameters, and, when a driver
+ * pageout mode other than the default reaches the policy, "pageout" (and
+ * "recheck_window" for recheck), so that stored runs of different modes
+ * stay apart.
+ */
+static int make_params_json(struct plan *p, const struct args *a)
+{
+	struct hs_json j;
+	int err;
+
+	err = hs_json_init_mem(&j, 0);
+	if (err)
+		return err;
+	hs_json_object(&j);
+	hs_param_set_json_members(p->ps, &j);
+	if (pageout_applies(p, a)) {
+		hs_json_key(&j, "pageout");
+		hs_json_str(&j, hs_pageout_mode_name((enum hs_pageout_mode)a->pageout));
+		if (a->pageout == HS_PAGEOUT_RECHECK) {
+			hs_json_key(&j, "recheck_window");
+			hs_json_uint(&j, a->recheck_window);
+		}
+	}
+	hs_json_end(&j);
+	return hs_json_take(&j, &p->params_json);
+}
+
+/*
+ * The same pageout mode joins the run's label, after the parameters given
+ * on the command line (the label ends in ')' or has no parentheses yet).
+ */
+static void add_pageout_label(struct plan *p, const struct args *a)
+{
+	size_t ll = strlen(p->label);
+	char lab[96];
 	bool more;
 
-	if (a->pageout <= HS_PAGEOUT_IGNORE_REFS || hs_policy_has_pageout(p->ops))
+	if (!pageout_applies(p, a))
 		return;
-	if (a->pageout == HS_PAGEOUT_RECHECK) {
-		snprintf(kv, sizeof(kv), "\"pageout\":\"recheck\",\"recheck_window\":%" PRIu64,
-			 a->recheck_window);
+	if (a->pageout == HS_PAGEOUT_RECHECK)
 		snprintf(lab, sizeof(lab), "pageout=recheck,recheck_window=%" PRIu64,
 			 a->recheck_window);
-	} else {
-		snprintf(kv, sizeof(kv), "\"pageout\":\"%s\"",
-			 hs_pageout_mode_name((enum hs_pageout_mode)a->pageout));
+	else
 		snprintf(lab, sizeof(lab), "pageout=%s",
 			 hs_pageout_mode_name((enum hs_pageout_mode)a->pageout));
-	}
-	if (len >= 2 && p->params_json[len - 1] == '}' &&
-	    len + strlen(kv) + 2 <= sizeof(p->params_json))
-		snprintf(p->params_json + len - 1, sizeof(p->params_json) - (len - 1), "%s%s}",
-			 len > 2 ? "," : "", kv);
 	more = ll && p->label[ll - 1] == ')';
 	if (more)
 		ll--;
@@ -410,9 +435,7 @@ static int plan_policy(const struct hs_policy_ops *ops, const struct args *a,
 			p->ops = ops;
 			p->capacity = sizes[s];
 			make_label(p, mine, pick, nr_mine);
-			if (hs_param_set_json(ps, p->params_json, sizeof(p->params_json)) < 0)
-				snprintf(p->params_json, sizeof(p->params_json), "{}");
-			add_pageout(p, a);
+			add_pageout_label(p, a);
 			/* Each plan owns a set; the first size keeps ps, others copy it. */
 			if (s == 0) {
 				p->ps = ps;
@@ -426,6 +449,10 @@ static int plan_policy(const struct hs_policy_ops *ops, const struct args *a,
 					hs_err("%s: cannot copy parameters", ops->name);
 					return HS_EXIT_FAILURE;
 				}
+			}
+			if (make_params_json(p, a)) {
+				hs_err("out of memory");
+				return HS_EXIT_FAILURE;
 			}
 		}
 		/* Next combination (odometer over the value lists). */
@@ -493,28 +520,13 @@ static void show_progress(void *arg, uint64_t done, uint64_t total)
 		rate / 1e6, rate > 0 ? (double)(total - done) / rate : 0.0);
 }
 
-static double opt_gap(const struct plan *plans, const struct hs_replay_job *jobs, size_t nr,
-		      size_t i)
-{
-	for (size_t k = 0; k < nr; k++) {
-		if (jobs[k].err || strcmp(plans[k].ops->name, "opt") ||
-		    plans[k].capacity != plans[i].capacity ||
-		    strstr(plans[k].params_json, "\"bypass\":true"))
-			continue;
-		if (jobs[k].stats.misses == 0)
-			return jobs[i].stats.misses == 0 ? 1.0 : NAN;
-		return (double)jobs[i].stats.misses / (double)jobs[k].stats.misses;
-	}
-	return NAN;
-}
-
 static double ratio(uint64_t a, uint64_t b)
 {
 	return b ? (double)a / (double)b : NAN;
 }
 
 static int print_table(const struct plan *plans, const struct hs_replay_job *jobs, size_t nr,
-		       const struct hs_session_info *info)
+		       const double *gaps, const struct hs_session_info *info)
 {
 	struct hs_out *o;
 	int ret;
@@ -532,7 +544,6 @@ static int print_table(const struct plan *plans, const struct hs_replay_job *job
 	hs_out_column(o, "vs-opt", HS_COL_REAL, "%.3f");
 	for (size_t i = 0; i < nr; i++) {
 		const struct hs_sim_stats *s = &jobs[i].stats;
-		double gap;
 
 		if (jobs[i].err)
 			continue;
@@ -547,11 +558,10 @@ static int print_table(const struct plan *plans, const struct hs_replay_job *job
 			hs_out_real(o, 100.0 * ratio(s->prot.useful, s->prot.useful + s->prot.wasted));
 		else
 			hs_out_null(o);
-		gap = opt_gap(plans, jobs, nr, i);
-		if (isnan(gap))
+		if (isnan(gaps[i]))
 			hs_out_null(o);
 		else
-			hs_out_real(o, gap);
+			hs_out_real(o, gaps[i]);
 		hs_out_row_end(o);
 	}
 	printf("session %" PRId64 " (%s): %" PRIu64 " accesses, %" PRIu64
@@ -570,67 +580,65 @@ static int print_table(const struct plan *plans, const struct hs_replay_job *job
 static int json_extras(struct hs_out *o, const struct hs_replay_job *job)
 {
 	const struct hs_sim_stats *s = &job->stats;
-	char *buf = NULL;
-	size_t len = 0, n;
-	FILE *fp;
-	int k;
+	struct hs_json j;
+	char *text = NULL;
+	int k, err;
 
 	for (int part = 0; part < 3; part++) {
-		fp = open_memstream(&buf, &len);
-		if (!fp)
-			return -ENOMEM;
-		n = 0;
+		err = hs_json_init_mem(&j, 0);
+		if (err)
+			return err;
 		if (part == 0) {
-			fputc('{', fp);
+			hs_json_object(&j);
 			for (k = 0; k < HS_PROT_NR; k++) {
 				const struct hs_prot_stats *p = &s->prot_kind[k];
 
 				if (!p->total)
 					continue;
-				fprintf(fp, "%s\"%s\":{\"total\":%" PRIu64 ",\"useful\":%" PRIu64
-					",\"wasted\":%" PRIu64 "}", n++ ? "," : "",
-					hs_prot_kind_name((enum hs_prot_kind)k), p->total, p->useful,
-					p->wasted);
+				hs_json_key(&j, hs_prot_kind_name((enum hs_prot_kind)k));
+				hs_json_object(&j);
+				hs_json_key(&j, "total");
+				hs_json_uint(&j, p->total);
+				hs_json_key(&j, "useful");
+				hs_json_uint(&j, p->useful);
+				hs_json_key(&j, "wasted");
+				hs_json_uint(&j, p->wasted);
+				hs_json_end(&j);
 			}
-			fputc('}', fp);
 		} else if (part == 1) {
-			fputc('[', fp);
+			hs_json_array(&j);
 			for (k = 0; k < HS_HIST_BUCKETS; k++) {
-				uint64_t lo = k ? 1ull << (k - 1) : 0, hi = 1ull << k;
-
 				if (!s->refault_hist[k])
 					continue;
-				fprintf(fp, "%s{\"lo\":%" PRIu64 ",\"hi\":%" PRIu64 ",\"count\":%"
-					PRIu64 "}", n++ ? "," : "", lo, hi, s->refault_hist[k]);
+				hs_json_object(&j);
+				hs_json_key(&j, "lo");
+				hs_json_uint(&j, k ? 1ull << (k - 1) : 0);
+				hs_json_key(&j, "hi");
+				hs_json_uint(&j, 1ull << k);
+				hs_json_key(&j, "count");
+				hs_json_uint(&j, s->refault_hist[k]);
+				hs_json_end(&j);
 			}
-			fputc(']', fp);
 		} else {
-			fputc('{', fp);
+			hs_json_object(&j);
 			for (size_t m = 0; m < job->metrics.n; m++) {
-				double v = job->metrics.m[m].value;
-
-				fprintf(fp, "%s", n++ ? "," : "");
-				hs_json_string(fp, job->metrics.m[m].name);
-				if (isfinite(v))
-					fprintf(fp, ":%.17g", v);
-				else
-					fprintf(fp, ":null");
+				hs_json_key(&j, job->metrics.m[m].name);
+				hs_json_real(&j, job->metrics.m[m].value);
 			}
-			fputc('}', fp);
 		}
-		if (fclose(fp)) {
-			free(buf);
-			return -ENOMEM;
-		}
-		hs_out_json(o, buf);
-		free(buf);
-		buf = NULL;
+		hs_json_end(&j);
+		err = hs_json_take(&j, &text);
+		if (err)
+			return err;
+		hs_out_json(o, text);
+		free(text);
+		text = NULL;
 	}
 	return 0;
 }
 
 static int print_machine(const struct plan *plans, const struct hs_replay_job *jobs, size_t nr,
-			 const int64_t *ids, int64_t session)
+			 const double *gaps, const int64_t *ids, int64_t session)
 {
 	static const char *const cols[] = {
 		"run", "session", "policy", "params", "capacity", "accesses", "hits", "misses",
@@ -641,7 +649,7 @@ static int print_machine(const struct plan *plans, const struct hs_replay_job *j
 		"protection", "refault_hist", "metrics",
 	};
 	struct hs_out *o;
-	int ret;
+	int ret = 0;
 
 	if (hs_out_new(stdout, hs_global.format, "runs", &o))
 		return -ENOMEM;
@@ -691,7 +699,7 @@ static int print_machine(const struct plan *plans, const struct hs_replay_job *j
 		hs_out_uint(o, s->pingpong_refaults);
 		hs_out_uint(o, s->peak_resident);
 		hs_out_real(o, s->prot_occupancy);
-		hs_out_real(o, opt_gap(plans, jobs, nr, i));
+		hs_out_real(o, gaps[i]);
 		ret = json_extras(o, &jobs[i]);
 		if (ret)
 			break;
@@ -717,8 +725,9 @@ static int run(int argc, char **argv)
 	struct hs_store *st = NULL;
 	struct plan *plans = NULL;
 	uint64_t sizes[MAX_SIZES];
-	size_t nr_pols, nr_sizes, nr = 0, cap = 0, i;
-	int64_t *ids = NULL, session;
+	size_t nr_pols, nr_sizes, nr = 0, cap = 0, i, k = 0;
+	int64_t *ids = NULL, *kids = NULL, session;
+	double *gaps = NULL, *kgaps = NULL;
 	struct args a = { .channel = -1, .pageout = -1 };
 	int status, ret, failed = 0;
 
@@ -779,7 +788,10 @@ static int run(int argc, char **argv)
 	jobs = calloc(nr, sizeof(*jobs));
 	recs = calloc(nr, sizeof(*recs));
 	ids = calloc(nr, sizeof(*ids));
-	if (!jobs || !recs || !ids) {
+	kids = calloc(nr, sizeof(*kids));
+	gaps = calloc(nr, sizeof(*gaps));
+	kgaps = calloc(nr, sizeof(*kgaps));
+	if (!jobs || !recs || !ids || !kids || !gaps || !kgaps) {
 		hs_err("out of memory");
 		status = HS_EXIT_FAILURE;
 		goto out;
@@ -826,44 +838,61 @@ static int run(int argc, char **argv)
 			       strerror(-jobs[i].err));
 	}
 
+	/* recs[] holds the runs that succeeded, in plan order */
+	for (i = 0; i < nr; i++) {
+		if (jobs[i].err)
+			continue;
+		recs[k].session = session;
+		recs[k].policy = plans[i].ops->name;
+		recs[k].params_json = plans[i].params_json;
+		recs[k].params = plans[i].ps;
+		recs[k].stats = &jobs[i].stats;
+		recs[k].metrics = &jobs[i].metrics;
+		recs[k].gens = jobs[i].gens;
+		recs[k].nr_gens = jobs[i].nr_gens;
+		recs[k].wall_s = jobs[i].wall_s;
+		k++;
+	}
+	/*
+	 * The OPT gap as the store defines it: read back from the stored runs,
+	 * or, with --no-store, what they would hold if stored.
+	 */
 	if (!a.no_store) {
-		size_t k = 0;
-
-		for (i = 0; i < nr; i++) {
-			if (jobs[i].err)
-				continue;
-			recs[k].session = session;
-			recs[k].policy = plans[i].ops->name;
-			recs[k].params_json = plans[i].params_json;
-			recs[k].stats = &jobs[i].stats;
-			recs[k].metrics = &jobs[i].metrics;
-			recs[k].gens = jobs[i].gens;
-			recs[k].nr_gens = jobs[i].nr_gens;
-			recs[k].wall_s = jobs[i].wall_s;
-			k++;
-		}
-		ret = k ? hs_store_save_runs(st, recs, k, ids) : 0;
+		ret = k ? hs_store_save_runs(st, recs, k, kids) : 0;
 		if (ret) {
 			hs_err("%s: storing the runs: %s", hs_global.db, hs_store_errmsg(st));
 			status = HS_EXIT_FAILURE;
 			goto out;
 		}
-		/* ids[] follows recs[]; spread them back over the plans. */
-		for (i = nr; i-- > 0;) {
-			if (jobs[i].err)
-				continue;
-			ids[i] = ids[--k];
-		}
+		ret = hs_store_run_opt_gaps(st, kids, k, kgaps);
+	} else {
+		ret = hs_store_opt_gaps(st, recs, k, kgaps);
+	}
+	if (ret) {
+		hs_err("%s: the OPT gap: %s", hs_global.db,
+		       ret == -ENOMEM ? "out of memory" : hs_store_errmsg(st));
+		status = HS_EXIT_FAILURE;
+		goto out;
+	}
+	/* kids[] and kgaps[] follow recs[]; spread them back over the plans. */
+	for (i = nr; i-- > 0;) {
+		gaps[i] = NAN;
+		if (jobs[i].err)
+			continue;
+		k--;
+		ids[i] = kids[k];
+		gaps[i] = kgaps[k];
 	}
 
 	if (hs_global.format == HS_FMT_TABLE)
-		ret = print_table(plans, jobs, nr, &info);
+		ret = print_table(plans, jobs, nr, gaps, &info);
 	else
-		ret = print_machine(plans, jobs, nr, a.no_store ? NULL : ids, session);
+		ret = print_machine(plans, jobs, nr, gaps, a.no_store ? NULL : ids, session);
 	status = ret ? HS_EXIT_FAILURE : failed ? HS_EXIT_FAILURE : HS_EXIT_OK;
 out:
 	for (i = 0; i < nr; i++) {
 		hs_param_set_free(plans[i].ps);
+		free(plans[i].params_json);
 		if (jobs)
 			free(jobs[i].gens);
 	}
@@ -871,6 +900,9 @@ out:
 	free(jobs);
 	free(recs);
 	free(ids);
+	free(kids);
+	free(gaps);
+	free(kgaps);
 	hs_store_close(st);
 	return status;
 }

@@ -21,6 +21,7 @@
 
 #include "cmd.h"
 #include "hs.h"
+#include "json.h"
 #include "lifecycle.h"
 #include "output.h"
 #include "parse.h"
@@ -132,7 +133,6 @@ static const char checks_sql[] =
 static void json_cell(const struct hs_sql_row *row, size_t i)
 {
 	char buf[40];
-	int prec;
 
 	switch (row->types[i]) {
 	case HS_SQL_NULL:
@@ -142,19 +142,10 @@ static void json_cell(const struct hs_sql_row *row, size_t i)
 		printf("%" PRId64, row->ints[i]);
 		break;
 	case HS_SQL_REAL:
-		if (!isfinite(row->reals[i])) {
-			fputs("null", stdout);
-			break;
-		}
-		for (prec = 1; prec <= 17; prec++) {
-			snprintf(buf, sizeof(buf), "%.*g", prec, row->reals[i]);
-			if (strtod(buf, NULL) == row->reals[i])
-				break;
-		}
-		fputs(buf, stdout);
+		fputs(hs_json_format_real(row->reals[i], buf, sizeof(buf)), stdout);
 		break;
 	default:
-		hs_json_string(stdout, row->texts[i]);
+		hs_json_quote(stdout, row->texts[i]);
 		break;
 	}
 }
@@ -166,7 +157,7 @@ static int rec_json_cb(const struct hs_sql_row *row, void *arg)
 
 	for (i = 0; i < row->ncols; i++) {
 		fputs(i ? ",\n  " : "{\n  ", stdout);
-		hs_json_string(stdout, row->names[i]);
+		hs_json_quote(stdout, row->names[i]);
 		fputs(": ", stdout);
 		json_cell(row, i);
 	}
@@ -184,7 +175,7 @@ static int check_json_cb(const struct hs_sql_row *row, void *arg)
 	for (i = 0; i < row->ncols; i++) {
 		if (i)
 			fputs(", ", stdout);
-		hs_json_string(stdout, row->names[i]);
+		hs_json_quote(stdout, row->names[i]);
 		fputs(": ", stdout);
 		json_cell(row, i);
 	}

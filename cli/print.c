@@ -20,6 +20,7 @@
 
 #include "cmd.h"
 #include "hs.h"
+#include "json.h"
 #include "output.h"
 #include "store.h"
 
@@ -29,24 +30,12 @@ struct rows {
 	int		err;		/* -ENOMEM from the output */
 };
 
-/* The shortest text that reads back as v, as a JSON number (null if not finite). */
+/* v as a JSON number, as lib/json.c writes reals (null if not finite). */
 static void json_number(FILE *fp, double v)
 {
 	char buf[40];
-	int prec;
 
-	if (!isfinite(v)) {
-		fputs("null", fp);
-		return;
-	}
-	for (prec = 1; prec < 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	if (prec == 17)
-		snprintf(buf, sizeof(buf), "%.17g", v);
-	fputs(buf, fp);
+	fputs(hs_json_format_real(v, buf, sizeof(buf)), fp);
 }
 
 /* One cell of a table record: control characters would break the line. */
@@ -94,7 +83,7 @@ static int print_record_json(const struct hs_sql_row *row)
 	fputs("{", stdout);
 	for (i = 0; i < row->ncols; i++) {
 		fputs(i ? ",\n  " : "\n  ", stdout);
-		hs_json_string(stdout, row->names[i]);
+		hs_json_quote(stdout, row->names[i]);
 		fputs(": ", stdout);
 		switch (row->types[i]) {
 		case HS_SQL_NULL:
@@ -107,7 +96,7 @@ static int print_record_json(const struct hs_sql_row *row)
 			json_number(stdout, row->reals[i]);
 			break;
 		default:
-			hs_json_string(stdout, row->texts[i]);
+			hs_json_quote(stdout, row->texts[i]);
 			break;
 		}
 	}
@@ -284,9 +273,9 @@ int hs_cli_print_session(struct hs_store *st, int64_t id)
 		printf("{\"session\": %" PRId64 ", \"accesses\": %" PRIu64
 		       ", \"distinct_keys\": %" PRIu64 ", \"name\": ", si.id, si.accesses,
 		       si.distinct_keys);
-		hs_json_string(stdout, si.name);
+		hs_json_quote(stdout, si.name);
 		printf(", \"unit\": ");
-		hs_json_string(stdout, si.unit);
+		hs_json_quote(stdout, si.unit);
 		printf("}\n");
 		return HS_EXIT_OK;
 	case HS_FMT_CSV:

@@ -16,7 +16,8 @@
  * or {"<wrap>": [ ... ]} with the same row lines.  Missing values are empty
  * in a table and in CSV and null in JSON, as are NaN and infinities in JSON.
  * Control characters in table cells show as '?' so that each row stays on
- * one line.
+ * one line.  JSON text, escaping and numbers come from the one writer,
+ * lib/json.c.
  */
 #include "config.h"
 
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "output.h"
 
 struct out_col {
@@ -46,6 +48,7 @@ struct hs_out {
 	uint64_t		rows;		/* rows completed */
 	bool			started;	/* header / opening bracket written (streams) */
 	bool			failed;		/* an allocation failed; finish reports it */
+	struct hs_json		json;		/* JSON only: the writer */
 	char			**cells;	/* table only: rows * ncols texts (NULL = empty) */
 	size_t			ncells;		/* table only: cells in use */
 	size_t			cap;		/* table only: cells allocated */
@@ -151,118 +154,6 @@ static size_t text_width(const char *s)
 	return w;
 }
 
-/* Length of the valid UTF-8 sequence at @s, or 0 if it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n, i;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		n = 2;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		n = 3;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		n = 4;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return n;
-}
-
-/**
- * hs_json_string() - write a JSON string literal
- * @fp: where to write
- * @s: the text (NULL writes null)
- *
- * Quotes, backslashes and control characters are escaped; bytes that are not
- * valid UTF-8 become U+FFFD so the result is always valid JSON.
- *
- * Return: nothing; errors show up in ferror(@fp).
- */
-void hs_json_string(FILE *fp, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	if (!s) {
-		fputs("null", fp);
-		return;
-	}
-	putc('"', fp);
-	while (*p) {
-		size_t n;
-
-		switch (*p) {
-		case '"':
-			fputs("\\\"", fp);
-			break;
-		case '\\':
-			fputs("\\\\", fp);
-			break;
-		case '\b':
-			fputs("\\b", fp);
-			break;
-		case '\f':
-			fputs("\\f", fp);
-			break;
-		case '\n':
-			fputs("\\n", fp);
-			break;
-		case '\r':
-			fputs("\\r", fp);
-			break;
-		case '\t':
-			fputs("\\t", fp);
-			break;
-		default:
-			if (*p < 0x20 || *p == 0x7f) {
-				fprintf(fp, "\\u%04x", *p);
-				break;
-			}
-			n = utf8_len(p);
-			if (!n) {
-				fputs("\\ufffd", fp);
-				break;
-			}
-			fwrite(p, 1, n, fp);
-			p += n;
-			continue;
-		}
-		p++;
-	}
-	putc('"', fp);
-}
-
-/* Shortest %.Ng that reads back exactly, for JSON numbers. */
-static void json_real(FILE *fp, double v)
-{
-	char buf[40];
-	int prec;
-
-	if (!isfinite(v)) {
-		fputs("null", fp);
-		return;
-	}
-	for (prec = 1; prec <= 17; prec++) {
-		snprintf(buf, sizeof(buf), "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			break;
-	}
-	fputs(buf, fp);
-}
-
 static bool csv_needs_quotes(const char *s)
 {
 	return strpbrk(s, ",\"\r\n") != NULL;
@@ -299,13 +190,12 @@ static void stream_start(struct hs_out *o)
 		}
 		putc('\n', o->fp);
 	} else if (o->fmt == HS_FMT_JSON) {
+		hs_json_init(&o->json, o->fp, HS_JSON_SPACED);
 		if (o->wrap) {
-			putc('{', o->fp);
-			hs_json_string(o->fp, o->wrap);
-			fputs(": [", o->fp);
-		} else {
-			putc('[', o->fp);
+			hs_json_object(&o->json);
+			hs_json_key(&o->json, o->wrap);
 		}
+		hs_json_array_lines(&o->json);
 	}
 }
 
@@ -360,11 +250,8 @@ static int cell_begin(struct hs_out *o)
 			putc(',', o->fp);
 	} else {
 		if (o->cur == 0)
-			fputs(o->rows ? ",\n  {" : "\n  {", o->fp);
-		else
-			fputs(", ", o->fp);
-		hs_json_string(o->fp, o->cols[o->cur].name);
-		fputs(": ", o->fp);
+			hs_json_object(&o->json);
+		return hs_json_key(&o->json, o->cols[o->cur].name);
 	}
 	return 0;
 }
@@ -390,10 +277,9 @@ static int cell_put(struct hs_out *o, const char *text, const char *json)
 			csv_field(o->fp, text);
 		break;
 	case HS_FMT_JSON:
-		if (json)
-			fputs(json, o->fp);
-		else
-			hs_json_string(o->fp, text);
+		err = json ? hs_json_raw(&o->json, json) : hs_json_str(&o->json, text);
+		if (err)
+			return err;
 		break;
 	}
 	o->cur++;
@@ -463,9 +349,10 @@ int hs_out_real(struct hs_out *o, double v)
 	if (o->fmt == HS_FMT_JSON) {
 		int err = cell_begin(o);
 
+		if (!err)
+			err = hs_json_real(&o->json, v);
 		if (err)
 			return err;
-		json_real(o->fp, v);
 		o->cur++;
 		return 0;
 	}
@@ -512,12 +399,12 @@ int hs_out_row_end(struct hs_out *o)
 		return -EINVAL;
 	if (o->fmt == HS_FMT_JSON && o->ncols == 0) {
 		stream_start(o);
-		fputs(o->rows ? ",\n  {" : "\n  {", o->fp);
+		hs_json_object(&o->json);
 	}
 	if (o->fmt == HS_FMT_CSV)
 		putc('\n', o->fp);
-	else if (o->fmt == HS_FMT_JSON)
-		putc('}', o->fp);
+	else if (o->fmt == HS_FMT_JSON && hs_json_end(&o->json))
+		return o->json.err;
 	o->cur = 0;
 	o->rows++;
 	return 0;
@@ -592,9 +479,11 @@ int hs_out_finish(struct hs_out *o)
 		break;
 	case HS_FMT_JSON:
 		stream_start(o);
-		fputs(o->rows ? "\n]" : "]", o->fp);
+		if (o->cur)
+			hs_json_end(&o->json);	/* a row that was not ended */
+		hs_json_end(&o->json);
 		if (o->wrap)
-			putc('}', o->fp);
+			hs_json_end(&o->json);
 		putc('\n', o->fp);
 		break;
 	}

@@ -53,7 +53,4 @@ int hs_out_row_end(struct hs_out *o);
 int hs_out_finish(struct hs_out *o);
 void hs_out_free(struct hs_out *o);
 
-/* Write s as a JSON string literal (with quotes) to fp. */
-void hs_json_string(FILE *fp, const char *s);
-
 #endif /* HS_OUTPUT_H */

@@ -3,7 +3,8 @@
  * Typed policy parameters (see param.h).  A set holds one value per entry of
  * a policy's {NULL}-terminated table, starts at the defaults and is changed
  * one key at a time from user text.  Every error message names what would
- * have been accepted, so the CLI can print it as is.  The JSON form is
+ * have been accepted, so the CLI can print it as is.  The values stay typed
+ * until the JSON writer (lib/json.c) serialises them; the JSON form is
  * canonical: table order, no blanks, doubles in the shortest text that reads
  * back to the same value, so equal settings always give equal text.
  */
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "json.h"
 #include "param.h"
 #include "parse.h"
 
@@ -331,67 +333,69 @@ unsigned int hs_param_enum(const struct hs_param_set *ps, const char *name)
 	return lookup(ps, name, HS_PARAM_ENUM)->e;
 }
 
-/* Append to a bounded buffer; *ok goes false once anything did not fit. */
-struct jbuf {
-	char	*buf;		/* output, always NUL-terminated when len > 0 */
-	size_t	len;		/* size of buf */
-	size_t	pos;		/* characters written so far (excluding NUL) */
-	bool	ok;		/* false once the text was truncated */
-};
-
-static void __attribute__((format(printf, 2, 3))) jb_add(struct jbuf *jb, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (!jb->ok)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(jb->buf + jb->pos, jb->len - jb->pos, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= jb->len - jb->pos) {
-		jb->ok = false;
-		return;
-	}
-	jb->pos += (size_t)n;
-}
-
-/* A JSON string literal; names and choices are plain ASCII words, but be safe. */
-static void jb_string(struct jbuf *jb, const char *s, size_t n)
-{
-	size_t i;
-
-	jb_add(jb, "\"");
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			jb_add(jb, "\\%c", c);
-		else if (c < 0x20)
-			jb_add(jb, "\\u%04x", c);
-		else
-			jb_add(jb, "%c", c);
-	}
-	jb_add(jb, "\"");
-}
-
-/*
- * Shortest %.Ng (N = 1..17) that reads back as exactly @d; whole numbers below
- * 1e15 print without an exponent ("100", not "1e+02").
+/**
+ * hs_param_find_bool() - read a boolean parameter that may be absent
+ * @ps: the set (NULL: none)
+ * @name: the parameter
+ * @out: receives its value
+ *
+ * Return: 0, -ENOENT if @ps has no parameter @name, -EINVAL if it is not a
+ * boolean.
  */
-static void shortest_double(double d, char *buf, size_t len)
+int hs_param_find_bool(const struct hs_param_set *ps, const char *name, bool *out)
 {
-	int prec;
+	int idx = find_index(ps, name);
 
-	if (d == floor(d) && fabs(d) < 1e15) {
-		snprintf(buf, len, "%.0f", d);
-		return;
+	if (idx < 0)
+		return -ENOENT;
+	if (ps->table[idx].type != HS_PARAM_BOOL)
+		return -EINVAL;
+	*out = ps->val[idx].b;
+	return 0;
+}
+
+/**
+ * hs_param_set_json_members() - write the set as members of an open object
+ * @ps: the set (NULL or empty writes nothing)
+ * @j: a writer inside an object
+ *
+ * Keys in table order, integers as integers, doubles as hs_json_real() writes
+ * them, bools as JSON booleans, enums as their choice text.  A caller may add
+ * members of its own before closing the object.
+ *
+ * Return: 0, or the writer's error.
+ */
+int hs_param_set_json_members(const struct hs_param_set *ps, struct hs_json *j)
+{
+	const char *start;
+	size_t i, l;
+	int err = 0;
+
+	for (i = 0; ps && i < ps->n && !err; i++) {
+		const struct hs_param *p = &ps->table[i];
+
+		err = hs_json_key(j, p->name);
+		if (err)
+			break;
+		switch (p->type) {
+		case HS_PARAM_U64:
+			err = hs_json_uint(j, ps->val[i].u);
+			break;
+		case HS_PARAM_DOUBLE:
+			err = hs_json_real(j, ps->val[i].d);
+			break;
+		case HS_PARAM_BOOL:
+			err = hs_json_bool(j, ps->val[i].b);
+			break;
+		case HS_PARAM_ENUM:
+			if (choice_at(p->choices, ps->val[i].e, &start, &l))
+				err = hs_json_null(j);
+			else
+				err = hs_json_str_len(j, start, l);
+			break;
+		}
 	}
-	for (prec = 1; prec <= 17; prec++) {
-		snprintf(buf, len, "%.*g", prec, d);
-		if (strtod(buf, NULL) == d)
-			return;
-	}
+	return err;
 }
 
 /**
@@ -400,58 +404,37 @@ static void shortest_double(double d, char *buf, size_t len)
  * @buf: output buffer
  * @len: its size
  *
- * For example {"lambda":0.5,"bypass":false,"mode":"demand"}: keys in table
- * order, no blanks, integers as integers, doubles in the shortest form that
- * reads back exactly, bools as JSON booleans, enums as their choice text.
+ * For example {"lambda":0.5,"bypass":false,"mode":"demand"}: the object of
+ * hs_param_set_json_members(), compact (no blanks).
  *
- * Return: length written (excluding NUL), or -ENOSPC.
+ * Return: length written (excluding NUL), -ENOSPC, or -ENOMEM.
  */
 int hs_param_set_json(const struct hs_param_set *ps, char *buf, size_t len)
 {
-	struct jbuf jb = { .buf = buf, .len = len, .pos = 0, .ok = len > 0 && buf };
-	char num[40];
-	size_t i;
+	struct hs_json j;
+	char *text = NULL;
+	size_t n;
+	int err;
 
-	jb_add(&jb, "{");
-	for (i = 0; ps && i < ps->n; i++) {
-		const struct hs_param *p = &ps->table[i];
-		const char *start;
-		size_t l;
-
-		if (i)
-			jb_add(&jb, ",");
-		jb_string(&jb, p->name, strlen(p->name));
-		jb_add(&jb, ":");
-		switch (p->type) {
-		case HS_PARAM_U64:
-			jb_add(&jb, "%" PRIu64, ps->val[i].u);
-			break;
-		case HS_PARAM_DOUBLE:
-			if (!isfinite(ps->val[i].d)) {
-				jb_add(&jb, "null");
-				break;
-			}
-			shortest_double(ps->val[i].d, num, sizeof(num));
-			jb_add(&jb, "%s", num);
-			break;
-		case HS_PARAM_BOOL:
-			jb_add(&jb, "%s", ps->val[i].b ? "true" : "false");
-			break;
-		case HS_PARAM_ENUM:
-			if (choice_at(p->choices, ps->val[i].e, &start, &l))
-				jb_add(&jb, "null");
-			else
-				jb_string(&jb, start, l);
-			break;
-		}
-	}
-	jb_add(&jb, "}");
-	if (!jb.ok) {
-		if (buf && len)
-			buf[0] = '\0';
+	if (buf && len)
+		buf[0] = '\0';
+	err = hs_json_init_mem(&j, 0);
+	if (err)
+		return err;
+	hs_json_object(&j);
+	hs_param_set_json_members(ps, &j);
+	hs_json_end(&j);
+	err = hs_json_take(&j, &text);
+	if (err)
+		return err;
+	n = strlen(text);
+	if (!buf || n >= len) {
+		free(text);
 		return -ENOSPC;
 	}
-	return (int)jb.pos;
+	memcpy(buf, text, n + 1);
+	free(text);
+	return (int)n;
 }
 
 /**

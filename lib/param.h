@@ -60,6 +60,27 @@ double hs_param_double(const struct hs_param_set *ps, const char *name);
 bool hs_param_bool(const struct hs_param_set *ps, const char *name);
 unsigned int hs_param_enum(const struct hs_param_set *ps, const char *name);
 
+/*
+ * A boolean parameter that may be absent (a caller that does not know the
+ * policy).  Return: 0 with *out set, -ENOENT if @ps has no such parameter,
+ * -EINVAL if it is not a boolean.
+ */
+int hs_param_find_bool(const struct hs_param_set *ps, const char *name, bool *out);
+
+struct hs_json;
+
+/**
+ * hs_param_set_json_members() - write the set as members of an open JSON object
+ * @ps: the set (NULL or empty writes nothing)
+ * @j: a writer (lib/json.h) inside an object
+ *
+ * Keys in table order, numbers as numbers, enums and bools as JSON strings and
+ * booleans; the caller may add members of its own before closing the object.
+ *
+ * Return: 0, or the writer's error.
+ */
+int hs_param_set_json_members(const struct hs_param_set *ps, struct hs_json *j);
+
 /**
  * hs_param_set_json() - the whole set as a canonical JSON object
  * @ps: the set (NULL or empty gives "{}")
@@ -69,7 +90,7 @@ unsigned int hs_param_enum(const struct hs_param_set *ps, const char *name);
  * Keys in table order, numbers as numbers, enums and bools as JSON strings and
  * booleans.  Two runs with the same effective parameters give the same text.
  *
- * Return: length written (excluding NUL), or -ENOSPC.
+ * Return: length written (excluding NUL), -ENOSPC, or -ENOMEM.
  */
 int hs_param_set_json(const struct hs_param_set *ps, char *buf, size_t len);
 

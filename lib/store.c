@@ -20,12 +20,19 @@
  * complete; an abort rolls everything back.  A reader fetches one chunk per
  * call with a point query, so no statement stays active between calls.
  *
+ * The OPT gap of a run (runs.opt_gap, against the newest demand-paging OPT
+ * run of its session and capacity) is defined here once, in C: storing runs
+ * recomputes it for their sessions, the migration that added the column
+ * computes it for what was stored, and hs_store_opt_gaps() applies it to
+ * runs that are not stored, so every output reads one value.
+ *
  * SQLite result codes become negative errnos here, with sqlite3_errmsg() kept
  * as the message.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +46,7 @@
 #include "keymap.h"
 #include "life.h"
 #include "lrugen.h"
+#include "param.h"
 #include "store-int.h"
 
 #define BUSY_TIMEOUT_MS		10000		/* wait this long for another writer */
@@ -365,7 +373,26 @@ static const char *const migrations[] = {
 	"  FROM events AS e LEFT JOIN event_types AS t ON t.type = e.type;"
 	"CREATE VIEW v_record_checks AS"
 	"  SELECT session, name, status, got, want, note FROM record_checks;",
+	/*
+	 * 2 -> 3: the OPT gap is stored with each run.  opt_reference marks the
+	 * runs it compares with (demand-paging OPT: policy opt without bypass),
+	 * from the run's typed parameters when stored; older runs from their
+	 * params.  opt_gap itself is filled by refresh_opt_gaps() in C, for every
+	 * session, in the same transaction; v_policy_compare reads the column.
+	 */
+	"ALTER TABLE runs ADD COLUMN opt_reference INTEGER NOT NULL DEFAULT 0"
+	"  CHECK (opt_reference IN (0, 1));"
+	"ALTER TABLE runs ADD COLUMN opt_gap REAL;"
+	"UPDATE runs SET opt_reference = 1 WHERE policy = 'opt'"
+	"  AND coalesce(json_extract(params, '$.bypass'), 0) = 0;"
+	"DROP VIEW v_policy_compare;"
+	"CREATE VIEW v_policy_compare AS"
+	"  SELECT session, capacity, policy,"
+	"    CASE WHEN accesses > 0 THEN hits * 1.0 / accesses END AS hit_ratio, opt_gap"
+	"  FROM runs;",
 };
+
+static int refresh_opt_gaps(struct hs_store *st, int64_t session);
 
 _Static_assert(ARRAY_SIZE(migrations) == HS_STORE_SCHEMA_VERSION,
 	       "one migration per schema version");
@@ -408,8 +435,9 @@ static const char *const stmt_sql[ST_NR] = {
 		" misses, cold_misses, evictions, refaults, hint_evictions, hint_refaults, hints,"
 		" drops, pswpin, pswpout, pingpong_keys, pingpong_refaults, distinct_keys,"
 		" protected, protected_useful, protected_wasted, prot_occupancy, peak_resident,"
-		" wall_s, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-		" ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, " NOW_SQL ")",
+		" wall_s, opt_reference, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+		" ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,"
+		" ?27, " NOW_SQL ")",
 	[ST_PROT_INSERT] =
 		"INSERT INTO run_protection (run, kind, total, useful, wasted)"
 		" VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -783,6 +811,11 @@ static int migrate(struct hs_store *st)
 	}
 	for (; version < HS_STORE_SCHEMA_VERSION; version++) {
 		err = store_exec(st, migrations[version]);
+		if (err)
+			goto out_rollback;
+		/* 2 -> 3 added runs.opt_gap: compute it for what is stored */
+		if (version == 2)
+			err = refresh_opt_gaps(st, -1);
 		if (err)
 			goto out_rollback;
 	}
@@ -1682,6 +1715,249 @@ static void key_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 /* ---- runs ---- */
 
+/*
+ * The OPT gap.  A run's opt_gap is its misses divided by the misses of the
+ * reference run: the newest demand-paging OPT run (runs.opt_reference) of the
+ * same session at the same capacity.  Demand-paging OPT, not the bypass
+ * variant, because every other policy must cache each page it misses: OPT
+ * with bypass plays by other rules, and a policy's distance to it mixes the
+ * choice of victim with the choice not to cache.  0 / 0 is 1 (as good as
+ * OPT); no reference, or a reference without misses, gives NULL.  This is the
+ * one definition: the store keeps runs.opt_gap up to date with it whenever
+ * runs are stored (an OPT run stored later updates the runs before it), and
+ * hs_store_opt_gaps() applies it to runs not stored.
+ */
+struct gap_run {
+	int64_t		id;		/* runs.id; stored runs first, oldest first */
+	int64_t		capacity;
+	int64_t		misses;
+	bool		reference;	/* runs.opt_reference */
+	bool		had_gap;	/* stored opt_gap was not NULL */
+	double		old_gap;	/* ... and its value */
+	double		gap;		/* the gap by the definition; NAN for NULL */
+};
+
+/* Is @rr a run of demand-paging OPT (the reference of opt_gap)? */
+static bool run_is_opt_reference(const struct hs_run_record *rr)
+{
+	bool bypass = false;
+
+	if (strcmp(rr->policy, "opt"))
+		return false;
+	/* no typed set (or no such parameter): the demand variant */
+	if (rr->params && hs_param_find_bool(rr->params, "bypass", &bypass))
+		bypass = false;
+	return !bypass;
+}
+
+/* Fill r[i].gap for every run of @r (in store order) by the definition above. */
+static void compute_opt_gaps(struct gap_run *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t k = n;
+
+		while (k-- > 0)
+			if (r[k].reference && r[k].capacity == r[i].capacity)
+				break;
+		if (k == (size_t)-1)
+			r[i].gap = NAN;
+		else if (r[k].misses)
+			r[i].gap = (double)r[i].misses / (double)r[k].misses;
+		else
+			r[i].gap = r[i].misses ? NAN : 1.0;
+	}
+}
+
+/* The runs of @session, oldest first, with room for @extra more; the caller frees *out. */
+static int load_gap_runs(struct hs_store *st, int64_t session, struct gap_run **out,
+			 size_t *n, size_t extra)
+{
+	sqlite3_stmt *s = NULL;
+	struct gap_run *r = NULL;
+	size_t cap = 0, nr = 0;
+	int rc;
+
+	rc = sqlite3_prepare_v2(st->db, "SELECT id, capacity, misses, opt_reference, opt_gap"
+				" FROM runs WHERE session = ?1 ORDER BY id", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sql_err(st, rc);
+	sqlite3_bind_int64(s, 1, session);
+	for (;;) {
+		rc = sqlite3_step(s);
+		if (rc != SQLITE_ROW)
+			break;
+		if (nr + extra >= cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			struct gap_run *nrr;
+
+			while (nc < nr + extra + 1)
+				nc *= 2;
+			nrr = realloc(r, nc * sizeof(*r));
+			if (!nrr) {
+				sqlite3_finalize(s);
+				free(r);
+				return -ENOMEM;
+			}
+			r = nrr;
+			cap = nc;
+		}
+		r[nr++] = (struct gap_run){
+			.id = sqlite3_column_int64(s, 0),
+			.capacity = sqlite3_column_int64(s, 1),
+			.misses = sqlite3_column_int64(s, 2),
+			.reference = sqlite3_column_int(s, 3) != 0,
+			.had_gap = sqlite3_column_type(s, 4) != SQLITE_NULL,
+			.old_gap = sqlite3_column_double(s, 4),
+		};
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		free(r);
+		return store_sql_err(st, rc);
+	}
+	if (!r && extra) {
+		r = calloc(extra, sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+	}
+	*out = r;
+	*n = nr;
+	return 0;
+}
+
+/* Store the gap of every run of @r[0..n) whose stored value differs. */
+static int write_opt_gaps(struct hs_store *st, const struct gap_run *r, size_t n)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, err = 0;
+
+	rc = sqlite3_prepare_v2(st->db, "UPDATE runs SET opt_gap = ?2 WHERE id = ?1", -1, &s,
+				NULL);
+	if (rc != SQLITE_OK)
+		return store_sql_err(st, rc);
+	for (size_t i = 0; i < n && !err; i++) {
+		bool has = !isnan(r[i].gap);
+
+		if (has == r[i].had_gap && (!has || r[i].gap == r[i].old_gap))
+			continue;
+		sqlite3_bind_int64(s, 1, r[i].id);
+		if (has)
+			sqlite3_bind_double(s, 2, r[i].gap);
+		else
+			sqlite3_bind_null(s, 2);
+		rc = sqlite3_step(s);
+		if (rc != SQLITE_DONE)
+			err = store_sql_err(st, rc);
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
+/*
+ * Bring runs.opt_gap of @session (every session if < 0) up to date, inside
+ * the caller's transaction.
+ */
+static int refresh_opt_gaps(struct hs_store *st, int64_t session)
+{
+	struct gap_run *r = NULL;
+	sqlite3_stmt *s = NULL;
+	size_t n = 0;
+	int rc, err;
+
+	if (session < 0) {
+		rc = sqlite3_prepare_v2(st->db, "SELECT DISTINCT session FROM runs"
+					" ORDER BY session", -1, &s, NULL);
+		if (rc != SQLITE_OK)
+			return store_sql_err(st, rc);
+		/* the UPDATEs only touch opt_gap, not what this statement reads */
+		err = 0;
+		while (!err && (rc = sqlite3_step(s)) == SQLITE_ROW)
+			err = refresh_opt_gaps(st, sqlite3_column_int64(s, 0));
+		if (!err && rc != SQLITE_DONE)
+			err = store_sql_err(st, rc);
+		sqlite3_finalize(s);
+		return err;
+	}
+	err = load_gap_runs(st, session, &r, &n, 0);
+	if (!err) {
+		compute_opt_gaps(r, n);
+		err = write_opt_gaps(st, r, n);
+	}
+	free(r);
+	return err;
+}
+
+/**
+ * hs_store_opt_gaps() - the OPT gap of runs not stored
+ * @st: the store (may be read-only)
+ * @runs: runs of one session, as they would be stored (all of the same session)
+ * @n: their number
+ * @gaps: receives run i's gap in gaps[i], NAN where there is none
+ *
+ * The value runs.opt_gap would hold if @runs were stored now, after the
+ * session's stored runs (see hsctl-db(5)): for `hsctl replay --no-store`.
+ *
+ * Return: 0 or -errno.
+ */
+int hs_store_opt_gaps(struct hs_store *st, const struct hs_run_record *runs, size_t n,
+		      double *gaps)
+{
+	struct gap_run *r = NULL;
+	size_t nr = 0, i;
+	int err;
+
+	if (!n)
+		return 0;
+	err = load_gap_runs(st, runs[0].session, &r, &nr, n);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++)
+		r[nr + i] = (struct gap_run){
+			.capacity = (int64_t)runs[i].stats->capacity,
+			.misses = (int64_t)runs[i].stats->misses,
+			.reference = run_is_opt_reference(&runs[i]),
+		};
+	compute_opt_gaps(r, nr + n);
+	for (i = 0; i < n; i++)
+		gaps[i] = r[nr + i].gap;
+	free(r);
+	return 0;
+}
+
+/**
+ * hs_store_run_opt_gaps() - read back the stored OPT gap of runs
+ * @st: the store
+ * @ids: run ids
+ * @n: their number
+ * @gaps: receives runs.opt_gap of run ids[i] in gaps[i], NAN for NULL
+ *
+ * Return: 0, -ENOENT if a run is not stored, or -errno.
+ */
+int hs_store_run_opt_gaps(struct hs_store *st, const int64_t *ids, size_t n, double *gaps)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, err = 0;
+
+	rc = sqlite3_prepare_v2(st->db, "SELECT opt_gap FROM runs WHERE id = ?1", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sql_err(st, rc);
+	for (size_t i = 0; i < n && !err; i++) {
+		sqlite3_bind_int64(s, 1, ids[i]);
+		rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW)
+			gaps[i] = sqlite3_column_type(s, 0) == SQLITE_NULL ? NAN :
+				  sqlite3_column_double(s, 0);
+		else if (rc == SQLITE_DONE)
+			err = store_err(st, -ENOENT, "no run %lld", (long long)ids[i]);
+		else
+			err = store_sql_err(st, rc);
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
 /* One row per live generation of one sample: what a line of debugfs lru_gen shows. */
 static int save_generations(struct hs_store *st, sqlite3_stmt *s, int64_t run,
 			    const struct hs_gen_sample *g)
@@ -1737,6 +2013,7 @@ static int save_run(struct hs_store *st, const struct hs_run_record *rr, int64_t
 	sqlite3_bind_double(s, 24, x->prot_occupancy);
 	sqlite3_bind_int64(s, 25, (int64_t)x->peak_resident);
 	sqlite3_bind_double(s, 26, rr->wall_s);
+	sqlite3_bind_int(s, 27, run_is_opt_reference(rr));
 	err = store_run(st, s);
 	if (err)
 		return err;
@@ -1794,6 +2071,8 @@ static int save_run(struct hs_store *st, const struct hs_run_record *rr, int64_t
  *
  * Each run gets a runs row, run_protection rows for the protection kinds it
  * used, run_refault_hist rows for its non-empty buckets and run_metrics rows.
+ * runs.opt_gap of every run of the sessions concerned is brought up to date
+ * (see hs_store_run_opt_gaps()).
  *
  * Return: 0, or -errno with nothing stored.
  */
@@ -1823,6 +2102,12 @@ int hs_store_save_runs(struct hs_store *st, const struct hs_run_record *runs, si
 		if (ids)
 			ids[i] = id;
 	}
+	/* the new runs, and older runs of the session when an OPT run came */
+	for (i = 0; !err && i < n; i++)
+		if (!i || runs[i].session != runs[i - 1].session)
+			err = refresh_opt_gaps(st, runs[i].session);
+	if (err)
+		goto out_rollback;
 	err = store_run_id(st, ST_COMMIT);
 	if (err)
 		goto out_rollback;

@@ -46,7 +46,7 @@ int hs_store_open(const char *path, unsigned int flags, struct hs_store **out);
 void hs_store_close(struct hs_store *st);
 const char *hs_store_errmsg(const struct hs_store *st);
 int hs_store_user_version(const struct hs_store *st);	/* schema version of the file */
-#define HS_STORE_SCHEMA_VERSION	2			/* the version this build writes */
+#define HS_STORE_SCHEMA_VERSION	3			/* the version this build writes */
 #define HS_STORE_APPLICATION_ID	0x48534354u		/* PRAGMA application_id: "HSCT" */
 
 /* What `hsctl db info` shows. */
@@ -136,10 +136,14 @@ void hs_session_read_close(struct hs_session_reader *r);
 
 /* ---- runs ---- */
 
+struct hs_param_set;
+
 struct hs_run_record {
 	int64_t			session;
 	const char		*policy;	/* ops->name */
-	const char		*params_json;	/* hs_param_set_json() text */
+	const char		*params_json;	/* the params column: a JSON object */
+	const struct hs_param_set *params;	/* the policy's typed parameters, may be NULL;
+						 * decide runs.opt_reference (opt, bypass false) */
 	const struct hs_sim_stats *stats;
 	const struct hs_metrics	*metrics;	/* policy-specific, may be NULL */
 	const struct hs_gen_sample *gens;	/* generations over time, may be NULL */
@@ -147,9 +151,24 @@ struct hs_run_record {
 	double			wall_s;		/* replay time of this run */
 };
 
-/* Store runs in one transaction; ids[i] receives run i's id.  ids may be NULL. */
+/*
+ * Store runs in one transaction; ids[i] receives run i's id.  ids may be NULL.
+ * runs.opt_gap of the sessions' runs is brought up to date (hsctl-db(5)).
+ */
 int hs_store_save_runs(struct hs_store *st, const struct hs_run_record *runs, size_t n,
 		       int64_t *ids);
+
+
+/*
+ * The OPT gap: a run's misses over those of the newest demand-paging OPT run
+ * (policy opt, bypass false) of its session at its capacity; NAN where there
+ * is none.  hs_store_run_opt_gaps() reads the stored runs.opt_gap of runs;
+ * hs_store_opt_gaps() gives what it would be for @runs (one session) if they
+ * were stored now.  Return: 0, -ENOENT for a run id not stored, or -errno.
+ */
+int hs_store_run_opt_gaps(struct hs_store *st, const int64_t *ids, size_t n, double *gaps);
+int hs_store_opt_gaps(struct hs_store *st, const struct hs_run_record *runs, size_t n,
+		      double *gaps);
 
 /* ---- SQL for `hsctl sql` and the listings ---- */
 

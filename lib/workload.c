@@ -37,6 +37,7 @@
 #include "decode.h"
 #include "fileio.h"
 #include "gen.h"
+#include "json.h"
 #include "workload.h"
 
 #ifndef TMPFS_MAGIC
@@ -367,74 +368,56 @@ static int open_file(struct hs_workload *w, const char *file, char *err, size_t 
 
 /* ---- describe ---- */
 
-/* The shortest %g form of @v that reads back as @v. */
-static void fmt_double(char *buf, size_t len, double v)
-{
-	int prec;
-
-	for (prec = 15; prec < 17; prec++) {
-		snprintf(buf, len, "%.*g", prec, v);
-		if (strtod(buf, NULL) == v)
-			return;
-	}
-	snprintf(buf, len, "%.17g", v);
-}
-
-static void json_string(FILE *f, const char *s)
-{
-	const unsigned char *p;
-
-	fputc('"', f);
-	for (p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
 static int make_json(struct hs_workload *w)
 {
-	char theta[32];
-	size_t len;
-	FILE *f;
+	struct hs_json j;
+	int err;
 
-	f = open_memstream(&w->json, &len);
-	if (!f)
-		return -ENOMEM;
-	fprintf(f, "{\"workload\":\"%s\"", wl_names[w->kind]);
+	err = hs_json_init_mem(&j, 0);
+	if (err)
+		return err;
+	hs_json_object(&j);
+	hs_json_key(&j, "workload");
+	hs_json_str(&j, wl_names[w->kind]);
 	if (is_file_kind(w->kind)) {
-		fputs(",\"file\":", f);
-		json_string(f, w->path);
-		fprintf(f, ",\"created\":%s", w->created ? "true" : "false");
+		hs_json_key(&j, "file");
+		hs_json_str(&j, w->path);
+		hs_json_key(&j, "created");
+		hs_json_bool(&j, w->created);
 	}
-	fprintf(f, ",\"size\":%" PRIu64 ",\"pages\":%" PRIu64, w->size, w->pages);
-	fmt_double(theta, sizeof(theta), w->theta);
+	hs_json_key(&j, "size");
+	hs_json_uint(&j, w->size);
+	hs_json_key(&j, "pages");
+	hs_json_uint(&j, w->pages);
 	switch (w->kind) {
 	case WL_SCAN_TWICE:
 	case WL_LOOP:
-		fprintf(f, ",\"passes\":%u", w->passes);
+		hs_json_key(&j, "passes");
+		hs_json_uint(&j, w->passes);
 		break;
 	case WL_ZIPF_READ:
-		fprintf(f, ",\"ops\":%" PRIu64 ",\"theta\":%s", w->ops, theta);
+		hs_json_key(&j, "ops");
+		hs_json_uint(&j, w->ops);
+		hs_json_key(&j, "theta");
+		hs_json_real(&j, w->theta);
 		break;
 	case WL_YCSB_F:
-		fprintf(f, ",\"record_size\":%u,\"records\":%" PRIu64 ",\"ops\":%" PRIu64
-			",\"theta\":%s", w->record_size, w->records, w->ops, theta);
+		hs_json_key(&j, "record_size");
+		hs_json_uint(&j, w->record_size);
+		hs_json_key(&j, "records");
+		hs_json_uint(&j, w->records);
+		hs_json_key(&j, "ops");
+		hs_json_uint(&j, w->ops);
+		hs_json_key(&j, "theta");
+		hs_json_real(&j, w->theta);
 		break;
 	case WL_NR:
 		break;
 	}
-	fprintf(f, ",\"seed\":%" PRIu64 "}", w->seed);
-	if (fclose(f) || !w->json) {
-		free(w->json);
-		w->json = NULL;
-		return -ENOMEM;
-	}
-	return 0;
+	hs_json_key(&j, "seed");
+	hs_json_uint(&j, w->seed);
+	hs_json_end(&j);
+	return hs_json_take(&j, &w->json);
 }
 
 /* ---- prepare ---- */

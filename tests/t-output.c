@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "harness.h"
+#include "json.h"
 #include "output.h"
 
 /* Run @fill on a writer for @fmt and return everything written (free it). */
@@ -264,18 +265,18 @@ static void json_string(void)
 		t_fail(__FILE__, __LINE__, "open_memstream failed");
 		return;
 	}
-	hs_json_string(fp, "plain/text");
+	hs_json_quote(fp, "plain/text");
 	putc(' ', fp);
-	hs_json_string(fp, "\"\\\b\f\n\r\t\x1f\x7f");
+	hs_json_quote(fp, "\"\\\b\f\n\r\t\x1f\x7f");
 	putc(' ', fp);
-	hs_json_string(fp, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");	/* é € U+1F600 */
+	hs_json_quote(fp, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");	/* é € U+1F600 */
 	putc(' ', fp);
 	/* not UTF-8: a lone byte, a truncated sequence, an overlong '/', a surrogate */
-	hs_json_string(fp, "\xff|\xc3|\xc0\xaf|\xed\xa0\x80");
+	hs_json_quote(fp, "\xff|\xc3|\xc0\xaf|\xed\xa0\x80");
 	putc(' ', fp);
-	hs_json_string(fp, "");
+	hs_json_quote(fp, "");
 	putc(' ', fp);
-	hs_json_string(fp, NULL);
+	hs_json_quote(fp, NULL);
 	fclose(fp);
 	T_EQ_STR(text, "\"plain/text\" "
 		 "\"\\\"\\\\\\b\\f\\n\\r\\t\\u001f\\u007f\" "

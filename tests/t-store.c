@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "hs.h"
 #include "lifecycle.h"
 #include "lrugen.h"
+#include "param.h"
 #include "store.h"
 
 #define N_REC	200000
@@ -181,7 +183,7 @@ static void test_memory_open(void)
 	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
 	T_EQ_I64(hs_store_get_info(st, &info), 0);
 	T_EQ_U64(info.application_id, 0x48534354);
-	T_EQ_I64(info.user_version, 2);
+	T_EQ_I64(info.user_version, 3);
 	T_EQ_I64(info.sessions, 0);
 	T_EQ_I64(info.runs, 0);
 	T_EQ_STR(info.journal_mode, "memory");
@@ -388,7 +390,7 @@ static void test_refuse_files(void)
 		return;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 7", 0, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 7 is newer than this hsctl supports (2); upgrade hsctl");
+		 "database schema version 7 is newer than this hsctl supports (3); upgrade hsctl");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY, &st), -EPROTO);
@@ -410,7 +412,7 @@ static void test_refuse_files(void)
 	st = NULL;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 0", HS_STORE_RDONLY, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 0 is older than this hsctl's (2);"
+		 "database schema version 0 is older than this hsctl's (3);"
 		 " run 'hsctl db migrate'");
 	hs_store_close(st);
 	st = NULL;
@@ -1138,9 +1140,128 @@ out:
 	hs_store_close(st);
 }
 
+/* What migration 3 added, undone: runs.opt_reference and opt_gap, v_policy_compare on them. */
+#define UNDO_3								\
+	"DROP VIEW v_policy_compare; ALTER TABLE runs DROP COLUMN opt_gap;"	\
+	" ALTER TABLE runs DROP COLUMN opt_reference;"				\
+	" CREATE VIEW v_policy_compare AS"					\
+	"  SELECT r.session AS session, r.capacity AS capacity, r.policy AS policy," \
+	"    CASE WHEN r.accesses > 0 THEN r.hits * 1.0 / r.accesses END AS hit_ratio," \
+	"    (SELECT r.misses * 1.0 / o.misses FROM runs AS o"		\
+	"      WHERE o.session = r.session AND o.capacity = r.capacity AND o.policy = 'opt'" \
+	"      ORDER BY o.id DESC LIMIT 1) AS opt_gap"			\
+	"  FROM runs AS r; PRAGMA user_version = 2;"
+
+/* OPT with its bypass parameter, as policies/opt.c declares it. */
+static const struct hs_param opt_table[] = {
+	{ .name = "bypass", .type = HS_PARAM_BOOL, .def = "false" },
+	{ .name = NULL },
+};
+
+#define GAPS_SQL "SELECT id, policy, capacity, opt_reference, opt_gap FROM runs ORDER BY id"
+
 /*
- * A schema-1 file: made from a fresh one by dropping what migration 2 added
- * and restoring v_sessions as schema 1 defined it.
+ * The OPT gap: misses over those of the newest demand-paging OPT run of the
+ * session at the same capacity, stored with every run and kept up to date
+ * when a later OPT run comes; v_policy_compare, hs_store_run_opt_gaps() and
+ * hs_store_opt_gaps() (runs not stored) give the same values; a schema-2
+ * file gets them at migration.
+ */
+static void test_opt_gap(void)
+{
+	const char *path = tmp_path("gap.db");
+	struct hs_sim_stats lru4 = { .capacity = 4, .misses = 100 };
+	struct hs_sim_stats opt4 = { .capacity = 4, .misses = 70 };
+	struct hs_sim_stats byp4 = { .capacity = 4, .misses = 64 };
+	struct hs_sim_stats lru8 = { .capacity = 8, .misses = 50 };
+	struct hs_sim_stats fifo4 = { .capacity = 4, .misses = 80 };
+	struct hs_sim_stats opt8 = { .capacity = 8, .misses = 25 };
+	struct hs_sim_stats new4 = { .capacity = 4, .misses = 50 };
+	struct hs_param_set *demand = NULL, *bypass = NULL;
+	struct hs_run_record rr[4], one;
+	struct hs_store *st = NULL;
+	int64_t ids[4], sid;
+	double gaps[4];
+	char err[64];
+
+	if (!path)
+		return;
+	rm_db(path);
+	T_EQ_I64(hs_param_set_new(opt_table, &demand), 0);
+	T_EQ_I64(hs_param_set_new(opt_table, &bypass), 0);
+	if (!demand || !bypass)
+		goto out;
+	T_EQ_I64(hs_param_set_parse(bypass, "bypass", "true", err, sizeof(err)), 0);
+	T_EQ_I64(hs_store_open(path, 0, &st), 0);
+	if (!st)
+		goto out;
+	sid = write_pattern(st, 10);
+	rr[0] = (struct hs_run_record){ .session = sid, .policy = "lru", .stats = &lru4 };
+	rr[1] = (struct hs_run_record){ .session = sid, .policy = "opt", .stats = &opt4,
+					.params_json = "{\"bypass\":false}", .params = demand };
+	rr[2] = (struct hs_run_record){ .session = sid, .policy = "opt", .stats = &byp4,
+					.params_json = "{\"bypass\":true}", .params = bypass };
+	rr[3] = (struct hs_run_record){ .session = sid, .policy = "lru", .stats = &lru8 };
+	T_EQ_I64(hs_store_save_runs(st, rr, 4, ids), 0);
+	/* 100 / 70, 70 / 70, 64 / 70 (the bypass OPT is newer, but no reference), none at 8 */
+	T_EQ_STR(q(st, GAPS_SQL), "1|'lru'|4|0|R1.4285714285714286;2|'opt'|4|1|R1;"
+		 "3|'opt'|4|0|R0.91428571428571426;4|'lru'|8|0|NULL");
+	T_EQ_STR(q(st, "SELECT capacity, policy, opt_gap FROM v_policy_compare"
+		      " ORDER BY capacity, opt_gap"),
+		 "4|'opt'|R0.91428571428571426;4|'opt'|R1;4|'lru'|R1.4285714285714286;"
+		 "8|'lru'|NULL");
+	T_EQ_I64(hs_store_run_opt_gaps(st, ids, 4, gaps), 0);
+	T_ASSERT(gaps[0] == 100.0 / 70);
+	T_ASSERT(gaps[1] == 1.0);
+	T_ASSERT(gaps[2] == 64.0 / 70);
+	T_ASSERT(isnan(gaps[3]));
+	ids[0] = 99;
+	T_EQ_I64(hs_store_run_opt_gaps(st, ids, 1, gaps), -ENOENT);
+
+	/* not stored: fifo against the stored OPT; an OPT among them is the newest */
+	one = (struct hs_run_record){ .session = sid, .policy = "fifo", .stats = &fifo4 };
+	T_EQ_I64(hs_store_opt_gaps(st, &one, 1, gaps), 0);
+	T_ASSERT(gaps[0] == 80.0 / 70);
+	rr[0] = (struct hs_run_record){ .session = sid, .policy = "opt", .stats = &opt8 };
+	rr[1] = (struct hs_run_record){ .session = sid, .policy = "lru", .stats = &lru8 };
+	rr[2] = (struct hs_run_record){ .session = sid, .policy = "opt", .stats = &new4,
+					.params = bypass };
+	T_EQ_I64(hs_store_opt_gaps(st, rr, 3, gaps), 0);
+	T_ASSERT(gaps[0] == 1.0);
+	T_ASSERT(gaps[1] == 2.0);
+	T_ASSERT(gaps[2] == 50.0 / 70);
+	T_EQ_STR(q(st, "SELECT count(*) FROM runs"), "4");
+
+	/* a later OPT run at 8 gives the earlier lru run its gap: 50 / 25 */
+	T_EQ_I64(hs_store_save_runs(st, rr, 1, ids), 0);
+	T_EQ_I64(ids[0], 5);
+	/* a newer demand OPT at 4 (no typed set: the demand variant) is the reference now */
+	one = (struct hs_run_record){ .session = sid, .policy = "opt", .stats = &new4,
+				      .params_json = "{}" };
+	T_EQ_I64(hs_store_save_runs(st, &one, 1, ids), 0);
+	T_EQ_STR(q(st, GAPS_SQL), "1|'lru'|4|0|R2;2|'opt'|4|1|R1.3999999999999999;"
+		 "3|'opt'|4|0|R1.28;4|'lru'|8|0|R2;5|'opt'|8|1|R1;6|'opt'|4|1|R1");
+
+	/* schema 2 had neither column: migration 3 computes the same */
+	T_EQ_STR(q(st, UNDO_3), "");
+	hs_store_close(st);
+	st = NULL;
+	T_EQ_I64(hs_store_open(path, 0, &st), 0);
+	if (!st)
+		goto out;
+	T_EQ_I64(hs_store_user_version(st), 3);
+	T_EQ_STR(q(st, GAPS_SQL), "1|'lru'|4|0|R2;2|'opt'|4|1|R1.3999999999999999;"
+		 "3|'opt'|4|0|R1.28;4|'lru'|8|0|R2;5|'opt'|8|1|R1;6|'opt'|4|1|R1");
+out:
+	hs_store_close(st);
+	hs_param_set_free(demand);
+	hs_param_set_free(bypass);
+	rm_db(path);
+}
+
+/*
+ * A schema-1 file: made from a fresh one by dropping what migrations 3 and 2
+ * added and restoring v_sessions as schema 1 defined it.
  */
 static void test_migrate_v1(void)
 {
@@ -1156,7 +1277,8 @@ static void test_migrate_v1(void)
 	if (!st)
 		return;
 	T_EQ_I64(write_pattern(st, 10), 1);
-	T_EQ_STR(q(st, "DROP VIEW v_folio_lives; DROP VIEW v_events; DROP VIEW v_record_checks;"
+	T_EQ_STR(q(st, UNDO_3 " DROP VIEW v_folio_lives; DROP VIEW v_events;"
+		      " DROP VIEW v_record_checks;"
 		      " DROP VIEW v_sessions; CREATE VIEW v_sessions AS SELECT id AS session,"
 		      " source, name, status, started, ended, accesses, distinct_keys"
 		      " FROM sessions; DROP TABLE lru_gen_snapshots; DROP TABLE record_cpus;"
@@ -1181,8 +1303,8 @@ static void test_migrate_v1(void)
 	T_EQ_I64(hs_store_open(path, 0, &st), 0);
 	if (!st)
 		return;
-	T_EQ_I64(hs_store_user_version(st), 2);
-	T_EQ_STR(q(st, "PRAGMA user_version"), "2");
+	T_EQ_I64(hs_store_user_version(st), 3);
+	T_EQ_STR(q(st, "PRAGMA user_version"), "3");
 	T_EQ_I64(hs_session_get(st, 1, &info), 0);
 	T_EQ_STR(info.name, "trace.txt");
 	T_EQ_U64(info.records, 10);
@@ -1222,6 +1344,7 @@ static const struct t_case cases[] = {
 	{ "record_events", test_record_events },
 	{ "record_abort_remove", test_record_abort_remove },
 	{ "migrate_v1", test_migrate_v1 },
+	{ "opt_gap", test_opt_gap },
 };
 
 int main(int argc, char **argv)
