@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hsctl export: write a stored session's accesses back out as a trace file
- * in the original keys (lib/trace-out.c), so that cachesim, the LIRS and ARC
- * simulators and hsctl import itself read what hsctl holds.  The stream goes
+ * in the original keys (lib/trace-out.c), so that libCacheSim's cachesim, the
+ * LIRS simulator and hsctl import itself read what hsctl holds.  The stream goes
  * to -o FILE (gzip when FILE ends in ".gz") or to standard output; binary
  * oracle records are never written to a terminal.  Hints and drops of
  * recorded sessions have no place in these formats: they are left out and
