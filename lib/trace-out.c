@@ -354,9 +354,8 @@ static int load_ids(struct hs_store *st, int64_t session, uint64_t n, uint64_t *
 		}
 	}
 	if (c.missing || c.got != n) {
-		snprintf(err, errlen, "session %" PRId64 ": key table holds %s%" PRIu64
-			 " of %" PRIu64 " original ids", session, c.missing ? "fewer than " : "",
-			 c.got, n);
+		snprintf(err, errlen, "session %" PRId64 ": key table: no original id for key %"
+			 PRIu64 " (of %" PRIu64 ")", session, c.got, n);
 		free(c.ids);
 		return -EBADMSG;
 	}
@@ -364,9 +363,13 @@ static int load_ids(struct hs_store *st, int64_t session, uint64_t n, uint64_t *
 	return 0;
 }
 
-/* Every record of the session into keys[] and meta[] (info->records of each). */
+/*
+ * Every record of the session into keys[] and meta[] (info->records of each).
+ * A count that differs from the session row sets *why; the reader's own
+ * errors leave it NULL (the store has the message).
+ */
 static int load_stream(struct hs_session_reader *r, const struct hs_session_info *info,
-		       uint32_t **keys_out, uint8_t **meta_out)
+		       uint32_t **keys_out, uint8_t **meta_out, const char **why)
 {
 	uint64_t total = info->records, at = 0;
 	const uint32_t *k;
@@ -386,6 +389,7 @@ static int load_stream(struct hs_session_reader *r, const struct hs_session_info
 	}
 	while ((ret = hs_session_read_chunk(r, &k, &m, &n)) > 0) {
 		if (n > total - at) {
+			*why = "more records than the session row says";
 			ret = -EBADMSG;
 			goto out_free;
 		}
@@ -396,6 +400,7 @@ static int load_stream(struct hs_session_reader *r, const struct hs_session_info
 	if (ret < 0)
 		goto out_free;
 	if (at != total) {
+		*why = "fewer records than the session row says";
 		ret = -EBADMSG;
 		goto out_free;
 	}
@@ -419,24 +424,24 @@ static int put_record(struct hs_trace_writer *w, const uint64_t *ids, uint64_t n
 		return 0;
 	}
 	if (key >= nr_ids)
-		return -EBADMSG;
+		return -EBADMSG;	/* hs_session_read_chunk() checks keys: not reached */
 	stats->records++;
 	return hs_trace_writer_add(w, ids[key], meta, next_vtime);
 }
 
-/* The message for @ret: the writer's, the store's or errno's. */
+/* The message for @ret: the writer's, @why, the store's or errno's. */
 static void export_msg(struct hs_store *st, int64_t session, struct hs_trace_writer *w, int ret,
-		       char *err, size_t errlen)
+		       const char *why, char *err, size_t errlen)
 {
 	if (w->err)
 		snprintf(err, errlen, "%s", hs_trace_writer_errmsg(w));
-	else if (ret == -EBADMSG)
-		snprintf(err, errlen, "session %" PRId64 ": corrupt access stream%s%s", session,
-			 *hs_store_errmsg(st) ? ": " : "", hs_store_errmsg(st));
+	else if (why)
+		snprintf(err, errlen, "session %" PRId64 ": corrupt access stream: %s", session,
+			 why);
 	else if (ret == -ENOMEM)
 		snprintf(err, errlen, "session %" PRId64 ": %s", session, strerror(ENOMEM));
 	else
-		snprintf(err, errlen, "session %" PRId64 ": %s", session, hs_store_errmsg(st));
+		snprintf(err, errlen, "%s", hs_store_errmsg(st));	/* names the session */
 }
 
 /**
@@ -458,6 +463,7 @@ int hs_trace_export(struct hs_store *st, int64_t session, struct hs_trace_writer
 	uint64_t *ids = NULL, *next = NULL;
 	uint32_t *keys = NULL;
 	uint8_t *meta = NULL;
+	const char *why = NULL;
 	char dummy[1];
 	int ret;
 
@@ -469,7 +475,7 @@ int hs_trace_export(struct hs_store *st, int64_t session, struct hs_trace_writer
 	memset(stats, 0, sizeof(*stats));
 	ret = hs_session_get(st, session, &info);
 	if (ret) {
-		snprintf(err, errlen, "session %" PRId64 ": %s", session, hs_store_errmsg(st));
+		snprintf(err, errlen, "%s", hs_store_errmsg(st));	/* "no session N" */
 		return ret;
 	}
 	if (info.distinct_keys > UINT32_MAX) {
@@ -488,7 +494,7 @@ int hs_trace_export(struct hs_store *st, int64_t session, struct hs_trace_writer
 	if (w->o.type == HS_TRACE_ORACLE) {
 		uint64_t i;
 
-		ret = load_stream(r, &info, &keys, &meta);
+		ret = load_stream(r, &info, &keys, &meta, &why);
 		if (ret)
 			goto out;
 		next = malloc((size_t)(info.records ? info.records : 1) * sizeof(*next));
@@ -498,8 +504,10 @@ int hs_trace_export(struct hs_store *st, int64_t session, struct hs_trace_writer
 		}
 		ret = hs_next_use_fill(keys, meta, (size_t)info.records,
 				       (uint32_t)info.distinct_keys, next);
-		if (ret == -EINVAL)
+		if (ret == -EINVAL) {
+			why = "a key outside the session";
 			ret = -EBADMSG;
+		}
 		for (i = 0; !ret && i < info.records; i++)
 			ret = put_record(w, ids, info.distinct_keys, keys[i], meta[i],
 					 next[i] == HS_NEVER ? -1 : (int64_t)next[i] + 1, stats);
@@ -520,7 +528,7 @@ int hs_trace_export(struct hs_store *st, int64_t session, struct hs_trace_writer
 
 out:
 	if (ret < 0)
-		export_msg(st, session, w, ret, err, errlen);
+		export_msg(st, session, w, ret, why, err, errlen);
 	hs_session_read_close(r);
 	free(next);
 	free(meta);

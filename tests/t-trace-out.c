@@ -242,7 +242,7 @@ static void test_errors(void)
 	T_EQ_I64(hs_trace_writer_open(path, &o, &w), 0);
 	if (st && w)
 		T_EQ_I64(hs_trace_export(st, 5, w, &s, err, sizeof(err)), -ENOENT);
-	T_ASSERT(!strncmp(err, "session 5: ", 11));
+	T_EQ_STR(err, "no session 5");
 	hs_trace_writer_free(w);
 	w = NULL;
 

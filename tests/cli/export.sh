@@ -9,8 +9,9 @@
 # checked against values worked out by hand (and, with $HSCTL_SHARED, every
 # obj_id and next_access_vtime of libCacheSim's own cloudPhysicsIO file).
 # Errors: no such session (66, no file created), bad session id, unknown or
-# missing type (64), -o that cannot be created or written (1, no partial file
-# left), oracle to a terminal (64, when script(1) can give us one).
+# missing type (64), a corrupt session (65), -o that cannot be created or
+# written (1, no partial file left), oracle to a terminal (64, when script(1)
+# can give us one).
 
 . "$TESTS_SRCDIR/cli/setup.sh"
 
@@ -152,6 +153,13 @@ expect_status 64 hs export "$DEMO"
 expect_grep 'missing --type' "$ERR"
 expect_status 64 hs export --type text
 expect_grep 'missing SESSION' "$ERR"
+# A session whose key table is gone (hsctl-db(5)'s session_keys): 65, no file left.
+expect_status 0 hs --format json import --type text hand.txt
+BROKEN=$(last_id)
+expect_status 0 hs sql --write "DELETE FROM session_keys WHERE session = $BROKEN"
+expect_status 65 hs export --type oracle -o broken.bin "$BROKEN"
+expect_grep "session $BROKEN: key table: no original id for key 0 (of 3)" "$ERR"
+[ ! -e broken.bin ] && t_ok || t_bad "a failed export left its partial file"
 # -o in a missing directory, -o a directory, a full device: 1, nothing left behind.
 expect_status 1 hs export --type text -o nodir/x.txt "$DEMO"
 expect_grep 'nodir/x.txt: No such file or directory' "$ERR"
