@@ -23,6 +23,7 @@ const char *argp_program_bug_address = PACKAGE_BUGREPORT;
 static const struct hs_cmd *const cmds[] = {
 	&hs_cmd_record,
 	&hs_cmd_import,
+	&hs_cmd_export,
 	&hs_cmd_gen,
 	&hs_cmd_replay,
 	&hs_cmd_sessions,
