@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The dense-id map (see keymap.h).  Slots hold the original key and its dense
- * id plus one, so that a zeroed slot is empty and freshly mapped (zero) pages
- * need no initialization.  Keys are hashed with the MurmurHash3
- * finalizer (sequential block numbers and strided addresses spread as well as
- * random ids) and probed linearly.  The table doubles when it would pass 4/5
- * full; the new table is filled from the reverse array, which lists every key
- * once in a sequential scan, rather than from the old table.
+ * The dense-id map (see keymap.h).  Slots hold a tag (the key itself for a
+ * one-word key, its hash for a wider one) and the dense id plus one, so that a
+ * zeroed slot is empty and freshly mapped (zero) pages need no
+ * initialization.  Keys are hashed with the MurmurHash3 finalizer (sequential
+ * block numbers and strided addresses spread as well as random ids; a wide
+ * key chains it over its words) and probed linearly.  The table doubles when
+ * it would pass 4/5 full; the new table is filled from the record array
+ * (the reverse array of a plain map), which lists every key once in a
+ * sequential scan, rather than from the old table.  One probe loop serves
+ * every width; it is inlined with a constant width into the one-word entry
+ * points, which therefore run as they did before wide keys existed.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "hs.h"
@@ -20,21 +25,18 @@
 #define MIN_BITS	10	/* smallest table: 1024 slots */
 #define MMAP_MIN	((size_t)4 << 20)	/* tables this large: mmap, huge pages */
 #define PREFETCH_AHEAD	16	/* hs_keymap_add_many(): keys between prefetch and use */
+#define KM_INLINE	static inline __attribute__((always_inline))	/* width a constant */
 
+/*
+ * A slot holds a tag and the dense id plus one.  For a one-word key the tag is
+ * the key itself, so a probe never leaves the slot array; for a wider key it
+ * is the key's 64-bit hash, and a matching tag is confirmed against the key
+ * at the head of the record.
+ */
 struct km_slot {
-	uint64_t	key;		/* original id; meaningful only when id1 != 0 */
+	uint64_t	tag;		/* key or hash; meaningful only when id1 != 0 */
 	uint32_t	id1;		/* dense id + 1; 0 marks an empty slot */
 	uint32_t	pad;		/* keeps slots 16 bytes, four per cache line */
-};
-
-struct hs_keymap {
-	struct km_slot	*slots;		/* 2^bits slots */
-	unsigned int	bits;		/* log2 of the slot count */
-	size_t		mask;		/* slot count - 1 */
-	size_t		limit;		/* grow before count passes this (4/5 full) */
-	uint32_t	count;		/* keys mapped = next dense id */
-	uint64_t	*ids;		/* ids[i]: original key of dense id i, count valid */
-	size_t		ids_cap;	/* entries allocated in ids */
 };
 
 static inline size_t hash(uint64_t k)
@@ -45,6 +47,45 @@ static inline size_t hash(uint64_t k)
 	k *= 0xc4ceb9fe1a85ec53ULL;
 	k ^= k >> 33;
 	return (size_t)k;
+}
+
+/*
+ * The hash of a key of @words words (always inlined with a constant @words
+ * on the one-word paths) and its tag.
+ */
+KM_INLINE uint64_t key_hash(const uint64_t *key, unsigned int words)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL;
+	unsigned int i;
+
+	if (words == 1)
+		return hash(key[0]);
+	for (i = words; i-- > 0;)
+		h = hash(key[i] ^ h);
+	return h;
+}
+
+KM_INLINE uint64_t key_tag(const uint64_t *key, unsigned int words, uint64_t h)
+{
+	return words == 1 ? key[0] : h;
+}
+
+KM_INLINE bool key_eq(const struct hs_keymap *km, const struct km_slot *s,
+			  const uint64_t *key, unsigned int words, uint64_t tag)
+{
+	const uint64_t *k;
+	unsigned int i;
+
+	if (s->tag != tag)
+		return false;
+	if (words == 1)
+		return true;
+	k = hs_keymap_rec(km, s->id1 - 1);
+	for (i = 0; i < words; i++) {
+		if (k[i] != key[i])
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -94,14 +135,16 @@ static int table_alloc(struct hs_keymap *km, unsigned int bits)
 	return 0;
 }
 
-/* Put a key known to be absent into the table (rebuilds). */
-static void place(struct hs_keymap *km, uint64_t key, uint32_t id)
+/* Put the key of dense id @id, known to be absent, into the table (rebuilds). */
+static void place(struct hs_keymap *km, uint32_t id)
 {
-	size_t i = hash(key) & km->mask;
+	const uint64_t *key = hs_keymap_rec(km, id);
+	uint64_t h = key_hash(key, km->words);
+	size_t i = h & km->mask;
 
 	while (km->slots[i].id1)
 		i = (i + 1) & km->mask;
-	km->slots[i].key = key;
+	km->slots[i].tag = key_tag(key, km->words, h);
 	km->slots[i].id1 = id + 1;
 }
 
@@ -117,7 +160,47 @@ static int grow(struct hs_keymap *km)
 		return -ENOMEM;		/* the old table is unchanged and still usable */
 	slots_free(old, old_n);
 	for (i = 0; i < km->count; i++)
-		place(km, km->ids[i], i);
+		place(km, i);
+	return 0;
+}
+
+/**
+ * hs_keymap_new_rec() - an empty map of wide keys with a record per key
+ * @words: key width in 64-bit words, 1 .. HS_KEYMAP_MAX_WORDS
+ * @rec_size: bytes per record, at least the key's; a multiple of 8
+ * @expect: keys expected (a sizing hint; 0 is fine)
+ * @out: the map
+ *
+ * Return: 0, -EINVAL for a bad width or size, or -ENOMEM.
+ */
+int hs_keymap_new_rec(unsigned int words, size_t rec_size, size_t expect,
+		      struct hs_keymap **out)
+{
+	struct hs_keymap *km;
+	unsigned int bits = MIN_BITS;
+
+	if (!words || words > HS_KEYMAP_MAX_WORDS || rec_size < words * sizeof(uint64_t) ||
+	    rec_size % sizeof(uint64_t))
+		return -EINVAL;
+	km = calloc(1, sizeof(*km));
+	if (!km)
+		return -ENOMEM;
+	while (bits < 40 && ((size_t)1 << bits) / 5 * 4 < expect)
+		bits++;
+	if (table_alloc(km, bits)) {
+		free(km);
+		return -ENOMEM;
+	}
+	km->words = words;
+	km->rec_size = rec_size;
+	km->recs_cap = (size_t)1 << (bits - 1);
+	km->recs = malloc(km->recs_cap * rec_size);
+	if (!km->recs) {
+		slots_free(km->slots, km->mask + 1);
+		free(km);
+		return -ENOMEM;
+	}
+	*out = km;
 	return 0;
 }
 
@@ -130,27 +213,7 @@ static int grow(struct hs_keymap *km)
  */
 int hs_keymap_new(size_t expect, struct hs_keymap **out)
 {
-	struct hs_keymap *km;
-	unsigned int bits = MIN_BITS;
-
-	km = calloc(1, sizeof(*km));
-	if (!km)
-		return -ENOMEM;
-	while (bits < 40 && ((size_t)1 << bits) / 5 * 4 < expect)
-		bits++;
-	if (table_alloc(km, bits)) {
-		free(km);
-		return -ENOMEM;
-	}
-	km->ids_cap = (size_t)1 << (bits - 1);
-	km->ids = malloc(km->ids_cap * sizeof(*km->ids));
-	if (!km->ids) {
-		slots_free(km->slots, km->mask + 1);
-		free(km);
-		return -ENOMEM;
-	}
-	*out = km;
-	return 0;
+	return hs_keymap_new_rec(1, sizeof(uint64_t), expect, out);
 }
 
 /**
@@ -164,32 +227,94 @@ void hs_keymap_free(struct hs_keymap *km)
 	if (!km)
 		return;
 	slots_free(km->slots, km->mask + 1);
-	free(km->ids);
+	free(km->recs);
 	free(km);
 }
 
-/* The slow part of an insertion: room in the reverse array and the table. */
+/* The slow part of an insertion: room in the record array and the table. */
 static int make_room(struct hs_keymap *km)
 {
 	if (km->count == HS_KEYMAP_MAX_KEYS)
 		return -EOVERFLOW;
-	if (km->count == km->ids_cap) {
-		size_t cap = km->ids_cap * 2;
-		uint64_t *ids = realloc(km->ids, cap * sizeof(*ids));
+	if (km->count == km->recs_cap) {
+		size_t cap = km->recs_cap * 2;
+		char *recs = realloc(km->recs, cap * km->rec_size);
 
-		if (!ids)
+		if (!recs)
 			return -ENOMEM;
-		km->ids = ids;
-		km->ids_cap = cap;
+		km->recs = recs;
+		km->recs_cap = cap;
 	}
 	if (km->count >= km->limit)
 		return grow(km);
 	return 0;
 }
 
+/*
+ * The one probe loop: look @key (@words words, the map's width) up.  Inlined
+ * into each caller, so the one-word paths compile to a scan of the slot array
+ * alone.  Return: true and *@id if known; else false, with *@h its hash and
+ * *@slot the empty slot that ends its probe.
+ */
+KM_INLINE bool find(const struct hs_keymap *km, const uint64_t *key, unsigned int words,
+			uint64_t *h, size_t *slot, uint32_t *id)
+{
+	uint64_t tag;
+	size_t i;
+
+	*h = key_hash(key, words);
+	tag = key_tag(key, words, *h);
+	for (i = *h & km->mask;; i = (i + 1) & km->mask) {
+		const struct km_slot *s = &km->slots[i];
+
+		if (!s->id1)
+			break;
+		if (key_eq(km, s, key, words, tag)) {
+			*id = s->id1 - 1;
+			return true;
+		}
+	}
+	*slot = i;
+	return false;
+}
+
+/*
+ * Find @key, adding it with the next dense id and a zeroed record if new.
+ * Return: 0 (known), 1 (added), -ENOMEM or -EOVERFLOW.
+ */
+KM_INLINE int find_add(struct hs_keymap *km, const uint64_t *key, unsigned int words,
+			   uint32_t *id)
+{
+	size_t i, kb = words * sizeof(uint64_t);
+	char *rec;
+	uint64_t h;
+	int err;
+
+	if (find(km, key, words, &h, &i, id))
+		return 0;
+	if (unlikely(km->count >= km->limit || km->count == km->recs_cap ||
+		     km->count == HS_KEYMAP_MAX_KEYS)) {
+		err = make_room(km);
+		if (err)
+			return err;
+		/* the table may have been rebuilt: find the free slot again */
+		i = h & km->mask;
+		while (km->slots[i].id1)
+			i = (i + 1) & km->mask;
+	}
+	rec = hs_keymap_rec(km, km->count);
+	memcpy(rec, key, kb);
+	if (km->rec_size > kb)
+		memset(rec + kb, 0, km->rec_size - kb);
+	km->slots[i].tag = key_tag(key, words, h);
+	km->slots[i].id1 = km->count + 1;
+	*id = km->count++;
+	return 1;
+}
+
 /**
  * hs_keymap_add() - the dense id of @key, assigning the next one if it is new
- * @km: the map
+ * @km: the map (of one-word keys)
  * @key: original id (any value)
  * @id: receives the dense id
  *
@@ -198,40 +323,12 @@ static int make_room(struct hs_keymap *km)
  */
 int hs_keymap_add(struct hs_keymap *km, uint64_t key, uint32_t *id)
 {
-	size_t i = hash(key) & km->mask;
-	int err;
-
-	for (;;) {
-		struct km_slot *s = &km->slots[i];
-
-		if (!s->id1)
-			break;
-		if (s->key == key) {
-			*id = s->id1 - 1;
-			return 0;
-		}
-		i = (i + 1) & km->mask;
-	}
-	if (unlikely(km->count >= km->limit || km->count == km->ids_cap ||
-		     km->count == HS_KEYMAP_MAX_KEYS)) {
-		err = make_room(km);
-		if (err)
-			return err;
-		/* the table may have been rebuilt: find the free slot again */
-		i = hash(key) & km->mask;
-		while (km->slots[i].id1)
-			i = (i + 1) & km->mask;
-	}
-	km->slots[i].key = key;
-	km->slots[i].id1 = km->count + 1;
-	km->ids[km->count] = key;
-	*id = km->count++;
-	return 1;
+	return find_add(km, &key, 1, id);
 }
 
 /**
  * hs_keymap_add_many() - hs_keymap_add() for an array of keys
- * @km: the map
+ * @km: the map (of one-word keys)
  * @keys: original ids
  * @n: their number
  * @ids: receives the dense ids
@@ -251,7 +348,7 @@ long hs_keymap_add_many(struct hs_keymap *km, const uint64_t *keys, size_t n, ui
 	for (i = 0; i < n; i++) {
 		if (i + PREFETCH_AHEAD < n)
 			__builtin_prefetch(&km->slots[hash(keys[i + PREFETCH_AHEAD]) & km->mask]);
-		ret = hs_keymap_add(km, keys[i], &ids[i]);
+		ret = find_add(km, &keys[i], 1, &ids[i]);
 		if (unlikely(ret < 0))
 			return ret;
 		added += ret;
@@ -261,7 +358,7 @@ long hs_keymap_add_many(struct hs_keymap *km, const uint64_t *keys, size_t n, ui
 
 /**
  * hs_keymap_lookup() - the dense id of a known key
- * @km: the map
+ * @km: the map (of one-word keys)
  * @key: original id
  * @id: receives the dense id
  *
@@ -269,40 +366,69 @@ long hs_keymap_add_many(struct hs_keymap *km, const uint64_t *keys, size_t n, ui
  */
 bool hs_keymap_lookup(const struct hs_keymap *km, uint64_t key, uint32_t *id)
 {
-	size_t i = hash(key) & km->mask;
+	uint64_t h;
+	size_t i;
 
-	for (;;) {
-		const struct km_slot *s = &km->slots[i];
+	return find(km, &key, 1, &h, &i, id);
+}
 
-		if (!s->id1)
-			return false;
-		if (s->key == key) {
-			*id = s->id1 - 1;
-			return true;
-		}
-		i = (i + 1) & km->mask;
+/**
+ * hs_keymap_add_key() - hs_keymap_add() for a key of the map's width
+ * @km: the map
+ * @key: the key's words (as many as the map was made with)
+ * @id: receives the dense id
+ *
+ * A new key's record is zeroed after the key.
+ *
+ * Return: 0 if @key was known, 1 if it was added, -ENOMEM, or -EOVERFLOW.
+ */
+int hs_keymap_add_key(struct hs_keymap *km, const uint64_t *key, uint32_t *id)
+{
+	switch (km->words) {	/* a constant width for each inlined copy */
+	case 1:
+		return find_add(km, key, 1, id);
+	case 2:
+		return find_add(km, key, 2, id);
+	case 3:
+		return find_add(km, key, 3, id);
+	default:
+		return find_add(km, key, HS_KEYMAP_MAX_WORDS, id);
 	}
 }
 
 /**
- * hs_keymap_count() - keys mapped so far
+ * hs_keymap_lookup_key() - hs_keymap_lookup() for a key of the map's width
  * @km: the map
+ * @key: the key's words
+ * @id: receives the dense id
  *
- * Return: the number of keys, which is also the next dense id.
+ * Return: true if @key is mapped.
  */
-uint32_t hs_keymap_count(const struct hs_keymap *km)
+bool hs_keymap_lookup_key(const struct hs_keymap *km, const uint64_t *key, uint32_t *id)
 {
-	return km->count;
+	uint64_t h;
+	size_t i;
+
+	switch (km->words) {
+	case 1:
+		return find(km, key, 1, &h, &i, id);
+	case 2:
+		return find(km, key, 2, &h, &i, id);
+	case 3:
+		return find(km, key, 3, &h, &i, id);
+	default:
+		return find(km, key, HS_KEYMAP_MAX_WORDS, &h, &i, id);
+	}
 }
 
 /**
  * hs_keymap_ids() - the reverse array
- * @km: the map
+ * @km: the map (of one-word keys without further state)
  *
  * Return: original ids in dense-id order (hs_keymap_count() entries), valid
  * until the next hs_keymap_add().
  */
 const uint64_t *hs_keymap_ids(const struct hs_keymap *km)
 {
-	return km->ids;
+	return (const uint64_t *)km->recs;
 }

@@ -5,6 +5,13 @@
  * array (dense id -> original id) that the store keeps with the session.  An
  * open-addressing table with linear probing that doubles when it is 4/5 full;
  * it sits on the import hot path (millions of lookups per second).
+ *
+ * The same table serves wider keys with a record per id: a key of 1 to
+ * HS_KEYMAP_MAX_WORDS 64-bit words, and a record of a fixed size that begins
+ * with the key, zeroed when the key is added (hs_keymap_new_rec()).  The
+ * lifecycle builder keeps its page keys, inodes and tasks this way: the
+ * dense id is the entry's id, the record its state.  A plain map is the case
+ * of one word and a record that is the key alone: the reverse array.
  */
 #ifndef HS_KEYMAP_H
 #define HS_KEYMAP_H
@@ -13,9 +20,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct hs_keymap;
+struct km_slot;
+
+/*
+ * Defined here only so that hs_keymap_rec() and hs_keymap_count() inline on
+ * hot paths; the fields belong to keymap.c.
+ */
+struct hs_keymap {
+	struct km_slot	*slots;		/* 2^bits slots */
+	unsigned int	bits;		/* log2 of the slot count */
+	unsigned int	words;		/* key words (1 .. HS_KEYMAP_MAX_WORDS) */
+	size_t		mask;		/* slot count - 1 */
+	size_t		limit;		/* grow before count passes this (4/5 full) */
+	uint32_t	count;		/* keys mapped = next dense id */
+	char		*recs;		/* dense id i's record at i * rec_size */
+	size_t		rec_size;	/* bytes per record, the key first */
+	size_t		recs_cap;	/* records allocated */
+};
 
 #define HS_KEYMAP_MAX_KEYS	UINT32_MAX	/* dense ids are below this */
+#define HS_KEYMAP_MAX_WORDS	4		/* widest key, in 64-bit words */
 
 /**
  * hs_keymap_new() - an empty map
@@ -25,6 +49,8 @@ struct hs_keymap;
  * Return: 0 or -ENOMEM.
  */
 int hs_keymap_new(size_t expect, struct hs_keymap **out);
+int hs_keymap_new_rec(unsigned int words, size_t rec_size, size_t expect,
+		      struct hs_keymap **out);
 void hs_keymap_free(struct hs_keymap *km);
 
 /**
@@ -47,8 +73,24 @@ long hs_keymap_add_many(struct hs_keymap *km, const uint64_t *keys, size_t n, ui
 /* Look @key up without adding it.  Return: true and *id if known. */
 bool hs_keymap_lookup(const struct hs_keymap *km, uint64_t key, uint32_t *id);
 
+/* hs_keymap_add() and hs_keymap_lookup() for a key of the map's width (words). */
+int hs_keymap_add_key(struct hs_keymap *km, const uint64_t *key, uint32_t *id);
+bool hs_keymap_lookup_key(const struct hs_keymap *km, const uint64_t *key, uint32_t *id);
+
 /* Keys mapped so far (the next dense id). */
-uint32_t hs_keymap_count(const struct hs_keymap *km);
+static inline uint32_t hs_keymap_count(const struct hs_keymap *km)
+{
+	return km->count;
+}
+
+/*
+ * The record of dense id @id (below hs_keymap_count()): its key's words, then
+ * the caller's state.  Valid until the next add.
+ */
+static inline void *hs_keymap_rec(const struct hs_keymap *km, uint32_t id)
+{
+	return km->recs + (size_t)id * km->rec_size;
+}
 
 /* Original ids in dense-id order: ids[i] is the key of dense id i (count entries). */
 const uint64_t *hs_keymap_ids(const struct hs_keymap *km);

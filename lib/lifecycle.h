@@ -7,8 +7,10 @@
  * access stream for replay (FD, PT, hints and drops, through a callback, on
  * a key table the builder owns), and self-checks of its own joins.  The
  * rules, and the heuristics where the kernel's events do not say enough,
- * are written out in the essay at the top of lifecycle.c.  No SQLite here:
- * the store persists what this produces.
+ * are written out in the essay at the top of lifecycle.c and, for
+ * anonymous memory, threads and the access stream, at the top of lc-anon.c,
+ * lc-task.c and lc-stream.c.  No SQLite here: the store persists what this
+ * produces.
  */
 #ifndef HS_LIFECYCLE_H
 #define HS_LIFECYCLE_H
@@ -20,7 +22,7 @@
 #include "event.h"
 #include "life.h"
 
-struct hs_lifecycle;		/* opaque; defined in lib/lifecycle.c */
+struct hs_lifecycle;		/* opaque; defined in lib/lifecycle-int.h */
 
 /*
  * An access-stream record: @key is a key-table id, @meta lib/access.h's meta
@@ -35,6 +37,8 @@ typedef int (*hs_lc_emit_fn)(void *arg, uint64_t key, uint8_t meta);
 #define HS_LC_TOUCH_ONLY	0x2u	/* stream accesses from HS_EV_TOUCH only, not from kernel
 					 * events (exact sessions); hints and drops still go */
 #define HS_LC_NO_BDEV		0x4u	/* keep block-device page cache out of the stream */
+#define HS_LC_PARANOID		0x8u	/* run hs_lifecycle_check() after every event; a
+					 * failure makes it return -EUCLEAN (tests) */
 
 /**
  * struct hs_lifecycle_opts - builder options; all zero gives the defaults
@@ -221,7 +225,7 @@ size_t hs_lifecycle_nr_lives(const struct hs_lifecycle *lc);
  *
  * The pointer stays valid until the next hs_lifecycle_event() or
  * hs_lifecycle_finish().  A life whose death is still being decided (see
- * lifecycle.c, "pending deaths") shows HS_DEATH_NONE with died_ns set.
+ * lifecycle.c, "Death causes") shows HS_DEATH_NONE with died_ns set.
  *
  * Return: the life, or NULL for an id out of range.
  */
@@ -266,6 +270,22 @@ int hs_lifecycle_key(const struct hs_lifecycle *lc, uint64_t id, struct hs_lc_ke
  * Return: 0.
  */
 int hs_lifecycle_get_checks(const struct hs_lifecycle *lc, struct hs_lifecycle_checks *out);
+
+/**
+ * hs_lifecycle_check() - the builder's structural invariants
+ * @lc: the builder
+ *
+ * The per-CPU fault queues and insertion bursts of the anonymous aligner
+ * (ordered, bounded, counted), the per-process lists of live and of lost
+ * anon lives, the per-task lists of pending deaths (a life is pending iff it
+ * is on exactly one, and never both pending and dead), the pfn map (only
+ * live lives, each where its pfn says) and the join counters.  It walks
+ * every life: for tests and debugging (HS_LC_PARANOID), not for every event
+ * of a real build.
+ *
+ * Return: 0, or -EUCLEAN when an invariant does not hold.
+ */
+int hs_lifecycle_check(const struct hs_lifecycle *lc);
 
 /**
  * hs_lc_check_status_name() - "n/a", "ok", "differs"

@@ -4,6 +4,8 @@
  * hand-checked sequence, extreme key values, growth through many doublings,
  * and a large pseudo-random stream cross-checked against a direct-indexed
  * model (pool index -> first-seen id) that shares no code with the map.
+ * Wide keys with records (the lifecycle builder's tables): keys that differ
+ * in one word only, zeroed records that keep their state through growth.
  */
 #include "config.h"
 
@@ -184,11 +186,79 @@ out:
 	free(ids);
 }
 
+/* A record as the lifecycle builder keeps one: three key words, then state. */
+struct wrec {
+	uint64_t	k[3];
+	uint32_t	val;
+	uint32_t	pad;
+};
+
+/*
+ * Keys (a, b, c) that differ in one word only get their own ids; a new
+ * record is zeroed after its key; 5000 keys (through three doublings from
+ * 1024 slots) keep their records; the argument checks.
+ */
+static void test_wide(void)
+{
+	static const uint64_t in[][3] = {
+		{ 1, 2, 3 }, { 1, 2, 4 }, { 1, 3, 3 }, { 2, 2, 3 }, { 1, 2, 3 }, { 0, 0, 0 },
+		{ 2, 2, 3 },
+	};
+	static const uint32_t want_id[] = { 0, 1, 2, 3, 0, 4, 3 };
+	static const int want_ret[] = { 1, 1, 1, 1, 0, 1, 0 };
+	struct hs_keymap *km = NULL;
+	const uint64_t miss[3] = { 3, 2, 1 };
+	struct wrec *r;
+	uint32_t id = 77, i;
+
+	T_EQ_I64(hs_keymap_new_rec(0, 8, 0, &km), -EINVAL);
+	T_EQ_I64(hs_keymap_new_rec(HS_KEYMAP_MAX_WORDS + 1, 64, 0, &km), -EINVAL);
+	T_EQ_I64(hs_keymap_new_rec(3, 16, 0, &km), -EINVAL);
+	T_EQ_I64(hs_keymap_new_rec(3, sizeof(struct wrec), 0, &km), 0);
+	if (!km)
+		return;
+	for (i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		T_EQ_I64(hs_keymap_add_key(km, in[i], &id), want_ret[i]);
+		T_EQ_U64(id, want_id[i]);
+		r = hs_keymap_rec(km, id);
+		T_EQ_U64(r->k[0], in[i][0]);
+		T_EQ_U64(r->k[2], in[i][2]);
+		if (want_ret[i])
+			T_EQ_U64(r->val, 0);
+		r->val = 100 + id;
+	}
+	T_EQ_U64(hs_keymap_count(km), 5);
+	T_ASSERT(!hs_keymap_lookup_key(km, miss, &id));
+	T_ASSERT(hs_keymap_lookup_key(km, in[3], &id));
+	T_EQ_U64(id, 3);
+	for (i = 0; i < 5000; i++) {
+		const uint64_t k[3] = { 7, i, i % 3 };
+
+		T_EQ_I64(hs_keymap_add_key(km, k, &id), 1);
+		T_EQ_U64(id, 5 + i);
+		((struct wrec *)hs_keymap_rec(km, id))->val = i;
+	}
+	for (i = 0; i < 5000; i++) {
+		const uint64_t k[3] = { 7, i, i % 3 };
+
+		if (!hs_keymap_lookup_key(km, k, &id) || id != 5 + i ||
+		    ((struct wrec *)hs_keymap_rec(km, id))->val != i) {
+			t_fail(__FILE__, __LINE__, "wide key %u lost", i);
+			break;
+		}
+	}
+	T_ASSERT(hs_keymap_lookup_key(km, in[1], &id));
+	T_EQ_U64(((struct wrec *)hs_keymap_rec(km, id))->val, 101);
+	T_EQ_U64(hs_keymap_count(km), 5005);
+	hs_keymap_free(km);
+}
+
 static const struct t_case cases[] = {
 	{ "exact", test_exact },
 	{ "growth", test_growth },
 	{ "random_model", test_random_model },
 	{ "add_many", test_add_many },
+	{ "wide", test_wide },
 };
 
 int main(int argc, char **argv)

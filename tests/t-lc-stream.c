@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The lifecycle builder's access stream (lib/lc-stream.c): get_pages ranges
+ * held back and cut, fault-around pages, the scope, logged touches, block
+ * devices and readahead.  Expected records are worked out by hand beside
+ * each timeline, from the essay in lc-stream.c.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lc-harness.h"
+
+/* ---- 2. get_pages ranges ---- */
+
+/*
+ * One read() of pages 0..7 served in two batches: get_pages [0, 7] then
+ * [4, 7].  The second continues the first (same inode, same last, later
+ * index), so the first covered 0..3; the second, the read's last batch,
+ * covers 4..7.  8 FD records, not 12.
+ */
+static void t_get_pages_chain(void)
+{
+	static const struct hs_event ev[] = {
+		ADD(1, 100, 7, 0, 0x10, 2), ADD(2, 100, 7, 4, 0x14, 2),
+		GP(3, 100, 7, 0, 7), GP(4, 100, 7, 4, 7),
+	};
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(0, &s);
+	if (!lc)
+		return;
+	feed_finish(lc, ev, N(ev));
+	/* keys 0..7 are pages 0..7 (made by the two order-2 adds) */
+	STREAM_IS(&s, { 0, M_FD }, { 1, M_FD }, { 2, M_FD }, { 3, M_FD },
+		  { 4, M_FD }, { 5, M_FD }, { 6, M_FD }, { 7, M_FD });
+	/* Accesses count per folio: 4 on each. */
+	T_EQ_U64(hs_lifecycle_life(lc, 0)->accesses, 4);
+	T_EQ_U64(hs_lifecycle_life(lc, 1)->accesses, 4);
+	hs_lifecycle_free(lc);
+}
+
+/*
+ * A read past end of file: ino 7 has pages 0..2 (its extent is known from the
+ * adds), the read asks for [0, 31]: only 0..2 were resident.  ino 9 was
+ * cached before the trace (no add ever seen): all of [0, 3] is taken as
+ * resident.  Then a read of ino 7 whose pages are deleted by reclaim before
+ * the read's hold ends still streams them (they were alive at its time), and
+ * a page added after it does not.
+ */
+static void t_get_pages_resident(void)
+{
+	static const struct hs_event ev[] = {
+		ADD(1, 100, 7, 0, 0x10, 0), ADD(2, 100, 7, 1, 0x11, 0), ADD(3, 100, 7, 2, 0x12, 0),
+		GP(4, 100, 7, 0, 31),		/* -> keys 0, 1, 2 */
+		GP(5, 100, 9, 0, 3),		/* -> keys 3..6 (ino 9, pages 0..3) */
+		GP(6, 100, 7, 1, 5),		/* held; streams [1, 2] at its time */
+		MBEGIN(7, 200), DEL(8, 200, 7, 1, 0x11, 0), MEND(9, 200, 1),
+		ADD(10, 200, 7, 3, 0x13, 0),	/* added after the read: not read */
+	};
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(0, &s);
+	if (!lc)
+		return;
+	feed_finish(lc, ev, N(ev));
+	STREAM_IS(&s, { 0, M_FD }, { 1, M_FD }, { 2, M_FD },
+		  { 3, M_FD }, { 4, M_FD }, { 5, M_FD }, { 6, M_FD },
+		  { 1, M_FD }, { 2, M_FD });
+	hs_lifecycle_free(lc);
+}
+
+/* Fault-around maps the resident pages of its range; a file fault is one page. */
+static void t_map_pages(void)
+{
+	static const struct hs_event ev[] = {
+		ADD(1, 100, 7, 0, 0x10, 0), ADD(2, 100, 7, 2, 0x12, 0), ADD(3, 100, 7, 5, 0x15, 0),
+		MAPP(4, 100, 0, 7, 0, 15),	/* resident: 0, 2, 5; 1, 3, 4 had no life but
+						 * lie within the extent (5): taken as cached
+						 * before the trace; 6..15 past it */
+		FFAULT(5, 100, 0, 7, 9),	/* one page, resident or not */
+	};
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(0, &s);
+	if (!lc)
+		return;
+	feed_finish(lc, ev, N(ev));
+	/* keys: 0 = p0, 1 = p2, 2 = p5 (adds), then p1 = 3, p3 = 4, p4 = 5, p9 = 6 */
+	STREAM_IS(&s, { 0, M_PT }, { 3, M_PT }, { 1, M_PT }, { 4, M_PT }, { 5, M_PT },
+		  { 2, M_PT }, { 6, M_PT });
+	hs_lifecycle_free(lc);
+}
+
+/* ---- 10. scope, touches, block devices, readahead ---- */
+
+/*
+ * With HS_LC_SCOPED and task 100 in scope: 100's reads stream, so do those of
+ * its fork 101, not those of 200.  Touches stream for a process in scope.
+ */
+static void t_scope(void)
+{
+	static const struct hs_event ev[] = {
+		FFAULT(1, 100, 0, 7, 0), FFAULT(2, 200, 0, 7, 1),
+		FORK(3, 100, 101), FFAULT(4, 101, 0, 7, 2),
+		TOUCH(5, 100, 7, 3, HS_EVF_FD | HS_EVF_WRITE), TOUCH(6, 200, 7, 4, HS_EVF_FD),
+	};
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(HS_LC_SCOPED, &s);
+	if (!lc)
+		return;
+	T_EQ_I64(hs_lifecycle_add_scope(lc, 100), 0);
+	feed_finish(lc, ev, N(ev));
+	/* keys 0..4 = pages 0..4 in event order; FD write = 0x10 */
+	STREAM_IS(&s, { 0, M_PT }, { 2, M_PT }, { 3, 0x10 });
+	hs_lifecycle_free(lc);
+}
+
+/* HS_LC_TOUCH_ONLY: the workload's own touches stream, kernel accesses do not. */
+static void t_touch_only(void)
+{
+	static const struct hs_event ev[] = {
+		FFAULT(1, 100, 0, 7, 0), TOUCH(2, 100, 7, 0, 0),
+		{ .ts_ns = 3, .pid = 100, .type = HS_EV_TOUCH, .addr = 0x4321,
+		  .flags = HS_EVF_ANON | HS_EVF_WRITE },
+	};
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(HS_LC_TOUCH_ONLY, &s);
+	if (!lc)
+		return;
+	feed_finish(lc, ev, N(ev));
+	STREAM_IS(&s, { 0, M_PT }, { 1, M_APT_W });
+	hs_lifecycle_free(lc);
+}
+
+/* dev 0:3 is the block-device page cache: its own kind, and out of the stream on request. */
+static void t_bdev(void)
+{
+	static const struct hs_event ev[] = {
+		{ .ts_ns = 1, .pid = 100, .type = HS_EV_FILEMAP_ADD, .dev = BDEV, .ino = DEV,
+		  .index = 40, .pfn = 0x80 },
+		{ .ts_ns = 2, .pid = 100, .type = HS_EV_FILEMAP_FAULT, .dev = BDEV, .ino = DEV,
+		  .index = 40 },
+		ACT(3, 100, 0x80),
+		FFAULT(4, 100, 0, 7, 0),
+	};
+	struct hs_lifecycle_checks c;
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(HS_LC_NO_BDEV, &s);
+	if (!lc)
+		return;
+	feed_finish(lc, ev, N(ev));
+	LIFE(lc, 0, A_B, DEV, 40, 1, 1, 0, D_ALIVE, 0, false, 0, 0);
+	STREAM_IS(&s, { 1, M_PT });
+	c = checks(lc);
+	T_EQ_U64(c.lives[HS_LIFE_BDEV], 1);
+	T_EQ_U64(c.lives[HS_LIFE_FILE], 0);
+	T_EQ_U64(c.pfn_joined_bdev, 1);
+	hs_lifecycle_free(lc);
+}
+
+/*
+ * Task 100's readahead window covers pages 0..3 of ino 7: those adds are
+ * flagged.  Its read of page 0 closes the window, so the add of page 4 is
+ * not.  Pages 1..3 are never accessed: 3 readahead-only lives.
+ */
+static void t_readahead(void)
+{
+	static const struct hs_event ev[] = {
+		RA(1, 100, 7, 0, 4),
+		ADD(2, 100, 7, 0, 0x10, 0), ADD(3, 100, 7, 1, 0x11, 0),
+		ADD(4, 100, 7, 2, 0x12, 0), ADD(5, 100, 7, 3, 0x13, 0),
+		GP(6, 100, 7, 0, 0), ADD(7, 100, 7, 4, 0x14, 0),
+		ADD(8, 200, 7, 5, 0x15, 0),
+	};
+	struct hs_lifecycle_checks c;
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(0, &s);
+	if (!lc)
+		return;
+	feed_finish(lc, ev, N(ev));
+	LIFE(lc, 0, A_F, 7, 0, 1, 2, 0, D_ALIVE, HS_LIFE_F_READAHEAD, false, 0, 0);
+	LIFE(lc, 3, A_F, 7, 3, 1, 5, 0, D_ALIVE, HS_LIFE_F_READAHEAD, false, 0, 0);
+	LIFE(lc, 4, A_F, 7, 4, 1, 7, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 5, A_F, 7, 5, 1, 8, 0, D_ALIVE, 0, false, 0, 0);
+	c = checks(lc);
+	T_EQ_U64(c.readahead_only, 3);
+	hs_lifecycle_free(lc);
+}
+
+static const struct t_case cases[] = {
+	{ "get-pages-chain", t_get_pages_chain },
+	{ "get-pages-resident", t_get_pages_resident },
+	{ "map-pages", t_map_pages },
+	{ "scope", t_scope },
+	{ "touch-only", t_touch_only },
+	{ "bdev", t_bdev },
+	{ "readahead", t_readahead },
+};
+
+int main(int argc, char **argv)
+{
+	return t_main(cases, N(cases), argc, argv);
+}
