@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Trace readers for `hsctl import`: turn a cache trace file into a stream of
- * (original 64-bit key, meta byte) records.  Every reader reads through zlib's
- * gzread(), so a file may be gzip-compressed or plain.  Formats:
+ * (original 64-bit key, meta byte) records.  A file may be gzip-compressed
+ * (one or more members, nothing after them) or plain.  Formats:
  *
  *   text    one unsigned decimal key per line; blank lines skipped
  *   lirs    like text, and lines holding only "*" are skipped (LIRS traces)

@@ -22,4 +22,18 @@ expect_status 64 "$HSCTL" --db= sessions
 expect_eq "$OUT" ""
 expect_eq "$(ls)" ""
 
+# ---- gzip: every member is read; anything else after one is refused ----
+T=$TESTDATA/traces
+cat "$T/small.txt.gz" "$T/small.txt.gz" >two.gz
+expect_status 0 hs import --type text two.gz
+expect_eq "$OUT" "session 1: 12 accesses, 4 distinct keys (two.gz)"
+# The second copy without its first byte: not a gzip header (small.txt.gz is 34 bytes).
+{ cat "$T/small.txt.gz"; tail -c +2 "$T/small.txt.gz"; } >garbage.gz
+expect_status 65 hs import --type text garbage.gz
+expect_eq "$ERR" "hsctl: garbage.gz: byte 34 of the file: trailing garbage after the gzip data"
+{ cat "$T/small.txt.gz"; printf '\n'; } >newline.gz
+expect_status 65 hs import --type text newline.gz
+expect_eq "$ERR" "hsctl: newline.gz: byte 34 of the file: trailing garbage after the gzip data"
+expect_eq "$(hs --format csv sql 'SELECT count(*) AS n FROM sessions' | tail -n 1)" 1
+
 finish
