@@ -136,7 +136,8 @@ static const struct argp argp = {
 	       "24-byte records), u32be (big-endian 32-bit ids). Capacity of a replay counts\n"
 	       "blocks for lis, objects otherwise. See hsctl-import(1).\n"
 	       "\nExit status: 0 imported, 64 usage error, 65 malformed trace (no session is\n"
-	       "left behind), 66 FILE cannot be opened, 1 other failure.",
+	       "left behind), 66 FILE cannot be opened, 69 the database may not be written,\n"
+	       "1 other failure.",
 };
 
 static void show_progress(struct hs_cli_progress *pr, const struct hs_trace_reader *r)

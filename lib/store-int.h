@@ -69,6 +69,7 @@ struct hs_store {
 	int64_t		kc_chunk;		/* ... its key chunk, -1: empty */
 	size_t		kc_n;			/* ... ids in kc_ids */
 	uint64_t	*kc_ids;		/* ... original ids (HS_KEY_CHUNK_IDS) */
+	char		*path;			/* the file, NULL for :memory: */
 };
 
 struct hs_keymap;

@@ -24,6 +24,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -840,21 +841,91 @@ static int check_schema(struct hs_store *st)
 
 static void key_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 
+/* Does @path with @suffix exist? */
+static bool exists_with(const char *path, const char *suffix)
+{
+	char name[4096];
+	struct stat sb;
+
+	if ((size_t)snprintf(name, sizeof(name), "%s%s", path, suffix) >= sizeof(name))
+		return true;		/* cannot tell: assume it does */
+	return !lstat(name, &sb);
+}
+
+/* May this process (effective ids) access @path with @mode?  Return: 0 or -errno. */
+static int may(const char *path, int mode)
+{
+	return faccessat(AT_FDCWD, path, mode, AT_EACCESS) ? -errno : 0;
+}
+
+/* The directory of @path into @dir. */
+static void dir_of(const char *path, char *dir, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, len, ".");
+	else if (slash == path)
+		snprintf(dir, len, "/");
+	else
+		snprintf(dir, len, "%.*s", (int)(slash - path), path);
+}
+
+/*
+ * Permissions first, so that a file or directory we may not use is reported
+ * as such (-EACCES, or -EROFS on read-only media) instead of as SQLite's
+ * "unable to open database file" or "attempt to write a readonly database"
+ * half-way through.  A writer needs the file and, for the -wal and -shm
+ * files of WAL mode (and for a new file), its directory.
+ */
+static int check_access(struct hs_store *st, const char *path, unsigned int flags)
+{
+	bool rdonly = flags & HS_STORE_RDONLY;
+	char dir[4096];
+	struct stat sb;
+	int err;
+
+	dir_of(path, dir, sizeof(dir));
+	if (stat(path, &sb)) {
+		err = -errno;
+		if (err != -ENOENT || (flags & (HS_STORE_NOCREATE | HS_STORE_RDONLY)))
+			return store_err(st, err, "%s", strerror(-err));
+		err = may(dir, W_OK | X_OK);
+		if (err)
+			return store_err(st, err, "cannot create it in %s: %s", dir,
+					 strerror(-err));
+		return 0;
+	}
+	if (S_ISDIR(sb.st_mode))
+		return 0;	/* SQLite says what is wrong */
+	err = may(path, rdonly ? R_OK : R_OK | W_OK);
+	if (err)
+		return store_err(st, err, "cannot open it for %s: %s",
+				 rdonly || may(path, R_OK) ? "reading" : "writing", strerror(-err));
+	if (!rdonly && !(exists_with(path, "-wal") && exists_with(path, "-shm"))) {
+		err = may(dir, W_OK | X_OK);
+		if (err)
+			return store_err(st, err, "cannot create its -wal and -shm files in %s: %s",
+					 dir, strerror(-err));
+	}
+	return 0;
+}
+
 /**
  * hs_store_open() - open or create a database, migrating it to this version
  * @path: file name (":memory:" for tests)
  * @flags: HS_STORE_*
  * @out: the store
  *
- * Return: 0, -ENOENT, -EPROTO (not ours / newer), -EIO, -ENOMEM.  On error
- * *out is still set when a message is available (read it, then close); it is
- * NULL only for -ENOMEM.
+ * Return: 0, -ENOENT, -EACCES or -EROFS (the file or its directory may not
+ * be used so), -EPROTO (not ours / newer), -EIO, -ENOMEM.  On error *out is
+ * still set when a message is available (read it, then close); it is NULL
+ * only for -ENOMEM.
  */
 int hs_store_open(const char *path, unsigned int flags, struct hs_store **out)
 {
 	bool memory = !strcmp(path, ":memory:") || !*path;
 	struct hs_store *st;
-	struct stat sb;
 	int rc, err;
 
 	*out = NULL;
@@ -864,12 +935,22 @@ int hs_store_open(const char *path, unsigned int flags, struct hs_store **out)
 	st->flags = flags;
 	st->kc_chunk = -1;
 	*out = st;
-	if (!memory && (flags & (HS_STORE_NOCREATE | HS_STORE_RDONLY)) && stat(path, &sb))
-		return store_err(st, -errno, "%s", strerror(errno));
+	if (!memory) {
+		st->path = strdup(path);
+		if (!st->path) {
+			free(st);
+			*out = NULL;
+			return -ENOMEM;
+		}
+		err = check_access(st, path, flags);
+		if (err)
+			return err;
+	}
 	rc = sqlite3_open_v2(path, &st->db, flags & HS_STORE_RDONLY ? SQLITE_OPEN_READONLY :
 			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 	if (rc != SQLITE_OK) {
 		if (!st->db) {
+			free(st->path);
 			free(st);
 			*out = NULL;
 			return -ENOMEM;
@@ -925,6 +1006,7 @@ void hs_store_close(struct hs_store *st)
 	for (i = 0; i < ST_NR; i++)
 		sqlite3_finalize(st->stmts[i]);
 	sqlite3_close_v2(st->db);
+	free(st->path);
 	free(st->kc_ids);
 	free(st);
 }

@@ -36,4 +36,47 @@ expect_status 65 hs import --type text newline.gz
 expect_eq "$ERR" "hsctl: newline.gz: byte 34 of the file: trailing garbage after the gzip data"
 expect_eq "$(hs --format csv sql 'SELECT count(*) AS n FROM sessions' | tail -n 1)" 1
 
+# ---- permissions, as a user other than root ----
+NOBODY=
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
+	chmod 711 "$T_DIR"
+	if setpriv --reuid=65534 --regid=65534 --clear-groups "$HSCTL" --version \
+		>/dev/null 2>&1; then
+		NOBODY=yes
+	fi
+fi
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+}
+if [ -n "$NOBODY" ]; then
+	mkdir ro
+	"$HSCTL" -d ro/h.db import --type lirs "$TESTDATA/traces/small.lirs" >/dev/null
+	chmod 755 ro
+	chmod 644 ro/h.db
+
+	# Permission failures: exit 69, one line naming the file and the reason.
+	expect_status 69 as_nobody "$HSCTL" -d ro/h.db import --type lirs \
+		"$TESTDATA/traces/small.lirs"
+	expect_eq "$ERR" "hsctl: ro/h.db: cannot open it for writing: Permission denied"
+	expect_status 69 as_nobody "$HSCTL" -d ro/new.db gen zipf --seed 1
+	expect_eq "$ERR" "hsctl: ro/new.db: cannot create it in ro: Permission denied"
+	chmod 666 ro/h.db
+	expect_status 69 as_nobody "$HSCTL" -d ro/h.db sessions rm 1
+	expect_eq "$ERR" \
+		"hsctl: ro/h.db: cannot create its -wal and -shm files in ro: Permission denied"
+	chmod 600 ro/h.db
+	expect_status 69 as_nobody "$HSCTL" -d ro/h.db sessions
+	expect_eq "$ERR" "hsctl: ro/h.db: cannot open it for reading: Permission denied"
+	expect_status 69 as_nobody "$HSCTL" -d ro/h.db sql 'SELECT 1'
+	expect_eq "$ERR" "hsctl: ro/h.db: cannot open it for reading: Permission denied"
+	chmod 700 ro
+	expect_status 69 as_nobody "$HSCTL" -d ro/h.db db info
+	expect_eq "$ERR" "hsctl: ro/h.db: Permission denied"
+	expect_eq "$(ls ro)" "h.db"
+	expect_status 0 "$HSCTL" -d ro/h.db sql 'SELECT count(*) AS n FROM sessions'
+	expect_eq "$OUT" "$(printf 'n\n1')"
+else
+	echo "# not root or no setpriv: permission cases skipped"
+fi
+
 finish
