@@ -70,6 +70,9 @@ struct hs_store {
 	size_t		kc_n;			/* ... ids in kc_ids */
 	uint64_t	*kc_ids;		/* ... original ids (HS_KEY_CHUNK_IDS) */
 	char		*path;			/* the file, NULL for :memory: */
+	bool		wal_cleanup;		/* read-only open that made -wal and -shm:
+						 * remove them at close (store_open_ro()) */
+	bool		immutable;		/* read-only media: opened immutable=1 */
 };
 
 struct hs_keymap;

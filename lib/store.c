@@ -841,15 +841,21 @@ static int check_schema(struct hs_store *st)
 
 static void key_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 
-/* Does @path with @suffix exist? */
-static bool exists_with(const char *path, const char *suffix)
+/* Does @path with @suffix exist?  @size receives its size (may be NULL). */
+static bool exists_with(const char *path, const char *suffix, off_t *size)
 {
 	char name[4096];
 	struct stat sb;
 
+	if (size)
+		*size = 1;
 	if ((size_t)snprintf(name, sizeof(name), "%s%s", path, suffix) >= sizeof(name))
 		return true;		/* cannot tell: assume it does */
-	return !lstat(name, &sb);
+	if (lstat(name, &sb))
+		return false;
+	if (size)
+		*size = sb.st_size;
+	return true;
 }
 
 /* May this process (effective ids) access @path with @mode?  Return: 0 or -errno. */
@@ -902,7 +908,7 @@ static int check_access(struct hs_store *st, const char *path, unsigned int flag
 	if (err)
 		return store_err(st, err, "cannot open it for %s: %s",
 				 rdonly || may(path, R_OK) ? "reading" : "writing", strerror(-err));
-	if (!rdonly && !(exists_with(path, "-wal") && exists_with(path, "-shm"))) {
+	if (!rdonly && !(exists_with(path, "-wal", NULL) && exists_with(path, "-shm", NULL))) {
 		err = may(dir, W_OK | X_OK);
 		if (err)
 			return store_err(st, err, "cannot create its -wal and -shm files in %s: %s",
@@ -911,11 +917,78 @@ static int check_access(struct hs_store *st, const char *path, unsigned int flag
 	return 0;
 }
 
+/*
+ * Open @path read-only.  A WAL database is read through its -wal and -shm
+ * files, which SQLite creates when they are missing, and a read-only
+ * connection cannot remove at close.  So when neither exists:
+ *  - if this process may write the file and its directory, the connection
+ *    makes them and hs_store_close() lets SQLite's own last-connection
+ *    cleanup remove them again (wal_cleanup);
+ *  - else (read-only media, another user's database) they cannot be made or
+ *    removed: the file is opened immutable=1, as SQLite documents for WAL
+ *    databases on read-only media.  No -wal file means no connection is
+ *    writing it.  An empty -wal without a -shm (left by a crash or an older
+ *    hsctl) holds nothing either.
+ * Otherwise another connection may be using them: a plain read-only open
+ * shares them.
+ */
+static int store_open_ro(struct hs_store *st, const char *path)
+{
+	static const char keep[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789/._-~";
+	char dir[4096], uri[3 * 4096 + 32];
+	bool wal, shm, can_write;
+	const char *p;
+	off_t wal_size;
+	size_t o;
+
+	dir_of(path, dir, sizeof(dir));
+	wal = exists_with(path, "-wal", &wal_size);
+	shm = exists_with(path, "-shm", NULL);
+	can_write = !may(path, W_OK) && !may(dir, W_OK | X_OK);
+	if (shm || (wal && (wal_size || can_write)))
+		return sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READONLY, NULL);
+	if (can_write) {
+		st->wal_cleanup = true;
+		return sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READONLY, NULL);
+	}
+	st->immutable = true;
+	o = (size_t)snprintf(uri, sizeof(uri), "file:");
+	for (p = path; *p && o + 4 < sizeof(uri); p++) {
+		if (strchr(keep, *p))
+			uri[o++] = *p;
+		else
+			o += (size_t)snprintf(uri + o, sizeof(uri) - o, "%%%02X", (unsigned char)*p);
+	}
+	snprintf(uri + o, sizeof(uri) - o, "?immutable=1");
+	return sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+}
+
+/*
+ * After a read-only connection that made the -wal and -shm files: a short
+ * read-write connection reads the header and closes, and SQLite's close
+ * removes both files if no other connection uses them (it checkpoints an
+ * empty log first: the database file is not written).
+ */
+static void remove_wal_files(const char *path)
+{
+	sqlite3 *db = NULL;
+
+	if (!exists_with(path, "-wal", NULL) && !exists_with(path, "-shm", NULL))
+		return;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK)
+		sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+	sqlite3_close(db);
+}
+
 /**
  * hs_store_open() - open or create a database, migrating it to this version
  * @path: file name (":memory:" for tests)
  * @flags: HS_STORE_*
  * @out: the store
+ *
+ * A read-only open creates no file that outlives the store (see
+ * store_open_ro()) and works on read-only media.
  *
  * Return: 0, -ENOENT, -EACCES or -EROFS (the file or its directory may not
  * be used so), -EPROTO (not ours / newer), -EIO, -ENOMEM.  On error *out is
@@ -946,8 +1019,11 @@ int hs_store_open(const char *path, unsigned int flags, struct hs_store **out)
 		if (err)
 			return err;
 	}
-	rc = sqlite3_open_v2(path, &st->db, flags & HS_STORE_RDONLY ? SQLITE_OPEN_READONLY :
-			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (!memory && (flags & HS_STORE_RDONLY))
+		rc = store_open_ro(st, path);
+	else
+		rc = sqlite3_open_v2(path, &st->db, flags & HS_STORE_RDONLY ? SQLITE_OPEN_READONLY :
+				     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 	if (rc != SQLITE_OK) {
 		if (!st->db) {
 			free(st->path);
@@ -1006,6 +1082,8 @@ void hs_store_close(struct hs_store *st)
 	for (i = 0; i < ST_NR; i++)
 		sqlite3_finalize(st->stmts[i]);
 	sqlite3_close_v2(st->db);
+	if (st->wal_cleanup)
+		remove_wal_files(st->path);
 	free(st->path);
 	free(st->kc_ids);
 	free(st);
@@ -1068,6 +1146,19 @@ int hs_store_get_info(struct hs_store *st, struct hs_store_info *info)
 			err = store_query_int(st, "SELECT count(*) FROM runs", &info->runs);
 		if (err)
 			return err;
+	}
+	if (st->immutable) {
+		/* SQLite reads it as a plain file: byte 18 of the header says WAL (2) */
+		unsigned char hdr[20];
+		int fd = open(st->path, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0 && pread(fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr))
+			snprintf(info->journal_mode, sizeof(info->journal_mode), "%s",
+				 hdr[18] == 2 ? "wal" : "delete");
+		if (fd >= 0)
+			close(fd);
+		if (info->journal_mode[0])
+			return 0;
 	}
 	rc = sqlite3_prepare_v2(st->db, "PRAGMA journal_mode", -1, &s, NULL);
 	if (rc != SQLITE_OK)

@@ -36,7 +36,17 @@ expect_status 65 hs import --type text newline.gz
 expect_eq "$ERR" "hsctl: newline.gz: byte 34 of the file: trailing garbage after the gzip data"
 expect_eq "$(hs --format csv sql 'SELECT count(*) AS n FROM sessions' | tail -n 1)" 1
 
-# ---- permissions, as a user other than root ----
+# ---- read-only commands leave no -wal or -shm file behind ----
+hs import --type lirs "$TESTDATA/traces/small.lirs" >/dev/null
+expect_eq "$(ls hsctl.db*)" "hsctl.db"
+expect_status 0 hs sql 'SELECT count(*) AS n FROM sessions'
+expect_eq "$OUT" "$(printf 'n\n2')"
+expect_status 0 hs sessions
+expect_status 0 hs db info
+expect_status 0 hs replay 2 --policy lru --size 2 --no-store
+expect_eq "$(ls hsctl.db*)" "hsctl.db"
+
+# ---- permissions and read-only media, as a user other than root ----
 NOBODY=
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
 	chmod 711 "$T_DIR"
@@ -49,10 +59,24 @@ as_nobody() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 }
 if [ -n "$NOBODY" ]; then
+	# A database on read-only media: directory and file not writable.
 	mkdir ro
 	"$HSCTL" -d ro/h.db import --type lirs "$TESTDATA/traces/small.lirs" >/dev/null
 	chmod 755 ro
 	chmod 644 ro/h.db
+	expect_status 0 as_nobody "$HSCTL" -d ro/h.db --format csv sessions
+	expect_grep '^1,import,small.lirs,complete,6,4,' "$OUT"
+	expect_status 0 as_nobody "$HSCTL" -d ro/h.db sql 'SELECT 1 AS one'
+	expect_eq "$OUT" "$(printf 'one\n  1')"
+	expect_status 0 as_nobody "$HSCTL" -d ro/h.db db info
+	expect_grep '^journal_mode  *wal$' "$OUT"
+	expect_status 0 as_nobody "$HSCTL" -d ro/h.db replay 1 --policy lru --size 2 --no-store
+	expect_eq "$(ls ro)" "h.db"
+	# An empty -wal left beside it (a crash) holds nothing: still readable.
+	: >ro/h.db-wal
+	expect_status 0 as_nobody "$HSCTL" -d ro/h.db sql 'SELECT count(*) AS n FROM sessions'
+	expect_eq "$OUT" "$(printf 'n\n1')"
+	rm ro/h.db-wal
 
 	# Permission failures: exit 69, one line naming the file and the reason.
 	expect_status 69 as_nobody "$HSCTL" -d ro/h.db import --type lirs \
