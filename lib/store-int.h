@@ -73,6 +73,7 @@ struct hs_store {
 	bool		wal_cleanup;		/* read-only open that made -wal and -shm:
 						 * remove them at close (store_open_ro()) */
 	bool		immutable;		/* read-only media: opened immutable=1 */
+	char		denied[160];		/* why the authorizer refused, or "" */
 };
 
 struct hs_keymap;

@@ -518,11 +518,21 @@ int store_err(struct hs_store *st, int err, const char *fmt, ...)
  * @st: the store
  * @rc: SQLite's result code
  *
- * Return: the negative errno for @rc.
+ * Return: the negative errno for @rc; -EPERM, with the reason, for what
+ * authorize() refused.
  */
 int store_sql_err(struct hs_store *st, int rc)
 {
-	store_err(st, 0, "%s", st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+	const char *msg = st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc);
+
+	/* SQLite says "not authorized" (for a function: with rc SQLITE_ERROR) */
+	if (st->denied[0] && ((rc & 0xff) == SQLITE_AUTH || strstr(msg, "not authorized"))) {
+		store_err(st, 0, "%s", st->denied);	/* authorize()'s reason */
+		st->denied[0] = '\0';
+		return -EPERM;
+	}
+	st->denied[0] = '\0';
+	store_err(st, 0, "%s", msg);
 	switch (rc & 0xff) {
 	case SQLITE_NOMEM:
 		return -ENOMEM;
@@ -981,6 +991,101 @@ static void remove_wal_files(const char *path)
 	sqlite3_close(db);
 }
 
+/* SQL functions no hsctl connection offers: they reach past the database. */
+static const char *const denied_functions[] = {
+	"fts3_tokenizer",	/* hands out and takes C pointers */
+	"load_extension",	/* loads a shared library */
+	"readfile", "writefile", "edit",	/* the sqlite3 shell's file access */
+	NULL,
+};
+
+/* PRAGMAs a read-only connection may give an argument: they only look. */
+static const char *const ro_arg_pragmas[] = {
+	"table_info", "table_xinfo", "table_list", "index_info", "index_xinfo",
+	"index_list", "foreign_key_list", "foreign_key_check", "integrity_check",
+	"quick_check", NULL,
+};
+
+static bool in_list(const char *const *list, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && list[i]; i++)
+		if (!sqlite3_stricmp(list[i], name))
+			return true;
+	return false;
+}
+
+static int deny(struct hs_store *st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int deny(struct hs_store *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(st->denied, sizeof(st->denied), fmt, ap);
+	va_end(ap);
+	return SQLITE_DENY;
+}
+
+/*
+ * The authorizer of every connection (sqlite3_set_authorizer(), consulted
+ * while a statement is prepared): the functions above are refused
+ * everywhere; a read-only connection also refuses ATTACH and DETACH (which
+ * would create or open other files) and PRAGMAs that set something, even
+ * those sqlite3_stmt_readonly() lets through (query_only, cache_size).  The
+ * reason goes to st->denied, from where store_sql_err() reports it.
+ */
+static int authorize(void *arg, int action, const char *a1, const char *a2, const char *db,
+		     const char *trigger)
+{
+	struct hs_store *st = arg;
+	bool rdonly = st->flags & HS_STORE_RDONLY;
+
+	(void)db;
+	(void)trigger;
+	switch (action) {
+	case SQLITE_FUNCTION:
+		if (in_list(denied_functions, a2))
+			return deny(st, "%s() is not allowed", a2);
+		return SQLITE_OK;
+	case SQLITE_ATTACH:
+		return rdonly ? deny(st, "ATTACH is not allowed on a read-only database")
+			      : SQLITE_OK;
+	case SQLITE_DETACH:
+		return rdonly ? deny(st, "DETACH is not allowed on a read-only database")
+			      : SQLITE_OK;
+	case SQLITE_PRAGMA:
+		/* as check_readonly() says it: a value sets something */
+		if (rdonly && a2 && !in_list(ro_arg_pragmas, a1))
+			return deny(st, "statement writes to the database; use --write");
+		return SQLITE_OK;
+	default:
+		return SQLITE_OK;
+	}
+}
+
+/* No extensions, no FTS3 pointers, no schema writes by hand, then the authorizer. */
+static int lock_down(struct hs_store *st)
+{
+	static const int off[] = {
+		SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER,
+	};
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ARRAY_SIZE(off); i++) {
+		rc = sqlite3_db_config(st->db, off[i], 0, (int *)NULL);
+		if (rc != SQLITE_OK)
+			return store_sql_err(st, rc);
+	}
+	rc = sqlite3_db_config(st->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_set_authorizer(st->db, authorize, st);
+	return rc == SQLITE_OK ? 0 : store_sql_err(st, rc);
+}
+
 /**
  * hs_store_open() - open or create a database, migrating it to this version
  * @path: file name (":memory:" for tests)
@@ -1061,6 +1166,9 @@ int hs_store_open(const char *path, unsigned int flags, struct hs_store **out)
 					NULL, NULL);
 	if (rc != SQLITE_OK)
 		return store_sql_err(st, rc);
+	err = lock_down(st);
+	if (err)
+		return err;
 	st->errmsg[0] = '\0';
 	return 0;
 }

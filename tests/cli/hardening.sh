@@ -46,6 +46,33 @@ expect_status 0 hs db info
 expect_status 0 hs replay 2 --policy lru --size 2 --no-store
 expect_eq "$(ls hsctl.db*)" "hsctl.db"
 
+# ---- what SQL may not do: reach past the database, or write when read-only ----
+# denied Q MESSAGE [--write]: hsctl sql must refuse Q with exit 64 and MESSAGE.
+denied() {
+	expect_status 64 hs sql ${3:-} "$1"
+	expect_eq "$ERR" "hsctl: sql: $2"
+	expect_eq "$OUT" ""
+}
+denied "SELECT hex(fts3_tokenizer('simple'))" "fts3_tokenizer() is not allowed"
+denied "SELECT hex(fts3_tokenizer('simple'))" "fts3_tokenizer() is not allowed" --write
+denied "SELECT load_extension('libm.so.6')" "load_extension() is not allowed"
+denied "SELECT load_extension('libm.so.6')" "load_extension() is not allowed" --write
+denied "ATTACH 'other.db' AS o" "ATTACH is not allowed on a read-only database"
+denied "DETACH main" "DETACH is not allowed on a read-only database"
+denied "PRAGMA journal_mode = DELETE" "statement writes to the database; use --write"
+denied "PRAGMA query_only = 0" "statement writes to the database; use --write"
+denied "PRAGMA cache_size = 5" "statement writes to the database; use --write"
+# SQLite's defensive mode: the schema cannot be edited by hand, even with --write.
+expect_status 1 hs sql --write \
+	"PRAGMA writable_schema = 1; UPDATE sqlite_master SET sql = 'x' WHERE name = 'runs'"
+expect_eq "$ERR" "hsctl: sql: table sqlite_master may not be modified"
+# Looking is still allowed.
+expect_status 0 hs --format csv sql 'PRAGMA table_info(runs)'
+expect_grep '^0,id,INTEGER,0,,1$' "$OUT"
+expect_status 0 hs --format csv sql 'PRAGMA user_version'
+expect_eq "$OUT" "$(printf 'user_version\n2')"
+expect_eq "$(ls)" "$(printf 'garbage.gz\nhsctl.db\nnewline.gz\ntwo.gz')"
+
 # ---- permissions and read-only media, as a user other than root ----
 NOBODY=
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
