@@ -74,6 +74,7 @@ struct hs_store {
 						 * remove them at close (store_open_ro()) */
 	bool		immutable;		/* read-only media: opened immutable=1 */
 	char		denied[160];		/* why the authorizer refused, or "" */
+	int64_t		read_session;		/* last session a reader opened, 0: none */
 };
 
 struct hs_keymap;

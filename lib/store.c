@@ -16,7 +16,9 @@
  * holds one chunk plus the key map.  The commit writes the original ids in
  * dense-id order as key chunks and the counts, and marks the session
  * complete; an abort rolls everything back.  A reader fetches one chunk per
- * call with a point query, so no statement stays active between calls.
+ * call with a point query, so no statement stays active between calls, all
+ * inside one read transaction from its open to its close: another process
+ * that deletes the session meanwhile cannot pull the stream away.
  *
  * SQLite result codes become negative errnos here, with sqlite3_errmsg() kept
  * as the message.
@@ -493,6 +495,7 @@ struct hs_session_reader {
 	uint64_t		acc_seen;	/* accesses read so far */
 	uint32_t		*keys;		/* last chunk decoded, HS_CHUNK_RECORDS */
 	uint8_t			*meta;		/* ... its meta bytes */
+	bool			tx;		/* began the read transaction it ends */
 };
 
 /**
@@ -1740,6 +1743,11 @@ int hs_session_remove(struct hs_store *st, int64_t id)
  * @id: session id
  * @out: the reader
  *
+ * The reader reads inside one read transaction, from its open to its close
+ * (unless @st is in a transaction already): it sees the session as it was
+ * at the open, chunk after chunk, even when another process deletes or
+ * changes it meanwhile.  Close the reader before writing through @st.
+ *
  * Return: 0, -ENOENT (no such session), -ENOMEM, or another -errno.
  */
 int hs_session_read_open(struct hs_store *st, int64_t id, struct hs_session_reader **out)
@@ -1749,14 +1757,21 @@ int hs_session_read_open(struct hs_store *st, int64_t id, struct hs_session_read
 	int rc, err;
 
 	*out = NULL;
-	err = hs_session_get(st, id, &info);
-	if (err)
-		return err;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return store_err(st, -ENOMEM, "out of memory");
 	r->st = st;
 	r->session = id;
+	if (sqlite3_get_autocommit(st->db)) {
+		err = store_exec(st, "BEGIN DEFERRED");
+		if (err)
+			goto out_free;
+		r->tx = true;
+	}
+	/* the session's counts come from the same snapshot as its chunks */
+	err = hs_session_get(st, id, &info);
+	if (err)
+		goto out_free;
 	r->records = info.records;
 	r->accesses = info.accesses;
 	r->nr_keys = info.distinct_keys;
@@ -1775,13 +1790,12 @@ int hs_session_read_open(struct hs_store *st, int64_t id, struct hs_session_read
 		goto out_free;
 	}
 	sqlite3_bind_int64(r->stmt, 1, id);
+	st->read_session = id;
 	*out = r;
 	return 0;
 
 out_free:
-	free(r->meta);
-	free(r->keys);
-	free(r);
+	hs_session_read_close(r);
 	return err;
 }
 
@@ -1872,16 +1886,24 @@ int hs_session_read_rewind(struct hs_session_reader *r)
 }
 
 /**
- * hs_session_read_close() - release a reader
+ * hs_session_read_close() - release a reader, ending its read transaction
  * @r: the reader, or NULL
  *
  * Return: nothing.
  */
 void hs_session_read_close(struct hs_session_reader *r)
 {
+	char keep[sizeof(r->st->errmsg)];
+
 	if (!r)
 		return;
 	sqlite3_finalize(r->stmt);
+	if (r->tx && !sqlite3_get_autocommit(r->st->db)) {
+		/* ends the read transaction; keeps the message of a failed read */
+		memcpy(keep, r->st->errmsg, sizeof(keep));
+		sqlite3_exec(r->st->db, "COMMIT", NULL, NULL, NULL);
+		memcpy(r->st->errmsg, keep, sizeof(keep));
+	}
 	free(r->keys);
 	free(r->meta);
 	free(r);
@@ -2063,6 +2085,29 @@ static int save_run(struct hs_store *st, const struct hs_run_record *rr, int64_t
 	return err;
 }
 
+/*
+ * The session this store has read (a replay's) is still there: another
+ * process may have deleted it since.  (Other sessions meet the foreign key.)
+ */
+static int session_exists(struct hs_store *st, int64_t session)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, err;
+
+	err = store_stmt(st, ST_SESSION_STATUS, &s);
+	if (err)
+		return err;
+	sqlite3_bind_int64(s, 1, session);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_DONE)
+		err = store_err(st, -ENOENT, "session %lld was deleted during the replay",
+				(long long)session);
+	else if (rc != SQLITE_ROW)
+		err = store_sql_err(st, rc);
+	sqlite3_reset(s);
+	return err;
+}
+
 /**
  * hs_store_save_runs() - store runs in one transaction
  * @st: the store (not read-only)
@@ -2073,7 +2118,9 @@ static int save_run(struct hs_store *st, const struct hs_run_record *rr, int64_t
  * Each run gets a runs row, run_protection rows for the protection kinds it
  * used, run_refault_hist rows for its non-empty buckets and run_metrics rows.
  *
- * Return: 0, or -errno with nothing stored.
+ * Return: 0, or -errno with nothing stored: -ENOENT when the session last
+ * read through @st is gone ("session N was deleted during the replay"),
+ * -EINVAL for another missing session (a foreign key).
  */
 int hs_store_save_runs(struct hs_store *st, const struct hs_run_record *runs, size_t n,
 		       int64_t *ids)
@@ -2095,6 +2142,11 @@ int hs_store_save_runs(struct hs_store *st, const struct hs_run_record *runs, si
 	for (i = 0; i < n; i++) {
 		int64_t id;
 
+		if (runs[i].session == st->read_session) {
+			err = session_exists(st, runs[i].session);
+			if (err)
+				goto out_rollback;
+		}
 		err = save_run(st, &runs[i], &id);
 		if (err)
 			goto out_rollback;
