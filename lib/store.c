@@ -1662,13 +1662,56 @@ void store_copy_col(char *dst, size_t len, sqlite3_stmt *s, int col)
 	snprintf(dst, len, "%s", t ? (const char *)t : "");
 }
 
+/*
+ * The counts of a sessions row are trusted for allocations (a replay sizes
+ * its per-key state by distinct_keys): check them against each other and
+ * against the key table, whose rows hold the session's keys.
+ */
+static int check_counts(struct hs_store *st, int64_t id, int64_t records, int64_t accesses,
+			int64_t keys)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t stored = 0;
+	int rc, err = 0;
+
+	if (records < 0 || accesses < 0 || accesses > records)
+		return store_err(st, -EBADMSG, "session %lld is corrupt (%lld accesses in %lld"
+				 " records)", (long long)id, (long long)accesses,
+				 (long long)records);
+	if (keys < 0 || keys > records)
+		return store_err(st, -EBADMSG, "session %lld is corrupt (%lld distinct keys in"
+				 " %lld records)", (long long)id, (long long)keys,
+				 (long long)records);
+	rc = sqlite3_prepare_v2(st->db, "SELECT coalesce(sum(nr_keys), 0) FROM session_keys"
+				" WHERE session = ?1", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sql_err(st, rc);
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		stored = sqlite3_column_int64(s, 0);
+	else
+		err = store_sql_err(st, rc);
+	sqlite3_finalize(s);
+	/* fewer is caught by the reader, as a key out of range */
+	if (!err && keys > stored)
+		err = store_err(st, -EBADMSG, "session %lld is corrupt (distinct_keys is %lld, its"
+				" key table holds %lld)", (long long)id, (long long)keys,
+				(long long)stored);
+	return err;
+}
+
 /**
  * hs_session_get() - a session's summary
  * @st: the store
  * @id: session id
  * @out: receives it (names truncated to fit)
  *
- * Return: 0, -ENOENT (no such session), or another -errno.
+ * The counts are checked: accesses and distinct_keys cannot exceed records,
+ * and distinct_keys cannot exceed the number of keys the key table holds.
+ *
+ * Return: 0, -ENOENT (no such session), -EBADMSG (counts that cannot be;
+ * "session N is corrupt (...)"), or another -errno.
  */
 int hs_session_get(struct hs_store *st, int64_t id, struct hs_session_info *out)
 {
@@ -1695,6 +1738,10 @@ int hs_session_get(struct hs_store *st, int64_t id, struct hs_session_info *out)
 		store_copy_col(out->visibility, sizeof(out->visibility), s, 10);
 		out->memory_limit_pages = (uint64_t)sqlite3_column_int64(s, 11);
 		out->peak_pages = (uint64_t)sqlite3_column_int64(s, 12);
+		sqlite3_reset(s);
+		/* the columns' own int64 values: a negative one is caught */
+		return check_counts(st, id, (int64_t)out->records, (int64_t)out->accesses,
+				    (int64_t)out->distinct_keys);
 	} else if (rc == SQLITE_DONE) {
 		err = store_err(st, -ENOENT, "no session %lld", (long long)id);
 	} else {

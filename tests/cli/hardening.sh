@@ -73,6 +73,23 @@ expect_status 0 hs --format csv sql 'PRAGMA user_version'
 expect_eq "$OUT" "$(printf 'user_version\n2')"
 expect_eq "$(ls)" "$(printf 'garbage.gz\nhsctl.db\nnewline.gz\ntwo.gz')"
 
+# ---- the counts of a sessions row are checked before they size anything ----
+C=$T_DIR/counts.db
+"$HSCTL" -d "$C" import --type lirs "$TESTDATA/traces/small.lirs" >/dev/null
+"$HSCTL" -d "$C" sql --write 'UPDATE sessions SET distinct_keys = 4000000000'
+expect_status 65 "$HSCTL" -d "$C" replay 1 --policy lru --size 2
+expect_eq "$ERR" "hsctl: $C: session 1 is corrupt (4000000000 distinct keys in 6 records)"
+expect_eq "$OUT" ""
+"$HSCTL" -d "$C" sql --write 'UPDATE sessions SET distinct_keys = 5'
+expect_status 65 "$HSCTL" -d "$C" replay 1 --policy lru --size 2
+expect_eq "$ERR" "hsctl: $C: session 1 is corrupt (distinct_keys is 5, its key table holds 4)"
+"$HSCTL" -d "$C" sql --write 'UPDATE sessions SET distinct_keys = 4, accesses = 7'
+expect_status 65 "$HSCTL" -d "$C" replay 1 --policy lru --size 2
+expect_eq "$ERR" "hsctl: $C: session 1 is corrupt (7 accesses in 6 records)"
+"$HSCTL" -d "$C" sql --write 'UPDATE sessions SET accesses = 6'
+expect_status 0 "$HSCTL" -d "$C" replay 1 --policy lru --size 2 --no-store
+rm -f "$C"
+
 # ---- a session deleted by another process while it is replayed ----
 # The replay reads its stream in one read transaction: it finishes with the
 # counts of an undisturbed replay, and only storing its runs finds the
