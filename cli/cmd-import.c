@@ -30,7 +30,11 @@ enum {
 	OPT_BLOCK_ORDER,
 	OPT_COLUMN,
 	OPT_HEADER,
+	OPT_MAX_ACCESSES,
 };
+
+/* --max-accesses by default: a short .lis file can ask for billions of blocks. */
+#define DEFAULT_MAX_ACCESSES	1000000000ull
 
 struct args {
 	const char		*file;		/* FILE argument */
@@ -49,6 +53,8 @@ static const struct argp_option options[] = {
 	{ "name", OPT_NAME, "NAME", 0, "Session name (default: derived from FILE)", 0 },
 	{ "kind", OPT_KIND, "KIND", 0, "Key type: anon or file (default: file)", 0 },
 	{ "channel", OPT_CHANNEL, "CH", 0, "Access channel: pt or fd (default: pt)", 0 },
+	{ "max-accesses", OPT_MAX_ACCESSES, "N", 0,
+	  "Refuse a trace of more than N accesses, 0 for no limit (default: 1000000000)", 0 },
 	{ 0, 0, 0, 0, "lis options:", 1 },
 	{ "block-order", OPT_BLOCK_ORDER, "ORDER", 0,
 	  "Order of a request's blocks: forward or reverse (default: forward; the ARC and "
@@ -96,6 +102,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_HEADER:
 		a->topts.csv_header = true;
 		a->column_set = true;
+		break;
+	case OPT_MAX_ACCESSES:
+		if (hs_parse_u64(arg, 0, UINT64_MAX, &v))
+			argp_error(state, "--max-accesses '%s': expected a number", arg);
+		a->topts.max_records = v;
 		break;
 	case ARGP_KEY_ARG:
 		if (a->file)
@@ -185,14 +196,17 @@ static int copy_records(struct hs_trace_reader *r, struct hs_session_writer *w,
 	hs_cli_progress_end(&pr, 60);
 	if (ret < 0 && !*why) {
 		*why = hs_trace_errmsg(r);
-		*bad_data = ret == -EBADMSG || ret == -ENODATA;
+		*bad_data = ret == -EBADMSG || ret == -ENODATA || ret == -EFBIG;
 	}
 	return ret < 0 ? ret : 0;
 }
 
 static int run(int argc, char **argv)
 {
-	struct args a = { .kind = HS_TYPE_FILE, .channel = HS_CH_PT };
+	struct args a = {
+		.kind = HS_TYPE_FILE, .channel = HS_CH_PT,
+		.topts.max_records = DEFAULT_MAX_ACCESSES,
+	};
 	struct hs_session_writer *w = NULL;
 	struct hs_session_meta m = { 0 };
 	struct hs_trace_reader *r = NULL;
@@ -244,7 +258,12 @@ static int run(int argc, char **argv)
 		goto out_close_store;
 	}
 	ret = copy_records(r, w, st, &why, &bad_data);
-	if (ret) {
+	if (ret == -EFBIG && why && *why) {
+		hs_err("%s; raise --max-accesses (0: no limit)", why);
+		hs_session_abort(w);
+		status = HS_EXIT_DATAERR;
+		goto out_close_store;
+	} else if (ret) {
 		hs_err("%s", why && *why ? why : strerror(-ret));
 		hs_session_abort(w);
 		status = bad_data ? HS_EXIT_DATAERR : HS_EXIT_FAILURE;

@@ -795,7 +795,18 @@ int hs_trace_next(struct hs_trace_reader *r, uint64_t *key, uint8_t *meta)
 		ret = fail(r, -EINVAL, "%s: unknown trace type", r->path);
 		break;
 	}
-	if (ret == 1) {
+	if (ret == 1 && r->o.max_records && r->records == r->o.max_records) {
+		if (is_text(r))
+			ret = fail(r, -EFBIG, "%s:%llu: more than %llu records", r->path,
+				   (unsigned long long)r->line,
+				   (unsigned long long)r->o.max_records);
+		else
+			ret = fail(r, -EFBIG, "%s: byte %llu: more than %llu records", r->path,
+				   (unsigned long long)(r->base + r->pos -
+							(r->o.type == HS_TRACE_ORACLE ?
+							 ORACLE_REC : U32BE_REC)),
+				   (unsigned long long)r->o.max_records);
+	} else if (ret == 1) {
 		r->records++;
 		*meta = r->o.meta;
 	} else if (ret == 0 && !r->records) {

@@ -571,6 +571,30 @@ static void test_gz_members(void)
 	T_ASSERT(strstr(res.msg, "m2.gz:2: corrupt gzip data (invalid block type)"));
 }
 
+/* opts.max_records: a trace of more records is refused where it goes over. */
+static void test_max_records(void)
+{
+	struct hs_trace_opts o = opts(HS_TRACE_LIS);
+	static const uint64_t two[] = { 7, 8 };
+	struct result res;
+
+	o.max_records = 2;
+	res = run(puts_file("m.lis", "7 2 0 0\n"), &o);
+	expect_keys(&res, two, 2);
+	res = run(puts_file("m.lis", "7 2 0 0\n9 1 0 0\n"), &o);
+	expect_err(&res, -EFBIG, ":2: more than 2 records");
+	T_EQ_U64(res.n, 2);
+	/* 15 bytes that ask for 2^24 blocks stop at the limit, not at the end */
+	o.max_records = 1000;
+	res = run(puts_file("m.lis", "0 16777216 0 0\n"), &o);
+	expect_err(&res, -EFBIG, ":1: more than 1000 records");
+	T_EQ_U64(res.n, 1000);
+	o = opts(HS_TRACE_U32BE);
+	o.max_records = 1;
+	res = run(put("m.u32", "\0\0\0\1\0\0\0\2", 8, false), &o);
+	expect_err(&res, -EFBIG, ": byte 4: more than 1 records");
+}
+
 static int count_cb(void *arg, uint64_t key, uint8_t meta)
 {
 	uint64_t *sum = arg;
@@ -617,6 +641,7 @@ static const struct t_case cases[] = {
 	{ "big_gz", test_big_gz },
 	{ "corrupt_gz", test_corrupt_gz },
 	{ "gz_members", test_gz_members },
+	{ "max_records", test_max_records },
 	{ "read_cb", test_read_cb },
 };
 

@@ -36,6 +36,21 @@ expect_status 65 hs import --type text newline.gz
 expect_eq "$ERR" "hsctl: newline.gz: byte 34 of the file: trailing garbage after the gzip data"
 expect_eq "$(hs --format csv sql 'SELECT count(*) AS n FROM sessions' | tail -n 1)" 1
 
+# ---- an import has a limit on its accesses: 15 bytes of .lis ask for 2^24 ----
+CAP=$T_DIR/cap.db
+printf '0 16777216 0 0\n' >huge.lis
+expect_status 65 "$HSCTL" -d "$CAP" import --type lis --max-accesses 1000000 huge.lis
+expect_eq "$ERR" "hsctl: huge.lis:1: more than 1000000 records; raise --max-accesses (0: no limit)"
+expect_status 64 "$HSCTL" -d "$CAP" import --type lis --max-accesses lots huge.lis
+expect_grep "^hsctl import: --max-accesses 'lots': expected a number\$" "$ERR"
+# small.lirs: 6 keys, the sixth on line 9
+expect_status 0 "$HSCTL" -d "$CAP" import --type lirs --max-accesses 6 "$TESTDATA/traces/small.lirs"
+expect_eq "$OUT" "session 1: 6 accesses, 4 distinct keys (small.lirs)"
+expect_status 65 "$HSCTL" -d "$CAP" import --type lirs --max-accesses 5 "$TESTDATA/traces/small.lirs"
+expect_eq "$ERR" \
+	"hsctl: $TESTDATA/traces/small.lirs:9: more than 5 records; raise --max-accesses (0: no limit)"
+rm -f huge.lis "$CAP"
+
 # ---- read-only commands leave no -wal or -shm file behind ----
 hs import --type lirs "$TESTDATA/traces/small.lirs" >/dev/null
 expect_eq "$(ls hsctl.db*)" "hsctl.db"
