@@ -3,7 +3,9 @@
  * hsctl import: read a cache trace file (lib/trace-in.c) and store it as a new
  * session.  The whole import is one transaction: any reader error rolls it
  * back, so a malformed trace leaves no partial session (exit 65 with the file,
- * line or byte offset and the reason).  The new session is printed with
+ * line or byte offset and the reason), and a database file that the import
+ * created, or found empty, is removed or emptied again rather than left with
+ * the schema alone (close_failed()).  The new session is printed with
  * hs_cli_print_session(), as `hsctl gen` prints its own.
  */
 #include "config.h"
@@ -13,6 +15,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "access.h"
@@ -201,6 +204,53 @@ static int copy_records(struct hs_trace_reader *r, struct hs_session_writer *w,
 	return ret < 0 ? ret : 0;
 }
 
+/* What the database file was before the import: a failed import leaves it so. */
+enum db_before { DB_EXISTED, DB_ABSENT, DB_EMPTY };
+
+static enum db_before db_before(const char *path)
+{
+	struct stat sb;
+
+	if (stat(path, &sb))
+		return errno == ENOENT ? DB_ABSENT : DB_EXISTED;
+	return S_ISREG(sb.st_mode) && sb.st_size == 0 ? DB_EMPTY : DB_EXISTED;
+}
+
+static int count_cb(const struct hs_sql_row *row, void *arg)
+{
+	*(int64_t *)arg = row->ncols && row->types[0] == HS_SQL_INT ? row->ints[0] : -1;
+	return 1;
+}
+
+static bool exists_with(const char *path, const char *suffix)
+{
+	char name[4096];
+	struct stat sb;
+
+	snprintf(name, sizeof(name), "%s%s", path, suffix);
+	return !stat(name, &sb);
+}
+
+/*
+ * Close the store of a failed import.  Opening the file gave it the schema;
+ * a file the import created goes again, one it found empty is emptied again
+ * -- unless it holds a session or another connection still uses it (its
+ * -wal file outlived this one), which means another process is at work.
+ */
+static void close_failed(struct hs_store *st, enum db_before before)
+{
+	const char *db = hs_global.db;
+	int64_t n = -1;
+
+	if (before != DB_EXISTED)
+		hs_store_query(st, "SELECT count(*) FROM sessions", count_cb, &n);
+	hs_store_close(st);
+	if (before == DB_EXISTED || n != 0 || exists_with(db, "-wal") || exists_with(db, "-shm"))
+		return;
+	if (before == DB_ABSENT ? unlink(db) : truncate(db, 0))
+		hs_warn("%s: cannot undo its creation: %s", db, strerror(errno));
+}
+
 static int run(int argc, char **argv)
 {
 	struct args a = {
@@ -211,6 +261,7 @@ static int run(int argc, char **argv)
 	struct hs_session_meta m = { 0 };
 	struct hs_trace_reader *r = NULL;
 	struct hs_store *st = NULL;
+	enum db_before before;
 	const char *why = NULL;
 	bool bad_data = false;
 	char params[256];
@@ -228,6 +279,7 @@ static int run(int argc, char **argv)
 		hs_trace_close(r);
 		return ret == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_NOINPUT;
 	}
+	before = db_before(hs_global.db);
 	status = hs_cli_open_store(0, &st);
 	if (status)
 		goto out_close_trace;
@@ -278,7 +330,10 @@ static int run(int argc, char **argv)
 	status = hs_cli_print_session(st, id);
 
 out_close_store:
-	hs_store_close(st);
+	if (id)
+		hs_store_close(st);
+	else
+		close_failed(st, before);
 out_close_trace:
 	hs_trace_close(r);
 	return status;

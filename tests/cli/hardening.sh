@@ -51,6 +51,20 @@ expect_eq "$ERR" \
 	"hsctl: $TESTDATA/traces/small.lirs:9: more than 5 records; raise --max-accesses (0: no limit)"
 rm -f huge.lis "$CAP"
 
+# ---- a failed import leaves the database file as it found it ----
+: >empty.db
+expect_status 65 "$HSCTL" -d empty.db import --type text "$TESTDATA/bad/text-nonnumeric.txt"
+expect_eq "$(wc -c <empty.db)" 0
+expect_status 65 "$HSCTL" -d made.db import --type text "$TESTDATA/bad/text-nonnumeric.txt"
+expect_eq "$(ls made.db* 2>/dev/null || true)" ""
+expect_status 0 "$HSCTL" -d empty.db import --type lirs "$TESTDATA/traces/small.lirs"
+expect_eq "$OUT" "session 1: 6 accesses, 4 distinct keys (small.lirs)"
+# A file with sessions keeps them and its schema.
+expect_status 65 "$HSCTL" -d empty.db import --type text "$TESTDATA/bad/text-nonnumeric.txt"
+expect_eq "$("$HSCTL" -d empty.db --format csv sql 'SELECT count(*) AS n FROM sessions')" \
+	"$(printf 'n\n1')"
+rm -f empty.db
+
 # ---- read-only commands leave no -wal or -shm file behind ----
 hs import --type lirs "$TESTDATA/traces/small.lirs" >/dev/null
 expect_eq "$(ls hsctl.db*)" "hsctl.db"
