@@ -54,7 +54,8 @@ static const struct argp argp = {
 	       "    hsctl -d old.db db info --format json\n"
 	       "    hsctl -d old.db db migrate         # e.g. \"schema version 0 -> 1\"\n"
 	       "\nThe schema is documented in hsctl-db(5).  Exit status: 0 success, 1 failure,\n"
-	       "64 usage error, 65 not an hsctl database or a newer one, 66 no database file.",
+	       "64 usage error, 65 not an hsctl database or a newer one, 66 no database file,\n"
+	       "69 the database may not be read or written.",
 };
 
 enum info_col {

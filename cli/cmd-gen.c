@@ -161,7 +161,8 @@ static const struct argp argp = {
 	       "workload F: Zipf records, half read, half read-modify-write = a read then a\n"
 	       "write of the same page; anonymous PT accesses by default). Capacity of a\n"
 	       "replay counts pages. See hsctl-gen(1).\n"
-	       "\nExit status: 0 made, 64 usage error, 1 other failure.",
+	       "\nExit status: 0 made, 64 usage error, 69 the database may not be written,\n"
+	       "1 other failure.",
 };
 
 /* "zipf --alpha 0.99 --keys 10000 --accesses 100000 --seed 1": the command that remakes it. */

@@ -3,7 +3,9 @@
  * hsctl import: read a cache trace file (lib/trace-in.c) and store it as a new
  * session.  The whole import is one transaction: any reader error rolls it
  * back, so a malformed trace leaves no partial session (exit 65 with the file,
- * line or byte offset and the reason).  The new session is printed with
+ * line or byte offset and the reason), and a database file that the import
+ * created, or found empty, is removed or emptied again rather than left with
+ * the schema alone (close_failed()).  The new session is printed with
  * hs_cli_print_session(), as `hsctl gen` prints its own.
  */
 #include "config.h"
@@ -13,6 +15,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "access.h"
@@ -30,7 +33,11 @@ enum {
 	OPT_BLOCK_ORDER,
 	OPT_COLUMN,
 	OPT_HEADER,
+	OPT_MAX_ACCESSES,
 };
+
+/* --max-accesses by default: a short .lis file can ask for billions of blocks. */
+#define DEFAULT_MAX_ACCESSES	1000000000ull
 
 struct args {
 	const char		*file;		/* FILE argument */
@@ -49,6 +56,8 @@ static const struct argp_option options[] = {
 	{ "name", OPT_NAME, "NAME", 0, "Session name (default: derived from FILE)", 0 },
 	{ "kind", OPT_KIND, "KIND", 0, "Key type: anon or file (default: file)", 0 },
 	{ "channel", OPT_CHANNEL, "CH", 0, "Access channel: pt or fd (default: pt)", 0 },
+	{ "max-accesses", OPT_MAX_ACCESSES, "N", 0,
+	  "Refuse a trace of more than N accesses, 0 for no limit (default: 1000000000)", 0 },
 	{ 0, 0, 0, 0, "lis options:", 1 },
 	{ "block-order", OPT_BLOCK_ORDER, "ORDER", 0,
 	  "Order of a request's blocks: forward or reverse (default: forward; the ARC and "
@@ -97,6 +106,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->topts.csv_header = true;
 		a->column_set = true;
 		break;
+	case OPT_MAX_ACCESSES:
+		if (hs_parse_u64(arg, 0, UINT64_MAX, &v))
+			argp_error(state, "--max-accesses '%s': expected a number", arg);
+		a->topts.max_records = v;
+		break;
 	case ARGP_KEY_ARG:
 		if (a->file)
 			argp_error(state, "one FILE at a time (got '%s' too)", arg);
@@ -136,7 +150,8 @@ static const struct argp argp = {
 	       "24-byte records), u32be (big-endian 32-bit ids). Capacity of a replay counts\n"
 	       "blocks for lis, objects otherwise. See hsctl-import(1).\n"
 	       "\nExit status: 0 imported, 64 usage error, 65 malformed trace (no session is\n"
-	       "left behind), 66 FILE cannot be opened, 1 other failure.",
+	       "left behind), 66 FILE cannot be opened, 69 the database may not be written,\n"
+	       "1 other failure.",
 };
 
 static void show_progress(struct hs_cli_progress *pr, const struct hs_trace_reader *r)
@@ -184,18 +199,69 @@ static int copy_records(struct hs_trace_reader *r, struct hs_session_writer *w,
 	hs_cli_progress_end(&pr, 60);
 	if (ret < 0 && !*why) {
 		*why = hs_trace_errmsg(r);
-		*bad_data = ret == -EBADMSG || ret == -ENODATA;
+		*bad_data = ret == -EBADMSG || ret == -ENODATA || ret == -EFBIG;
 	}
 	return ret < 0 ? ret : 0;
 }
 
+/* What the database file was before the import: a failed import leaves it so. */
+enum db_before { DB_EXISTED, DB_ABSENT, DB_EMPTY };
+
+static enum db_before db_before(const char *path)
+{
+	struct stat sb;
+
+	if (stat(path, &sb))
+		return errno == ENOENT ? DB_ABSENT : DB_EXISTED;
+	return S_ISREG(sb.st_mode) && sb.st_size == 0 ? DB_EMPTY : DB_EXISTED;
+}
+
+static int count_cb(const struct hs_sql_row *row, void *arg)
+{
+	*(int64_t *)arg = row->ncols && row->types[0] == HS_SQL_INT ? row->ints[0] : -1;
+	return 1;
+}
+
+static bool exists_with(const char *path, const char *suffix)
+{
+	char name[4096];
+	struct stat sb;
+
+	snprintf(name, sizeof(name), "%s%s", path, suffix);
+	return !stat(name, &sb);
+}
+
+/*
+ * Close the store of a failed import.  Opening the file gave it the schema;
+ * a file the import created goes again, one it found empty is emptied again
+ * -- unless it holds a session or another connection still uses it (its
+ * -wal file outlived this one), which means another process is at work.
+ */
+static void close_failed(struct hs_store *st, enum db_before before)
+{
+	const char *db = hs_global.db;
+	int64_t n = -1;
+
+	if (before != DB_EXISTED)
+		hs_store_query(st, "SELECT count(*) FROM sessions", count_cb, &n);
+	hs_store_close(st);
+	if (before == DB_EXISTED || n != 0 || exists_with(db, "-wal") || exists_with(db, "-shm"))
+		return;
+	if (before == DB_ABSENT ? unlink(db) : truncate(db, 0))
+		hs_warn("%s: cannot undo its creation: %s", db, strerror(errno));
+}
+
 static int run(int argc, char **argv)
 {
-	struct args a = { .kind = HS_TYPE_FILE, .channel = HS_CH_PT };
+	struct args a = {
+		.kind = HS_TYPE_FILE, .channel = HS_CH_PT,
+		.topts.max_records = DEFAULT_MAX_ACCESSES,
+	};
 	struct hs_session_writer *w = NULL;
 	struct hs_session_meta m = { 0 };
 	struct hs_trace_reader *r = NULL;
 	struct hs_store *st = NULL;
+	enum db_before before;
 	const char *why = NULL;
 	bool bad_data = false;
 	char params[256];
@@ -213,6 +279,7 @@ static int run(int argc, char **argv)
 		hs_trace_close(r);
 		return ret == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_NOINPUT;
 	}
+	before = db_before(hs_global.db);
 	status = hs_cli_open_store(0, &st);
 	if (status)
 		goto out_close_trace;
@@ -243,7 +310,12 @@ static int run(int argc, char **argv)
 		goto out_close_store;
 	}
 	ret = copy_records(r, w, st, &why, &bad_data);
-	if (ret) {
+	if (ret == -EFBIG && why && *why) {
+		hs_err("%s; raise --max-accesses (0: no limit)", why);
+		hs_session_abort(w);
+		status = HS_EXIT_DATAERR;
+		goto out_close_store;
+	} else if (ret) {
 		hs_err("%s", why && *why ? why : strerror(-ret));
 		hs_session_abort(w);
 		status = bad_data ? HS_EXIT_DATAERR : HS_EXIT_FAILURE;
@@ -258,7 +330,10 @@ static int run(int argc, char **argv)
 	status = hs_cli_print_session(st, id);
 
 out_close_store:
-	hs_store_close(st);
+	if (id)
+		hs_store_close(st);
+	else
+		close_failed(st, before);
 out_close_trace:
 	hs_trace_close(r);
 	return status;

@@ -80,7 +80,8 @@ static const struct argp argp = {
 	       "    hsctl sessions list --format json\n"
 	       "    hsctl sessions rm 2 3              # with their accesses, keys and runs\n"
 	       "\nExit status: 0 success, 1 failure, 64 usage error, 65 not an hsctl database,\n"
-	       "66 no database file or no such session.",
+	       "66 no database file or no such session, 69 the database may not be read or\n"
+	       "written.",
 };
 
 static const char list_sql[] =

@@ -64,7 +64,7 @@ static const struct argp argp = {
 	       "    hsctl sql --write \"DELETE FROM runs WHERE policy = 'fifo'\"\n"
 	       "\nThe tables and views are documented in hsctl-db(5).  Exit status: 0 success,\n"
 	       "1 SQL error, 64 usage error or a write without --write, 65 not an hsctl\n"
-	       "database, 66 no database file.",
+	       "database, 66 no database file, 69 the database may not be read or written.",
 };
 
 static int run(int argc, char **argv)

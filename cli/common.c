@@ -368,7 +368,9 @@ void hs_cli_progress_end(struct hs_cli_progress *pr, int width)
  *
  * Prints "hsctl: FILE: reason" on failure.
  *
- * Return: 0, or the exit status to return.
+ * Return: 0, or the exit status to return: 65 not an hsctl database, 66 no
+ * such file, 69 the file or its directory may not be used (permissions,
+ * read-only media), else 1.
  */
 int hs_cli_open_store(unsigned int flags, struct hs_store **out)
 {
@@ -380,8 +382,18 @@ int hs_cli_open_store(unsigned int flags, struct hs_store **out)
 		hs_err("%s: %s", hs_global.db,
 		       st ? hs_store_errmsg(st) : strerror(-err));
 		hs_store_close(st);
-		return err == -EPROTO ? HS_EXIT_DATAERR : err == -ENOENT ? HS_EXIT_NOINPUT
-									 : HS_EXIT_FAILURE;
+		switch (err) {
+		case -EPROTO:
+			return HS_EXIT_DATAERR;
+		case -ENOENT:
+			return HS_EXIT_NOINPUT;
+		case -EACCES:
+		case -EPERM:
+		case -EROFS:
+			return HS_EXIT_UNAVAILABLE;	/* "FILE: cannot ...: Permission denied" */
+		default:
+			return HS_EXIT_FAILURE;
+		}
 	}
 	*out = st;
 	return 0;

@@ -60,6 +60,15 @@ static error_t top_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'd':
+		/*
+		 * SQLite would take both as a private in-memory database: the
+		 * command would succeed and its results vanish at exit.
+		 */
+		if (!*arg || !strcmp(arg, ":memory:")) {
+			hs_err("-d/--db: '%s' is not a file name (SQLite would use a"
+			       " throw-away in-memory database)", arg);
+			exit(HS_EXIT_USAGE);
+		}
 		hs_global.db = arg;
 		break;
 	case 'v':

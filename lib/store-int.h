@@ -78,6 +78,12 @@ struct hs_store {
 	int64_t		kc_chunk;		/* ... its key chunk, -1: empty */
 	size_t		kc_n;			/* ... ids in kc_ids */
 	uint64_t	*kc_ids;		/* ... original ids (HS_KEY_CHUNK_IDS) */
+	char		*path;			/* the file, NULL for :memory: */
+	bool		wal_cleanup;		/* read-only open that made -wal and -shm:
+						 * remove them at close (store_open_ro()) */
+	bool		immutable;		/* read-only media: opened immutable=1 */
+	char		denied[160];		/* why the authorizer refused, or "" */
+	int64_t		read_session;		/* last session a reader opened, 0: none */
 };
 
 struct hs_keymap;

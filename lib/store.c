@@ -18,7 +18,9 @@
  * holds one chunk plus the key map.  The commit writes the original ids in
  * dense-id order as key chunks and the counts, and marks the session
  * complete; an abort rolls everything back.  A reader fetches one chunk per
- * call with a point query, so no statement stays active between calls.
+ * call with a point query, so no statement stays active between calls, all
+ * inside one read transaction from its open to its close: another process
+ * that deletes the session meanwhile cannot pull the stream away.
  *
  * The OPT gap of a run (runs.opt_gap, against the newest demand-paging OPT
  * run of its session and capacity) is defined here once, in C: storing runs
@@ -32,6 +34,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -523,6 +526,7 @@ struct hs_session_reader {
 	uint64_t		acc_seen;	/* accesses read so far */
 	uint32_t		*keys;		/* last chunk decoded, HS_CHUNK_RECORDS */
 	uint8_t			*meta;		/* ... its meta bytes */
+	bool			tx;		/* began the read transaction it ends */
 };
 
 /**
@@ -548,11 +552,21 @@ int store_err(struct hs_store *st, int err, const char *fmt, ...)
  * @st: the store
  * @rc: SQLite's result code
  *
- * Return: the negative errno for @rc.
+ * Return: the negative errno for @rc; -EPERM, with the reason, for what
+ * authorize() refused.
  */
 int store_sql_err(struct hs_store *st, int rc)
 {
-	store_err(st, 0, "%s", st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+	const char *msg = st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc);
+
+	/* SQLite says "not authorized" (for a function: with rc SQLITE_ERROR) */
+	if (st->denied[0] && ((rc & 0xff) == SQLITE_AUTH || strstr(msg, "not authorized"))) {
+		store_err(st, 0, "%s", st->denied);	/* authorize()'s reason */
+		st->denied[0] = '\0';
+		return -EPERM;
+	}
+	st->denied[0] = '\0';
+	store_err(st, 0, "%s", msg);
 	switch (rc & 0xff) {
 	case SQLITE_NOMEM:
 		return -ENOMEM;
@@ -876,21 +890,259 @@ static int check_schema(struct hs_store *st)
 
 static void key_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 
+/* Does @path with @suffix exist?  @size receives its size (may be NULL). */
+static bool exists_with(const char *path, const char *suffix, off_t *size)
+{
+	char name[4096];
+	struct stat sb;
+
+	if (size)
+		*size = 1;
+	if ((size_t)snprintf(name, sizeof(name), "%s%s", path, suffix) >= sizeof(name))
+		return true;		/* cannot tell: assume it does */
+	if (lstat(name, &sb))
+		return false;
+	if (size)
+		*size = sb.st_size;
+	return true;
+}
+
+/* May this process (effective ids) access @path with @mode?  Return: 0 or -errno. */
+static int may(const char *path, int mode)
+{
+	return faccessat(AT_FDCWD, path, mode, AT_EACCESS) ? -errno : 0;
+}
+
+/* The directory of @path into @dir. */
+static void dir_of(const char *path, char *dir, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(dir, len, ".");
+	else if (slash == path)
+		snprintf(dir, len, "/");
+	else
+		snprintf(dir, len, "%.*s", (int)(slash - path), path);
+}
+
+/*
+ * Permissions first, so that a file or directory we may not use is reported
+ * as such (-EACCES, or -EROFS on read-only media) instead of as SQLite's
+ * "unable to open database file" or "attempt to write a readonly database"
+ * half-way through.  A writer needs the file and, for the -wal and -shm
+ * files of WAL mode (and for a new file), its directory.
+ */
+static int check_access(struct hs_store *st, const char *path, unsigned int flags)
+{
+	bool rdonly = flags & HS_STORE_RDONLY;
+	char dir[4096];
+	struct stat sb;
+	int err;
+
+	dir_of(path, dir, sizeof(dir));
+	if (stat(path, &sb)) {
+		err = -errno;
+		if (err != -ENOENT || (flags & (HS_STORE_NOCREATE | HS_STORE_RDONLY)))
+			return store_err(st, err, "%s", strerror(-err));
+		err = may(dir, W_OK | X_OK);
+		if (err)
+			return store_err(st, err, "cannot create it in %s: %s", dir,
+					 strerror(-err));
+		return 0;
+	}
+	if (S_ISDIR(sb.st_mode))
+		return 0;	/* SQLite says what is wrong */
+	err = may(path, rdonly ? R_OK : R_OK | W_OK);
+	if (err)
+		return store_err(st, err, "cannot open it for %s: %s",
+				 rdonly || may(path, R_OK) ? "reading" : "writing", strerror(-err));
+	if (!rdonly && !(exists_with(path, "-wal", NULL) && exists_with(path, "-shm", NULL))) {
+		err = may(dir, W_OK | X_OK);
+		if (err)
+			return store_err(st, err, "cannot create its -wal and -shm files in %s: %s",
+					 dir, strerror(-err));
+	}
+	return 0;
+}
+
+/*
+ * Open @path read-only.  A WAL database is read through its -wal and -shm
+ * files, which SQLite creates when they are missing, and a read-only
+ * connection cannot remove at close.  So when neither exists:
+ *  - if this process may write the file and its directory, the connection
+ *    makes them and hs_store_close() lets SQLite's own last-connection
+ *    cleanup remove them again (wal_cleanup);
+ *  - else (read-only media, another user's database) they cannot be made or
+ *    removed: the file is opened immutable=1, as SQLite documents for WAL
+ *    databases on read-only media.  No -wal file means no connection is
+ *    writing it.  An empty -wal without a -shm (left by a crash or an older
+ *    hsctl) holds nothing either.
+ * Otherwise another connection may be using them: a plain read-only open
+ * shares them.
+ */
+static int store_open_ro(struct hs_store *st, const char *path)
+{
+	static const char keep[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789/._-~";
+	char dir[4096], uri[3 * 4096 + 32];
+	bool wal, shm, can_write;
+	const char *p;
+	off_t wal_size;
+	size_t o;
+
+	dir_of(path, dir, sizeof(dir));
+	wal = exists_with(path, "-wal", &wal_size);
+	shm = exists_with(path, "-shm", NULL);
+	can_write = !may(path, W_OK) && !may(dir, W_OK | X_OK);
+	if (shm || (wal && (wal_size || can_write)))
+		return sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READONLY, NULL);
+	if (can_write) {
+		st->wal_cleanup = true;
+		return sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READONLY, NULL);
+	}
+	st->immutable = true;
+	o = (size_t)snprintf(uri, sizeof(uri), "file:");
+	for (p = path; *p && o + 4 < sizeof(uri); p++) {
+		if (strchr(keep, *p))
+			uri[o++] = *p;
+		else
+			o += (size_t)snprintf(uri + o, sizeof(uri) - o, "%%%02X", (unsigned char)*p);
+	}
+	snprintf(uri + o, sizeof(uri) - o, "?immutable=1");
+	return sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+}
+
+/*
+ * After a read-only connection that made the -wal and -shm files: a short
+ * read-write connection reads the header and closes, and SQLite's close
+ * removes both files if no other connection uses them (it checkpoints an
+ * empty log first: the database file is not written).
+ */
+static void remove_wal_files(const char *path)
+{
+	sqlite3 *db = NULL;
+
+	if (!exists_with(path, "-wal", NULL) && !exists_with(path, "-shm", NULL))
+		return;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK)
+		sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+	sqlite3_close(db);
+}
+
+/* SQL functions no hsctl connection offers: they reach past the database. */
+static const char *const denied_functions[] = {
+	"fts3_tokenizer",	/* hands out and takes C pointers */
+	"load_extension",	/* loads a shared library */
+	"readfile", "writefile", "edit",	/* the sqlite3 shell's file access */
+	NULL,
+};
+
+/* PRAGMAs a read-only connection may give an argument: they only look. */
+static const char *const ro_arg_pragmas[] = {
+	"table_info", "table_xinfo", "table_list", "index_info", "index_xinfo",
+	"index_list", "foreign_key_list", "foreign_key_check", "integrity_check",
+	"quick_check", NULL,
+};
+
+static bool in_list(const char *const *list, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && list[i]; i++)
+		if (!sqlite3_stricmp(list[i], name))
+			return true;
+	return false;
+}
+
+static int deny(struct hs_store *st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int deny(struct hs_store *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(st->denied, sizeof(st->denied), fmt, ap);
+	va_end(ap);
+	return SQLITE_DENY;
+}
+
+/*
+ * The authorizer of every connection (sqlite3_set_authorizer(), consulted
+ * while a statement is prepared): the functions above are refused
+ * everywhere; a read-only connection also refuses ATTACH and DETACH (which
+ * would create or open other files) and PRAGMAs that set something, even
+ * those sqlite3_stmt_readonly() lets through (query_only, cache_size).  The
+ * reason goes to st->denied, from where store_sql_err() reports it.
+ */
+static int authorize(void *arg, int action, const char *a1, const char *a2, const char *db,
+		     const char *trigger)
+{
+	struct hs_store *st = arg;
+	bool rdonly = st->flags & HS_STORE_RDONLY;
+
+	(void)db;
+	(void)trigger;
+	switch (action) {
+	case SQLITE_FUNCTION:
+		if (in_list(denied_functions, a2))
+			return deny(st, "%s() is not allowed", a2);
+		return SQLITE_OK;
+	case SQLITE_ATTACH:
+		return rdonly ? deny(st, "ATTACH is not allowed on a read-only database")
+			      : SQLITE_OK;
+	case SQLITE_DETACH:
+		return rdonly ? deny(st, "DETACH is not allowed on a read-only database")
+			      : SQLITE_OK;
+	case SQLITE_PRAGMA:
+		/* as check_readonly() says it: a value sets something */
+		if (rdonly && a2 && !in_list(ro_arg_pragmas, a1))
+			return deny(st, "statement writes to the database; use --write");
+		return SQLITE_OK;
+	default:
+		return SQLITE_OK;
+	}
+}
+
+/* No extensions, no FTS3 pointers, no schema writes by hand, then the authorizer. */
+static int lock_down(struct hs_store *st)
+{
+	static const int off[] = {
+		SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER,
+	};
+	size_t i;
+	int rc;
+
+	for (i = 0; i < ARRAY_SIZE(off); i++) {
+		rc = sqlite3_db_config(st->db, off[i], 0, (int *)NULL);
+		if (rc != SQLITE_OK)
+			return store_sql_err(st, rc);
+	}
+	rc = sqlite3_db_config(st->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_set_authorizer(st->db, authorize, st);
+	return rc == SQLITE_OK ? 0 : store_sql_err(st, rc);
+}
+
 /**
  * hs_store_open() - open or create a database, migrating it to this version
  * @path: file name (":memory:" for tests)
  * @flags: HS_STORE_*
  * @out: the store
  *
- * Return: 0, -ENOENT, -EPROTO (not ours / newer), -EIO, -ENOMEM.  On error
- * *out is still set when a message is available (read it, then close); it is
- * NULL only for -ENOMEM.
+ * A read-only open creates no file that outlives the store (see
+ * store_open_ro()) and works on read-only media.
+ *
+ * Return: 0, -ENOENT, -EACCES or -EROFS (the file or its directory may not
+ * be used so), -EPROTO (not ours / newer), -EIO, -ENOMEM.  On error *out is
+ * still set when a message is available (read it, then close); it is NULL
+ * only for -ENOMEM.
  */
 int hs_store_open(const char *path, unsigned int flags, struct hs_store **out)
 {
 	bool memory = !strcmp(path, ":memory:") || !*path;
 	struct hs_store *st;
-	struct stat sb;
 	int rc, err;
 
 	*out = NULL;
@@ -900,12 +1152,25 @@ int hs_store_open(const char *path, unsigned int flags, struct hs_store **out)
 	st->flags = flags;
 	st->kc_chunk = -1;
 	*out = st;
-	if (!memory && (flags & (HS_STORE_NOCREATE | HS_STORE_RDONLY)) && stat(path, &sb))
-		return store_err(st, -errno, "%s", strerror(errno));
-	rc = sqlite3_open_v2(path, &st->db, flags & HS_STORE_RDONLY ? SQLITE_OPEN_READONLY :
-			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (!memory) {
+		st->path = strdup(path);
+		if (!st->path) {
+			free(st);
+			*out = NULL;
+			return -ENOMEM;
+		}
+		err = check_access(st, path, flags);
+		if (err)
+			return err;
+	}
+	if (!memory && (flags & HS_STORE_RDONLY))
+		rc = store_open_ro(st, path);
+	else
+		rc = sqlite3_open_v2(path, &st->db, flags & HS_STORE_RDONLY ? SQLITE_OPEN_READONLY :
+				     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
 	if (rc != SQLITE_OK) {
 		if (!st->db) {
+			free(st->path);
 			free(st);
 			*out = NULL;
 			return -ENOMEM;
@@ -940,6 +1205,9 @@ int hs_store_open(const char *path, unsigned int flags, struct hs_store **out)
 					NULL, NULL);
 	if (rc != SQLITE_OK)
 		return store_sql_err(st, rc);
+	err = lock_down(st);
+	if (err)
+		return err;
 	st->errmsg[0] = '\0';
 	return 0;
 }
@@ -961,6 +1229,9 @@ void hs_store_close(struct hs_store *st)
 	for (i = 0; i < ST_NR; i++)
 		sqlite3_finalize(st->stmts[i]);
 	sqlite3_close_v2(st->db);
+	if (st->wal_cleanup)
+		remove_wal_files(st->path);
+	free(st->path);
 	free(st->kc_ids);
 	free(st);
 }
@@ -1022,6 +1293,19 @@ int hs_store_get_info(struct hs_store *st, struct hs_store_info *info)
 			err = store_query_int(st, "SELECT count(*) FROM runs", &info->runs);
 		if (err)
 			return err;
+	}
+	if (st->immutable) {
+		/* SQLite reads it as a plain file: byte 18 of the header says WAL (2) */
+		unsigned char hdr[20];
+		int fd = open(st->path, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0 && pread(fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr))
+			snprintf(info->journal_mode, sizeof(info->journal_mode), "%s",
+				 hdr[18] == 2 ? "wal" : "delete");
+		if (fd >= 0)
+			close(fd);
+		if (info->journal_mode[0])
+			return 0;
 	}
 	rc = sqlite3_prepare_v2(st->db, "PRAGMA journal_mode", -1, &s, NULL);
 	if (rc != SQLITE_OK)
@@ -1414,13 +1698,56 @@ void store_copy_col(char *dst, size_t len, sqlite3_stmt *s, int col)
 	snprintf(dst, len, "%s", t ? (const char *)t : "");
 }
 
+/*
+ * The counts of a sessions row are trusted for allocations (a replay sizes
+ * its per-key state by distinct_keys): check them against each other and
+ * against the key table, whose rows hold the session's keys.
+ */
+static int check_counts(struct hs_store *st, int64_t id, int64_t records, int64_t accesses,
+			int64_t keys)
+{
+	sqlite3_stmt *s = NULL;
+	int64_t stored = 0;
+	int rc, err = 0;
+
+	if (records < 0 || accesses < 0 || accesses > records)
+		return store_err(st, -EBADMSG, "session %lld is corrupt (%lld accesses in %lld"
+				 " records)", (long long)id, (long long)accesses,
+				 (long long)records);
+	if (keys < 0 || keys > records)
+		return store_err(st, -EBADMSG, "session %lld is corrupt (%lld distinct keys in"
+				 " %lld records)", (long long)id, (long long)keys,
+				 (long long)records);
+	rc = sqlite3_prepare_v2(st->db, "SELECT coalesce(sum(nr_keys), 0) FROM session_keys"
+				" WHERE session = ?1", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sql_err(st, rc);
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		stored = sqlite3_column_int64(s, 0);
+	else
+		err = store_sql_err(st, rc);
+	sqlite3_finalize(s);
+	/* fewer is caught by the reader, as a key out of range */
+	if (!err && keys > stored)
+		err = store_err(st, -EBADMSG, "session %lld is corrupt (distinct_keys is %lld, its"
+				" key table holds %lld)", (long long)id, (long long)keys,
+				(long long)stored);
+	return err;
+}
+
 /**
  * hs_session_get() - a session's summary
  * @st: the store
  * @id: session id
  * @out: receives it (names truncated to fit)
  *
- * Return: 0, -ENOENT (no such session), or another -errno.
+ * The counts are checked: accesses and distinct_keys cannot exceed records,
+ * and distinct_keys cannot exceed the number of keys the key table holds.
+ *
+ * Return: 0, -ENOENT (no such session), -EBADMSG (counts that cannot be;
+ * "session N is corrupt (...)"), or another -errno.
  */
 int hs_session_get(struct hs_store *st, int64_t id, struct hs_session_info *out)
 {
@@ -1447,6 +1774,10 @@ int hs_session_get(struct hs_store *st, int64_t id, struct hs_session_info *out)
 		store_copy_col(out->visibility, sizeof(out->visibility), s, 10);
 		out->memory_limit_pages = (uint64_t)sqlite3_column_int64(s, 11);
 		out->peak_pages = (uint64_t)sqlite3_column_int64(s, 12);
+		sqlite3_reset(s);
+		/* the columns' own int64 values: a negative one is caught */
+		return check_counts(st, id, (int64_t)out->records, (int64_t)out->accesses,
+				    (int64_t)out->distinct_keys);
 	} else if (rc == SQLITE_DONE) {
 		err = store_err(st, -ENOENT, "no session %lld", (long long)id);
 	} else {
@@ -1495,6 +1826,11 @@ int hs_session_remove(struct hs_store *st, int64_t id)
  * @id: session id
  * @out: the reader
  *
+ * The reader reads inside one read transaction, from its open to its close
+ * (unless @st is in a transaction already): it sees the session as it was
+ * at the open, chunk after chunk, even when another process deletes or
+ * changes it meanwhile.  Close the reader before writing through @st.
+ *
  * Return: 0, -ENOENT (no such session), -ENOMEM, or another -errno.
  */
 int hs_session_read_open(struct hs_store *st, int64_t id, struct hs_session_reader **out)
@@ -1504,14 +1840,21 @@ int hs_session_read_open(struct hs_store *st, int64_t id, struct hs_session_read
 	int rc, err;
 
 	*out = NULL;
-	err = hs_session_get(st, id, &info);
-	if (err)
-		return err;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return store_err(st, -ENOMEM, "out of memory");
 	r->st = st;
 	r->session = id;
+	if (sqlite3_get_autocommit(st->db)) {
+		err = store_exec(st, "BEGIN DEFERRED");
+		if (err)
+			goto out_free;
+		r->tx = true;
+	}
+	/* the session's counts come from the same snapshot as its chunks */
+	err = hs_session_get(st, id, &info);
+	if (err)
+		goto out_free;
 	r->records = info.records;
 	r->accesses = info.accesses;
 	r->nr_keys = info.distinct_keys;
@@ -1530,13 +1873,12 @@ int hs_session_read_open(struct hs_store *st, int64_t id, struct hs_session_read
 		goto out_free;
 	}
 	sqlite3_bind_int64(r->stmt, 1, id);
+	st->read_session = id;
 	*out = r;
 	return 0;
 
 out_free:
-	free(r->meta);
-	free(r->keys);
-	free(r);
+	hs_session_read_close(r);
 	return err;
 }
 
@@ -1627,16 +1969,24 @@ int hs_session_read_rewind(struct hs_session_reader *r)
 }
 
 /**
- * hs_session_read_close() - release a reader
+ * hs_session_read_close() - release a reader, ending its read transaction
  * @r: the reader, or NULL
  *
  * Return: nothing.
  */
 void hs_session_read_close(struct hs_session_reader *r)
 {
+	char keep[sizeof(r->st->errmsg)];
+
 	if (!r)
 		return;
 	sqlite3_finalize(r->stmt);
+	if (r->tx && !sqlite3_get_autocommit(r->st->db)) {
+		/* ends the read transaction; keeps the message of a failed read */
+		memcpy(keep, r->st->errmsg, sizeof(keep));
+		sqlite3_exec(r->st->db, "COMMIT", NULL, NULL, NULL);
+		memcpy(r->st->errmsg, keep, sizeof(keep));
+	}
 	free(r->keys);
 	free(r->meta);
 	free(r);
@@ -2062,6 +2412,29 @@ static int save_run(struct hs_store *st, const struct hs_run_record *rr, int64_t
 	return err;
 }
 
+/*
+ * The session this store has read (a replay's) is still there: another
+ * process may have deleted it since.  (Other sessions meet the foreign key.)
+ */
+static int session_exists(struct hs_store *st, int64_t session)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, err;
+
+	err = store_stmt(st, ST_SESSION_STATUS, &s);
+	if (err)
+		return err;
+	sqlite3_bind_int64(s, 1, session);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_DONE)
+		err = store_err(st, -ENOENT, "session %lld was deleted during the replay",
+				(long long)session);
+	else if (rc != SQLITE_ROW)
+		err = store_sql_err(st, rc);
+	sqlite3_reset(s);
+	return err;
+}
+
 /**
  * hs_store_save_runs() - store runs in one transaction
  * @st: the store (not read-only)
@@ -2074,7 +2447,9 @@ static int save_run(struct hs_store *st, const struct hs_run_record *rr, int64_t
  * runs.opt_gap of every run of the sessions concerned is brought up to date
  * (see hs_store_run_opt_gaps()).
  *
- * Return: 0, or -errno with nothing stored.
+ * Return: 0, or -errno with nothing stored: -ENOENT when the session last
+ * read through @st is gone ("session N was deleted during the replay"),
+ * -EINVAL for another missing session (a foreign key).
  */
 int hs_store_save_runs(struct hs_store *st, const struct hs_run_record *runs, size_t n,
 		       int64_t *ids)
@@ -2096,6 +2471,11 @@ int hs_store_save_runs(struct hs_store *st, const struct hs_run_record *runs, si
 	for (i = 0; i < n; i++) {
 		int64_t id;
 
+		if (runs[i].session == st->read_session) {
+			err = session_exists(st, runs[i].session);
+			if (err)
+				goto out_rollback;
+		}
 		err = save_run(st, &runs[i], &id);
 		if (err)
 			goto out_rollback;

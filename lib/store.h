@@ -38,9 +38,15 @@ struct hs_store;
  * @flags: HS_STORE_*
  * @out: the store
  *
- * Return: 0, -ENOENT, -EPROTO (not ours / newer), -EIO, -ENOMEM.  On error
- * *out is still set when a message is available (read it, then close); it is
- * NULL only for -ENOMEM.
+ * A read-only open creates no file that outlives the store and works on
+ * read-only media.  Every connection refuses SQL that reaches past the
+ * database (fts3_tokenizer(), load_extension()); a read-only one also
+ * ATTACH, DETACH and PRAGMAs given a value (-EPERM from hs_store_query()).
+ *
+ * Return: 0, -ENOENT, -EACCES or -EROFS (the file or its directory may not
+ * be used so), -EPROTO (not ours / newer), -EIO, -ENOMEM.  On error *out is
+ * still set when a message is available (read it, then close); it is NULL
+ * only for -ENOMEM.
  */
 int hs_store_open(const char *path, unsigned int flags, struct hs_store **out);
 void hs_store_close(struct hs_store *st);
@@ -116,13 +122,22 @@ struct hs_session_info {
 	uint64_t	peak_pages;	/* recorded sessions: the cgroup's peak usage; else 0 */
 };
 
-/* Return: 0, -ENOENT (no such session), or another -errno. */
+/*
+ * Return: 0, -ENOENT (no such session), -EBADMSG (counts that cannot be:
+ * more accesses or distinct keys than records, more distinct keys than the
+ * key table holds), or another -errno.
+ */
 int hs_session_get(struct hs_store *st, int64_t id, struct hs_session_info *out);
 /* Remove a session with its accesses, keys and runs.  -ENOENT if absent. */
 int hs_session_remove(struct hs_store *st, int64_t id);
 
 struct hs_session_reader;
 
+/*
+ * A reader reads in one read transaction, from its open to its close: it sees
+ * the session as it was at the open, whatever other processes do meanwhile.
+ * Close it before writing through the same store.
+ */
 int hs_session_read_open(struct hs_store *st, int64_t id, struct hs_session_reader **out);
 /*
  * Next chunk of the stream, in order.  Return: 1 with keys, meta and n set (valid

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Trace readers (trace-in.h).  One reader object serves every format: it owns
- * a gzFile and a byte buffer; text formats cut the buffer into lines and parse
- * each by hand (no strtoull: strict digits, explicit overflow checks, and
- * speed on tens of millions of lines), binary formats cut it into fixed-size
- * records.  A .lis line becomes a pending block range handed out one block per
+ * the file, zlib's inflate state and a byte buffer of decompressed input (a
+ * file that does not start with the gzip magic is passed through as it is).
+ * gzip input is inflated member by member here rather than through gzread(),
+ * because gzread() ends quietly at anything after a member that is not
+ * another gzip header: such trailing garbage is an error, while several valid
+ * members (cat a.gz b.gz) are one stream.  Text formats cut the buffer into
+ * lines and parse each by hand (no strtoull: strict digits, explicit overflow
+ * checks, and speed on tens of millions of lines), binary formats cut it into
+ * fixed-size records.  A .lis line becomes a pending block range handed out one block per
  * call.  Errors are sticky: the first one is kept with its message and
  * returned by every later call.
  */
@@ -24,11 +29,20 @@
 #include "trace-in.h"
 
 #define BUF_SIZE	(256u * 1024)	/* read buffer; must exceed HS_TRACE_MAX_LINE */
+#define IN_SIZE		(128u * 1024)	/* raw (compressed) bytes read at once */
 #define ORACLE_REC	24u		/* bytes per oracleGeneral record */
 #define U32BE_REC	4u		/* bytes per cache2k id */
 
 struct hs_trace_reader {
-	gzFile			gz;		/* the input; NULL once closed or never opened */
+	int			fd;		/* the input; -1 once closed or never opened */
+	z_stream		zs;		/* inflate state, raw input in in[] */
+	unsigned char		*in;		/* IN_SIZE bytes of raw input */
+	uint64_t		raw;		/* raw bytes read from fd */
+	bool			sniffed;	/* the first bytes were looked at */
+	bool			gzip;		/* ... and they were the gzip magic */
+	bool			zinit;		/* inflateInit2() done */
+	bool			member_end;	/* inflate ended a member: only another
+						 * member or the end of the file may follow */
 	char			*path;		/* name used in messages */
 	struct hs_trace_opts	o;		/* options, csv_column normalised to >= 1 */
 	unsigned char		*buf;		/* BUF_SIZE bytes of decompressed input */
@@ -191,6 +205,92 @@ static int gz_fail(struct hs_trace_reader *r, const char *what, const char *why)
 		    (unsigned long long)(r->base + r->len), what, why);
 }
 
+/* Read raw bytes into in[].  Return: 1, 0 at the end of the file, or a negative errno. */
+static int read_in(struct hs_trace_reader *r)
+{
+	ssize_t n;
+
+	do
+		n = read(r->fd, r->in, IN_SIZE);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return fail(r, -EIO, "%s: read error: %s", r->path, strerror(errno));
+	r->zs.next_in = r->in;
+	r->zs.avail_in = (uInt)n;
+	r->raw += (uint64_t)n;
+	return n > 0;
+}
+
+/* Look at the first bytes: gzip (1f 8b) or plain.  Return: 0 or a negative errno. */
+static int sniff(struct hs_trace_reader *r)
+{
+	int ret;
+
+	r->sniffed = true;
+	ret = read_in(r);
+	if (ret < 0)
+		return ret;
+	if (r->zs.avail_in < 2 || r->in[0] != 0x1f || r->in[1] != 0x8b)
+		return 0;
+	r->gzip = true;
+	if (inflateInit2(&r->zs, 15 + 16) != Z_OK)	/* gzip wrapper only */
+		return fail(r, -ENOMEM, "%s: %s", r->path, strerror(ENOMEM));
+	r->zinit = true;
+	return 0;
+}
+
+/*
+ * Up to @cap decompressed bytes into @out.  Return: how many (> 0), 0 at the
+ * end of the input, or a negative errno.
+ */
+static long read_some(struct hs_trace_reader *r, unsigned char *out, size_t cap)
+{
+	int ret, zret;
+
+	if (!r->sniffed && (ret = sniff(r)) < 0)
+		return ret;
+	if (!r->gzip) {
+		if (!r->zs.avail_in && (ret = read_in(r)) <= 0)
+			return ret;
+		cap = HS_MIN(cap, (size_t)r->zs.avail_in);
+		memcpy(out, r->zs.next_in, cap);
+		r->zs.next_in += cap;
+		r->zs.avail_in -= (uInt)cap;
+		return (long)cap;
+	}
+	r->zs.next_out = out;
+	r->zs.avail_out = (uInt)cap;
+	while (r->zs.avail_out == cap) {
+		if (!r->zs.avail_in) {
+			ret = read_in(r);
+			if (ret < 0)
+				return ret;
+			if (ret == 0) {
+				if (r->member_end)
+					return 0;
+				return gz_fail(r, "gzip data truncated", "unexpected end of file");
+			}
+		}
+		if (r->member_end) {
+			/* Another member, whose header inflate checks, or garbage. */
+			if (r->zs.next_in[0] != 0x1f)
+				return fail(r, -EBADMSG, "%s: byte %llu of the file: trailing garbage"
+					    " after the gzip data", r->path,
+					    (unsigned long long)(r->raw - r->zs.avail_in));
+			inflateReset(&r->zs);
+			r->member_end = false;
+		}
+		zret = inflate(&r->zs, Z_NO_FLUSH);
+		if (zret == Z_STREAM_END)
+			r->member_end = true;
+		else if (zret == Z_MEM_ERROR)
+			return fail(r, -ENOMEM, "%s: %s", r->path, strerror(ENOMEM));
+		else if (zret != Z_OK && zret != Z_BUF_ERROR)
+			return gz_fail(r, "corrupt gzip data", r->zs.msg ? r->zs.msg : "bad data");
+	}
+	return (long)(cap - r->zs.avail_out);
+}
+
 /*
  * Move the unconsumed bytes to the front and read more.  Return: 1 if bytes
  * were added, 0 at the end of the input, or a negative errno.
@@ -198,7 +298,7 @@ static int gz_fail(struct hs_trace_reader *r, const char *what, const char *why)
 static int refill(struct hs_trace_reader *r)
 {
 	size_t keep = r->len - r->pos;
-	int n, zerr;
+	long n;
 
 	if (r->eof)
 		return 0;
@@ -210,26 +310,15 @@ static int refill(struct hs_trace_reader *r)
 	}
 	if (r->len == BUF_SIZE)
 		return 1;
-	n = gzread(r->gz, r->buf + r->len, (unsigned int)(BUF_SIZE - r->len));
-	if (n > 0) {
-		r->len += (size_t)n;
-		return 1;
+	n = read_some(r, r->buf + r->len, BUF_SIZE - r->len);
+	if (n < 0)
+		return (int)n;
+	if (n == 0) {
+		r->eof = true;
+		return 0;
 	}
-	if (n < 0) {
-		const char *zmsg = gzerror(r->gz, &zerr);
-
-		if (zerr == Z_ERRNO)
-			return fail(r, -EIO, "%s: read error: %s", r->path, strerror(errno));
-		if (zerr == Z_MEM_ERROR)
-			return fail(r, -ENOMEM, "%s: %s", r->path, strerror(ENOMEM));
-		return gz_fail(r, "corrupt gzip data", zmsg);
-	}
-	/* n == 0: the end; a gzip stream cut short shows up only in gzerror(). */
-	gzerror(r->gz, &zerr);
-	if (zerr == Z_BUF_ERROR)
-		return gz_fail(r, "gzip data truncated", "unexpected end of file");
-	r->eof = true;
-	return 0;
+	r->len += (size_t)n;
+	return 1;
 }
 
 /*
@@ -630,8 +719,10 @@ int hs_trace_open(const char *path, const struct hs_trace_opts *opts,
 	r->path = strdup(strcmp(path, "-") ? path : "(stdin)");
 	if (!r->path)
 		goto out_nomem;
+	r->fd = -1;
 	r->buf = malloc(BUF_SIZE);
-	if (!r->buf)
+	r->in = malloc(IN_SIZE);
+	if (!r->buf || !r->in)
 		goto out_nomem;
 	if (r->o.type == HS_TRACE_CSV) {
 		r->field = malloc(HS_TRACE_MAX_LINE);
@@ -658,15 +749,11 @@ int hs_trace_open(const char *path, const struct hs_trace_opts *opts,
 	}
 	if (S_ISREG(sb.st_mode))
 		r->file_size = (uint64_t)sb.st_size;
-	r->gz = gzdopen(fd, "rb");
-	if (!r->gz) {
-		close(fd);
-		return fail(r, -ENOMEM, "%s: %s", r->path, strerror(ENOMEM));
-	}
-	gzbuffer(r->gz, 128 * 1024);
+	r->fd = fd;
 	return 0;
 
 out_nomem:
+	free(r->in);
 	free(r->buf);
 	free(r->path);
 	free(r);
@@ -708,7 +795,18 @@ int hs_trace_next(struct hs_trace_reader *r, uint64_t *key, uint8_t *meta)
 		ret = fail(r, -EINVAL, "%s: unknown trace type", r->path);
 		break;
 	}
-	if (ret == 1) {
+	if (ret == 1 && r->o.max_records && r->records == r->o.max_records) {
+		if (is_text(r))
+			ret = fail(r, -EFBIG, "%s:%llu: more than %llu records", r->path,
+				   (unsigned long long)r->line,
+				   (unsigned long long)r->o.max_records);
+		else
+			ret = fail(r, -EFBIG, "%s: byte %llu: more than %llu records", r->path,
+				   (unsigned long long)(r->base + r->pos -
+							(r->o.type == HS_TRACE_ORACLE ?
+							 ORACLE_REC : U32BE_REC)),
+				   (unsigned long long)r->o.max_records);
+	} else if (ret == 1) {
 		r->records++;
 		*meta = r->o.meta;
 	} else if (ret == 0 && !r->records) {
@@ -749,9 +847,7 @@ uint64_t hs_trace_records(const struct hs_trace_reader *r)
  */
 int hs_trace_progress(const struct hs_trace_reader *r, uint64_t *done, uint64_t *total)
 {
-	z_off_t off = r->gz ? gzoffset(r->gz) : 0;
-
-	*done = off > 0 ? (uint64_t)off : 0;
+	*done = r->raw - r->zs.avail_in;
 	*total = r->file_size;
 	return 0;
 }
@@ -766,8 +862,11 @@ void hs_trace_close(struct hs_trace_reader *r)
 {
 	if (!r)
 		return;
-	if (r->gz)
-		gzclose(r->gz);
+	if (r->zinit)
+		inflateEnd(&r->zs);
+	if (r->fd >= 0)
+		close(r->fd);
+	free(r->in);
 	free(r->field);
 	free(r->buf);
 	free(r->path);

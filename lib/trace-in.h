@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Trace readers for `hsctl import`: turn a cache trace file into a stream of
- * (original 64-bit key, meta byte) records.  Every reader reads through zlib's
- * gzread(), so a file may be gzip-compressed or plain.  Formats:
+ * (original 64-bit key, meta byte) records.  A file may be gzip-compressed
+ * (one or more members, nothing after them) or plain.  Formats:
  *
  *   text    one unsigned decimal key per line; blank lines skipped
  *   lirs    like text, and lines holding only "*" are skipped (LIRS traces)
@@ -48,6 +48,9 @@ struct hs_trace_opts {
 	unsigned int		csv_column;	/* csv: 1-based key column (0 means 1) */
 	bool			csv_header;	/* csv: the first line is a header */
 	uint8_t			meta;		/* meta byte given to every record */
+	uint64_t		max_records;	/* refuse a trace of more records than
+						 * this (a few bytes of .lis expand to
+						 * 2^24 blocks); 0: no limit */
 };
 
 /**
@@ -117,8 +120,9 @@ int hs_trace_open(const char *path, const struct hs_trace_opts *opts,
  * Return: 1 with a record, 0 at the end of the input, or a negative errno:
  * -EBADMSG for malformed data (bad number, wrong field count, truncated
  * record, corrupt or truncated gzip data), -ENODATA when the input ended
- * without a single record, -EIO for a read error.  After an error the reader
- * keeps returning it.
+ * without a single record, -EFBIG when it holds more than opts.max_records
+ * ("FILE:LINE: more than N records"), -EIO for a read error.  After an
+ * error the reader keeps returning it.
  */
 int hs_trace_next(struct hs_trace_reader *r, uint64_t *key, uint8_t *meta);
 

@@ -511,6 +511,90 @@ static void test_corrupt_gz(void)
 	T_ASSERT(strstr(res.msg, "corrupt gzip data"));
 }
 
+/* Append @text to the scratch file @path: a new gzip member if @gz, else raw bytes. */
+static long append(const char *text, bool gz)
+{
+	long size = -1;
+	FILE *fp;
+
+	if (gz) {
+		gzFile g = gzopen(path, "ab");
+
+		if (!g || gzputs(g, text) != (int)strlen(text) || gzclose(g) != Z_OK)
+			t_fail(__FILE__, __LINE__, "cannot append to %s", path);
+	} else {
+		fp = fopen(path, "ab");
+		if (!fp || fputs(text, fp) < 0 || fclose(fp))
+			t_fail(__FILE__, __LINE__, "cannot append to %s", path);
+	}
+	fp = fopen(path, "rb");
+	if (fp && !fseek(fp, 0, SEEK_END))
+		size = ftell(fp);
+	if (fp)
+		fclose(fp);
+	return size;
+}
+
+/* Several gzip members are one stream; anything else after a member is an error. */
+static void test_gz_members(void)
+{
+	struct hs_trace_opts o = opts(HS_TRACE_TEXT);
+	struct result res;
+	char want[512];
+	long size;
+
+	put("m.gz", "1\n2\n", 4, true);
+	append("3\n", true);
+	size = append("4\n", true);
+	res = run(path, &o);
+	T_EQ_I64(res.ret, 0);
+	T_EQ_U64(res.n, 4);
+	T_EQ_U64(res.keys[0], 1);
+	T_EQ_U64(res.keys[3], 4);
+
+	/* The same, then bytes that are not a gzip header: nothing of it is good. */
+	T_ASSERT(append("5\n", false) == size + 2);
+	res = run(path, &o);
+	T_EQ_I64(res.ret, -EBADMSG);
+	T_EQ_U64(res.n, 4);
+	snprintf(want, sizeof(want), "%s: byte %ld of the file: trailing garbage after the gzip"
+		 " data", path, size);
+	T_EQ_STR(res.msg, want);
+
+	/* A second member that starts like one but is damaged is corrupt data. */
+	put("m2.gz", "1\n", 2, true);
+	append("\x1f\x8b\x08\x01", false);	/* a gzip header: deflate, FTEXT, */
+	append("\x01\x01\x01\x01\x01\x03\xff\xff", false);	/* then block type 3 */
+	res = run(path, &o);
+	T_EQ_I64(res.ret, -EBADMSG);
+	T_EQ_U64(res.n, 1);
+	T_ASSERT(strstr(res.msg, "m2.gz:2: corrupt gzip data (invalid block type)"));
+}
+
+/* opts.max_records: a trace of more records is refused where it goes over. */
+static void test_max_records(void)
+{
+	struct hs_trace_opts o = opts(HS_TRACE_LIS);
+	static const uint64_t two[] = { 7, 8 };
+	struct result res;
+
+	o.max_records = 2;
+	res = run(puts_file("m.lis", "7 2 0 0\n"), &o);
+	expect_keys(&res, two, 2);
+	res = run(puts_file("m.lis", "7 2 0 0\n9 1 0 0\n"), &o);
+	expect_err(&res, -EFBIG, ":2: more than 2 records");
+	T_EQ_U64(res.n, 2);
+	/* 15 bytes that ask for 2^24 blocks stop at the limit, not at the end */
+	o.max_records = 1000;
+	res = run(puts_file("m.lis", "0 16777216 0 0\n"), &o);
+	expect_err(&res, -EFBIG, ":1: more than 1000 records");
+	T_EQ_U64(res.n, 1000);
+	o = opts(HS_TRACE_U32BE);
+	o.max_records = 1;
+	res = run(put("m.u32", "\0\0\0\1\0\0\0\2", 8, false), &o);
+	expect_err(&res, -EFBIG, ": byte 4: more than 1 records");
+}
+
 static int count_cb(void *arg, uint64_t key, uint8_t meta)
 {
 	uint64_t *sum = arg;
@@ -556,6 +640,8 @@ static const struct t_case cases[] = {
 	{ "u32be", test_u32be },
 	{ "big_gz", test_big_gz },
 	{ "corrupt_gz", test_corrupt_gz },
+	{ "gz_members", test_gz_members },
+	{ "max_records", test_max_records },
 	{ "read_cb", test_read_cb },
 };
 
