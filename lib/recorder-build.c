@@ -336,14 +336,15 @@ int hs_recorder_recover_stale(struct hs_store *st, hs_recorder_note_fn fn, void 
 		in.res.workload_exit = -1;
 		err = rec_build_session(st, &in, &sum, errbuf, sizeof(errbuf));
 		if (err) {
-			note(fn, arg, "session %" PRId64 " of a killed recorder (pid %d) could not "
-			     "be built: %s", sr[i].session, (int)sr[i].pid, errbuf);
+			note(fn, arg, "session %" PRId64
+			     " of a killed recorder (pid %d) could not be built: %s",
+			     sr[i].session, (int)sr[i].pid, errbuf);
 			continue;
 		}
 		hs_spool_drop(st, sr[i].session);
-		note(fn, arg, "session %" PRId64 " of a killed recorder (pid %d) built from its "
-		     "spool: %" PRIu64 " events, status killed", sr[i].session, (int)sr[i].pid,
-		     sum.events);
+		note(fn, arg, "session %" PRId64
+		     " of a killed recorder (pid %d) built from its spool: %" PRIu64
+		     " events, status killed", sr[i].session, (int)sr[i].pid, sum.events);
 		built++;
 	}
 	free(sr);

@@ -576,20 +576,22 @@ int hs_recorder_new(const struct hs_recorder_opts *o, struct hs_recorder **out)
 	if (!o->workload && (!o->cmd || !o->cmd[0]))
 		return fail(r, -EINVAL, "record: nothing to record: give a workload or a command");
 	if (o->sample_numa && o->workload)
-		return fail(r, -EINVAL, "record: sampling is for commands: built-in workloads "
-			    "log every touch already");
+		return fail(r, -EINVAL,
+			    "record: sampling is for commands: built-in workloads log every touch");
 	if (o->limit_bytes && o->limit_bytes < (1u << 20))
-		return fail(r, -EINVAL, "record: a memory limit of %" PRIu64 " bytes: expected "
-			    "0 (none) or at least 1M", o->limit_bytes);
+		return fail(r, -EINVAL,
+			    "record: a memory limit of %" PRIu64 " bytes: expected none or 1M+",
+			    o->limit_bytes);
 	if (!(o->duration >= 0 && o->duration <= 31536000))
-		return fail(r, -EINVAL, "record: a duration of %g s: expected 0 (none) to "
-			    "31536000", o->duration);
+		return fail(r, -EINVAL, "record: a duration of %g s: expected 0 to 31536000",
+			    o->duration);
 	if (o->buffer_kb && (o->buffer_kb < 8 || o->buffer_kb > (4u << 20)))
 		return fail(r, -EINVAL, "record: a buffer of %u KiB: expected 8 to 4194304",
 			    o->buffer_kb);
 	if (geteuid())
-		return fail(r, -EPERM, "record: needs root for tracefs and a memory cgroup "
-			    "(euid %u)", (unsigned int)geteuid());
+		return fail(r, -EPERM,
+			    "record: needs root for tracefs and a memory cgroup (euid %u)",
+			    (unsigned int)geteuid());
 	if (pipe2(r->wake, O_CLOEXEC | O_NONBLOCK))
 		return fail(r, -errno, "record: pipe: %s", strerror(errno));
 	if (o->workload) {
@@ -816,8 +818,9 @@ int hs_recorder_start(struct hs_recorder *r, struct hs_store *st)
 		kill_child(r);
 		stop_threads(r);
 		if (hs_session_remove(r->st, r->session))
-			note(r, HS_RECORDER_WARN, "%s: session %" PRId64 " left in status "
-			     "recording: %s", db_name(r), r->session, hs_store_errmsg(r->st));
+			note(r, HS_RECORDER_WARN, "%s: session %" PRId64
+			     " left in status recording: %s", db_name(r), r->session,
+			     hs_store_errmsg(r->st));
 		return err;
 	}
 	r->state = REC_STARTED;
@@ -921,8 +924,9 @@ static int finish(struct hs_recorder *r, enum stop_reason why)
 	err = hs_cgroup_destroy(r->cg);
 	r->cg = NULL;
 	if (err)
-		note(r, HS_RECORDER_WARN, "memory cgroup: could not remove it: %s (the next "
-		     "record will)", strerror(-err));
+		note(r, HS_RECORDER_WARN,
+		     "memory cgroup: could not remove it: %s (the next record will)",
+		     strerror(-err));
 
 	r->in.session = r->session;
 	r->in.status = why == STOP_EXIT ? "complete" : why == STOP_TIMEOUT ? "timeout"

@@ -96,11 +96,11 @@ static void t_new_bad_options(void)
 	o = (struct hs_recorder_opts){ .cmd = empty };
 	refused(&o, -EINVAL, "record: nothing to record");
 	o = (struct hs_recorder_opts){ .workload = &w, .sample_numa = true };
-	refused(&o, -EINVAL, "sampling is for commands");
+	refused(&o, -EINVAL, "sampling is for commands: built-in workloads log every touch");
 	o = (struct hs_recorder_opts){ .cmd = cmd, .limit_bytes = MIB - 1 };
-	refused(&o, -EINVAL, "a memory limit of 1048575 bytes");
+	refused(&o, -EINVAL, "a memory limit of 1048575 bytes: expected none or 1M+");
 	o = (struct hs_recorder_opts){ .cmd = cmd, .duration = -1 };
-	refused(&o, -EINVAL, "a duration of -1 s");
+	refused(&o, -EINVAL, "a duration of -1 s: expected 0 to 31536000");
 	o = (struct hs_recorder_opts){ .cmd = cmd, .buffer_kb = 4 };
 	refused(&o, -EINVAL, "a buffer of 4 KiB: expected 8 to 4194304");
 	o = (struct hs_recorder_opts){ .cmd = cmd, .buffer_kb = (4u << 20) + 1 };
