@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Private to the recorder: what lib/recorder.c (the object, the workload's
+ * process, the run), lib/recorder-spool.c (the spool queue, its writer
+ * thread, the touch reader, the progress counts) and lib/recorder-build.c
+ * (the build with the recorder's counters and checks, stale recovery)
+ * share.  Nothing else may include this header.
+ */
+#ifndef HS_RECORDER_INT_H
+#define HS_RECORDER_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "recorder.h"
+#include "store.h"
+
+struct hs_capture_stats;
+struct hs_decoder;
+struct hs_kvlist;
+struct hs_workload;
+
+uint64_t rec_now_ns(void);
+
+/* ---- the spool: raw sub-buffers and touch blobs on their way to SQLite ---- */
+
+struct rec_blob;
+
+struct rec_spool {
+	pthread_mutex_t	lock;		/* protects everything below */
+	pthread_cond_t	more;		/* a blob was queued or the queue closed */
+	pthread_cond_t	room;		/* bytes fell below SPOOL_MAX_BYTES */
+	struct rec_blob	*head;		/* oldest */
+	struct rec_blob	*tail;		/* newest */
+	struct rec_blob	*pool;		/* free blobs of BLOB_CAP bytes: a malloc/free per
+					 * sub-buffer grew and trimmed the heap (page faults
+					 * were the recorder's biggest cost) */
+	unsigned int	nr_pool;	/* blobs in pool */
+	size_t		bytes;		/* queued */
+	bool		closed;		/* no more blobs will come */
+	int		err;		/* first store error (then blobs are dropped) */
+	uint64_t	dropped;	/* blobs dropped after an error */
+	struct hs_store	*st;		/* written by the writer thread only */
+	int64_t		session;	/* the recording */
+	uint64_t	*seq;		/* next seq per CPU; [nr_cpus] is the touch stream */
+	unsigned int	nr_cpus;	/* CPUs the seq array covers */
+	size_t		subbuf;		/* the kernel's sub-buffer size */
+	unsigned char	*stage;		/* per CPU STAGE_SUBBUFS sub-buffers, one spool row */
+	size_t		*stage_len;	/* bytes staged per CPU */
+	char		errmsg[256];	/* the store's message for err */
+};
+
+/* ---- what the readers count for the progress line ---- */
+
+struct rec_cpu_count {
+	struct hs_decoder *dec;		/* this CPU's own decoder (they keep stats) */
+	_Atomic uint64_t events;	/* records decoded */
+	_Atomic uint64_t folios;	/* page cache adds and anon LRU insertions */
+	_Atomic uint64_t missed;	/* in-band lost events (known counts) */
+};
+
+/* The data path of a recording: what the reader threads and the writer share. */
+struct rec_io {
+	struct rec_spool q;		/* the spool queue */
+	struct rec_cpu_count *cnt;	/* per CPU, [nr_cpus] */
+	unsigned int	nr_cpus;	/* configured CPUs */
+	_Atomic uint64_t touches;	/* touch records received */
+	int		touch_fd;	/* read end of the touch pipe, or -1 */
+	bool		count;		/* decode for the progress line */
+};
+
+/*
+ * Whole sub-buffers of one CPU go into the spool 16 to a row: a row per
+ * sub-buffer cost SQLite's per-row work 16 times (lib/recbuild.c splits
+ * rows by the sub-buffer size again).
+ */
+#define STAGE_SUBBUFS		16u
+
+void rec_io_init(struct rec_io *io);
+/* Fill the blob pool before tracing starts.  Return: 0 or -ENOMEM. */
+int rec_spool_prefill(struct rec_spool *q);
+/* No more blobs: the writer drains the queue and ends. */
+void rec_spool_close(struct rec_spool *q);
+void rec_io_free(struct rec_io *io);
+/* The writer thread (arg: struct rec_spool), the touch reader (arg: struct rec_io). */
+void *rec_spool_writer(void *arg);
+void *rec_touch_reader(void *arg);
+/* hs_capture_subbuf_fn (arg: struct rec_io). */
+int rec_on_subbuf(void *arg, int cpu, const void *buf, size_t len);
+
+/* ---- lru_gen snapshots (kernels with MGLRU) ---- */
+
+struct rec_lrugen_snap {
+	uint64_t	ts_ns;		/* CLOCK_MONOTONIC = the mono trace clock */
+	char		*text;		/* /sys/kernel/debug/lru_gen */
+	size_t		len;		/* its length */
+};
+
+struct rec_lrugen_log {
+	struct rec_lrugen_snap *snap;	/* taken so far */
+	size_t		n;		/* their number */
+	bool		enabled;	/* debugfs lru_gen is readable */
+};
+
+/* ---- building a session from the spool (lib/recorder-build.c) ---- */
+
+struct rec_build_in {
+	int64_t		session;	/* the recording */
+	const char	*status;	/* its final status */
+	struct hs_decoder *dec;		/* or NULL: from the saved formats */
+	const struct hs_record_meta *rm; /* what was recorded (NULL: recovery) */
+	struct hs_workload *wl;		/* the built-in workload, or NULL */
+	int32_t		pid;		/* the workload's first task, 0: unknown */
+	bool		no_events;	/* --no-events */
+	const struct hs_kvlist *vm[2];	/* /proc/vmstat before, after (or NULL) */
+	const struct hs_kvlist *ms[2];	/* memory.stat before, after (or NULL) */
+	const struct hs_capture_stats *cs; /* capture counters (or NULL) */
+	const struct rec_lrugen_log *lg; /* lru_gen snapshots (or NULL) */
+	struct hs_record_result res;	/* filled in here: events, build_s, ... */
+	uint64_t	cache_pages;	/* file workloads: cachestat nr_cache at the end */
+	bool		cache_known;	/* cache_pages is valid */
+	int		cache_err;	/* else why not (-ENOSYS before 6.5); 0: no file */
+};
+
+int rec_build_session(struct hs_store *st, struct rec_build_in *in,
+		      struct hs_recorder_summary *sum, char *errbuf, size_t errlen);
+
+/* Kernel files read here are small: 16 MiB is absurd already. */
+int rec_read_text(const char *path, char **out, size_t *len);
+
+#endif /* HS_RECORDER_INT_H */
