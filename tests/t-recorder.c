@@ -4,8 +4,8 @@
  * record` drives it.  Everywhere: options that hs_recorder_new() refuses,
  * each with its message, and a user who is not root (a child that drops
  * its euid to 65534).  Live, as root with tracefs and a memory controller,
- * under the shared lock /tmp/hsctl-live.lock (one live test at a time on
- * this machine):
+ * under the shared lock /tmp/hsctl-live.lock (t_live_lock(): one live test
+ * at a time on this machine, a bounded wait, then a skip naming the holder):
  *
  *  - scan-twice of a 32 MiB file under a 16 MiB limit: the file's first
  *    lives cover exactly its 8192 pages, 16384 touches and accesses, 4096
@@ -179,22 +179,6 @@ static void t_steps_in_order(void)
 
 /* ---- live ---- */
 
-/* Take /tmp/hsctl-live.lock within @secs.  Return: its fd, or -1. */
-static int take_live_lock(int secs)
-{
-	int fd = open("/tmp/hsctl-live.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-
-	if (fd < 0)
-		return -1;
-	for (int i = 0; i < secs * 10; i++) {
-		if (!flock(fd, LOCK_EX | LOCK_NB))
-			return fd;
-		usleep(100000);
-	}
-	close(fd);
-	return -1;
-}
-
 /* Write @mib MiB of zeros to @path and flush them.  Return: 0 or -errno. */
 static int write_file(const char *path, unsigned int mib)
 {
@@ -228,9 +212,11 @@ static bool live_ready(void)
 		return false;
 	}
 	if (live_lock < 0) {
-		live_lock = take_live_lock(600);
+		char why[256];
+
+		live_lock = t_live_lock(why, sizeof(why));
 		if (live_lock < 0) {
-			t_skip("/tmp/hsctl-live.lock busy for 600 s: another live test runs");
+			t_skip("%s", why);
 			live_skipped = true;
 			return false;
 		}
