@@ -158,7 +158,7 @@ expect_status 0 hs --format json import --type text hand.txt
 BROKEN=$(last_id)
 expect_status 0 hs sql --write "DELETE FROM session_keys WHERE session = $BROKEN"
 expect_status 65 hs export --type oracle -o broken.bin "$BROKEN"
-expect_grep "session $BROKEN: key table: no original id for key 0 (of 3)" "$ERR"
+expect_grep "session $BROKEN is corrupt (distinct_keys is 3, its key table holds 0)" "$ERR"
 [ ! -e broken.bin ] && t_ok || t_bad "a failed export left its partial file"
 # -o in a missing directory, -o a directory, a full device: 1, nothing left behind.
 expect_status 1 hs export --type text -o nodir/x.txt "$DEMO"

