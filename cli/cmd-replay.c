@@ -95,7 +95,7 @@ static const struct argp_option options[] = {
 	  "Treat every access as page-table (pt) or read()/write() (fd) access, whatever "
 	  "the session says (default: as stored)", 0 },
 	{ "pageout", OPT_PAGEOUT, "MODE", 0,
-	  "PAGEOUT hints for policies without a pageout parameter: ignore-references "
+	  "PAGEOUT hints for policies without their own pageout parameter: ignore-references "
 	  "(evict; the default), recheck (keep a page accessed within --recheck-window "
 	  "accesses) or ignore (drop the hint)", 0 },
 	{ "recheck-window", OPT_RECHECK_WINDOW, "N", 0,
@@ -486,7 +486,10 @@ static int check_param_policies(const struct args *a, const struct hs_policy_ops
 	return 0;
 }
 
-/* --pageout skips policies with a pageout parameter: say so (a warning if it reaches none). */
+/*
+ * --pageout skips policies that decide PAGEOUT hints themselves (HS_POLICY_OWN_PAGEOUT, each
+ * with its own pageout parameter): say so (a warning if it reaches none).
+ */
 static void check_pageout_policies(const struct args *a, const struct hs_policy_ops *const *pols,
 				   size_t nr_pols)
 {
