@@ -434,12 +434,75 @@ static void test_errors(void)
 	hs_optstack_free(NULL);
 }
 
+/* A --sizes spec must give exactly want[0 .. n-1]. */
+static void expect_sizes(const char *spec, uint64_t distinct, uint64_t unit_bytes,
+			 const uint64_t *want, size_t n)
+{
+	uint64_t *got = NULL;
+	size_t ng = 0;
+	int ret = hs_mrc_sizes_parse(spec, distinct, unit_bytes, &got, &ng);
+
+	if (ret) {
+		t_fail(__FILE__, __LINE__, "\"%s\": %s", spec, strerror(-ret));
+		return;
+	}
+	if (ng != n)
+		t_fail(__FILE__, __LINE__, "\"%s\": %zu sizes, expected %zu", spec, ng, n);
+	for (size_t i = 0; i < ng && i < n; i++)
+		if (got[i] != want[i])
+			t_fail(__FILE__, __LINE__, "\"%s\" size %zu: %" PRIu64 ", expected %"
+			       PRIu64, spec, i, got[i], want[i]);
+	free(got);
+}
+
+/*
+ * Log spacing, 1..1000:4: 1000^(i/3) = 1, 10, 100, 1000.  2..50:3: 2, 2 *
+ * 25^(1/2) = 10, 50.  1..3:5: 1, 3^(1/4) = 1.32 -> 1, 1.73 -> 2, 2.28 -> 2,
+ * 3: merged to 1 2 3.  Shares of 200 keys: 0.1% is 0.2, at least 1; 12.5% is
+ * 25.  Memory: 1M of 4096-byte pages is 256, of 512-byte blocks 2048.
+ */
+static void test_sizes(void)
+{
+	static const uint64_t w1[] = { 1, 10, 100, 1000 };
+	static const uint64_t w2[] = { 2, 10, 50 };
+	static const uint64_t w3[] = { 1, 2, 3 };
+	static const uint64_t w4[] = { 1, 25, 200 };
+	static const uint64_t w5[] = { 256 };
+	static const uint64_t w6[] = { 2048 };
+	static const uint64_t w7[] = { 10, 13, 16, 19, 20 };
+	static const uint64_t w8[] = { 3, 4, 5, 7 };
+	uint64_t *got = NULL;
+	size_t n = 0;
+
+	expect_sizes("1..1000:4", 5000, 0, w1, ARRAY_SIZE(w1));
+	expect_sizes("2..50:3", 5000, 0, w2, ARRAY_SIZE(w2));
+	expect_sizes("1..3:5", 5000, 0, w3, ARRAY_SIZE(w3));
+	expect_sizes("0.1%,12.5%,100%", 200, 0, w4, ARRAY_SIZE(w4));
+	expect_sizes("1M", 5000, 4096, w5, ARRAY_SIZE(w5));
+	expect_sizes("1M", 5000, 512, w6, ARRAY_SIZE(w6));
+	expect_sizes("10..20/3", 5000, 0, w7, ARRAY_SIZE(w7));
+	expect_sizes("7,3..5,4", 5000, 0, w8, ARRAY_SIZE(w8));
+
+	T_EQ_I64(hs_mrc_sizes_parse("5..1", 100, 0, &got, &n), -EINVAL);
+	T_EQ_I64(hs_mrc_sizes_parse("1..5:1", 100, 0, &got, &n), -ERANGE);
+	T_EQ_I64(hs_mrc_sizes_parse("1,,2", 100, 0, &got, &n), -EINVAL);
+	T_EQ_I64(hs_mrc_sizes_parse("", 100, 0, &got, &n), -EINVAL);
+	T_EQ_I64(hs_mrc_sizes_parse("1M", 100, 0, &got, &n), -EINVAL);
+	T_EQ_I64(hs_mrc_sizes_parse("0", 100, 0, &got, &n), -ERANGE);
+	T_EQ_I64(hs_mrc_sizes_parse("0%", 100, 0, &got, &n), -ERANGE);
+	T_EQ_I64(hs_mrc_sizes_parse("101%", 100, 0, &got, &n), -ERANGE);
+	T_EQ_I64(hs_mrc_sizes_parse("1..200000", 100, 0, &got, &n), -E2BIG);
+	T_EQ_I64(hs_mrc_sizes_parse("1..x", 100, 0, &got, &n), -EINVAL);
+	T_ASSERT(got == NULL);
+}
+
 static const struct t_case cases[] = {
 	{ "hand-abcabda", test_hand_abcabda },
 	{ "hand-records", test_hand_records },
 	{ "naive-model", test_naive_model },
 	{ "every-capacity", test_every_capacity },
 	{ "errors", test_errors },
+	{ "sizes", test_sizes },
 };
 
 int main(int argc, char **argv)

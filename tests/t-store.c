@@ -181,7 +181,7 @@ static void test_memory_open(void)
 	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
 	T_EQ_I64(hs_store_get_info(st, &info), 0);
 	T_EQ_U64(info.application_id, 0x48534354);
-	T_EQ_I64(info.user_version, 2);
+	T_EQ_I64(info.user_version, 3);
 	T_EQ_I64(info.sessions, 0);
 	T_EQ_I64(info.runs, 0);
 	T_EQ_STR(info.journal_mode, "memory");
@@ -388,7 +388,7 @@ static void test_refuse_files(void)
 		return;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 7", 0, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 7 is newer than this hsctl supports (2); upgrade hsctl");
+		 "database schema version 7 is newer than this hsctl supports (3); upgrade hsctl");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY, &st), -EPROTO);
@@ -410,7 +410,7 @@ static void test_refuse_files(void)
 	st = NULL;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 0", HS_STORE_RDONLY, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 0 is older than this hsctl's (2);"
+		 "database schema version 0 is older than this hsctl's (3);"
 		 " run 'hsctl db migrate'");
 	hs_store_close(st);
 	st = NULL;
@@ -1139,8 +1139,8 @@ out:
 }
 
 /*
- * A schema-1 file: made from a fresh one by dropping what migration 2 added
- * and restoring v_sessions as schema 1 defined it.
+ * A schema-1 file: made from a fresh one by dropping what migrations 2 and 3
+ * added and restoring v_sessions as schema 1 defined it.
  */
 static void test_migrate_v1(void)
 {
@@ -1156,7 +1156,8 @@ static void test_migrate_v1(void)
 	if (!st)
 		return;
 	T_EQ_I64(write_pattern(st, 10), 1);
-	T_EQ_STR(q(st, "DROP VIEW v_folio_lives; DROP VIEW v_events; DROP VIEW v_record_checks;"
+	T_EQ_STR(q(st, "DROP VIEW v_mrc; DROP TABLE mrc_points; DROP TABLE mrc_curves;"
+		      " DROP VIEW v_folio_lives; DROP VIEW v_events; DROP VIEW v_record_checks;"
 		      " DROP VIEW v_sessions; CREATE VIEW v_sessions AS SELECT id AS session,"
 		      " source, name, status, started, ended, accesses, distinct_keys"
 		      " FROM sessions; DROP TABLE lru_gen_snapshots; DROP TABLE record_cpus;"
@@ -1181,8 +1182,8 @@ static void test_migrate_v1(void)
 	T_EQ_I64(hs_store_open(path, 0, &st), 0);
 	if (!st)
 		return;
-	T_EQ_I64(hs_store_user_version(st), 2);
-	T_EQ_STR(q(st, "PRAGMA user_version"), "2");
+	T_EQ_I64(hs_store_user_version(st), 3);
+	T_EQ_STR(q(st, "PRAGMA user_version"), "3");
 	T_EQ_I64(hs_session_get(st, 1, &info), 0);
 	T_EQ_STR(info.name, "trace.txt");
 	T_EQ_U64(info.records, 10);
@@ -1206,6 +1207,74 @@ static void test_migrate_v1(void)
 	rm_db(path);
 }
 
+/*
+ * Curves (hsctl mrc): stored in one transaction, read back through v_mrc,
+ * removed with their session; and a schema-2 file (what migration 3 added
+ * dropped) migrates to 3 with its sessions kept and the curve tables made.
+ */
+static void test_mrc(void)
+{
+	static const struct hs_mrc_point pts[] = {
+		{ .size = 1, .hits = 0, .misses = 10 }, { .size = 3, .hits = 4, .misses = 6 },
+	};
+	const char *path = tmp_path("mrc.db");
+	struct hs_mrc_record c = {
+		.session = 1, .policy = "lru", .method = "stack", .accesses = 10,
+		.points = pts, .nr_points = ARRAY_SIZE(pts),
+	};
+	struct hs_store *st = NULL;
+	int64_t ids[2] = { 0, 0 };
+	struct hs_mrc_record two[2];
+
+	if (!path)
+		return;
+	rm_db(path);
+	T_EQ_I64(hs_store_open(path, 0, &st), 0);
+	if (!st)
+		return;
+	T_EQ_I64(write_pattern(st, 10), 1);
+	two[0] = c;
+	two[1] = c;
+	two[1].policy = "opt";
+	two[1].params_json = "{\"bypass\":false}";
+	T_EQ_I64(hs_store_save_mrc(st, two, 2, ids), 0);
+	T_EQ_I64(ids[0], 1);
+	T_EQ_I64(ids[1], 2);
+	T_EQ_STR(q(st, "SELECT curve, session, policy, params, method, size, accesses, hits,"
+		      " misses, miss_ratio FROM v_mrc ORDER BY curve, size"),
+		 "1|1|'lru'|'{}'|'stack'|1|10|0|10|R1;"
+		 "1|1|'lru'|'{}'|'stack'|3|10|4|6|R0.59999999999999998;"
+		 "2|1|'opt'|'{\"bypass\":false}'|'stack'|1|10|0|10|R1;"
+		 "2|1|'opt'|'{\"bypass\":false}'|'stack'|3|10|4|6|R0.59999999999999998");
+	/* a bad method rolls the whole call back */
+	two[1].method = "guess";
+	T_ASSERT(hs_store_save_mrc(st, two, 2, NULL) < 0);
+	T_EQ_STR(q(st, "SELECT count(*) FROM mrc_curves"), "2");
+	T_EQ_STR(q(st, "SELECT count(*) FROM mrc_points"), "4");
+	c.method = NULL;
+	T_EQ_I64(hs_store_save_mrc(st, &c, 1, NULL), -EINVAL);
+	T_EQ_I64(hs_session_remove(st, 1), 0);
+	T_EQ_STR(q(st, "SELECT count(*) FROM mrc_curves"), "0");
+	T_EQ_STR(q(st, "SELECT count(*) FROM mrc_points"), "0");
+
+	T_EQ_I64(write_pattern(st, 10), 2);
+	T_EQ_STR(q(st, "DROP VIEW v_mrc; DROP TABLE mrc_points; DROP TABLE mrc_curves;"
+		      " PRAGMA user_version = 2"), "");
+	hs_store_close(st);
+	st = NULL;
+	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY, &st), -EPROTO);
+	hs_store_close(st);
+	st = NULL;
+	T_EQ_I64(hs_store_open(path, 0, &st), 0);
+	if (!st)
+		return;
+	T_EQ_I64(hs_store_user_version(st), 3);
+	T_EQ_STR(q(st, "SELECT count(*) FROM sessions"), "1");
+	T_EQ_STR(q(st, "SELECT count(*) FROM v_mrc"), "0");
+	hs_store_close(st);
+	rm_db(path);
+}
+
 static const struct t_case cases[] = {
 	{ "memory_open", test_memory_open },
 	{ "writer_roundtrip", test_writer_roundtrip },
@@ -1222,6 +1291,7 @@ static const struct t_case cases[] = {
 	{ "record_events", test_record_events },
 	{ "record_abort_remove", test_record_abort_remove },
 	{ "migrate_v1", test_migrate_v1 },
+	{ "mrc", test_mrc },
 };
 
 int main(int argc, char **argv)

@@ -24,8 +24,8 @@ expect_status 0 H db
 expect_grep '^path  *'"$DB"'$' "$OUT"
 expect_grep '^application_id  *0x48534354$' "$OUT"
 expect_grep '^hsctl_database  *yes$' "$OUT"
-expect_grep '^schema_version  *2$' "$OUT"
-expect_grep '^supported_version  *2$' "$OUT"
+expect_grep '^schema_version  *3$' "$OUT"
+expect_grep '^supported_version  *3$' "$OUT"
 expect_grep '^sessions  *1$' "$OUT"
 expect_grep '^runs  *0$' "$OUT"
 expect_grep '^journal_mode  *wal$' "$OUT"
@@ -33,7 +33,7 @@ expect_grep '^page_size  *[0-9][0-9]*$' "$OUT"
 expect_grep '^file_size  *[1-9][0-9]*$' "$OUT"
 expect_status 0 H db info --format json
 expect_grep '^  "application_id": "0x48534354",$' "$OUT"
-expect_grep '^  "schema_version": 2,$' "$OUT"
+expect_grep '^  "schema_version": 3,$' "$OUT"
 expect_grep '^  "sessions": 1,$' "$OUT"
 expect_grep '^  "journal_mode": "wal"$' "$OUT"
 expect_status 0 H --format csv db info
@@ -41,9 +41,9 @@ expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" \
 	'path,application_id,hsctl_database,schema_version,supported_version,sessions,runs,'\
 'file_size,page_size,pages,free_pages,journal_mode'
 expect_status 0 H db migrate
-expect_eq "$OUT" "$DB: schema version 2 (up to date)"
+expect_eq "$OUT" "$DB: schema version 3 (up to date)"
 expect_status 0 H db migrate --format json
-expect_eq "$OUT" "$(printf '{\n  "path": "%s",\n  "from_version": 2,\n  "to_version": 2\n}' "$DB")"
+expect_eq "$OUT" "$(printf '{\n  "path": "%s",\n  "from_version": 3,\n  "to_version": 3\n}' "$DB")"
 expect_status 64 H db frobnicate
 expect_grep "unknown action 'frobnicate' (valid: info, migrate)" "$ERR"
 expect_status 64 H db info extra
@@ -61,16 +61,17 @@ expect_grep '^sessions$' "$OUT"
 expect_status 65 "$HSCTL" -d empty.db sql 'SELECT 1'
 expect_eq "$ERR" 'hsctl: empty.db: not an hsctl database (empty file)'
 expect_status 0 "$HSCTL" -d empty.db db migrate
-expect_eq "$OUT" 'empty.db: schema version 0 -> 2'
+expect_eq "$OUT" 'empty.db: schema version 0 -> 3'
 expect_status 0 "$HSCTL" -d empty.db db info
-expect_grep '^schema_version  *2$' "$OUT"
+expect_grep '^schema_version  *3$' "$OUT"
 expect_grep '^sessions  *0$' "$OUT"
 expect_status 0 "$HSCTL" -d empty.db sql 'SELECT count(*) AS n FROM v_runs'
 
-# --- a schema-1 file (made from a fresh one by dropping what schema 2 added):
+# --- a schema-1 file (made from a fresh one by dropping what schemas 2 and 3 added):
 # read-only commands ask for a migration, migrate keeps its sessions ---
 cp "$DB" v1.db
-expect_status 0 "$HSCTL" -d v1.db sql --write 'DROP VIEW v_folio_lives; DROP VIEW v_events;
+expect_status 0 "$HSCTL" -d v1.db sql --write 'DROP VIEW v_mrc; DROP TABLE mrc_points;
+	DROP TABLE mrc_curves; DROP VIEW v_folio_lives; DROP VIEW v_events;
 	DROP VIEW v_record_checks; DROP VIEW v_sessions;
 	CREATE VIEW v_sessions AS SELECT id AS session, source, name, status, started, ended,
 		accesses, distinct_keys FROM sessions;
@@ -83,10 +84,10 @@ expect_status 0 "$HSCTL" -d v1.db db info
 expect_grep '^schema_version  *1$' "$OUT"
 expect_grep '^sessions  *1$' "$OUT"
 expect_status 65 "$HSCTL" -d v1.db sql 'SELECT 1'
-expect_eq "$ERR" "hsctl: v1.db: database schema version 1 is older than this hsctl's (2);"\
+expect_eq "$ERR" "hsctl: v1.db: database schema version 1 is older than this hsctl's (3);"\
 " run 'hsctl db migrate'"
 expect_status 0 "$HSCTL" -d v1.db db migrate
-expect_eq "$OUT" 'v1.db: schema version 1 -> 2'
+expect_eq "$OUT" 'v1.db: schema version 1 -> 3'
 expect_status 0 "$HSCTL" -d v1.db sql --format csv \
 	'SELECT session, accesses, memory_limit_pages, workload_exit FROM v_sessions'
 expect_eq "$OUT" "$(printf 'session,accesses,memory_limit_pages,workload_exit\n1,100,,')"
@@ -118,7 +119,7 @@ for cmd in 'db' 'db migrate' 'sessions' 'sql SELECT\ 1' 'gen loop --keys 5 --acc
 	'replay 1 --policy lru --size 5'; do
 	eval "expect_status 65 \"\$HSCTL\" -d newer.db $cmd"
 	expect_eq "$ERR" \
-		'hsctl: newer.db: database schema version 9 is newer than this hsctl supports (2);'\
+		'hsctl: newer.db: database schema version 9 is newer than this hsctl supports (3);'\
 ' upgrade hsctl'
 done
 
