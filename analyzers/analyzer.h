@@ -159,8 +159,7 @@ struct hs_optstack;		/* opaque; defined in analyzers/optstack.c */
  * @nr_keys: key ids are below this (>= 1)
  * @out: the analyzer
  *
- * Memory is about 36 bytes per key (a max-tree over stack positions rounded
- * up to a power of two, the stack, each key's position and the histogram).
+ * Memory is 64 bytes per key (a tree node and the histogram).
  *
  * Return: 0, -EINVAL (@nr_keys 0 or above HS_STACKDIST_MAX_KEYS), or -ENOMEM.
  */

@@ -4,9 +4,10 @@
  * with demand paging.  It gives every access's OPT stack distance and so the
  * hit count of the OPT policy (policies/opt.c, demand variant) at every
  * capacity at once: the whole OPT miss-ratio curve from one pass, in
- * O((r + 1) log n) per access, where r is the number of keys the access
- * pushes down (see below; small in practice).  It shares no code with
- * policies/opt.c, so tests/t-mrc.c holds each against the other.
+ * O((b + 1) log n) expected time per access, where b is the number of
+ * blocks of keys the access moves (see below; few in practice).  It shares
+ * no code with policies/opt.c, so tests/t-mrc.c holds each against the
+ * other, and against a naive array version of the same update.
  */
 
 /*
@@ -51,31 +52,44 @@
  * exact at every C; tests/t-mrc.c demands equality with the OPT policy run
  * through the driver at every capacity.
  *
- * Making the update cheap.  Keys that stay where they are are most of them:
- * the carried key changes only at a position whose key is needed later than
- * the carried one (a "record": the next uses of the carried keys increase
- * strictly), and every other slot keeps its key.  So only the records move,
- * each to the next record's slot, the last one to slot d.  A max-tree over
- * the slots' next uses (a segment tree, leaves = stack positions) finds the
- * next record -- the first slot after the current one whose next use exceeds
- * the carried key's -- in O(log n), and each move is one leaf update.  A key
- * never used again (HS_NEVER) can be beaten by nothing, so once one is
- * carried the walk stops at once and that key takes slot d; this is what
- * keeps misses cheap, since a miss walks the whole stack.  pos[] follows the
- * moves, so a key's distance is read in O(1).
+ * Making the update cheap.  The carried key changes only at a position
+ * whose key is needed strictly later than the carried one (a "record": the
+ * next uses of the carried keys increase), and every other slot keeps its
+ * key, so only the records move, each to the next record's slot, the last
+ * one to slot d.  On real traces the stack is nearly sorted by next use, so
+ * most keys above d are records and a miss would move most of the stack
+ * (walking the records one by one took 180 s of CPU on the first million
+ * accesses of the ARC trace P12).  Look at the sequence instead of the
+ * slots.  Above d the keys form runs of records, each followed by a block
+ * of non-records (keys needed no later than the run's last key):
+ *
+ *	before:  R1 B1 R2 B2 ... Rk Bk x        (Bk may be empty)
+ *	after:   x R1' B1 r1 R2' B2 r2 ... Rk' Bk rk
+ *
+ * where ri is the last key of run Ri and Ri' the rest of it: each run's
+ * last key moves behind its block, all else keeps its order.  (Check on
+ * the example: a(9) is a run, b(7) its block, c(12) a run, e(8) its block:
+ * x, b, a, e, c.)  The stack is therefore an implicit treap -- a balanced
+ * tree in stack order, one node per key, positions given by subtree sizes
+ * -- whose nodes also keep their subtree's largest next use, its first and
+ * last next use, and its number of "drops" (adjacent keys where the second
+ * is not needed strictly later than the first).  The start of the next
+ * block is the first drop, the end of the block the first key needed later
+ * than the run's last: two O(log n) descents; then a few splits and merges
+ * move the run's last key.  A key's position comes from walking its
+ * parents.  A key never used again (HS_NEVER) ends every run it is in, so
+ * the keys never used again gather at the bottom.
  *
  * Hints and drops are outside the model: PAGEOUT evicts from one memory and
  * not from the others (the memories stop being the prefixes of one stack),
  * and a drop of a key in the middle would leave a hole.  The callers feed
  * pure access streams (cli/cmd-mrc.c falls back to the replay otherwise).
  *
- * Cost: O((r + 1) log n) per access for r records; memory per key: the
- * tree's two slots of 8 bytes (rounded up to a power of two), the stack's
- * key (4), pos[] (4) and hist[] (8).
+ * Cost: O((b + 1) log n) expected per access for b blocks; memory per key:
+ * a 56-byte tree node and hist[] (8 bytes).
  */
 #include "config.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,80 +98,224 @@
 #include "analyzer.h"
 #include "hs.h"
 
-#define NONE	UINT32_MAX
+#define NIL	UINT32_MAX
 
+/*
+ * The stack is an implicit treap (a randomized balanced tree ordered by
+ * stack position, positions implied by subtree sizes), one node per key,
+ * indexed by key id.  Each node keeps aggregates of its subtree: its size,
+ * the largest next use, the first and last next use in stack order, and the
+ * number of adjacent pairs (u, v) in it where v is not needed strictly later
+ * than u (a "drop": v cannot be a record after u).
+ */
 struct hs_optstack {
 	uint32_t	nr_keys;	/* key ids are below this */
-	uint32_t	size;		/* tree leaves: a power of two > nr_keys; leaf p
-					 * is stack position p (0 unused) */
-	uint32_t	depth;		/* keys in the stack: positions 1 .. depth */
-	uint64_t	*tree;		/* 2 * size: tree[size + p] = next use of the key
-					 * at position p (0 when empty); tree[i] = max of
-					 * its two children */
-	uint32_t	*stack;		/* stack[p]: key at position p (1 .. depth) */
-	uint32_t	*pos;		/* pos[k]: k's position, 0 before its first access */
+	uint32_t	depth;		/* keys in the stack */
+	uint32_t	root;		/* the treap's root, NIL when empty */
+	uint64_t	rng;		/* xorshift state for the priorities */
+	struct node {
+		uint32_t	l, r, p;	/* children and parent, NIL if none */
+		uint32_t	pri;		/* heap priority (random) */
+		uint32_t	sz;		/* nodes in the subtree; 0: not in the stack */
+		uint32_t	drops;		/* pairs (u, v) in order with nu(v) <= nu(u) */
+		uint64_t	nu;		/* the key's next use */
+		uint64_t	mx;		/* largest nu in the subtree */
+		uint64_t	fnu, lnu;	/* nu of its first and last node */
+	}		*n;
 	uint64_t	*hist;		/* hist[d]: accesses of finite distance d */
 	uint64_t	accesses;	/* accesses fed */
 	uint64_t	cold;		/* first accesses */
 	uint64_t	max_dist;	/* largest finite distance seen, 0 if none */
 };
 
-static void tree_set(struct hs_optstack *os, uint32_t p, uint64_t v)
+_Static_assert(sizeof(struct node) == 56, "the essay and analyzer.h say 56 bytes per node");
+
+static inline uint32_t sz(const struct hs_optstack *os, uint32_t t)
 {
-	size_t i = (size_t)os->size + p;
+	return t == NIL ? 0 : os->n[t].sz;
+}
 
-	os->tree[i] = v;
-	for (i >>= 1; i; i >>= 1) {
-		uint64_t l = os->tree[2 * i], r = os->tree[2 * i + 1];
+static void pull(struct hs_optstack *os, uint32_t t)
+{
+	struct node *x = &os->n[t];
+	uint32_t drops = 0;
 
-		os->tree[i] = l > r ? l : r;
+	x->sz = 1;
+	x->mx = x->nu;
+	x->fnu = x->nu;
+	x->lnu = x->nu;
+	if (x->l != NIL) {
+		const struct node *a = &os->n[x->l];
+
+		x->sz += a->sz;
+		x->mx = HS_MAX(x->mx, a->mx);
+		x->fnu = a->fnu;
+		drops += a->drops + (x->nu <= a->lnu);
+		os->n[x->l].p = t;
+	}
+	if (x->r != NIL) {
+		const struct node *b = &os->n[x->r];
+
+		x->sz += b->sz;
+		x->mx = HS_MAX(x->mx, b->mx);
+		x->lnu = b->lnu;
+		drops += b->drops + (b->fnu <= x->nu);
+		os->n[x->r].p = t;
+	}
+	x->drops = drops;
+}
+
+static uint32_t merge(struct hs_optstack *os, uint32_t a, uint32_t b)
+{
+	if (a == NIL)
+		return b;
+	if (b == NIL)
+		return a;
+	if (os->n[a].pri > os->n[b].pri) {
+		os->n[a].r = merge(os, os->n[a].r, b);
+		pull(os, a);
+		return a;
+	}
+	os->n[b].l = merge(os, a, os->n[b].l);
+	pull(os, b);
+	return b;
+}
+
+/* The first k nodes of t into *a, the rest into *b (their parents are stale). */
+static void split(struct hs_optstack *os, uint32_t t, uint32_t k, uint32_t *a, uint32_t *b)
+{
+	if (t == NIL) {
+		*a = *b = NIL;
+		return;
+	}
+	if (sz(os, os->n[t].l) >= k) {
+		split(os, os->n[t].l, k, a, &os->n[t].l);
+		pull(os, t);
+		*b = t;
+	} else {
+		split(os, os->n[t].r, k - sz(os, os->n[t].l) - 1, &os->n[t].r, b);
+		pull(os, t);
+		*a = t;
 	}
 }
 
-/* The first position >= lo whose next use is above v, or NONE. */
-static uint32_t tree_first_above(const struct hs_optstack *os, uint32_t lo, uint64_t v)
+/* 1-based position of node t in its tree. */
+static uint32_t rank_of(const struct hs_optstack *os, uint32_t t)
 {
-	size_t i;
+	uint32_t pos = sz(os, os->n[t].l) + 1;
 
-	if (lo >= os->size)
-		return NONE;
-	i = (size_t)os->size + lo;
-	/* Climb until a subtree wholly right of lo (or lo's leaf) holds a value above v. */
-	while (os->tree[i] <= v) {
-		while (i & 1)		/* a right child: its parent's range starts left of it */
-			i >>= 1;
-		if (!i)			/* climbed past the root */
-			return NONE;
-		i++;			/* the right sibling: the next range */
+	for (; os->n[t].p != NIL; t = os->n[t].p) {
+		uint32_t up = os->n[t].p;
+
+		if (os->n[up].r == t)
+			pos += sz(os, os->n[up].l) + 1;
 	}
-	/* Descend to its leftmost leaf above v. */
-	while (i < os->size) {
-		i *= 2;
-		if (os->tree[i] <= v)
-			i++;
+	return pos;
+}
+
+/* Position of the first node (>= 2) not needed strictly later than the one before, or 0. */
+static uint32_t first_drop(const struct hs_optstack *os, uint32_t t)
+{
+	uint32_t base = 0;
+	bool have_prev = false;
+	uint64_t prev = 0;
+
+	if (t == NIL || !os->n[t].drops)
+		return 0;
+	while (t != NIL) {
+		const struct node *x = &os->n[t];
+		uint32_t l = x->l;
+
+		if (l != NIL && (os->n[l].drops || (have_prev && os->n[l].fnu <= prev))) {
+			t = l;
+			continue;
+		}
+		if (l != NIL) {
+			prev = os->n[l].lnu;
+			have_prev = true;
+		}
+		if (have_prev && x->nu <= prev)
+			return base + sz(os, l) + 1;
+		base += sz(os, l) + 1;
+		prev = x->nu;
+		have_prev = true;
+		t = x->r;
 	}
-	return (uint32_t)(i - os->size);
+	return 0;
+}
+
+/* Position of the first node needed strictly later than v, or 0. */
+static uint32_t first_above(const struct hs_optstack *os, uint32_t t, uint64_t v)
+{
+	uint32_t base = 0;
+
+	if (t == NIL || os->n[t].mx <= v)
+		return 0;
+	while (t != NIL) {
+		const struct node *x = &os->n[t];
+
+		if (x->l != NIL && os->n[x->l].mx > v) {
+			t = x->l;
+			continue;
+		}
+		if (x->nu > v)
+			return base + sz(os, x->l) + 1;
+		base += sz(os, x->l) + 1;
+		t = x->r;
+	}
+	return 0;
+}
+
+/*
+ * The carry of Mattson's update over the keys above the accessed one (a,
+ * in stack order, the accessed key already taken out): each maximal run of
+ * records ends with the key that the following block of non-records lets
+ * through, so that key moves behind the block.  Returns the new order.
+ */
+static uint32_t carry(struct hs_optstack *os, uint32_t a)
+{
+	uint32_t out = NIL, run, rest, block, last, lead;
+
+	for (;;) {
+		uint32_t i = first_drop(os, a), j;
+		uint64_t v;
+
+		if (!i)			/* records to the end: nothing moves */
+			return merge(os, out, a);
+		split(os, a, i - 1, &run, &rest);
+		v = os->n[run].lnu;	/* the carried key's next use */
+		j = first_above(os, rest, v);
+		if (j) {
+			split(os, rest, j - 1, &block, &a);
+		} else {
+			block = rest;
+			a = NIL;
+		}
+		split(os, run, os->n[run].sz - 1, &lead, &last);
+		out = merge(os, out, lead);
+		out = merge(os, out, block);
+		out = merge(os, out, last);
+		if (a == NIL)
+			return out;
+		os->n[a].p = NIL;
+	}
 }
 
 int hs_optstack_new(uint32_t nr_keys, struct hs_optstack **out)
 {
 	struct hs_optstack *os;
-	uint32_t size = 2;
 
 	if (!nr_keys || nr_keys > HS_STACKDIST_MAX_KEYS)
 		return -EINVAL;
-	while (size <= nr_keys)
-		size *= 2;
 	os = calloc(1, sizeof(*os));
 	if (!os)
 		return -ENOMEM;
 	os->nr_keys = nr_keys;
-	os->size = size;
-	os->tree = calloc(2 * (size_t)size, sizeof(*os->tree));
-	os->stack = calloc((size_t)nr_keys + 1, sizeof(*os->stack));
-	os->pos = calloc(nr_keys, sizeof(*os->pos));
+	os->root = NIL;
+	os->rng = 0x9e3779b97f4a7c15ull;
+	os->n = calloc(nr_keys, sizeof(*os->n));
 	os->hist = calloc((size_t)nr_keys + 1, sizeof(*os->hist));
-	if (!os->tree || !os->stack || !os->pos || !os->hist) {
+	if (!os->n || !os->hist) {
 		hs_optstack_free(os);
 		return -ENOMEM;
 	}
@@ -170,59 +328,55 @@ void hs_optstack_free(struct hs_optstack *os)
 	if (!os)
 		return;
 	free(os->hist);
-	free(os->pos);
-	free(os->stack);
-	free(os->tree);
+	free(os->n);
 	free(os);
 }
 
-static void place(struct hs_optstack *os, uint32_t p, uint32_t key, uint64_t next_use)
+static uint32_t next_pri(struct hs_optstack *os)
 {
-	os->stack[p] = key;
-	os->pos[key] = p;
-	tree_set(os, p, next_use);
+	os->rng ^= os->rng << 13;
+	os->rng ^= os->rng >> 7;
+	os->rng ^= os->rng << 17;
+	return (uint32_t)(os->rng >> 32);
 }
 
 int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t next_use,
 		       uint64_t *dist)
 {
-	uint32_t d, r, q, carried, k;
-	uint64_t cur, v;
+	struct node *x;
+	uint32_t d, above, rest, self;
 
 	if (key >= os->nr_keys)
 		return -EINVAL;
+	x = &os->n[key];
 	os->accesses++;
-	d = os->pos[key];
-	if (d) {
+	if (x->sz) {
+		d = rank_of(os, key);
 		os->hist[d]++;
 		if (d > os->max_dist)
 			os->max_dist = d;
 		if (dist)
 			*dist = d;
+		split(os, os->root, d - 1, &above, &rest);
+		split(os, rest, 1, &self, &rest);
 	} else {
 		os->cold++;
-		d = ++os->depth;	/* a fresh slot at the bottom */
-		assert(d <= os->nr_keys);
+		os->depth++;
 		if (dist)
 			*dist = HS_STACKDIST_COLD;
+		above = os->root;
+		rest = NIL;
+		x->pri = next_pri(os);
 	}
-	if (d > 1) {
-		/* Carry the old top down through the records above slot d. */
-		carried = os->stack[1];
-		cur = os->tree[(size_t)os->size + 1];
-		for (r = 1; cur != HS_NEVER; r = q) {
-			q = tree_first_above(os, r + 1, cur);
-			if (q == NONE || q >= d)
-				break;
-			k = os->stack[q];
-			v = os->tree[(size_t)os->size + q];
-			place(os, q, carried, cur);
-			carried = k;
-			cur = v;
-		}
-		place(os, d, carried, cur);
+	if (above != NIL) {
+		os->n[above].p = NIL;
+		above = carry(os, above);
 	}
-	place(os, 1, key, next_use);
+	x->l = x->r = x->p = NIL;
+	x->nu = next_use;
+	pull(os, key);
+	os->root = merge(os, merge(os, key, above), rest);
+	os->n[os->root].p = NIL;
 	return 0;
 }
 
