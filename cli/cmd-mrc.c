@@ -471,6 +471,9 @@ static int run(int argc, char **argv)
 			hs_err("session %" PRId64 ": the stored access stream is corrupt", session);
 		else if (ret == -ENOMEM)
 			hs_err("session %" PRId64 ": out of memory", session);
+		else if (ret == -EOVERFLOW)
+			hs_err("session %" PRId64 ": too many distinct keys for the one-pass curves",
+			       session);
 		else if (ret != -EUCLEAN && ret != -EINVAL && ret != -ENOSYS)
 			hs_err("session %" PRId64 ": %s", session, hs_store_errmsg(st));
 		status = hs_exit_from_errno(ret);

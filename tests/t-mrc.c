@@ -8,7 +8,8 @@
  * the driver hit exactly as often as the one-pass curves say at EVERY
  * capacity from 1 to past the number of keys, on random streams of several
  * shapes.  Then the size grids: counts, percentages, memory sizes, linear
- * and log-spaced ranges, with their numbers written out.
+ * and log-spaced ranges, with their numbers written out; and the one-pass
+ * curves of a stored session.
  */
 #include "config.h"
 
@@ -23,6 +24,7 @@
 #include "mrc.h"
 #include "policy.h"
 #include "sim.h"
+#include "store.h"
 
 #define COLD	HS_STACKDIST_COLD
 
@@ -505,6 +507,63 @@ static void test_sizes(void)
 	T_ASSERT(got == NULL);
 }
 
+/* Store keys[] as a session (meta PT, or DROP at index drop_at); return its id or -1. */
+static int64_t store_session(struct hs_store *st, const uint64_t *keys, size_t n, size_t drop_at)
+{
+	static const struct hs_session_meta m = { .source = "gen", .format = "text" };
+	struct hs_session_writer *w = NULL;
+	int64_t id = -1;
+	int err = 0;
+
+	T_EQ_I64(hs_session_begin(st, &m, &w), 0);
+	if (!w)
+		return -1;
+	for (size_t i = 0; i < n && !err; i++)
+		err = hs_session_add(w, keys[i], i == drop_at ? HS_CH_DROP : HS_CH_PT);
+	T_EQ_I64(err, 0);
+	T_EQ_I64(hs_session_commit(w, &id), 0);
+	return id;
+}
+
+/*
+ * hs_mrc_stack_session() over a stored session: 1 2 3 1 2 4 1 2 3 4 (the
+ * curves of tests/cli/mrc.sh: LRU 0 0 4 6, OPT 0 3 5 6 at 1 .. 4), sizes in
+ * any order and past the keys; a session with a drop is refused.
+ */
+static void test_session(void)
+{
+	static const uint64_t keys[] = { 1, 2, 3, 1, 2, 4, 1, 2, 3, 4 };
+	static const uint64_t sizes[] = { 3, 2, 100, 1 };
+	uint64_t lru[ARRAY_SIZE(sizes)], opt[ARRAY_SIZE(sizes)];
+	struct hs_store *st = NULL;
+	struct hs_mrc_stack out;
+	int64_t pure, dropped;
+
+	T_EQ_I64(hs_store_open(":memory:", 0, &st), 0);
+	if (!st)
+		return;
+	pure = store_session(st, keys, ARRAY_SIZE(keys), SIZE_MAX);
+	dropped = store_session(st, keys, ARRAY_SIZE(keys), 4);
+	T_EQ_I64(hs_mrc_stack_session(st, pure, sizes, ARRAY_SIZE(sizes), lru, opt, &out), 0);
+	T_EQ_U64(out.accesses, 10);
+	T_EQ_U64(out.cold, 4);
+	T_EQ_U64(lru[0], 4);
+	T_EQ_U64(lru[1], 0);
+	T_EQ_U64(lru[2], 6);
+	T_EQ_U64(lru[3], 0);
+	T_EQ_U64(opt[0], 5);
+	T_EQ_U64(opt[1], 3);
+	T_EQ_U64(opt[2], 6);
+	T_EQ_U64(opt[3], 0);
+	/* OPT alone gives the same */
+	opt[0] = 0;
+	T_EQ_I64(hs_mrc_stack_session(st, pure, sizes, 1, NULL, opt, &out), 0);
+	T_EQ_U64(opt[0], 5);
+	T_EQ_I64(hs_mrc_stack_session(st, dropped, sizes, 1, lru, opt, &out), -EOPNOTSUPP);
+	T_EQ_I64(hs_mrc_stack_session(st, 99, sizes, 1, lru, opt, &out), -ENOENT);
+	hs_store_close(st);
+}
+
 static const struct t_case cases[] = {
 	{ "hand-abcabda", test_hand_abcabda },
 	{ "hand-records", test_hand_records },
@@ -512,6 +571,7 @@ static const struct t_case cases[] = {
 	{ "every-capacity", test_every_capacity },
 	{ "errors", test_errors },
 	{ "sizes", test_sizes },
+	{ "session", test_session },
 };
 
 int main(int argc, char **argv)
