@@ -7,6 +7,7 @@
  * LRU hit count at every capacity at once (the miss-ratio curve).  The event
  * analyzers' ops table of DESIGN.md ("Analyzer: analyzers/analyzer.h") joins
  * this header when the event decoder exists; nothing here depends on it.
+ * The OPT stack of analyzers/optstack.c is its sibling for Belady's MIN.
  */
 #ifndef HS_ANALYZER_H
 #define HS_ANALYZER_H
@@ -143,5 +144,86 @@ uint32_t hs_stackdist_depth(const struct hs_stackdist *sd);
  * Return: that distance, or 0 when every access so far was cold.
  */
 uint64_t hs_stackdist_max_dist(const struct hs_stackdist *sd);
+
+/*
+ * The OPT stack of analyzers/optstack.c: Mattson's one-pass stack algorithm
+ * for Belady's MIN (demand paging), with next-use times as priorities.  It
+ * gives every access's OPT stack distance and so the hit count of the demand
+ * variant of policies/opt.c at every capacity at once.  Pure access streams
+ * only: no drops and no hints.
+ */
+struct hs_optstack;		/* opaque; defined in analyzers/optstack.c */
+
+/**
+ * hs_optstack_new() - an empty OPT stack over keys 0 .. @nr_keys - 1
+ * @nr_keys: key ids are below this (>= 1)
+ * @out: the analyzer
+ *
+ * Memory is 64 bytes per key (a tree node and the histogram).
+ *
+ * Return: 0, -EINVAL (@nr_keys 0 or above HS_STACKDIST_MAX_KEYS), or -ENOMEM.
+ */
+int hs_optstack_new(uint32_t nr_keys, struct hs_optstack **out);
+
+/**
+ * hs_optstack_free() - free an analyzer
+ * @os: the analyzer, or NULL
+ *
+ * Return: nothing.
+ */
+void hs_optstack_free(struct hs_optstack *os);
+
+/**
+ * hs_optstack_access() - one access to @key
+ * @os: the analyzer
+ * @key: dense key id
+ * @next_use: when @key is accessed next (any increasing clock: the seq of
+ *	      hs_next_use_fill()), or HS_NEVER; the values of distinct keys
+ *	      must differ unless both are HS_NEVER
+ * @dist: receives the access's OPT stack distance (1 = top), or
+ *	  HS_STACKDIST_COLD on a key's first access; may be NULL
+ *
+ * The demand-paging MIN memory of capacity C hits exactly the accesses whose
+ * distance is at most C.
+ *
+ * Return: 0, or -EINVAL for a key out of range (nothing changes).
+ */
+int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t next_use,
+		       uint64_t *dist);
+
+/**
+ * hs_optstack_curve() - OPT hits at every capacity 0 .. @n - 1 in one sweep
+ * @os: the analyzer
+ * @hits: receives @n counts; hits[c] is the number of accesses so far with
+ *	  distance <= c
+ * @n: entries of @hits
+ *
+ * Return: 0.
+ */
+int hs_optstack_curve(const struct hs_optstack *os, uint64_t *hits, size_t n);
+
+/**
+ * hs_optstack_accesses() - accesses fed so far
+ * @os: the analyzer
+ *
+ * Return: their count.
+ */
+uint64_t hs_optstack_accesses(const struct hs_optstack *os);
+
+/**
+ * hs_optstack_cold() - first accesses so far
+ * @os: the analyzer
+ *
+ * Return: their count: the misses of an OPT memory of any size.
+ */
+uint64_t hs_optstack_cold(const struct hs_optstack *os);
+
+/**
+ * hs_optstack_max_dist() - the largest finite distance seen so far
+ * @os: the analyzer
+ *
+ * Return: that distance, or 0 when every access so far was cold.
+ */
+uint64_t hs_optstack_max_dist(const struct hs_optstack *os);
 
 #endif /* HS_ANALYZER_H */

@@ -113,7 +113,7 @@ int hs_cli_print_query(struct hs_store *st, const char *sql, bool record);
 int hs_cli_print_record(const struct hs_sql_row *row);
 
 extern const struct hs_cmd hs_cmd_import, hs_cmd_gen, hs_cmd_replay, hs_cmd_sessions,
-	hs_cmd_sql, hs_cmd_policy, hs_cmd_db, hs_cmd_record;
+	hs_cmd_sql, hs_cmd_policy, hs_cmd_db, hs_cmd_record, hs_cmd_mrc;
 extern const struct hs_cmd hs_cmd_export;
 
 #endif /* HS_CMD_H */

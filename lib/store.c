@@ -393,6 +393,36 @@ static const char *const migrations[] = {
 	"  SELECT session, capacity, policy,"
 	"    CASE WHEN accesses > 0 THEN hits * 1.0 / accesses END AS hit_ratio, opt_gap"
 	"  FROM runs;",
+	/*
+	 * 3 -> 4: miss-ratio curves (hsctl mrc, lib/store-mrc.c): one row per
+	 * curve, one per point, and the view that joins them.
+	 */
+	"CREATE TABLE mrc_curves ("
+	"  id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	"  session INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+	"  policy TEXT NOT NULL,"
+	"  params TEXT NOT NULL DEFAULT '{}',"
+	"  method TEXT NOT NULL CHECK (method IN ('stack', 'replay')),"
+	"  accesses INTEGER NOT NULL,"
+	"  points INTEGER NOT NULL,"
+	"  wall_s REAL NOT NULL,"
+	"  created TEXT NOT NULL"
+	");"
+	"CREATE INDEX mrc_curves_by_session ON mrc_curves (session, policy);"
+	"CREATE TABLE mrc_points ("
+	"  curve INTEGER NOT NULL REFERENCES mrc_curves(id) ON DELETE CASCADE,"
+	"  size INTEGER NOT NULL,"
+	"  hits INTEGER NOT NULL,"
+	"  misses INTEGER NOT NULL,"
+	"  PRIMARY KEY (curve, size)"
+	") WITHOUT ROWID;"
+	"CREATE VIEW v_mrc AS"
+	"  SELECT c.id AS curve, c.session AS session, c.policy AS policy,"
+	"    c.params AS params, c.method AS method, p.size AS size,"
+	"    c.accesses AS accesses, p.hits AS hits, p.misses AS misses,"
+	"    CASE WHEN c.accesses > 0 THEN p.misses * 1.0 / c.accesses END AS miss_ratio,"
+	"    c.created AS created"
+	"  FROM mrc_points AS p JOIN mrc_curves AS c ON c.id = p.curve;",
 };
 
 static int refresh_opt_gaps(struct hs_store *st, int64_t session);

@@ -52,7 +52,7 @@ int hs_store_open(const char *path, unsigned int flags, struct hs_store **out);
 void hs_store_close(struct hs_store *st);
 const char *hs_store_errmsg(const struct hs_store *st);
 int hs_store_user_version(const struct hs_store *st);	/* schema version of the file */
-#define HS_STORE_SCHEMA_VERSION	3			/* the version this build writes */
+#define HS_STORE_SCHEMA_VERSION	4			/* the version this build writes */
 #define HS_STORE_APPLICATION_ID	0x48534354u		/* PRAGMA application_id: "HSCT" */
 
 /* What `hsctl db info` shows. */
@@ -184,6 +184,28 @@ int hs_store_save_runs(struct hs_store *st, const struct hs_run_record *runs, si
 int hs_store_run_opt_gaps(struct hs_store *st, const int64_t *ids, size_t n, double *gaps);
 int hs_store_opt_gaps(struct hs_store *st, const struct hs_run_record *runs, size_t n,
 		      double *gaps);
+
+/* ---- miss-ratio curves (lib/store-mrc.c) ---- */
+
+struct hs_mrc_point {
+	uint64_t		size;		/* units */
+	uint64_t		hits;
+	uint64_t		misses;
+};
+
+struct hs_mrc_record {
+	int64_t			session;
+	const char		*policy;	/* ops->name */
+	const char		*params_json;	/* NULL: "{}" */
+	const char		*method;	/* "stack" (one pass) or "replay" */
+	uint64_t		accesses;
+	double			wall_s;		/* time spent on this curve */
+	const struct hs_mrc_point *points;
+	size_t			nr_points;
+};
+
+int hs_store_save_mrc(struct hs_store *st, const struct hs_mrc_record *curves, size_t n,
+		      int64_t *ids);
 
 /* ---- SQL for `hsctl sql` and the listings ---- */
 

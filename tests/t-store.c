@@ -183,7 +183,7 @@ static void test_memory_open(void)
 	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
 	T_EQ_I64(hs_store_get_info(st, &info), 0);
 	T_EQ_U64(info.application_id, 0x48534354);
-	T_EQ_I64(info.user_version, 3);
+	T_EQ_I64(info.user_version, 4);
 	T_EQ_I64(info.sessions, 0);
 	T_EQ_I64(info.runs, 0);
 	T_EQ_STR(info.journal_mode, "memory");
@@ -1140,6 +1140,11 @@ out:
 	hs_store_close(st);
 }
 
+/* What migration 4 added, undone: the miss-ratio curves. */
+#define UNDO_4								\
+	"DROP VIEW v_mrc; DROP TABLE mrc_points; DROP TABLE mrc_curves;"	\
+	" PRAGMA user_version = 3;"
+
 /* What migration 3 added, undone: runs.opt_reference and opt_gap, v_policy_compare on them. */
 #define UNDO_3								\
 	"DROP VIEW v_policy_compare; ALTER TABLE runs DROP COLUMN opt_gap;"	\
@@ -1243,13 +1248,13 @@ static void test_opt_gap(void)
 		 "3|'opt'|4|0|R1.28;4|'lru'|8|0|R2;5|'opt'|8|1|R1;6|'opt'|4|1|R1");
 
 	/* schema 2 had neither column: migration 3 computes the same */
-	T_EQ_STR(q(st, UNDO_3), "");
+	T_EQ_STR(q(st, UNDO_4 " " UNDO_3), "");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, 0, &st), 0);
 	if (!st)
 		goto out;
-	T_EQ_I64(hs_store_user_version(st), 3);
+	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
 	T_EQ_STR(q(st, GAPS_SQL), "1|'lru'|4|0|R2;2|'opt'|4|1|R1.3999999999999999;"
 		 "3|'opt'|4|0|R1.28;4|'lru'|8|0|R2;5|'opt'|8|1|R1;6|'opt'|4|1|R1");
 out:
@@ -1260,8 +1265,8 @@ out:
 }
 
 /*
- * A schema-1 file: made from a fresh one by dropping what migrations 3 and 2
- * added and restoring v_sessions as schema 1 defined it.
+ * A schema-1 file: made from a fresh one by dropping what migrations 4, 3
+ * and 2 added and restoring v_sessions as schema 1 defined it.
  */
 static void test_migrate_v1(void)
 {
@@ -1277,7 +1282,7 @@ static void test_migrate_v1(void)
 	if (!st)
 		return;
 	T_EQ_I64(write_pattern(st, 10), 1);
-	T_EQ_STR(q(st, UNDO_3 " DROP VIEW v_folio_lives; DROP VIEW v_events;"
+	T_EQ_STR(q(st, UNDO_4 " " UNDO_3 " DROP VIEW v_folio_lives; DROP VIEW v_events;"
 		      " DROP VIEW v_record_checks;"
 		      " DROP VIEW v_sessions; CREATE VIEW v_sessions AS SELECT id AS session,"
 		      " source, name, status, started, ended, accesses, distinct_keys"
@@ -1303,8 +1308,8 @@ static void test_migrate_v1(void)
 	T_EQ_I64(hs_store_open(path, 0, &st), 0);
 	if (!st)
 		return;
-	T_EQ_I64(hs_store_user_version(st), 3);
-	T_EQ_STR(q(st, "PRAGMA user_version"), "3");
+	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
+	T_EQ_STR(q(st, "PRAGMA user_version"), "4");
 	T_EQ_I64(hs_session_get(st, 1, &info), 0);
 	T_EQ_STR(info.name, "trace.txt");
 	T_EQ_U64(info.records, 10);
@@ -1328,6 +1333,73 @@ static void test_migrate_v1(void)
 	rm_db(path);
 }
 
+/*
+ * Curves (hsctl mrc): stored in one transaction, read back through v_mrc,
+ * removed with their session; and a schema-2 file (what migration 3 added
+ * dropped) migrates to 3 with its sessions kept and the curve tables made.
+ */
+static void test_mrc(void)
+{
+	static const struct hs_mrc_point pts[] = {
+		{ .size = 1, .hits = 0, .misses = 10 }, { .size = 3, .hits = 4, .misses = 6 },
+	};
+	const char *path = tmp_path("mrc.db");
+	struct hs_mrc_record c = {
+		.session = 1, .policy = "lru", .method = "stack", .accesses = 10,
+		.points = pts, .nr_points = ARRAY_SIZE(pts),
+	};
+	struct hs_store *st = NULL;
+	int64_t ids[2] = { 0, 0 };
+	struct hs_mrc_record two[2];
+
+	if (!path)
+		return;
+	rm_db(path);
+	T_EQ_I64(hs_store_open(path, 0, &st), 0);
+	if (!st)
+		return;
+	T_EQ_I64(write_pattern(st, 10), 1);
+	two[0] = c;
+	two[1] = c;
+	two[1].policy = "opt";
+	two[1].params_json = "{\"bypass\":false}";
+	T_EQ_I64(hs_store_save_mrc(st, two, 2, ids), 0);
+	T_EQ_I64(ids[0], 1);
+	T_EQ_I64(ids[1], 2);
+	T_EQ_STR(q(st, "SELECT curve, session, policy, params, method, size, accesses, hits,"
+		      " misses, miss_ratio FROM v_mrc ORDER BY curve, size"),
+		 "1|1|'lru'|'{}'|'stack'|1|10|0|10|R1;"
+		 "1|1|'lru'|'{}'|'stack'|3|10|4|6|R0.59999999999999998;"
+		 "2|1|'opt'|'{\"bypass\":false}'|'stack'|1|10|0|10|R1;"
+		 "2|1|'opt'|'{\"bypass\":false}'|'stack'|3|10|4|6|R0.59999999999999998");
+	/* a bad method rolls the whole call back */
+	two[1].method = "guess";
+	T_ASSERT(hs_store_save_mrc(st, two, 2, NULL) < 0);
+	T_EQ_STR(q(st, "SELECT count(*) FROM mrc_curves"), "2");
+	T_EQ_STR(q(st, "SELECT count(*) FROM mrc_points"), "4");
+	c.method = NULL;
+	T_EQ_I64(hs_store_save_mrc(st, &c, 1, NULL), -EINVAL);
+	T_EQ_I64(hs_session_remove(st, 1), 0);
+	T_EQ_STR(q(st, "SELECT count(*) FROM mrc_curves"), "0");
+	T_EQ_STR(q(st, "SELECT count(*) FROM mrc_points"), "0");
+
+	T_EQ_I64(write_pattern(st, 10), 2);
+	T_EQ_STR(q(st, UNDO_4), "");
+	hs_store_close(st);
+	st = NULL;
+	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY, &st), -EPROTO);
+	hs_store_close(st);
+	st = NULL;
+	T_EQ_I64(hs_store_open(path, 0, &st), 0);
+	if (!st)
+		return;
+	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
+	T_EQ_STR(q(st, "SELECT count(*) FROM sessions"), "1");
+	T_EQ_STR(q(st, "SELECT count(*) FROM v_mrc"), "0");
+	hs_store_close(st);
+	rm_db(path);
+}
+
 static const struct t_case cases[] = {
 	{ "memory_open", test_memory_open },
 	{ "writer_roundtrip", test_writer_roundtrip },
@@ -1345,6 +1417,7 @@ static const struct t_case cases[] = {
 	{ "record_abort_remove", test_record_abort_remove },
 	{ "migrate_v1", test_migrate_v1 },
 	{ "opt_gap", test_opt_gap },
+	{ "mrc", test_mrc },
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Miss-ratio curves (see mrc.h): the grid of sizes of hsctl mrc --sizes, and
+ * the one-pass LRU and OPT curves of a stored session.
+ *
+ * The grid.  Items are counts, shares of the distinct keys and memory sizes,
+ * alone or as the ends of a range; a range is every size, linear with a step
+ * ("/S") or log-spaced with a number of points (":N").  Log spacing puts
+ * point i of N at A * (B / A)^(i / (N - 1)), rounded to the nearest unit;
+ * near A the points can round to the same unit and are merged, so a short
+ * range may give fewer than N sizes.  The whole grid is sorted and merged.
+ *
+ * The curves.  LRU and OPT are stack algorithms, so one pass gives each
+ * access's stack distance and the histogram of distances gives the hits at
+ * every size at once (stackdist.c, optstack.c).  OPT needs every access's
+ * next use, which needs the whole stream first; so the stream is read into
+ * memory once (keys, 4 bytes per access), hs_next_use_fill() runs over it and
+ * both analyzers step through it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "access.h"
+#include "analyzer.h"
+#include "hs.h"
+#include "mrc.h"
+#include "parse.h"
+#include "sim.h"
+#include "store.h"
+
+/* One size: a count, a share of the distinct keys, or a memory size. */
+static int parse_one(const char *s, uint64_t distinct, uint64_t unit_bytes, uint64_t *out)
+{
+	size_t len = strlen(s);
+
+	if (len > 1 && s[len - 1] == '%') {
+		char num[64];
+		double pct;
+		int ret;
+
+		if (len - 1 >= sizeof(num))
+			return -EINVAL;
+		memcpy(num, s, len - 1);
+		num[len - 1] = '\0';
+		ret = hs_parse_double(num, 0, 100, &pct);
+		if (ret)
+			return ret;
+		if (pct <= 0)
+			return -ERANGE;
+		*out = (uint64_t)llround(pct / 100.0 * (double)distinct);
+		if (*out == 0)
+			*out = 1;
+		if (*out > UINT32_MAX)
+			return -ERANGE;
+		return 0;
+	}
+	return hs_parse_size(s, unit_bytes, 1, UINT32_MAX, out);
+}
+
+struct grid {
+	uint64_t	*v;
+	size_t		n;
+	size_t		cap;
+};
+
+static int grid_push(struct grid *g, uint64_t v)
+{
+	if (g->n == g->cap) {
+		size_t nc = g->cap ? g->cap * 2 : 64;
+		uint64_t *nv;
+
+		if (g->n >= HS_MRC_MAX_SIZES * 2)	/* merging could still bring it down */
+			return -E2BIG;
+		nv = realloc(g->v, nc * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		g->v = nv;
+		g->cap = nc;
+	}
+	g->v[g->n++] = v;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* "A..B", "A..B/S" or "A..B:N": dots points at the "..". */
+static int parse_range(char *item, char *dots, uint64_t distinct, uint64_t unit_bytes,
+		       struct grid *g)
+{
+	char *hi = dots + 2, *tail;
+	uint64_t a, b, step = 1, pts = 0, i;
+	int ret;
+
+	*dots = '\0';
+	tail = strpbrk(hi, ":/");
+	if (tail) {
+		char kind = *tail;
+
+		*tail++ = '\0';
+		if (kind == ':')
+			ret = hs_parse_u64(tail, 2, HS_MRC_MAX_SIZES, &pts);
+		else
+			ret = parse_one(tail, distinct, unit_bytes, &step);
+		if (ret)
+			return ret;
+	}
+	ret = parse_one(item, distinct, unit_bytes, &a);
+	if (!ret)
+		ret = parse_one(hi, distinct, unit_bytes, &b);
+	if (ret)
+		return ret;
+	if (a > b)
+		return -EINVAL;
+	if (pts) {
+		double ratio = (double)b / (double)a;
+
+		for (i = 0; i < pts; i++) {
+			double x = (double)a * pow(ratio, (double)i / (double)(pts - 1));
+			uint64_t v = i == pts - 1 ? b : (uint64_t)llround(x);
+
+			ret = grid_push(g, HS_MIN(HS_MAX(v, a), b));
+			if (ret)
+				return ret;
+		}
+		return 0;
+	}
+	if ((b - a) / step + 2 > HS_MRC_MAX_SIZES)
+		return -E2BIG;
+	for (i = a; i <= b; i += step) {
+		ret = grid_push(g, i);
+		if (ret)
+			return ret;
+	}
+	return grid_push(g, b);
+}
+
+int hs_mrc_sizes_parse(const char *spec, uint64_t distinct_keys, uint64_t unit_bytes,
+		       uint64_t **out, size_t *n)
+{
+	struct grid g = { 0 };
+	char *copy, *item, *end;
+	size_t i, k;
+	int ret = 0;
+
+	if (!spec || !*spec || !distinct_keys)
+		return -EINVAL;
+	copy = strdup(spec);
+	if (!copy)
+		return -ENOMEM;
+	for (item = copy; item && !ret; item = end) {
+		char *dots;
+
+		end = strchr(item, ',');
+		if (end)
+			*end++ = '\0';
+		if (!*item) {
+			ret = -EINVAL;
+			break;
+		}
+		dots = strstr(item, "..");
+		if (dots) {
+			ret = parse_range(item, dots, distinct_keys, unit_bytes, &g);
+		} else {
+			uint64_t v;
+
+			ret = parse_one(item, distinct_keys, unit_bytes, &v);
+			if (!ret)
+				ret = grid_push(&g, v);
+		}
+	}
+	free(copy);
+	if (ret) {
+		free(g.v);
+		return ret;
+	}
+	qsort(g.v, g.n, sizeof(*g.v), cmp_u64);
+	for (i = 0, k = 0; i < g.n; i++)
+		if (!k || g.v[i] != g.v[k - 1])
+			g.v[k++] = g.v[i];
+	if (k > HS_MRC_MAX_SIZES) {
+		free(g.v);
+		return -E2BIG;
+	}
+	*out = g.v;
+	*n = k;
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The whole stream's keys (every record an access). */
+static int read_keys(struct hs_store *st, int64_t session, uint64_t records, uint32_t **out)
+{
+	struct hs_session_reader *r = NULL;
+	const uint32_t *keys;
+	const uint8_t *meta;
+	uint32_t *all;
+	uint64_t got = 0;
+	size_t n;
+	int ret;
+
+	all = malloc((records ? records : 1) * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	ret = hs_session_read_open(st, session, &r);
+	while (!ret && (ret = hs_session_read_chunk(r, &keys, &meta, &n)) > 0) {
+		if (got + n > records) {
+			ret = -EBADMSG;
+			break;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (!hs_channel_is_access(hs_meta_channel(meta[i])))
+				ret = -EOPNOTSUPP;
+		memcpy(all + got, keys, n * sizeof(*keys));
+		got += n;
+		if (ret < 0)
+			break;
+		ret = 0;
+	}
+	hs_session_read_close(r);
+	if (!ret && got != records)
+		ret = -EBADMSG;
+	if (ret) {
+		free(all);
+		return ret;
+	}
+	*out = all;
+	return 0;
+}
+
+/* hits[i] = curve at sizes[i]; the curve is flat from nr_keys on. */
+static void sample(const uint64_t *curve, uint32_t nr_keys, const uint64_t *sizes, size_t n,
+		   uint64_t *hits)
+{
+	for (size_t i = 0; i < n; i++)
+		hits[i] = curve[HS_MIN(sizes[i], (uint64_t)nr_keys)];
+}
+
+int hs_mrc_stack_session(struct hs_store *st, int64_t session, const uint64_t *sizes,
+			 size_t n, uint64_t *lru_hits, uint64_t *opt_hits,
+			 struct hs_mrc_stack *out)
+{
+	struct hs_session_info info;
+	struct hs_stackdist *sd = NULL;
+	struct hs_optstack *os = NULL;
+	uint64_t *next = NULL, *curve = NULL;
+	uint8_t *meta = NULL;
+	uint32_t *keys = NULL, nr;
+	double t0;
+	size_t i;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = hs_session_get(st, session, &info);
+	if (ret)
+		return ret;
+	if (info.records != info.accesses)
+		return -EOPNOTSUPP;
+	if (info.distinct_keys > HS_STACKDIST_MAX_KEYS)
+		return -EOVERFLOW;
+	out->accesses = info.accesses;
+	if (!info.distinct_keys) {	/* an empty session: no hits anywhere */
+		for (i = 0; i < n; i++) {
+			if (lru_hits)
+				lru_hits[i] = 0;
+			if (opt_hits)
+				opt_hits[i] = 0;
+		}
+		return 0;
+	}
+	nr = (uint32_t)info.distinct_keys;
+	ret = read_keys(st, session, info.records, &keys);
+	if (ret)
+		return ret;
+	ret = -ENOMEM;
+	curve = malloc(((size_t)nr + 1) * sizeof(*curve));
+	if (!curve)
+		goto out;
+
+	if (lru_hits) {
+		t0 = now_s();
+		ret = hs_stackdist_new(nr, &sd);
+		for (i = 0; !ret && i < info.records; i++)
+			ret = hs_stackdist_access(sd, keys[i], NULL);
+		if (ret)
+			goto out;
+		hs_stackdist_curve(sd, curve, (size_t)nr + 1);
+		sample(curve, nr, sizes, n, lru_hits);
+		out->cold = hs_stackdist_cold(sd);
+		out->lru_s = now_s() - t0;
+	}
+	if (opt_hits) {
+		t0 = now_s();
+		ret = -ENOMEM;
+		next = malloc((info.records ? info.records : 1) * sizeof(*next));
+		meta = malloc(info.records ? info.records : 1);
+		if (!next || !meta)
+			goto out;
+		memset(meta, HS_CH_PT, info.records);
+		ret = hs_next_use_fill(keys, meta, info.records, nr, next);
+		free(meta);
+		meta = NULL;
+		if (!ret)
+			ret = hs_optstack_new(nr, &os);
+		for (i = 0; !ret && i < info.records; i++)
+			ret = hs_optstack_access(os, keys[i], next[i], NULL);
+		if (ret)
+			goto out;
+		hs_optstack_curve(os, curve, (size_t)nr + 1);
+		sample(curve, nr, sizes, n, opt_hits);
+		out->cold = hs_optstack_cold(os);
+		out->opt_s = now_s() - t0;
+	}
+	ret = 0;
+out:
+	hs_optstack_free(os);
+	hs_stackdist_free(sd);
+	free(meta);
+	free(next);
+	free(curve);
+	free(keys);
+	return ret;
+}
