@@ -41,7 +41,7 @@ expect_grep '^path  *'"$DB"'$' "$OUT"
 expect_grep '^application_id  *0x48534354$' "$OUT"
 expect_grep '^hsctl_database  *yes$' "$OUT"
 expect_grep '^schema_version  *4$' "$OUT"
-expect_grep '^supported_version  *3$' "$OUT"
+expect_grep '^supported_version  *4$' "$OUT"
 expect_grep '^sessions  *1$' "$OUT"
 expect_grep '^runs  *0$' "$OUT"
 expect_grep '^journal_mode  *wal$' "$OUT"
@@ -100,7 +100,7 @@ expect_status 0 "$HSCTL" -d v1.db db info
 expect_grep '^schema_version  *1$' "$OUT"
 expect_grep '^sessions  *1$' "$OUT"
 expect_status 65 "$HSCTL" -d v1.db sql 'SELECT 1'
-expect_eq "$ERR" "hsctl: v1.db: database schema version 1 is older than this hsctl's (3);"\
+expect_eq "$ERR" "hsctl: v1.db: database schema version 1 is older than this hsctl's (4);"\
 " run 'hsctl db migrate'"
 expect_status 0 "$HSCTL" -d v1.db db migrate
 expect_eq "$OUT" 'v1.db: schema version 1 -> 4'
@@ -135,7 +135,7 @@ for cmd in 'db' 'db migrate' 'sessions' 'sql SELECT\ 1' 'gen loop --keys 5 --acc
 	'replay 1 --policy lru --size 5'; do
 	eval "expect_status 65 \"\$HSCTL\" -d newer.db $cmd"
 	expect_eq "$ERR" \
-		'hsctl: newer.db: database schema version 9 is newer than this hsctl supports (3);'\
+		'hsctl: newer.db: database schema version 9 is newer than this hsctl supports (4);'\
 ' upgrade hsctl'
 done
 
