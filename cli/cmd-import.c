@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 #include "access.h"
 #include "cmd.h"
 #include "hs.h"
+#include "json.h"
 #include "output.h"
 #include "parse.h"
 #include "store.h"
@@ -174,6 +176,35 @@ static void show_progress(struct hs_cli_progress *pr, const struct hs_trace_read
 }
 
 /*
+ * The session's params: the trace type and the reader options that shaped
+ * the keys, e.g. {"type":"csv","column":1,"header":false,"key_hash":"fnv1a64"}.
+ * @out receives the malloc()ed text.  Return: 0 or -ENOMEM.
+ */
+static int import_params(const struct hs_trace_opts *o, char **out)
+{
+	struct hs_json j;
+
+	if (hs_json_init_mem(&j, 0))
+		return -ENOMEM;
+	hs_json_object(&j);
+	hs_json_key(&j, "type");
+	hs_json_str(&j, hs_trace_type_name(o->type));
+	if (o->type == HS_TRACE_LIS) {
+		hs_json_key(&j, "block_order");
+		hs_json_str(&j, o->lis_reverse ? "reverse" : "forward");
+	} else if (o->type == HS_TRACE_CSV) {
+		hs_json_key(&j, "column");
+		hs_json_uint(&j, o->csv_column ? o->csv_column : 1);
+		hs_json_key(&j, "header");
+		hs_json_bool(&j, o->csv_header);
+		hs_json_key(&j, "key_hash");
+		hs_json_str(&j, "fnv1a64");
+	}
+	hs_json_end(&j);
+	return hs_json_take(&j, out);
+}
+
+/*
  * Read every record into the open session.  Return: 0 or a negative errno,
  * with *why the message and *bad_data set when the trace was at fault.
  */
@@ -264,7 +295,7 @@ static int run(int argc, char **argv)
 	enum db_before before;
 	const char *why = NULL;
 	bool bad_data = false;
-	char params[256];
+	char *params = NULL;
 	int64_t id = 0;
 	int ret, status;
 
@@ -279,22 +310,16 @@ static int run(int argc, char **argv)
 		hs_trace_close(r);
 		return ret == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_NOINPUT;
 	}
+	if (import_params(&a.topts, &params)) {
+		hs_err("out of memory");
+		status = HS_EXIT_FAILURE;
+		goto out_close_trace;
+	}
 	before = db_before(hs_global.db);
 	status = hs_cli_open_store(0, &st);
 	if (status)
 		goto out_close_trace;
 
-	if (a.topts.type == HS_TRACE_LIS)
-		snprintf(params, sizeof(params), "{\"type\":\"lis\",\"block_order\":\"%s\"}",
-			 a.topts.lis_reverse ? "reverse" : "forward");
-	else if (a.topts.type == HS_TRACE_CSV)
-		snprintf(params, sizeof(params),
-			 "{\"type\":\"csv\",\"column\":%u,\"header\":%s,\"key_hash\":\"fnv1a64\"}",
-			 a.topts.csv_column ? a.topts.csv_column : 1,
-			 a.topts.csv_header ? "true" : "false");
-	else
-		snprintf(params, sizeof(params), "{\"type\":\"%s\"}",
-			 hs_trace_type_name(a.topts.type));
 	m.source = "import";
 	m.name = a.name;
 	m.origin = a.file;
@@ -336,6 +361,7 @@ out_close_store:
 		close_failed(st, before);
 out_close_trace:
 	hs_trace_close(r);
+	free(params);
 	return status;
 }
 

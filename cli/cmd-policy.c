@@ -166,31 +166,39 @@ static int do_list(void)
 	return out_done(o, err);
 }
 
-/* The parameter table of @ops, in @fmt, to @fp. */
-static int write_params(FILE *fp, enum hs_format fmt, const struct hs_policy_ops *ops)
+/* The columns of a parameter table, and one parameter's cells in their order. */
+static const char *const param_cols[] = { "name", "type", "default", "range", "help" };
+#define NR_PARAM_COLS	ARRAY_SIZE(param_cols)
+
+static void param_cells(const struct hs_param *p, char *range, size_t len,
+			const char *cells[NR_PARAM_COLS])
 {
+	range_text(p, range, len);
+	cells[0] = p->name;
+	cells[1] = type_name(p->type);
+	cells[2] = p->def;
+	cells[3] = range;
+	cells[4] = p->help;
+}
+
+/* The parameter table of @ops as a table or CSV, to stdout. */
+static int write_params(enum hs_format fmt, const struct hs_policy_ops *ops)
+{
+	const char *cells[NR_PARAM_COLS];
 	struct hs_out *o = NULL;
 	char range[256];
-	int err, ferr;
-	size_t i;
+	int err = 0, ferr;
+	size_t i, c;
 
-	err = hs_out_new(fp, fmt, NULL, &o);
+	err = hs_out_new(stdout, fmt, NULL, &o);
 	if (err)
 		return err;
-	err = hs_out_column(o, "name", HS_COL_STR, NULL);
-	err = err ? err : hs_out_column(o, "type", HS_COL_STR, NULL);
-	err = err ? err : hs_out_column(o, "default", HS_COL_STR, NULL);
-	err = err ? err : hs_out_column(o, "range", HS_COL_STR, NULL);
-	err = err ? err : hs_out_column(o, "help", HS_COL_STR, NULL);
+	for (c = 0; !err && c < NR_PARAM_COLS; c++)
+		err = hs_out_column(o, param_cols[c], HS_COL_STR, NULL);
 	for (i = 0; !err && ops->params && ops->params[i].name; i++) {
-		const struct hs_param *p = &ops->params[i];
-
-		range_text(p, range, sizeof(range));
-		err = hs_out_str(o, p->name);
-		err = err ? err : hs_out_str(o, type_name(p->type));
-		err = err ? err : hs_out_str(o, p->def);
-		err = err ? err : hs_out_str(o, range);
-		err = err ? err : hs_out_str(o, p->help);
+		param_cells(&ops->params[i], range, sizeof(range), cells);
+		for (c = 0; !err && c < NR_PARAM_COLS; c++)
+			err = hs_out_str(o, cells[c]);
 		err = err ? err : hs_out_row_end(o);
 	}
 	ferr = hs_out_finish(o);
@@ -198,35 +206,44 @@ static int write_params(FILE *fp, enum hs_format fmt, const struct hs_policy_ops
 	return err ? err : ferr;
 }
 
-/* JSON: one object with the policy's facts and its parameters as an array. */
+/*
+ * JSON: one object with the policy's facts and its parameters as an array,
+ * one parameter per line, as --format json prints rows.
+ */
 static int describe_json(const struct hs_policy_ops *ops)
 {
-	size_t len = 0;
-	char *params = NULL;
-	FILE *mem;
+	const char *cells[NR_PARAM_COLS];
+	struct hs_json j;
+	char range[256];
+	size_t i, c;
 	int err;
 
-	mem = open_memstream(&params, &len);
-	if (!mem)
-		return -ENOMEM;
-	err = write_params(mem, HS_FMT_JSON, ops);
-	if (fclose(mem) && !err)
-		err = -ENOMEM;
-	if (err) {
-		free(params);
-		return err;
+	hs_json_init(&j, stdout, HS_JSON_SPACED);
+	hs_json_object(&j);
+	hs_json_key(&j, "name");
+	hs_json_str(&j, ops->name);
+	hs_json_key(&j, "summary");
+	hs_json_str(&j, ops->summary);
+	hs_json_key(&j, "offline");
+	hs_json_bool(&j, (ops->flags & HS_POLICY_NEEDS_FUTURE) != 0);
+	hs_json_key(&j, "implemented");
+	hs_json_bool(&j, ops->create != NULL);
+	hs_json_key(&j, "params");
+	hs_json_array_lines(&j);
+	for (i = 0; ops->params && ops->params[i].name; i++) {
+		param_cells(&ops->params[i], range, sizeof(range), cells);
+		hs_json_object(&j);
+		for (c = 0; c < NR_PARAM_COLS; c++) {
+			hs_json_key(&j, param_cols[c]);
+			hs_json_str(&j, cells[c]);
+		}
+		hs_json_end(&j);
 	}
-	while (len && params[len - 1] == '\n')
-		params[--len] = '\0';
-	fputs("{\"name\": ", stdout);
-	hs_json_quote(stdout, ops->name);
-	fputs(", \"summary\": ", stdout);
-	hs_json_quote(stdout, ops->summary);
-	fprintf(stdout, ", \"offline\": %s, \"implemented\": %s, \"params\": %s}\n",
-		ops->flags & HS_POLICY_NEEDS_FUTURE ? "true" : "false",
-		ops->create ? "true" : "false", params);
-	free(params);
-	return 0;
+	hs_json_end(&j);
+	hs_json_end(&j);
+	err = hs_json_finish(&j);
+	putchar('\n');
+	return err;
 }
 
 static int do_describe(const char *name)
@@ -241,7 +258,7 @@ static int do_describe(const char *name)
 		err = describe_json(ops);
 		break;
 	case HS_FMT_CSV:
-		err = write_params(stdout, HS_FMT_CSV, ops);
+		err = write_params(HS_FMT_CSV, ops);
 		break;
 	case HS_FMT_TABLE:
 	default:
@@ -256,7 +273,7 @@ static int do_describe(const char *name)
 			break;
 		}
 		printf("parameters (set with --param %s.NAME=VALUE):\n\n", ops->name);
-		err = write_params(stdout, HS_FMT_TABLE, ops);
+		err = write_params(HS_FMT_TABLE, ops);
 		break;
 	}
 	return out_status(err);

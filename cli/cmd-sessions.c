@@ -14,7 +14,6 @@
 #include <argp.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,58 +129,24 @@ static const char checks_sql[] =
 	"SELECT name, status, got, want, note FROM record_checks"
 	" WHERE session = %" PRId64 " ORDER BY rowid";
 
-/* A cell as JSON: the shortest number text that reads back, strings quoted. */
-static void json_cell(const struct hs_sql_row *row, size_t i)
-{
-	char buf[40];
-
-	switch (row->types[i]) {
-	case HS_SQL_NULL:
-		fputs("null", stdout);
-		break;
-	case HS_SQL_INT:
-		printf("%" PRId64, row->ints[i]);
-		break;
-	case HS_SQL_REAL:
-		fputs(hs_json_format_real(row->reals[i], buf, sizeof(buf)), stdout);
-		break;
-	default:
-		hs_json_quote(stdout, row->texts[i]);
-		break;
-	}
-}
-
-/* The record of a recorded session as a JSON object, left open for "checks". */
+/* The record of a recorded session: its members, one per line, into the open object. */
 static int rec_json_cb(const struct hs_sql_row *row, void *arg)
 {
-	size_t i;
+	struct hs_json *j = arg;
 
-	for (i = 0; i < row->ncols; i++) {
-		fputs(i ? ",\n  " : "{\n  ", stdout);
-		hs_json_quote(stdout, row->names[i]);
-		fputs(": ", stdout);
-		json_cell(row, i);
-	}
-	*(int *)arg = 1;
+	hs_json_object_lines(j);
+	hs_cli_json_row(j, row);
 	return 1;
 }
 
 /* One check as a one-line JSON object in the "checks" array. */
 static int check_json_cb(const struct hs_sql_row *row, void *arg)
 {
-	int *n = arg;
-	size_t i;
+	struct hs_json *j = arg;
 
-	fputs(*n ? ",\n    {" : "\n    {", stdout);
-	for (i = 0; i < row->ncols; i++) {
-		if (i)
-			fputs(", ", stdout);
-		hs_json_quote(stdout, row->names[i]);
-		fputs(": ", stdout);
-		json_cell(row, i);
-	}
-	putchar('}');
-	(*n)++;
+	hs_json_object(j);
+	hs_cli_json_row(j, row);
+	hs_json_end(j);
 	return 0;
 }
 
@@ -196,7 +161,8 @@ static int show_recorded(struct hs_store *st, int64_t id)
 {
 	char sql[sizeof(show_rec_sql) + 128], csql[sizeof(checks_sql) + 24];
 	int64_t nchecks = 0;
-	int err, n = 0;
+	struct hs_json j;
+	int err;
 
 	snprintf(sql, sizeof(sql), show_rec_sql, HS_DEATH_NONE, HS_DEATH_RECLAIM,
 		 HS_DEATH_PAGEOUT, HS_DEATH_TRUNCATE, HS_DEATH_UNKNOWN, id, id);
@@ -214,14 +180,20 @@ static int show_recorded(struct hs_store *st, int64_t id)
 		fputs("\nself-checks:\n", stdout);
 		return hs_cli_print_query(st, csql, false);
 	}
-	err = hs_store_query(st, sql, rec_json_cb, &n);
-	if (err || !n)
+	hs_json_init(&j, stdout, HS_JSON_SPACED);
+	err = hs_store_query(st, sql, rec_json_cb, &j);
+	if (err || !j.depth)
+		return err;	/* no row: nothing was written */
+	hs_json_key(&j, "checks");
+	hs_json_array_lines(&j);
+	err = hs_store_query(st, csql, check_json_cb, &j);
+	hs_json_end(&j);
+	hs_json_end(&j);
+	putchar('\n');
+	if (err)
 		return err;
-	fputs(",\n  \"checks\": [", stdout);
-	n = 0;
-	err = hs_store_query(st, csql, check_json_cb, &n);
-	fputs(n ? "\n  ]\n}\n" : "]\n}\n", stdout);
-	return err;
+	err = hs_json_finish(&j);
+	return err == -EIO ? 0 : err;	/* a write error is reported at exit */
 }
 
 static int parse_id(const char *s, int64_t *id)

@@ -111,6 +111,12 @@ struct hs_sql_row;
 int hs_cli_print_query(struct hs_store *st, const char *sql, bool record);
 /* Print one row as a record (see above).  Return: 0 or -ENOMEM. */
 int hs_cli_print_record(const struct hs_sql_row *row);
+/*
+ * Write a row's cells as the members of the JSON object open in @j, each
+ * under its column name and as its own type.  Return: 0 or the writer's error.
+ */
+struct hs_json;
+int hs_cli_json_row(struct hs_json *j, const struct hs_sql_row *row);
 
 extern const struct hs_cmd hs_cmd_import, hs_cmd_gen, hs_cmd_replay, hs_cmd_sessions,
 	hs_cmd_sql, hs_cmd_policy, hs_cmd_db, hs_cmd_record, hs_cmd_mrc;

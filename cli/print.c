@@ -4,7 +4,8 @@
  * query as a table, CSV or a JSON array of objects (hs_cli_print_query(),
  * for `hsctl sql`, `hsctl sessions` and `hsctl db`), one row as a record
  * (hs_cli_print_record()), and a new session's id and counts
- * (hs_cli_print_session(), for import and gen).  It uses cli/common.c (the
+ * (hs_cli_print_session(), for import and gen).  All of its JSON is written
+ * by lib/json.h, the one JSON writer.  It uses cli/common.c (the
  * global --format, the error reporter) and nothing here calls back into a
  * command, so the commands and common.c depend on this file, never the other
  * way round.
@@ -13,7 +14,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,14 +29,6 @@ struct rows {
 	bool		record;		/* print the first row as a record and stop */
 	int		err;		/* -ENOMEM from the output */
 };
-
-/* v as a JSON number, as lib/json.c writes reals (null if not finite). */
-static void json_number(FILE *fp, double v)
-{
-	char buf[40];
-
-	fputs(hs_json_format_real(v, buf, sizeof(buf)), fp);
-}
 
 /* One cell of a table record: control characters would break the line. */
 static void table_text(FILE *fp, const char *s)
@@ -76,32 +68,62 @@ static int print_record_table(const struct hs_sql_row *row)
 	return 0;
 }
 
-static int print_record_json(const struct hs_sql_row *row)
+/**
+ * hs_cli_json_row() - write a row's cells as members of the open JSON object
+ * @j: the writer, inside an object
+ * @row: the row
+ *
+ * Each cell under its column's name, as its own type: integers and reals as
+ * numbers, text as a string, NULL as null.
+ *
+ * Return: 0 or the writer's error.
+ */
+int hs_cli_json_row(struct hs_json *j, const struct hs_sql_row *row)
 {
 	size_t i;
+	int err = 0;
 
-	fputs("{", stdout);
-	for (i = 0; i < row->ncols; i++) {
-		fputs(i ? ",\n  " : "\n  ", stdout);
-		hs_json_quote(stdout, row->names[i]);
-		fputs(": ", stdout);
+	for (i = 0; i < row->ncols && !err; i++) {
+		err = hs_json_key(j, row->names[i]);
+		if (err)
+			break;
 		switch (row->types[i]) {
 		case HS_SQL_NULL:
-			fputs("null", stdout);
+			err = hs_json_null(j);
 			break;
 		case HS_SQL_INT:
-			printf("%" PRId64, row->ints[i]);
+			err = hs_json_int(j, row->ints[i]);
 			break;
 		case HS_SQL_REAL:
-			json_number(stdout, row->reals[i]);
+			err = hs_json_real(j, row->reals[i]);
 			break;
 		default:
-			hs_json_quote(stdout, row->texts[i]);
+			err = hs_json_str(j, row->texts[i]);
 			break;
 		}
 	}
-	fputs(row->ncols ? "\n}\n" : "}\n", stdout);
-	return 0;
+	return err;
+}
+
+/* Finish a writer on stdout and end its line; a write error is reported at exit. */
+static int json_done(struct hs_json *j)
+{
+	int err = hs_json_finish(j);
+
+	putchar('\n');
+	return err == -EIO ? 0 : err;
+}
+
+/* The record layout: one member per line, two blanks in. */
+static int print_record_json(const struct hs_sql_row *row)
+{
+	struct hs_json j;
+
+	hs_json_init(&j, stdout, HS_JSON_SPACED);
+	hs_json_object_lines(&j);
+	hs_cli_json_row(&j, row);
+	hs_json_end(&j);
+	return json_done(&j);
 }
 
 /* Declare the columns from the first row: numbers right-aligned in a table. */
@@ -224,7 +246,12 @@ int hs_cli_print_query(struct hs_store *st, const char *sql, bool record)
 		if (err == -EIO)
 			err = 0;	/* a write error is reported at exit */
 	} else if (!err && !record && hs_global.format == HS_FMT_JSON) {
-		fputs("[]\n", stdout);
+		struct hs_json j;
+
+		hs_json_init(&j, stdout, HS_JSON_SPACED);
+		hs_json_array_lines(&j);
+		hs_json_end(&j);
+		err = json_done(&j);	/* [] */
 	}
 	hs_out_free(r.o);
 	return err;
@@ -245,6 +272,27 @@ static int print_session_csv(const struct hs_session_info *si)
 	const struct hs_sql_row row = { ARRAY_SIZE(names), names, types, ints, reals, texts };
 
 	return hs_cli_print_record(&row);
+}
+
+/* The JSON of hs_cli_print_session(): one object on one line. */
+static int print_session_json(const struct hs_session_info *si)
+{
+	struct hs_json j;
+
+	hs_json_init(&j, stdout, HS_JSON_SPACED);
+	hs_json_object(&j);
+	hs_json_key(&j, "session");
+	hs_json_int(&j, si->id);
+	hs_json_key(&j, "accesses");
+	hs_json_uint(&j, si->accesses);
+	hs_json_key(&j, "distinct_keys");
+	hs_json_uint(&j, si->distinct_keys);
+	hs_json_key(&j, "name");
+	hs_json_str(&j, si->name);
+	hs_json_key(&j, "unit");
+	hs_json_str(&j, si->unit);
+	hs_json_end(&j);
+	return json_done(&j);
 }
 
 /**
@@ -270,13 +318,11 @@ int hs_cli_print_session(struct hs_store *st, int64_t id)
 	}
 	switch (hs_global.format) {
 	case HS_FMT_JSON:
-		printf("{\"session\": %" PRId64 ", \"accesses\": %" PRIu64
-		       ", \"distinct_keys\": %" PRIu64 ", \"name\": ", si.id, si.accesses,
-		       si.distinct_keys);
-		hs_json_quote(stdout, si.name);
-		printf(", \"unit\": ");
-		hs_json_quote(stdout, si.unit);
-		printf("}\n");
+		err = print_session_json(&si);
+		if (err) {
+			hs_err("output: %s", strerror(-err));
+			return HS_EXIT_FAILURE;
+		}
 		return HS_EXIT_OK;
 	case HS_FMT_CSV:
 		if (print_session_csv(&si)) {

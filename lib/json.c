@@ -106,6 +106,28 @@ static int fail(struct hs_json *j, int err)
 	return j->err;
 }
 
+/* Line break and indent: two blanks for each container up to @depth open with lines. */
+static void newline(struct hs_json *j, int depth)
+{
+	int i;
+
+	putc('\n', j->fp);
+	for (i = 0; i < depth; i++)
+		if (j->level[i].lines)
+			fputs("  ", j->fp);
+}
+
+/* What goes before a member or item of @l, the innermost container. */
+static void separate(struct hs_json *j, struct hs_json_level *l)
+{
+	if (l->n)
+		putc(',', j->fp);
+	if (l->lines)
+		newline(j, j->depth);
+	else if (l->n && (j->flags & HS_JSON_SPACED))
+		putc(' ', j->fp);
+}
+
 /* Before any value: check that one may come here and write what separates it. */
 static int value_begin(struct hs_json *j)
 {
@@ -125,10 +147,7 @@ static int value_begin(struct hs_json *j)
 		l->keyed = false;
 		return 0;
 	}
-	if (l->lines)
-		fputs(l->n ? ",\n  " : "\n  ", j->fp);
-	else if (l->n)
-		fputs(j->flags & HS_JSON_SPACED ? ", " : ",", j->fp);
+	separate(j, l);
 	l->n++;
 	return 0;
 }
@@ -180,14 +199,30 @@ int hs_json_array(struct hs_json *j)
  * hs_json_array_lines() - open an array whose items go on lines of their own
  * @j: the writer
  *
- * Each item starts a line two blanks in; a non-empty array closes on a line
- * of its own.
+ * Each item starts a line two blanks further in than the
+ * line the array opens on (two blanks for each open container that has its
+ * own lines, this one included); a non-empty array closes on a line of its
+ * own, indented as the line it opened on.
  *
  * Return: 0, -EINVAL where no value may come, or -E2BIG when nested too deep.
  */
 int hs_json_array_lines(struct hs_json *j)
 {
 	return open_level(j, false, true);
+}
+
+/**
+ * hs_json_object_lines() - open an object whose members go on lines of their own
+ * @j: the writer
+ *
+ * Indented as hs_json_array_lines() indents items: the layout of a record
+ * ("{\n  \"a\": 1,\n  \"b\": 2\n}" with HS_JSON_SPACED); an empty object is {}.
+ *
+ * Return: 0, -EINVAL where no value may come, or -E2BIG when nested too deep.
+ */
+int hs_json_object_lines(struct hs_json *j)
+{
+	return open_level(j, true, true);
 }
 
 /**
@@ -208,7 +243,7 @@ int hs_json_end(struct hs_json *j)
 	if (l->object && l->keyed)
 		return fail(j, -EINVAL);
 	if (l->lines && l->n)
-		putc('\n', j->fp);
+		newline(j, j->depth - 1);
 	putc(l->object ? '}' : ']', j->fp);
 	j->depth--;
 	return value_end(j);
@@ -327,8 +362,7 @@ int hs_json_key(struct hs_json *j, const char *key)
 	l = &j->level[j->depth - 1];
 	if (!l->object || l->keyed)
 		return fail(j, -EINVAL);
-	if (l->n)
-		fputs(j->flags & HS_JSON_SPACED ? ", " : ",", j->fp);
+	separate(j, l);
 	quote(j->fp, key, strlen(key));
 	fputs(j->flags & HS_JSON_SPACED ? ": " : ":", j->fp);
 	l->keyed = true;

@@ -18,7 +18,10 @@
  * Layout: compact by default ({"a":1,"b":[2,3]}); HS_JSON_SPACED puts a blank
  * after each ':' and ',' ({"a": 1, "b": [2, 3]}); hs_json_array_lines() opens
  * an array whose items go on lines of their own, two blanks in, the closing
- * bracket on a line of its own (the row layout of --format json).
+ * bracket on a line of its own (the row layout of --format json), and
+ * hs_json_object_lines() does the same for an object's members (the layout
+ * of a record).  A container with lines inside another one is indented two
+ * blanks more.
  */
 #ifndef HS_JSON_H
 #define HS_JSON_H
@@ -95,6 +98,7 @@ int hs_json_finish(struct hs_json *j);
 int hs_json_object(struct hs_json *j);		/* { */
 int hs_json_array(struct hs_json *j);		/* [ */
 int hs_json_array_lines(struct hs_json *j);	/* [ with one item per line */
+int hs_json_object_lines(struct hs_json *j);	/* { with one member per line */
 int hs_json_end(struct hs_json *j);		/* closes the innermost container */
 
 /* The key of the next member of the current object. */

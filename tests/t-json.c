@@ -83,6 +83,42 @@ static void layouts(void)
 	hs_json_end(&j);
 	expect_text(&j, 0, "[]");
 
+	/*
+	 * The record layout (hsctl sessions show): members on lines, and a
+	 * container with lines inside it two blanks further in; its inline
+	 * items stay on one line each.
+	 */
+	T_EQ_I64(hs_json_init_mem(&j, HS_JSON_SPACED), 0);
+	hs_json_object_lines(&j);
+	hs_json_key(&j, "id");
+	hs_json_int(&j, 1);
+	hs_json_key(&j, "checks");
+	hs_json_array_lines(&j);
+	hs_json_object(&j);
+	hs_json_key(&j, "a");
+	hs_json_int(&j, 1);
+	hs_json_key(&j, "b");
+	hs_json_null(&j);
+	hs_json_end(&j);
+	hs_json_array(&j);
+	hs_json_end(&j);
+	hs_json_end(&j);
+	hs_json_key(&j, "empty");
+	hs_json_array_lines(&j);
+	hs_json_end(&j);
+	hs_json_end(&j);
+	expect_text(&j, 0, "{\n  \"id\": 1,\n  \"checks\": [\n    {\"a\": 1, \"b\": null},"
+		    "\n    []\n  ],\n  \"empty\": []\n}");
+	T_EQ_I64(hs_json_init_mem(&j, 0), 0);
+	hs_json_object_lines(&j);
+	hs_json_key(&j, "a");
+	hs_json_object_lines(&j);
+	hs_json_end(&j);
+	hs_json_key(&j, "b");
+	hs_json_bool(&j, true);
+	hs_json_end(&j);
+	expect_text(&j, 0, "{\n  \"a\":{},\n  \"b\":true\n}");
+
 	/* a bare scalar is a document too */
 	T_EQ_I64(hs_json_init_mem(&j, 0), 0);
 	hs_json_str(&j, NULL);
