@@ -123,43 +123,6 @@ static const struct argp argp = {
 	       "hsctl-mrc(1) and hsctl-db(5).",
 };
 
-static int pick_policies(char *list, const struct hs_policy_ops **out, size_t *n)
-{
-	char *items[MAX_POLICIES];
-	char def[] = "lru,opt";
-	int nr, i;
-
-	*n = 0;
-	if (list && !strcmp(list, "all")) {
-		for (size_t k = 0; k < hs_policy_count() && k < MAX_POLICIES; k++)
-			out[(*n)++] = hs_policy_at(k);
-		return 0;
-	}
-	nr = hs_split_list(list ? list : def, items, MAX_POLICIES);
-	if (nr <= 0) {
-		hs_err("--policy: expected a comma-separated list of policies");
-		return HS_EXIT_USAGE;
-	}
-	for (i = 0; i < nr; i++) {
-		const struct hs_policy_ops *ops;
-
-		if (!strcmp(items[i], "all")) {
-			hs_err("--policy: 'all' cannot be combined with other names");
-			return HS_EXIT_USAGE;
-		}
-		ops = hs_cli_find_policy("--policy: ", items[i]);
-		if (!ops)
-			return HS_EXIT_USAGE;
-		for (size_t k = 0; k < *n; k++)
-			if (out[k] == ops) {
-				hs_err("--policy: '%s' given twice", items[i]);
-				return HS_EXIT_USAGE;
-			}
-		out[(*n)++] = ops;
-	}
-	return 0;
-}
-
 static int pick_sizes(const char *spec, const struct hs_session_info *info, uint64_t **sizes,
 		      size_t *n)
 {
@@ -397,7 +360,8 @@ static int run(int argc, char **argv)
 		hs_err("'%s' is not a session id (see 'hsctl sessions')", a.session);
 		return HS_EXIT_USAGE;
 	}
-	status = pick_policies(a.policies, pols, &nr_pols);
+	status = hs_cli_pick_policies(a.policies, "lru,opt", "--policy: ", pols, MAX_POLICIES,
+				      &nr_pols);
 	if (status)
 		return status;
 	status = hs_cli_open_store(HS_STORE_NOCREATE | (a.no_store ? HS_STORE_RDONLY : 0), &st);

@@ -213,42 +213,6 @@ static const struct argp argp = {
 	       "the database: see hsctl-db(5), views v_runs and v_policy_compare.",
 };
 
-static int pick_policies(char *list, const struct hs_policy_ops **out, size_t *n)
-{
-	char *items[MAX_POLICIES];
-	int nr, i;
-
-	*n = 0;
-	if (!list || !strcmp(list, "all")) {
-		for (size_t k = 0; k < hs_policy_count() && k < MAX_POLICIES; k++)
-			out[(*n)++] = hs_policy_at(k);
-		return 0;
-	}
-	nr = hs_split_list(list, items, MAX_POLICIES);
-	if (nr <= 0) {
-		hs_err("--policy: expected a comma-separated list of policies");
-		return HS_EXIT_USAGE;
-	}
-	for (i = 0; i < nr; i++) {
-		const struct hs_policy_ops *ops;
-
-		if (!strcmp(items[i], "all")) {
-			hs_err("--policy: 'all' cannot be combined with other names");
-			return HS_EXIT_USAGE;
-		}
-		ops = hs_cli_find_policy("", items[i]);
-		if (!ops)
-			return HS_EXIT_USAGE;
-		for (size_t k = 0; k < *n; k++)
-			if (out[k] == ops) {
-				hs_err("--policy: '%s' given twice", items[i]);
-				return HS_EXIT_USAGE;
-			}
-		out[(*n)++] = ops;
-	}
-	return 0;
-}
-
 static int pick_sizes(char *list, const struct hs_session_info *info, uint64_t *out, size_t *n)
 {
 	uint64_t unit_bytes = 0;
@@ -740,7 +704,8 @@ static int run(int argc, char **argv)
 		hs_err("'%s' is not a session id (see 'hsctl sessions')", a.session);
 		return HS_EXIT_USAGE;
 	}
-	status = pick_policies(a.policies, pols, &nr_pols);
+	status = hs_cli_pick_policies(a.policies, NULL, "", pols, MAX_POLICIES,
+				      &nr_pols);
 	if (status)
 		return status;
 	status = check_param_policies(&a, pols, nr_pols);

@@ -52,6 +52,10 @@ int hs_cli_query_err(struct hs_store *st, const char *cmd, int err);
 struct hs_policy_ops;
 const struct hs_policy_ops *hs_cli_find_policy(const char *what, const char *name);
 
+/* The policies of a --policy list (NULL: @def; @def NULL: all); 0 or HS_EXIT_USAGE. */
+int hs_cli_pick_policies(char *list, const char *def, const char *what,
+			 const struct hs_policy_ops **out, size_t max, size_t *n);
+
 /* Set hs_global.format from a --format value: 0, or prints the error and returns HS_EXIT_USAGE. */
 int hs_cli_set_format(const char *arg);
 

@@ -21,6 +21,7 @@
 #include "cmd.h"
 #include "hs.h"
 #include "output.h"
+#include "parse.h"
 #include "policy.h"
 #include "store.h"
 
@@ -270,6 +271,60 @@ const struct hs_policy_ops *hs_cli_find_policy(const char *what, const char *nam
 					hs_policy_at(i)->name);
 	hs_err("%sunknown policy '%s' (valid: %s)", what, name, valid);
 	return NULL;
+}
+
+/**
+ * hs_cli_pick_policies() - the policies of a --policy list
+ * @list: "all", or comma-separated names (split in place); NULL takes @def
+ * @def: the default list, or NULL for all policies
+ * @what: prefix of the unknown-policy message (hs_cli_find_policy())
+ * @out: receives the policies, in the order given
+ * @max: room in @out
+ * @n: receives their number
+ *
+ * "all" may not be combined with names, and a name may not come twice.
+ *
+ * Return: 0, or HS_EXIT_USAGE after printing why.
+ */
+int hs_cli_pick_policies(char *list, const char *def, const char *what,
+			 const struct hs_policy_ops **out, size_t max, size_t *n)
+{
+	char *items[64], buf[256];
+	int nr, i;
+
+	*n = 0;
+	if (!list && def) {
+		snprintf(buf, sizeof(buf), "%s", def);
+		list = buf;
+	}
+	if (!list || !strcmp(list, "all")) {
+		for (size_t k = 0; k < hs_policy_count() && k < max; k++)
+			out[(*n)++] = hs_policy_at(k);
+		return 0;
+	}
+	nr = hs_split_list(list, items, HS_MIN(max, ARRAY_SIZE(items)));
+	if (nr <= 0) {
+		hs_err("--policy: expected a comma-separated list of policies");
+		return HS_EXIT_USAGE;
+	}
+	for (i = 0; i < nr; i++) {
+		const struct hs_policy_ops *ops;
+
+		if (!strcmp(items[i], "all")) {
+			hs_err("--policy: 'all' cannot be combined with other names");
+			return HS_EXIT_USAGE;
+		}
+		ops = hs_cli_find_policy(what, items[i]);
+		if (!ops)
+			return HS_EXIT_USAGE;
+		for (size_t k = 0; k < *n; k++)
+			if (out[k] == ops) {
+				hs_err("--policy: '%s' given twice", items[i]);
+				return HS_EXIT_USAGE;
+			}
+		out[(*n)++] = ops;
+	}
+	return 0;
 }
 
 /**
