@@ -150,10 +150,9 @@ static int run(int argc, char **argv)
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return HS_EXIT_USAGE;
-	if (hs_parse_i64(a.session, 1, INT64_MAX, &session)) {
-		hs_err("'%s' is not a session id (see 'hsctl sessions')", a.session);
-		return HS_EXIT_USAGE;
-	}
+	status = hs_cli_parse_session(a.session, &session);
+	if (status)
+		return status;
 	to_stdout = !a.output || !strcmp(a.output, "-");
 	if (to_stdout && a.type == HS_TRACE_ORACLE && isatty(STDOUT_FILENO)) {
 		hs_err("refusing to write binary oracle records to a terminal (use -o FILE or a "
@@ -167,17 +166,9 @@ static int run(int argc, char **argv)
 	if (status)
 		return status;
 	/* The session first: a missing one must not create or truncate FILE. */
-	ret = hs_session_get(st, session, &info);
-	if (ret) {
-		if (ret == -ENOENT) {
-			hs_err("no session %" PRId64 " in %s (see 'hsctl sessions')", session,
-			       hs_global.db);
-			status = HS_EXIT_NOINPUT;
-		} else {
-			status = hs_cli_store_err(st, hs_exit_from_errno(ret));
-		}
+	status = hs_cli_get_session(st, session, &info);
+	if (status)
 		goto out;
-	}
 	if (strcmp(info.status, "complete"))
 		hs_warn("session %" PRId64 " is %s: exporting what was recorded", session,
 			info.status);

@@ -356,10 +356,9 @@ static int run(int argc, char **argv)
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return HS_EXIT_USAGE;
-	if (hs_parse_i64(a.session, 1, INT64_MAX, &session)) {
-		hs_err("'%s' is not a session id (see 'hsctl sessions')", a.session);
-		return HS_EXIT_USAGE;
-	}
+	status = hs_cli_parse_session(a.session, &session);
+	if (status)
+		return status;
 	status = hs_cli_pick_policies(a.policies, "lru,opt", "--policy: ", pols, MAX_POLICIES,
 				      &nr_pols);
 	if (status)
@@ -367,17 +366,9 @@ static int run(int argc, char **argv)
 	status = hs_cli_open_store(HS_STORE_NOCREATE | (a.no_store ? HS_STORE_RDONLY : 0), &st);
 	if (status)
 		return status;
-	ret = hs_session_get(st, session, &info);
-	if (ret) {
-		if (ret == -ENOENT) {
-			hs_err("no session %" PRId64 " in %s (see 'hsctl sessions')", session,
-			       hs_global.db);
-			status = HS_EXIT_NOINPUT;
-		} else {
-			status = hs_cli_store_err(st, hs_exit_from_errno(ret));
-		}
+	status = hs_cli_get_session(st, session, &info);
+	if (status)
 		goto out;
-	}
 	if (info.accesses == 0) {
 		hs_err("session %" PRId64 " has no accesses", session);
 		status = HS_EXIT_DATAERR;

@@ -52,6 +52,11 @@ int hs_cli_query_err(struct hs_store *st, const char *cmd, int err);
 struct hs_policy_ops;
 const struct hs_policy_ops *hs_cli_find_policy(const char *what, const char *name);
 
+/* A SESSION argument (0 or HS_EXIT_USAGE); a stored session (0 or the exit status). */
+struct hs_session_info;
+int hs_cli_parse_session(const char *arg, int64_t *id);
+int hs_cli_get_session(struct hs_store *st, int64_t id, struct hs_session_info *info);
+
 /* The policies of a --policy list (NULL: @def; @def NULL: all); 0 or HS_EXIT_USAGE. */
 int hs_cli_pick_policies(char *list, const char *def, const char *what,
 			 const struct hs_policy_ops **out, size_t max, size_t *n);

@@ -328,6 +328,42 @@ int hs_cli_pick_policies(char *list, const char *def, const char *what,
 }
 
 /**
+ * hs_cli_parse_session() - a SESSION argument
+ * @arg: the argument
+ * @id: receives the session id
+ *
+ * Return: 0, or HS_EXIT_USAGE after printing why.
+ */
+int hs_cli_parse_session(const char *arg, int64_t *id)
+{
+	if (hs_parse_i64(arg, 1, INT64_MAX, id)) {
+		hs_err("'%s' is not a session id (see 'hsctl sessions')", arg);
+		return HS_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/**
+ * hs_cli_get_session() - a stored session, or the reason there is none
+ * @st: the store
+ * @id: the session id
+ * @info: receives the session
+ *
+ * Return: 0; HS_EXIT_NOINPUT after "no session N in DB"; or the store's
+ * error's exit status after printing it.
+ */
+int hs_cli_get_session(struct hs_store *st, int64_t id, struct hs_session_info *info)
+{
+	int ret = hs_session_get(st, id, info);
+
+	if (ret == -ENOENT) {
+		hs_err("no session %" PRId64 " in %s (see 'hsctl sessions')", id, hs_global.db);
+		return HS_EXIT_NOINPUT;
+	}
+	return ret ? hs_cli_store_err(st, hs_exit_from_errno(ret)) : 0;
+}
+
+/**
  * hs_cli_store_err() - report the store's last error against the database
  * @st: the store
  * @status: the exit status to hand back
