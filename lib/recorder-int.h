@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fileio.h"
 #include "recorder.h"
 #include "store.h"
 
@@ -128,7 +129,13 @@ struct rec_build_in {
 int rec_build_session(struct hs_store *st, struct rec_build_in *in,
 		      struct hs_recorder_summary *sum, char *errbuf, size_t errlen);
 
-/* Kernel files read here are small: 16 MiB is absurd already. */
-int rec_read_text(const char *path, char **out, size_t *len);
+/*
+ * Read a small kernel file whole (NUL-terminated, free it): 0 or -errno.
+ * Kernel files read here are small: 16 MiB is absurd already.
+ */
+static inline int rec_read_text(const char *path, char **out, size_t *len)
+{
+	return hs_read_file(path, 16u << 20, out, len);
+}
 
 #endif /* HS_RECORDER_INT_H */

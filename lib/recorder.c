@@ -64,21 +64,6 @@
 
 /* ---- small file helpers (the kernel's own files only: no shell-outs) ---- */
 
-/**
- * rec_read_text() - read a small kernel file
- * @path: the file
- * @out: receives its text, NUL-terminated (free it)
- * @len: receives its length
- *
- * Kernel files read here are small: 16 MiB is absurd already.
- *
- * Return: 0 or -errno.
- */
-int rec_read_text(const char *path, char **out, size_t *len)
-{
-	return hs_read_file(path, 16u << 20, out, len);
-}
-
 /* "0x0007" from /sys/kernel/mm/lru_gen/enabled, or "absent". */
 static void lru_gen_state(char *buf, size_t size)
 {
