@@ -221,7 +221,7 @@ static const struct argp argp = {
 	       "EXAMPLES:\n"
 	       "    hsctl record -m 64M --workload scan-twice --size 200M\n"
 	       "    hsctl record -m 64M --workload ycsb-f --size 160M --ops 1000000 --seed 11\n"
-	       "    hsctl record -m 256M -D 60 --name build -- make -j2\n"
+	       "    hsctl record -m 256M --duration 60 --name build -- make -j2\n"
 	       "    hsctl replay 1 --policy all              # capacity: the memory limit\n"
 	       "    hsctl sql \"SELECT death_cause, count(*) FROM v_folio_lives GROUP BY 1\"\n"
 	       "\nNeeds root: tracefs (mounted for the run when it is not) and a memory cgroup.\n"
