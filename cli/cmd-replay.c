@@ -206,7 +206,7 @@ static const struct argp argp = {
 	       "    hsctl replay 1 --policy all --size 100,500\n"
 	       "    hsctl replay 1 --policy lru,arc,opt --size 10%,50%\n"
 	       "    hsctl replay 1 --policy lrfu --param lrfu.lambda=1,0.1,0.001 --size 200\n"
-	       "    hsctl replay 1 --policy opt --param opt.bypass=true --size 200 --format json\n"
+	       "    hsctl replay 1 --policy opt --param opt.bypass=true --size 200 -f json\n"
 	       "    hsctl replay 4 --policy all          # a recording: at its memory limit\n"
 	       "    hsctl sql 'SELECT policy, capacity, hit_ratio FROM v_runs'\n"
 	       "\nhit_ratio is hits / accesses (the table prints it in percent). Runs land in "

@@ -75,7 +75,7 @@ static const struct argp argp = {
 	       "EXAMPLES:\n"
 	       "    hsctl sessions                     # id, source, name, status, accesses...\n"
 	       "    hsctl sessions show 1              # every column, and the number of runs\n"
-	       "    hsctl sessions show 4 --format json  # a recording: its fields and self-checks\n"
+	       "    hsctl sessions show 4 -f json      # a recording: its fields, self-checks\n"
 	       "    hsctl sessions list --format json\n"
 	       "    hsctl sessions rm 2 3              # with their accesses, keys and runs\n"
 	       "\nExit status: 0 success, 1 failure, 64 usage error, 65 not an hsctl database,\n"

@@ -58,7 +58,7 @@ static const struct argp argp = {
 	.doc = "Run SQL on the database (read-only unless --write) and print the rows.\v"
 	       "EXAMPLES:\n"
 	       "    hsctl sql 'SELECT * FROM v_sessions'\n"
-	       "    hsctl sql 'SELECT policy, capacity, hit_ratio FROM v_runs ORDER BY hit_ratio'\n"
+	       "    hsctl sql 'SELECT policy, capacity, hit_ratio FROM v_runs ORDER BY 3'\n"
 	       "    hsctl sql --format json 'SELECT * FROM v_policy_compare WHERE session = 1'\n"
 	       "    hsctl sql --format csv 'SELECT * FROM v_refaults' > refaults.csv\n"
 	       "    hsctl sql --write \"DELETE FROM runs WHERE policy = 'fifo'\"\n"

@@ -8,6 +8,12 @@
 # start another command).  The command list comes from `hsctl --help`, so a
 # new command's examples are checked too.  (Man page examples are run by
 # man-examples.sh; these are only parsed, since record needs root.)
+#
+# And argp prints them whole: argp wraps doc text at its right margin (79
+# columns unless ARGP_HELP_FMT says otherwise), which would split an example
+# mid-command and break copy and paste.  Every example line in the source
+# (a string literal "    ..." in cli/*.c) must appear as one whole line of
+# some --help output, also with COLUMNS=60.
 . "$TESTS_SRCDIR/cli/setup.sh"
 
 # opts_of HELPFILE: the option names in an argp --help, one a line
@@ -86,4 +92,26 @@ for h in top-level $(cat cmds); do
 done
 [ "$lines" -ge 40 ] || t_bad "only $lines example lines found"
 [ "$n" -ge 40 ] || t_bad "only $n options checked"
+
+# --- no example line is wrapped ---
+[ -n "$SRCDIR" ] || fail "SRCDIR is not set"
+# the literals that start with four spaces, unescaped (\", \\) and without \n"
+grep -h '^[[:space:]]*"    ' "$SRCDIR"/cli/*.c |
+	sed -e 's/^[[:space:]]*"//' -e 's/\\n"[^"]*$//' -e 's/\\"/"/g' -e 's/\\\\/\\/g' >src.ex
+[ "$(wc -l <src.ex)" -ge 40 ] || fail "only $(wc -l <src.ex) example lines in $SRCDIR/cli"
+unset ARGP_HELP_FMT
+for cols in "" 60; do
+	: >all.help
+	for c in "" $(cat cmds); do
+		# shellcheck disable=SC2086 # no command word for the top level
+		COLUMNS=$cols "$HSCTL" $c --help >>all.help
+	done
+	while IFS= read -r ex; do
+		if grep -qFx -e "$ex" all.help; then
+			t_ok
+		else
+			t_bad "COLUMNS=$cols: example split or missing in --help: '$ex'"
+		fi
+	done <src.ex
+done
 finish
