@@ -18,7 +18,6 @@
 #include "hs.h"
 
 const char *argp_program_version = PACKAGE_STRING;
-const char *argp_program_bug_address = PACKAGE_BUGREPORT;
 
 static const struct hs_cmd *const cmds[] = {
 	&hs_cmd_record,

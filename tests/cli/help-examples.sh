@@ -13,7 +13,8 @@
 # columns unless ARGP_HELP_FMT says otherwise), which would split an example
 # mid-command and break copy and paste.  Every example line in the source
 # (a string literal "    ..." in cli/*.c) must appear as one whole line of
-# some --help output, also with COLUMNS=60.
+# some --help output, also with COLUMNS=60.  No page ends in a "Report bugs
+# to" line: hsctl has no bug address (it used to print a placeholder URL).
 . "$TESTS_SRCDIR/cli/setup.sh"
 
 # opts_of HELPFILE: the option names in an argp --help, one a line
@@ -113,5 +114,6 @@ for cols in "" 60; do
 			t_bad "COLUMNS=$cols: example split or missing in --help: '$ex'"
 		fi
 	done <src.ex
+	expect_no_grep 'Report bugs\|example\.invalid' "$(cat all.help)"
 done
 finish
