@@ -78,28 +78,35 @@ static const struct argp argp = {
 	       "    hsctl sessions show 4 -f json      # a recording: its fields, self-checks\n"
 	       "    hsctl sessions list --format json\n"
 	       "    hsctl sessions rm 2 3              # with their accesses, keys and runs\n"
+	       "\nIn a table, names longer than 16 characters are cut to 13 and \"...\";\n"
+	       "CSV, JSON and sessions show print them whole.\n"
 	       "\nExit status: 0 success, 1 failure, 64 usage error, 65 not an hsctl database,\n"
 	       "66 no database file or no such session, 69 the database may not be read or\n"
 	       "written.",
 };
 
 static const char list_sql[] =
-	"SELECT id, source, name, status, accesses, distinct_keys AS keys, started"
+	"SELECT id, source, name, status, accesses, distinct_keys AS keys, unit, started"
 	" FROM sessions ORDER BY id";
 
-/* The same for a table that fits 80 columns: long names cut, started to the minute. */
+/*
+ * The same for a table that fits 80 columns: names longer than 16 characters
+ * cut to 13 and "..." (the --help and hsctl-sessions(1) say so), started to
+ * the minute.
+ */
 static const char list_table_sql[] =
 	"SELECT id, source,"
-	" CASE WHEN length(name) > 20 THEN substr(name, 1, 17) || '...' ELSE name END AS name,"
-	" status, accesses, distinct_keys AS keys,"
+	" CASE WHEN length(name) > 16 THEN substr(name, 1, 13) || '...' ELSE name END AS name,"
+	" status, accesses, distinct_keys AS keys, unit,"
 	" replace(substr(started, 1, 16), 'T', ' ') AS started"
 	" FROM sessions ORDER BY id";
 
 /* Every column of the sessions row, in table order, plus the run count. */
 static const char show_sql[] =
 	"SELECT s.id, s.source, s.name, s.origin, s.format, s.unit, s.kind, s.channel,"
-	" s.params, s.status, s.started, s.ended, s.records, s.accesses, s.distinct_keys,"
-	" s.host, s.hsctl_version, (SELECT count(*) FROM runs WHERE session = s.id) AS runs"
+	" s.visibility, s.params, s.status, s.started, s.ended, s.records, s.accesses,"
+	" s.distinct_keys, s.host, s.hsctl_version,"
+	" (SELECT count(*) FROM runs WHERE session = s.id) AS runs"
 	" FROM sessions AS s WHERE s.id = %" PRId64;
 
 /*
@@ -108,8 +115,9 @@ static const char show_sql[] =
  */
 static const char show_rec_sql[] =
 	"SELECT s.id, s.source, s.name, s.origin, s.format, s.unit, s.kind, s.channel,"
-	" s.params, s.status, s.started, s.ended, s.records, s.accesses, s.distinct_keys,"
-	" s.host, s.hsctl_version, (SELECT count(*) FROM runs WHERE session = s.id) AS runs,"
+	" s.visibility, s.params, s.status, s.started, s.ended, s.records, s.accesses,"
+	" s.distinct_keys, s.host, s.hsctl_version,"
+	" (SELECT count(*) FROM runs WHERE session = s.id) AS runs,"
 	" r.workload, r.kernel, r.lru_gen, r.cgroup, r.cgroup_version,"
 	" r.memory_limit_pages, r.peak_pages, r.workload_exit, r.workload_signal,"
 	" round(r.runtime_ns / 1e9, 3) AS runtime_s, r.lost_events, r.lost_gaps,"

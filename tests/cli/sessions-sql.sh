@@ -31,23 +31,24 @@ expect_status 0 H gen loop --seed 1 --accesses 500 --keys 50 --name myloop
 expect_status 0 H gen zipf --seed 1 --accesses 1000 --keys 100
 
 expect_status 0 H sessions
-expect_grep '^id  *source  *name  *status  *accesses  *keys  *started$' "$OUT"
-expect_grep '^ *1  *import  *ids\.txt  *complete  *4  *3  *20[0-9-]* [0-9:]*$' "$OUT"
-expect_grep '^ *2  *gen  *myloop  *complete  *500  *50  ' "$OUT"
-expect_grep '^ *3  *gen  *zipf --alpha 0\.99\.\.\.  *complete  *1000 ' "$OUT"
+expect_grep '^id  *source  *name  *status  *accesses  *keys  *unit  *started$' "$OUT"
+expect_grep '^ *1  *import  *ids\.txt  *complete  *4  *3  *object  *20[0-9-]* [0-9:]*$' "$OUT"
+expect_grep '^ *2  *gen  *myloop  *complete  *500  *50  *page  ' "$OUT"
+expect_grep '^ *3  *gen  *zipf --alpha \.\.\.  *complete  *1000  *95  *page  ' "$OUT"
 expect_eq "$(printf '%s\n' "$OUT" | awk 'length > 80' | wc -l | tr -d ' ')" 0
 expect_status 0 H sessions list
 expect_eq "$(printf '%s\n' "$OUT" | wc -l | tr -d ' ')" 4
 
 expect_status 0 H sessions --format csv
-expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" 'id,source,name,status,accesses,keys,started'
-expect_grep '^2,gen,myloop,complete,500,50,20..-..-..T..:..:..Z$' "$OUT"
+expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" 'id,source,name,status,accesses,keys,unit,started'
+expect_grep '^2,gen,myloop,complete,500,50,page,20..-..-..T..:..:..Z$' "$OUT"
 expect_grep '^3,gen,zipf --alpha 0.99 --keys 100 --accesses 1000 --seed 1,complete,1000,' "$OUT"
+expect_grep '^1,import,ids\.txt,complete,4,3,object,20' "$OUT"
 
 expect_status 0 H --format json sessions
 expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" '['
 expect_grep '^  {"id": 1, "source": "import", "name": "ids.txt", "status": "complete", '\
-'"accesses": 4, "keys": 3, "started": "' "$OUT"
+'"accesses": 4, "keys": 3, "unit": "object", "started": "' "$OUT"
 expect_eq "$(printf '%s\n' "$OUT" | tail -n 1)" ']'
 
 # --- show ---
@@ -59,7 +60,10 @@ expect_grep '^records  *500$' "$OUT"
 expect_grep '^distinct_keys  *50$' "$OUT"
 expect_grep '^status  *complete$' "$OUT"
 expect_grep '^runs  *0$' "$OUT"
+expect_grep '^unit  *page$' "$OUT"
+expect_grep '^visibility  *exact$' "$OUT"
 expect_status 0 H sessions show 1 --format json
+expect_grep '^  "visibility": "exact",$' "$OUT"
 expect_grep '^  "origin": "ids.txt",$' "$OUT"
 expect_grep '^  "kind": "file",$' "$OUT"
 expect_grep '^  "channel": "pt",$' "$OUT"
@@ -68,8 +72,9 @@ expect_grep '^  "runs": 0$' "$OUT"
 expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" '{'
 expect_status 0 H --format csv sessions show 1
 expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" \
-	'id,source,name,origin,format,unit,kind,channel,params,status,started,ended,'\
+	'id,source,name,origin,format,unit,kind,channel,visibility,params,status,started,ended,'\
 'records,accesses,distinct_keys,host,hsctl_version,runs'
+expect_grep '^1,import,ids\.txt,ids\.txt,text,object,file,pt,exact,' "$OUT"
 
 expect_status 66 H sessions show 99
 expect_eq "$ERR" 'hsctl: sessions: no session 99'
@@ -192,8 +197,10 @@ expect_status 0 H sql --write "UPDATE sessions SET source = 'record' WHERE id = 
 		(5, 2, 0, 1, 2, 1, 1, 3, 0, 0, 0, 0);
 	INSERT INTO record_checks VALUES (5, 'reclaim_deaths', 'ok', 1, 1, NULL),
 		(5, 'lost_events', 'differs', 2, 0, '2 gaps')"
+expect_status 0 H sql --write "UPDATE sessions SET visibility = 'faults' WHERE id = 5"
 expect_status 0 H sessions show 5
 expect_grep '^kernel  *6\.18\.0$' "$OUT"
+expect_grep '^visibility  *faults$' "$OUT"
 expect_grep '^memory_limit_pages  *7$' "$OUT"
 expect_grep '^workload_exit  *0$' "$OUT"
 expect_grep '^workload_signal$' "$OUT"
@@ -211,6 +218,7 @@ expect_grep '^reclaim_deaths  *ok  *1  *1$' "$OUT"
 expect_grep '^lost_events  *differs  *2  *0  *2 gaps$' "$OUT"
 expect_status 0 H sessions show 5 --format json
 expect_grep '^  "memory_limit_pages": 7,$' "$OUT"
+expect_grep '^  "visibility": "faults",$' "$OUT"
 expect_grep '^  "died_pageout": 0,$' "$OUT"
 expect_grep '^  "checks": \[$' "$OUT"
 expect_grep '^    {"name": "reclaim_deaths", "status": "ok", "got": 1, "want": 1, "note": null},$'\
@@ -221,6 +229,8 @@ expect_eq "$(printf '%s\n' "$OUT" | tail -n 2 | tr -d '\n')" '  ]}'
 expect_status 0 H sessions show 5 --format csv
 expect_eq "$(printf '%s\n' "$OUT" | wc -l | tr -d ' ')" 2
 expect_grep '^id,.*,memory_limit_pages,.*,refaults,' "$OUT"
+expect_grep '^id,source,name,origin,format,unit,kind,channel,visibility,params,' "$OUT"
+expect_grep '^5,record,rec,.*,page,file,pt,faults,' "$OUT"
 expect_status 0 H sql --write 'DELETE FROM record_checks'
 expect_status 0 H sessions show 5
 expect_eq "$(printf '%s\n' "$OUT" | grep -c 'self-checks' || true)" 0
