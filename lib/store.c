@@ -35,6 +35,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -53,6 +54,7 @@
 #include "store-int.h"
 
 #define BUSY_TIMEOUT_MS		10000		/* wait this long for another writer */
+static int busy_timeout_ms = BUSY_TIMEOUT_MS;	/* hs_store_set_busy_timeout() */
 #define NOW_SQL			"strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 
 /*
@@ -1156,6 +1158,20 @@ static int lock_down(struct hs_store *st)
 }
 
 /**
+ * hs_store_set_busy_timeout() - how long stores opened from now wait for a lock
+ * @ms: milliseconds (default 10000); 0 fails at once
+ *
+ * A command that finds the database locked by another connection's write
+ * retries for this long, then fails with "database is locked" (-EIO).
+ *
+ * Return: nothing.
+ */
+void hs_store_set_busy_timeout(unsigned int ms)
+{
+	busy_timeout_ms = ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+/**
  * hs_store_open() - open or create a database, migrating it to this version
  * @path: file name (":memory:" for tests)
  * @flags: HS_STORE_*
@@ -1208,7 +1224,7 @@ int hs_store_open(const char *path, unsigned int flags, struct hs_store **out)
 		err = store_sql_err(st, rc);
 		return err == -ENOMEM ? err : -EIO;
 	}
-	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+	sqlite3_busy_timeout(st->db, busy_timeout_ms);
 	err = check_schema(st);
 	if (err)
 		return err;

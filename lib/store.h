@@ -50,6 +50,7 @@ struct hs_store;
  */
 int hs_store_open(const char *path, unsigned int flags, struct hs_store **out);
 void hs_store_close(struct hs_store *st);
+void hs_store_set_busy_timeout(unsigned int ms);
 const char *hs_store_errmsg(const struct hs_store *st);
 int hs_store_user_version(const struct hs_store *st);	/* schema version of the file */
 #define HS_STORE_SCHEMA_VERSION	4			/* the version this build writes */
