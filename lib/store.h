@@ -91,6 +91,9 @@ struct hs_session_meta {
 					 * writer fills: its row is updated, not inserted */
 	const char	*status;	/* status set by hs_session_commit(); NULL:
 					 * "complete" ("interrupted", "timeout", "killed") */
+	bool		staged;		/* new sessions only: keep the stream in a
+					 * temporary table and take the database's
+					 * write lock only in hs_session_commit() */
 };
 
 struct hs_session_writer;

@@ -76,6 +76,29 @@ else
 	echo "# no python3: lock cases skipped"
 fi
 
+# ---- an import holds no lock while it reads: a slow pipe ----
+# The import stages its stream and writes it in one short transaction at the
+# end, so a replay stores its runs meanwhile without waiting (a busy timeout
+# of 0: the lock must be free at once).
+rm -f imp.out imp.err
+(printf '1\n'; sleep 2; printf '2\n1\n') | hs import --type text --name slow - \
+	>imp.out 2>imp.err &
+IMP=$!
+sleep 0.5
+N0=$(nruns)
+HSCTL_BUSY_TIMEOUT_MS=0 expect_status 0 hs replay 1 --policy lru,arc --size 100
+expect_eq "$OUT" "$WANT"
+expect_eq "$ERR" ""
+kill -0 "$IMP" 2>/dev/null || echo "# the import ended before the replay: not exercised"
+IMP_STATUS=0
+wait "$IMP" || IMP_STATUS=$?
+expect_eq "$IMP_STATUS" 0
+expect_eq "$(cat imp.out)" "session 2: 3 accesses, 2 distinct keys (slow)"
+expect_eq "$(cat imp.err)" ""
+expect_eq "$(nruns)" $((N0 + 2))
+expect_eq "$(hs --format csv sql 'SELECT count(*) AS n FROM access_chunks WHERE session = 2' |
+	tail -n 1)" 1
+
 # ---- a database that may not be written: 69 before any work ----
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1 &&
 	chmod 711 "$T_DIR" &&
