@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hsctl import: read a cache trace file (lib/trace-in.c) and store it as a new
- * session.  The whole import is one transaction: any reader error rolls it
- * back, so a malformed trace leaves no partial session (exit 65 with the file,
- * line or byte offset and the reason), and a database file that the import
- * created, or found empty, is removed or emptied again rather than left with
- * the schema alone (close_failed()).  The new session is printed with
+ * session.  The stream is staged (meta.staged: encoded into a temporary
+ * table) while the input is read, and written in one short transaction at
+ * the end, so a slow input (a pipe) does not hold the database's write lock
+ * and other commands may store their work meanwhile.  Any reader error drops
+ * what was staged, so a malformed trace leaves no partial session (exit 65
+ * with the file, line or byte offset and the reason), and a database file
+ * that the import created, or found empty, is removed or emptied again
+ * rather than left with the schema alone (close_failed()).  The new session is printed with
  * hs_cli_print_session(), as `hsctl gen` prints its own.
  */
 #include "config.h"
@@ -328,6 +331,7 @@ static int run(int argc, char **argv)
 	m.kind = a.kind == HS_TYPE_ANON ? "anon" : "file";
 	m.channel = hs_channel_name(a.channel);
 	m.params_json = params;
+	m.staged = true;
 
 	ret = hs_session_begin(st, &m, &w);
 	if (ret) {

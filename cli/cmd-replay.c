@@ -681,6 +681,49 @@ static int print_machine(const struct plan *plans, const struct hs_replay_job *j
 	return ret;
 }
 
+/*
+ * kids[] and kgaps[] follow the runs that succeeded (recs[]); spread them
+ * back over the plans: ids[i] and gaps[i] for plan i (NAN for a failed run).
+ */
+static void spread(const struct hs_replay_job *jobs, size_t nr, const int64_t *kids,
+		   const double *kgaps, int64_t *ids, double *gaps, size_t k)
+{
+	for (size_t i = nr; i-- > 0;) {
+		gaps[i] = NAN;
+		if (jobs[i].err)
+			continue;
+		k--;
+		ids[i] = kids[k];
+		gaps[i] = kgaps[k];
+	}
+}
+
+/*
+ * Store the runs (*stored says whether they were); with @gaps, read their
+ * stored OPT gaps back.  On failure print "hsctl: DB: runs not stored:
+ * REASON" (the results are printed anyway) or the OPT gap's reason, and
+ * return -errno.
+ */
+static int store_runs(struct hs_store *st, const struct hs_run_record *recs, size_t k,
+		      int64_t *ids, double *gaps, bool *stored)
+{
+	int ret = k ? hs_store_save_runs(st, recs, k, ids) : 0;
+
+	if (ret) {
+		hs_err("%s: runs not stored: %s", hs_global.db,
+		       ret == -ENOMEM ? "out of memory" : hs_store_errmsg(st));
+		return ret;
+	}
+	*stored = true;
+	if (gaps) {
+		ret = hs_store_run_opt_gaps(st, ids, k, gaps);
+		if (ret)
+			hs_err("%s: the OPT gap: %s", hs_global.db,
+			       ret == -ENOMEM ? "out of memory" : hs_store_errmsg(st));
+	}
+	return ret;
+}
+
 static int run(int argc, char **argv)
 {
 	const struct hs_policy_ops *pols[MAX_POLICIES];
@@ -697,6 +740,7 @@ static int run(int argc, char **argv)
 	double *gaps = NULL, *kgaps = NULL;
 	struct args a = { .channel = -1, .pageout = -1 };
 	int status, ret, failed = 0;
+	bool stored = false;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
 		return HS_EXIT_USAGE;
@@ -813,40 +857,39 @@ static int run(int argc, char **argv)
 		k++;
 	}
 	/*
-	 * The OPT gap as the store defines it: read back from the stored runs,
-	 * or, with --no-store, what they would hold if stored.
+	 * The OPT gap as the store defines it: what the runs hold once stored
+	 * (hs_store_opt_gaps() computes it from the session's stored runs), read
+	 * back from the stored runs when the machine formats print run ids.
+	 *
+	 * The results print whatever happens to the store: the table before the
+	 * runs are stored, the machine formats (which name each run's id) after,
+	 * with a null id for runs that could not be stored.  A failed store
+	 * (database locked by another writer, disk full) says so on stderr and
+	 * exits 1, but loses no computed result.
 	 */
-	if (!a.no_store) {
-		ret = k ? hs_store_save_runs(st, recs, k, kids) : 0;
-		if (ret) {
-			hs_err("%s: storing the runs: %s", hs_global.db, hs_store_errmsg(st));
-			status = HS_EXIT_FAILURE;
-			goto out;
-		}
-		ret = hs_store_run_opt_gaps(st, kids, k, kgaps);
-	} else {
-		ret = hs_store_opt_gaps(st, recs, k, kgaps);
-	}
+	ret = hs_store_opt_gaps(st, recs, k, kgaps);
 	if (ret) {
 		hs_err("%s: the OPT gap: %s", hs_global.db,
 		       ret == -ENOMEM ? "out of memory" : hs_store_errmsg(st));
 		status = HS_EXIT_FAILURE;
 		goto out;
 	}
-	/* kids[] and kgaps[] follow recs[]; spread them back over the plans. */
-	for (i = nr; i-- > 0;) {
-		gaps[i] = NAN;
-		if (jobs[i].err)
-			continue;
-		k--;
-		ids[i] = kids[k];
-		gaps[i] = kgaps[k];
-	}
-
-	if (hs_global.format == HS_FMT_TABLE)
+	spread(jobs, nr, kids, kgaps, ids, gaps, k);
+	if (hs_global.format == HS_FMT_TABLE) {
 		ret = print_table(plans, jobs, nr, gaps, &info);
-	else
-		ret = print_machine(plans, jobs, nr, gaps, a.no_store ? NULL : ids, session);
+		fflush(stdout);
+		if (!a.no_store && store_runs(st, recs, k, kids, NULL, &stored))
+			failed++;
+	} else {
+		if (!a.no_store) {
+			/* a failed read-back leaves the gaps computed above */
+			if (store_runs(st, recs, k, kids, kgaps, &stored))
+				failed++;
+			if (stored)
+				spread(jobs, nr, kids, kgaps, ids, gaps, k);
+		}
+		ret = print_machine(plans, jobs, nr, gaps, stored ? ids : NULL, session);
+	}
 	status = ret ? HS_EXIT_FAILURE : failed ? HS_EXIT_FAILURE : HS_EXIT_OK;
 out:
 	for (i = 0; i < nr; i++) {

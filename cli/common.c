@@ -12,6 +12,7 @@
 #include <argp.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -465,9 +466,14 @@ void hs_cli_progress_end(struct hs_cli_progress *pr, int width)
  */
 int hs_cli_open_store(unsigned int flags, struct hs_store **out)
 {
+	const char *env = getenv("HSCTL_BUSY_TIMEOUT_MS");
 	struct hs_store *st = NULL;
+	uint64_t ms;
 	int err;
 
+	/* hsctl(1) ENVIRONMENT; a value that is not a count is ignored */
+	if (env && !hs_parse_u64(env, 0, INT_MAX, &ms))
+		hs_store_set_busy_timeout((unsigned int)ms);
 	err = hs_store_open(hs_global.db, flags, &st);
 	if (err) {
 		hs_err("%s: %s", hs_global.db,

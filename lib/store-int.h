@@ -113,6 +113,12 @@ struct hs_session_writer {
 	 * hs_session_commit() first; NULL: nothing buffered.  0 or -errno. */
 	int			(*flush)(struct hs_session_writer *w);
 	char			status[16];	/* the status the commit sets */
+	/* meta.staged: the chunks go to temp.hs_stage until the commit */
+	bool			staged;
+	struct hs_session_meta	sm;		/* ... a copy of the meta, which */
+	char			*owned[9];	/* ... owns these strings */
+	sqlite3_stmt		*stage_ins;	/* ... inserts a chunk there */
+	char			started[24];	/* ... when hs_session_begin() ran */
 };
 
 /* Names of the statuses a session may be committed with; NULL-terminated. */

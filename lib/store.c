@@ -17,7 +17,9 @@
  * records and writes each full chunk as a blob (lib/codec.c), so an import
  * holds one chunk plus the key map.  The commit writes the original ids in
  * dense-id order as key chunks and the counts, and marks the session
- * complete; an abort rolls everything back.  A reader fetches one chunk per
+ * complete; an abort rolls everything back.  A staged writer (imports)
+ * writes its chunks to a temporary table instead and takes the write lock
+ * only at the commit, which copies them over.  A reader fetches one chunk per
  * call with a point query, so no statement stays active between calls, all
  * inside one read transaction from its open to its close: another process
  * that deletes the session meanwhile cannot pull the stream away.
@@ -35,6 +37,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -53,6 +56,7 @@
 #include "store-int.h"
 
 #define BUSY_TIMEOUT_MS		10000		/* wait this long for another writer */
+static int busy_timeout_ms = BUSY_TIMEOUT_MS;	/* hs_store_set_busy_timeout() */
 #define NOW_SQL			"strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
 
 /*
@@ -1156,6 +1160,20 @@ static int lock_down(struct hs_store *st)
 }
 
 /**
+ * hs_store_set_busy_timeout() - how long stores opened from now wait for a lock
+ * @ms: milliseconds (default 10000); 0 fails at once
+ *
+ * A command that finds the database locked by another connection's write
+ * retries for this long, then fails with "database is locked" (-EIO).
+ *
+ * Return: nothing.
+ */
+void hs_store_set_busy_timeout(unsigned int ms)
+{
+	busy_timeout_ms = ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+/**
  * hs_store_open() - open or create a database, migrating it to this version
  * @path: file name (":memory:" for tests)
  * @flags: HS_STORE_*
@@ -1208,7 +1226,7 @@ int hs_store_open(const char *path, unsigned int flags, struct hs_store **out)
 		err = store_sql_err(st, rc);
 		return err == -ENOMEM ? err : -EIO;
 	}
-	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
+	sqlite3_busy_timeout(st->db, busy_timeout_ms);
 	err = check_schema(st);
 	if (err)
 		return err;
@@ -1464,6 +1482,104 @@ static int reopen_session(struct hs_session_writer *w, const struct hs_session_m
 	return 0;
 }
 
+/*
+ * A staged writer (meta.staged) holds no lock while the stream is read and
+ * encoded: its chunks go to temp.hs_stage, a table of the connection's own
+ * temporary database (in memory or under TMPDIR, never the database file),
+ * and hs_session_commit() copies them over in one short write transaction.
+ * So a slow import (a pipe that trickles) does not keep other writers out.
+ */
+static void writer_free(struct hs_session_writer *w)
+{
+	if (w->staged)
+		sqlite3_exec(w->st->db, "DELETE FROM temp.hs_stage", NULL, NULL, NULL);
+	sqlite3_finalize(w->stage_ins);
+	for (size_t i = 0; i < ARRAY_SIZE(w->owned); i++)
+		free(w->owned[i]);
+	free(w->evbuf);
+	hs_keymap_free(w->km);
+	free(w->enc);
+	free(w->meta);
+	free(w->keys);
+	free(w->raw);
+	free(w);
+}
+
+/* Copy @m for the commit, make the stage table and note the start time. */
+static int stage_begin(struct hs_session_writer *w, const struct hs_session_meta *m)
+{
+	struct hs_store *st = w->st;
+	const char **f[ARRAY_SIZE(w->owned)] = {
+		&w->sm.source, &w->sm.name, &w->sm.origin, &w->sm.format, &w->sm.unit,
+		&w->sm.kind, &w->sm.channel, &w->sm.params_json, &w->sm.visibility,
+	};
+	sqlite3_stmt *s = NULL;
+	int rc, err;
+
+	w->sm = *m;
+	for (size_t i = 0; i < ARRAY_SIZE(f); i++) {
+		if (!*f[i])
+			continue;
+		w->owned[i] = strdup(*f[i]);
+		if (!w->owned[i])
+			return store_err(st, -ENOMEM, "out of memory");
+		*f[i] = w->owned[i];
+	}
+	err = store_exec(st, "CREATE TEMP TABLE IF NOT EXISTS hs_stage (chunk_no INTEGER"
+			 " PRIMARY KEY, first_seq INTEGER, nr_records INTEGER, nr_accesses"
+			 " INTEGER, encoding INTEGER, data BLOB); DELETE FROM temp.hs_stage");
+	if (err)
+		return err;
+	w->staged = true;
+	rc = sqlite3_prepare_v2(st->db, "INSERT INTO temp.hs_stage VALUES (?1, ?2, ?3, ?4, ?5,"
+				" ?6)", -1, &w->stage_ins, NULL);
+	if (rc != SQLITE_OK)
+		return store_sql_err(st, rc);
+	rc = sqlite3_prepare_v2(st->db, "SELECT " NOW_SQL, -1, &s, NULL);
+	if (rc == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+		store_copy_col(w->started, sizeof(w->started), s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_OK ? 0 : store_sql_err(st, rc);
+}
+
+/*
+ * The write transaction of a staged session: its row (started when
+ * hs_session_begin() ran) and its staged chunks.
+ */
+static int stage_commit(struct hs_session_writer *w)
+{
+	struct hs_store *st = w->st;
+	sqlite3_stmt *s = NULL;
+	int rc, err;
+
+	err = store_run_id(st, ST_BEGIN);
+	if (!err)
+		err = insert_session(w, &w->sm);
+	if (err)
+		return err;
+	rc = sqlite3_prepare_v2(st->db, "UPDATE sessions SET started = ?2 WHERE id = ?1;", -1,
+				&s, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(s, 1, w->session);
+		sqlite3_bind_text(s, 2, w->started, -1, SQLITE_STATIC);
+		rc = sqlite3_step(s);
+		sqlite3_finalize(s);
+		s = NULL;
+		if (rc == SQLITE_DONE)
+			rc = sqlite3_prepare_v2(st->db, "INSERT INTO access_chunks (session,"
+						" chunk_no, first_seq, nr_records, nr_accesses,"
+						" encoding, data) SELECT ?1, chunk_no, first_seq,"
+						" nr_records, nr_accesses, encoding, data FROM"
+						" temp.hs_stage ORDER BY chunk_no", -1, &s, NULL);
+	}
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(s, 1, w->session);
+		rc = sqlite3_step(s);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE || rc == SQLITE_OK ? 0 : store_sql_err(st, rc);
+}
+
 /**
  * hs_session_begin() - start writing a session
  * @st: the store (not read-only)
@@ -1475,6 +1591,9 @@ static int reopen_session(struct hs_session_writer *w, const struct hs_session_m
  * Opens the transaction (BEGIN IMMEDIATE).  Without m->id it inserts the
  * sessions row with status 'writing'; with m->id it takes over that row,
  * which hs_record_create() made in status 'recording', and updates it.
+ * With m->staged (new sessions only) it takes no lock: the records are
+ * encoded into a temporary table, and hs_session_commit() opens the
+ * transaction and writes the row and the chunks.
  * Nothing is visible to others before the commit.
  *
  * Return: 0, -EINVAL (bad meta, or session m->id is not in status
@@ -1499,6 +1618,8 @@ int hs_session_begin(struct hs_store *st, const struct hs_session_meta *m,
 		return store_err(st, -EINVAL, "bad session status '%s'", m->status);
 	if (m->id < 0)
 		return store_err(st, -EINVAL, "bad session id %lld", (long long)m->id);
+	if (m->staged && m->id)
+		return store_err(st, -EINVAL, "a recording cannot be staged");
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return store_err(st, -ENOMEM, "out of memory");
@@ -1514,6 +1635,14 @@ int hs_session_begin(struct hs_store *st, const struct hs_session_meta *m,
 		goto out_free;
 	}
 
+	if (m->staged) {
+		err = stage_begin(w, m);
+		if (err)
+			goto out_free;
+		st->writing = true;
+		*out = w;
+		return 0;
+	}
 	err = store_run_id(st, ST_BEGIN);
 	if (err)
 		goto out_free;
@@ -1527,12 +1656,7 @@ int hs_session_begin(struct hs_store *st, const struct hs_session_meta *m,
 out_rollback:
 	store_rollback(st);
 out_free:
-	hs_keymap_free(w->km);
-	free(w->enc);
-	free(w->meta);
-	free(w->keys);
-	free(w->raw);
-	free(w);
+	writer_free(w);
 	return err;
 }
 
@@ -1556,16 +1680,22 @@ static int flush_chunk(struct hs_session_writer *w)
 	for (i = 0; i < w->n; i++)
 		nacc += (w->meta[i] & HS_META_CHANNEL_MASK) <= HS_CH_PT;
 	len = hs_codec_encode(w->keys, w->meta, w->n, w->enc);
-	err = store_stmt(st, ST_CHUNK_INSERT, &s);
-	if (err)
-		return err;
-	sqlite3_bind_int64(s, 1, w->session);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)w->chunk_no);
-	sqlite3_bind_int64(s, 3, (sqlite3_int64)w->records);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)w->n);
-	sqlite3_bind_int64(s, 5, (sqlite3_int64)nacc);
-	sqlite3_bind_int(s, 6, HS_ENC_KEYS_META);
-	sqlite3_bind_blob(s, 7, w->enc, (int)len, SQLITE_STATIC);
+	if (w->staged) {
+		s = w->stage_ins;
+		i = 1;		/* no session column: its id is not known yet */
+	} else {
+		err = store_stmt(st, ST_CHUNK_INSERT, &s);
+		if (err)
+			return err;
+		sqlite3_bind_int64(s, 1, w->session);
+		i = 2;
+	}
+	sqlite3_bind_int64(s, (int)i, (sqlite3_int64)w->chunk_no);
+	sqlite3_bind_int64(s, (int)i + 1, (sqlite3_int64)w->records);
+	sqlite3_bind_int64(s, (int)i + 2, (sqlite3_int64)w->n);
+	sqlite3_bind_int64(s, (int)i + 3, (sqlite3_int64)nacc);
+	sqlite3_bind_int(s, (int)i + 4, HS_ENC_KEYS_META);
+	sqlite3_bind_blob(s, (int)i + 5, w->enc, (int)len, SQLITE_STATIC);
 	err = store_run(st, s);
 	if (err)
 		return err;
@@ -1634,17 +1764,6 @@ static int write_keys(struct hs_session_writer *w)
 	return 0;
 }
 
-static void writer_free(struct hs_session_writer *w)
-{
-	free(w->evbuf);
-	hs_keymap_free(w->km);
-	free(w->enc);
-	free(w->meta);
-	free(w->keys);
-	free(w->raw);
-	free(w);
-}
-
 /**
  * hs_session_commit() - finish a session
  * @w: the writer (freed, even on error)
@@ -1666,6 +1785,8 @@ int hs_session_commit(struct hs_session_writer *w, int64_t *session)
 		err = w->flush(w);	/* the events store-rec.c still buffers */
 	if (!err)
 		err = flush_chunk(w);
+	if (!err && w->staged)
+		err = stage_commit(w);
 	if (!err)
 		err = write_keys(w);
 	if (!err)

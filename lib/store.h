@@ -50,6 +50,7 @@ struct hs_store;
  */
 int hs_store_open(const char *path, unsigned int flags, struct hs_store **out);
 void hs_store_close(struct hs_store *st);
+void hs_store_set_busy_timeout(unsigned int ms);
 const char *hs_store_errmsg(const struct hs_store *st);
 int hs_store_user_version(const struct hs_store *st);	/* schema version of the file */
 #define HS_STORE_SCHEMA_VERSION	4			/* the version this build writes */
@@ -90,6 +91,9 @@ struct hs_session_meta {
 					 * writer fills: its row is updated, not inserted */
 	const char	*status;	/* status set by hs_session_commit(); NULL:
 					 * "complete" ("interrupted", "timeout", "killed") */
+	bool		staged;		/* new sessions only: keep the stream in a
+					 * temporary table and take the database's
+					 * write lock only in hs_session_commit() */
 };
 
 struct hs_session_writer;

@@ -363,6 +363,67 @@ out:
 	hs_store_close(st);
 }
 
+/*
+ * A staged writer (meta.staged, as hsctl import uses) holds no lock until
+ * its commit: another connection writes a session meanwhile.  The staged
+ * session then lands whole, started when it began; an abort leaves nothing.
+ */
+static void test_staged(void)
+{
+	struct hs_session_meta m = gen_meta;
+	struct hs_session_writer *w = NULL;
+	struct hs_store *st = NULL, *other = NULL;
+	const char *path = tmp_path("staged.db");
+	int64_t id = 0;
+	uint64_t i;
+	int err = 0;
+
+	if (!path)
+		return;
+	rm_db(path);
+	T_EQ_I64(hs_store_open(path, 0, &st), 0);
+	/* the other connection must find the lock free at once */
+	hs_store_set_busy_timeout(0);
+	T_EQ_I64(hs_store_open(path, 0, &other), 0);
+	if (!st || !other)
+		goto out;
+	m.staged = true;
+	m.id = 5;
+	T_EQ_I64(hs_session_begin(st, &m, &w), -EINVAL);
+	m.id = 0;
+	T_EQ_I64(hs_session_begin(st, &m, &w), 0);
+	if (!w)
+		goto out;
+	/* 100000 records: one full chunk is staged */
+	for (i = 0; i < 100000 && !err; i++)
+		err = hs_session_add(w, orig_id(i), meta_of(i));
+	T_EQ_I64(err, 0);
+	T_EQ_STR(q(st, "SELECT count(*) FROM temp.hs_stage"), "1");
+	/* no lock held: the other connection writes at once */
+	T_EQ_I64(write_pattern(other, 10), 1);
+	T_EQ_STR(q(st, "SELECT count(*) FROM access_chunks"), "1");
+	T_EQ_I64(hs_session_commit(w, &id), 0);
+	T_EQ_I64(id, 2);
+	T_EQ_STR(q(st, "SELECT records, status, started <= ended FROM sessions WHERE id = 2"),
+		 "100000|'complete'|1");
+	T_EQ_STR(q(st, "SELECT count(*), sum(nr_records) FROM access_chunks WHERE session = 2"),
+		 "2|100000");
+	T_EQ_STR(q(st, "SELECT count(*) FROM temp.hs_stage"), "0");
+	/* an abort drops the stage and writes nothing */
+	w = NULL;
+	T_EQ_I64(hs_session_begin(st, &m, &w), 0);
+	for (i = 0; w && i < 100000; i++)
+		hs_session_add(w, orig_id(i), meta_of(i));
+	hs_session_abort(w);
+	T_EQ_STR(q(st, "SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM"
+		      " temp.hs_stage)"), "2|0");
+out:
+	hs_store_set_busy_timeout(10000);
+	hs_store_close(other);
+	hs_store_close(st);
+	rm_db(path);
+}
+
 /* Set up a file, change it with @sql through a writable store, and reopen it with @flags. */
 static int reopen_after(const char *path, const char *sql, unsigned int flags,
 			struct hs_store **out)
@@ -1405,6 +1466,7 @@ static const struct t_case cases[] = {
 	{ "writer_roundtrip", test_writer_roundtrip },
 	{ "empty_and_bad_meta", test_empty_and_bad_meta },
 	{ "abort", test_abort },
+	{ "staged", test_staged },
 	{ "refuse_files", test_refuse_files },
 	{ "readonly", test_readonly },
 	{ "query", test_query },
