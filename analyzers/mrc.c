@@ -205,43 +205,29 @@ static double now_s(void)
 }
 
 /* The whole stream's keys (every record an access). */
-static int read_keys(struct hs_store *st, int64_t session, uint64_t records, uint32_t **out)
+static int read_keys(struct hs_store *st, int64_t session, uint32_t **out)
 {
 	struct hs_session_reader *r = NULL;
-	const uint32_t *keys;
-	const uint8_t *meta;
-	uint32_t *all;
-	uint64_t got = 0;
-	size_t n;
+	uint8_t *meta = NULL;
+	int64_t got;
 	int ret;
 
-	all = malloc((records ? records : 1) * sizeof(*all));
-	if (!all)
-		return -ENOMEM;
 	ret = hs_session_read_open(st, session, &r);
-	while (!ret && (ret = hs_session_read_chunk(r, &keys, &meta, &n)) > 0) {
-		if (got + n > records) {
-			ret = -EBADMSG;
-			break;
-		}
-		for (size_t i = 0; i < n; i++)
-			if (!hs_channel_is_access(hs_meta_channel(meta[i])))
-				ret = -EOPNOTSUPP;
-		memcpy(all + got, keys, n * sizeof(*keys));
-		got += n;
-		if (ret < 0)
-			break;
-		ret = 0;
-	}
-	hs_session_read_close(r);
-	if (!ret && got != records)
-		ret = -EBADMSG;
-	if (ret) {
-		free(all);
+	if (ret)
 		return ret;
+	got = hs_session_read_all(r, out, &meta);
+	hs_session_read_close(r);
+	if (got < 0)
+		return (int)got;
+	for (int64_t i = 0; i < got; i++)
+		if (!hs_channel_is_access(hs_meta_channel(meta[i])))
+			ret = -EOPNOTSUPP;
+	free(meta);
+	if (ret) {
+		free(*out);
+		*out = NULL;
 	}
-	*out = all;
-	return 0;
+	return ret;
 }
 
 /* hits[i] = curve at sizes[i]; the curve is flat from nr_keys on. */
@@ -285,7 +271,7 @@ int hs_mrc_stack_session(struct hs_store *st, int64_t session, const uint64_t *s
 		return 0;
 	}
 	nr = (uint32_t)info.distinct_keys;
-	ret = read_keys(st, session, info.records, &keys);
+	ret = read_keys(st, session, &keys);
 	if (ret)
 		return ret;
 	ret = -ENOMEM;

@@ -2106,6 +2106,59 @@ int hs_session_read_chunk(struct hs_session_reader *r, const uint32_t **keys,
 }
 
 /**
+ * hs_session_read_all() - the rest of a session's stream in memory
+ * @r: the reader
+ * @keys: receives the key ids, one per record (free it)
+ * @meta: receives the meta bytes (free it), or NULL to drop them
+ *
+ * The reader's checks hold for every chunk, so the count read is exactly
+ * what the session row says is left; a corrupt stream is -EBADMSG with the
+ * store's message.
+ *
+ * Return: the records read, -ENOMEM, or the reader's -errno.
+ */
+int64_t hs_session_read_all(struct hs_session_reader *r, uint32_t **keys, uint8_t **meta)
+{
+	uint64_t left = r->records - r->seq, at = 0;
+	const uint32_t *k;
+	const uint8_t *m;
+	uint32_t *all_keys;
+	uint8_t *all_meta = NULL;
+	size_t n;
+	int ret;
+
+	*keys = NULL;
+	if (meta)
+		*meta = NULL;
+	if (left > SIZE_MAX / sizeof(*all_keys))
+		return -ENOMEM;
+	all_keys = malloc((size_t)(left ? left : 1) * sizeof(*all_keys));
+	if (meta)
+		all_meta = malloc((size_t)(left ? left : 1));
+	if (!all_keys || (meta && !all_meta)) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	while ((ret = hs_session_read_chunk(r, &k, &m, &n)) > 0) {
+		memcpy(all_keys + at, k, n * sizeof(*all_keys));
+		if (all_meta)
+			memcpy(all_meta + at, m, n);
+		at += n;
+	}
+	if (ret < 0)
+		goto out_free;
+	*keys = all_keys;
+	if (meta)
+		*meta = all_meta;
+	return (int64_t)at;
+
+out_free:
+	free(all_keys);
+	free(all_meta);
+	return ret;
+}
+
+/**
  * hs_session_read_rewind() - start again from the first chunk
  * @r: the reader
  *

@@ -149,6 +149,13 @@ int hs_session_read_open(struct hs_store *st, int64_t id, struct hs_session_read
  */
 int hs_session_read_chunk(struct hs_session_reader *r, const uint32_t **keys,
 			  const uint8_t **meta, size_t *n);
+/*
+ * The rest of the stream in memory: *keys (4 bytes a record) and, when @meta
+ * is not NULL, *meta; free both.  Counts are the reader's own checks (the
+ * session row's records, chunk by chunk).  Return: the records read (0 for
+ * none: *keys is then still allocated), -ENOMEM, or the reader's -errno.
+ */
+int64_t hs_session_read_all(struct hs_session_reader *r, uint32_t **keys, uint8_t **meta);
 /* Start again from the first chunk. */
 int hs_session_read_rewind(struct hs_session_reader *r);
 void hs_session_read_close(struct hs_session_reader *r);

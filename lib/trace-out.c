@@ -363,57 +363,6 @@ static int load_ids(struct hs_store *st, int64_t session, uint64_t n, uint64_t *
 	return 0;
 }
 
-/*
- * Every record of the session into keys[] and meta[] (info->records of each).
- * A count that differs from the session row sets *why; the reader's own
- * errors leave it NULL (the store has the message).
- */
-static int load_stream(struct hs_session_reader *r, const struct hs_session_info *info,
-		       uint32_t **keys_out, uint8_t **meta_out, const char **why)
-{
-	uint64_t total = info->records, at = 0;
-	const uint32_t *k;
-	const uint8_t *m;
-	uint32_t *keys;
-	uint8_t *meta;
-	size_t n;
-	int ret;
-
-	if (total > SIZE_MAX / sizeof(*keys))
-		return -ENOMEM;
-	keys = malloc((size_t)(total ? total : 1) * sizeof(*keys));
-	meta = malloc((size_t)(total ? total : 1));
-	if (!keys || !meta) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
-	while ((ret = hs_session_read_chunk(r, &k, &m, &n)) > 0) {
-		if (n > total - at) {
-			*why = "more records than the session row says";
-			ret = -EBADMSG;
-			goto out_free;
-		}
-		memcpy(keys + at, k, n * sizeof(*keys));
-		memcpy(meta + at, m, n);
-		at += n;
-	}
-	if (ret < 0)
-		goto out_free;
-	if (at != total) {
-		*why = "fewer records than the session row says";
-		ret = -EBADMSG;
-		goto out_free;
-	}
-	*keys_out = keys;
-	*meta_out = meta;
-	return 0;
-
-out_free:
-	free(keys);
-	free(meta);
-	return ret;
-}
-
 /* One record: skip a hint or a drop, else map the key back and write it. */
 static int put_record(struct hs_trace_writer *w, const uint64_t *ids, uint64_t nr_ids,
 		      uint32_t key, uint8_t meta, int64_t next_vtime,
@@ -492,11 +441,13 @@ int hs_trace_export(struct hs_store *st, int64_t session, struct hs_trace_writer
 		goto out;
 
 	if (w->o.type == HS_TRACE_ORACLE) {
+		int64_t got = hs_session_read_all(r, &keys, &meta);
 		uint64_t i;
 
-		ret = load_stream(r, &info, &keys, &meta, &why);
-		if (ret)
+		if (got < 0) {
+			ret = (int)got;
 			goto out;
+		}
 		next = malloc((size_t)(info.records ? info.records : 1) * sizeof(*next));
 		if (!next) {
 			ret = -ENOMEM;

@@ -223,6 +223,28 @@ static void check_read_back(struct hs_store *st, int64_t id)
 		T_EQ_U64(bad, 0);
 		T_EQ_I64(hs_session_read_rewind(r), 0);
 	}
+	/* hs_session_read_all(): the rest after one chunk, then all without meta */
+	{
+		uint32_t *all = NULL;
+		uint8_t *all_meta = NULL;
+
+		T_EQ_I64(hs_session_read_chunk(r, &keys, &meta, &n), 1);	/* 65536 */
+		T_EQ_I64(hs_session_read_all(r, &all, &all_meta), N_REC - 65536);
+		for (bad = 0, rec = 65536; all && all_meta && rec < N_REC; rec++)
+			bad += all[rec - 65536] != rec % N_KEYS ||
+			       all_meta[rec - 65536] != meta_of(rec);
+		T_EQ_U64(bad, 0);
+		free(all);
+		free(all_meta);
+		T_EQ_I64(hs_session_read_all(r, &all, NULL), 0);	/* nothing left */
+		free(all);
+		T_EQ_I64(hs_session_read_rewind(r), 0);
+		T_EQ_I64(hs_session_read_all(r, &all, NULL), N_REC);
+		for (bad = 0, rec = 0; all && rec < N_REC; rec++)
+			bad += all[rec] != rec % N_KEYS;
+		T_EQ_U64(bad, 0);
+		free(all);
+	}
 	hs_session_read_close(r);
 }
 
