@@ -428,6 +428,13 @@ static const char *const migrations[] = {
 	"    CASE WHEN c.accesses > 0 THEN p.misses * 1.0 / c.accesses END AS miss_ratio,"
 	"    c.created AS created"
 	"  FROM mrc_points AS p JOIN mrc_curves AS c ON c.id = p.curve;",
+	/*
+	 * 4 -> 5: readahead insertions of recorded streams (issue 9): pages
+	 * READAHEAD records brought in, and those never accessed before they
+	 * left or the run ended.  0 for older runs and streams without any.
+	 */
+	"ALTER TABLE runs ADD COLUMN readahead_pages INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE runs ADD COLUMN readahead_unused INTEGER NOT NULL DEFAULT 0;",
 };
 
 static int refresh_opt_gaps(struct hs_store *st, int64_t session);
@@ -473,9 +480,9 @@ static const char *const stmt_sql[ST_NR] = {
 		" misses, cold_misses, evictions, refaults, hint_evictions, hint_refaults, hints,"
 		" drops, pswpin, pswpout, pingpong_keys, pingpong_refaults, distinct_keys,"
 		" protected, protected_useful, protected_wasted, prot_occupancy, peak_resident,"
-		" wall_s, opt_reference, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-		" ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,"
-		" ?27, " NOW_SQL ")",
+		" wall_s, opt_reference, created, readahead_pages, readahead_unused) VALUES (?1,"
+		" ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+		" ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, " NOW_SQL ", ?28, ?29)",
 	[ST_PROT_INSERT] =
 		"INSERT INTO run_protection (run, kind, total, useful, wasted)"
 		" VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -2682,6 +2689,8 @@ static int save_run(struct hs_store *st, const struct hs_run_record *rr, int64_t
 	sqlite3_bind_int64(s, 25, (int64_t)x->peak_resident);
 	sqlite3_bind_double(s, 26, rr->wall_s);
 	sqlite3_bind_int(s, 27, run_is_opt_reference(rr));
+	sqlite3_bind_int64(s, 28, (int64_t)x->readahead_pages);
+	sqlite3_bind_int64(s, 29, (int64_t)x->readahead_unused);
 	err = store_run(st, s);
 	if (err)
 		return err;

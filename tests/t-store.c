@@ -183,7 +183,7 @@ static void test_memory_open(void)
 	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
 	T_EQ_I64(hs_store_get_info(st, &info), 0);
 	T_EQ_U64(info.application_id, 0x48534354);
-	T_EQ_I64(info.user_version, 4);
+	T_EQ_I64(info.user_version, 5);
 	T_EQ_I64(info.sessions, 0);
 	T_EQ_I64(info.runs, 0);
 	T_EQ_STR(info.journal_mode, "memory");
@@ -562,7 +562,7 @@ static void test_refuse_files(void)
 		return;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 7", 0, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 7 is newer than this hsctl supports (4); upgrade hsctl");
+		 "database schema version 7 is newer than this hsctl supports (5); upgrade hsctl");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY, &st), -EPROTO);
@@ -584,7 +584,7 @@ static void test_refuse_files(void)
 	st = NULL;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 0", HS_STORE_RDONLY, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 0 is older than this hsctl's (4);"
+		 "database schema version 0 is older than this hsctl's (5);"
 		 " run 'hsctl db migrate'");
 	hs_store_close(st);
 	st = NULL;
@@ -1315,9 +1315,11 @@ out:
 	hs_store_close(st);
 }
 
-/* What migration 4 added, undone: the miss-ratio curves. */
+/* What migrations 5 and 4 added, undone: runs.readahead_*, the miss-ratio curves. */
 #define UNDO_4								\
-	"DROP VIEW v_mrc; DROP TABLE mrc_points; DROP TABLE mrc_curves;"	\
+	"ALTER TABLE runs DROP COLUMN readahead_pages;"			\
+	" ALTER TABLE runs DROP COLUMN readahead_unused;"			\
+	" DROP VIEW v_mrc; DROP TABLE mrc_points; DROP TABLE mrc_curves;"	\
 	" PRAGMA user_version = 3;"
 
 /* What migration 3 added, undone: runs.opt_reference and opt_gap, v_policy_compare on them. */
@@ -1440,7 +1442,7 @@ out:
 }
 
 /*
- * A schema-1 file: made from a fresh one by dropping what migrations 4, 3
+ * A schema-1 file: made from a fresh one by dropping what migrations 5, 4, 3
  * and 2 added and restoring v_sessions as schema 1 defined it.
  */
 static void test_migrate_v1(void)
@@ -1484,7 +1486,7 @@ static void test_migrate_v1(void)
 	if (!st)
 		return;
 	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
-	T_EQ_STR(q(st, "PRAGMA user_version"), "4");
+	T_EQ_STR(q(st, "PRAGMA user_version"), "5");
 	T_EQ_I64(hs_session_get(st, 1, &info), 0);
 	T_EQ_STR(info.name, "trace.txt");
 	T_EQ_U64(info.records, 10);
