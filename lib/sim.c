@@ -715,12 +715,11 @@ int hs_sim_check(const struct hs_sim *sim)
 void hs_sim_finish(struct hs_sim *sim, struct hs_sim_stats *st, struct hs_metrics *m)
 {
 	sim->st.distinct_keys = sim->st.cold_misses + sim->seen_on_hit;
-	sim->st.readahead_unused += sim->ra_resident;	/* still resident, never accessed */
-	sim->ra_resident = 0;
 	if (sim->st.accesses)
 		sim->st.prot_occupancy = (double)sim->prot_sum /
 					 ((double)sim->st.accesses * (double)sim->cfg.capacity);
 	*st = sim->st;
+	st->readahead_unused += sim->ra_resident;	/* still resident, never accessed */
 	if (m) {
 		m->n = 0;
 		if (sim->ops->report)
