@@ -29,8 +29,10 @@
  * reclaim first streams the held reads of its inode, so a truncation's drops
  * follow the reads they undo.  Ranges longer than max_range_pages are cut.
  * Readahead adds are flagged on the life (HS_LIFE_F_READAHEAD: added by the
- * task inside its last page_cache_*_ra window, before its next read or
- * fault); readahead_only counts those never accessed.  Each page of such an
+ * task to the inode of its last page_cache_*_ra event, at or after that
+ * event's index, before its next read or fault: the event comes before the
+ * kernel sizes the window, so its req_count does not bound it);
+ * readahead_only counts those never accessed.  Each page of such an
  * add is streamed as a READAHEAD record at the add (hs_lc_emit_readahead()):
  * the page entered memory there without a reference, and the read that
  * follows, if any, finds it resident.  Swap readahead is not streamed: an
@@ -283,7 +285,6 @@ int hs_lc_on_readahead(struct hs_lifecycle *lc, uint32_t tid, const struct hs_ev
 	t->ra_valid = ev->a > 0;
 	t->ra_inode = iid;
 	t->ra_lo = ev->index;
-	t->ra_hi = ev->a > UINT64_MAX - ev->index ? UINT64_MAX : ev->index + ev->a;
 	return 0;
 }
 

@@ -116,8 +116,7 @@ struct task {
 	uint64_t	gp_index;	/* its first index */
 	uint64_t	gp_last;	/* its last index */
 	uint32_t	ra_inode;	/* readahead window: inode id */
-	uint64_t	ra_lo;		/* first index */
-	uint64_t	ra_hi;		/* one past the last */
+	uint64_t	ra_lo;		/* first index (the window runs on from it) */
 	uint32_t	anon_head;	/* as a tgid: its live anon lives, linked through
 					 * lpriv.anon_next; NONE when empty */
 	uint64_t	open_seq;	/* its unfinished queued fault (qfault.seq), 0: none */

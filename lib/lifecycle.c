@@ -573,7 +573,13 @@ static int on_add(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *
 		return err;
 	inode_extend(lc, iid, ev->index + (pages - 1));
 	t = TASK(lc, tid);
-	if (t->ra_valid && t->ra_inode == iid && ev->index >= t->ra_lo && ev->index < t->ra_hi)
+	/*
+	 * The readahead event fires before the kernel sizes its window (its
+	 * req_count is the read's request, not what is read ahead), so every
+	 * add of the inode from the event's index on, until the task's next
+	 * read or fault, belongs to it.
+	 */
+	if (t->ra_valid && t->ra_inode == iid && ev->index >= t->ra_lo)
 		flags |= HS_LIFE_F_READAHEAD;
 	err = hs_lc_birth_scan(lc, kind, ev->dev, ev->ino, ev->index, pages, ev->ts_ns, tid, &b);
 	if (err)

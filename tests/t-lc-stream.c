@@ -171,16 +171,17 @@ static void t_bdev(void)
 }
 
 /*
- * Task 100's readahead window covers pages 0..3 of ino 7: those adds are
- * flagged.  Its read of page 0 closes the window, so the add of page 4 is
- * not.  Pages 1..3 are never accessed: 3 readahead-only lives.  Each flagged
+ * Task 100's readahead of ino 7 asks for page 0 only (req_count 1), and the
+ * kernel reads 0..3: the window runs from index 0 until the task's next read,
+ * so those four adds are flagged.  Its read of page 0 closes the window, so
+ * the add of page 4 is not; task 200's add of page 5 is not either.  Pages 1..3 are never accessed: 3 readahead-only lives.  Each flagged
  * add streams a READAHEAD record at its time (keys 0..3 at 2..5); the read
  * of page 0, held until the end, streams at the latest event's time, 8.
  */
 static void t_readahead(void)
 {
 	static const struct hs_event ev[] = {
-		RA(1, 100, 7, 0, 4),
+		RA(1, 100, 7, 0, 1),
 		ADD(2, 100, 7, 0, 0x10, 0), ADD(3, 100, 7, 1, 0x11, 0),
 		ADD(4, 100, 7, 2, 0x12, 0), ADD(5, 100, 7, 3, 0x13, 0),
 		GP(6, 100, 7, 0, 0), ADD(7, 100, 7, 4, 0x14, 0),
