@@ -208,7 +208,8 @@ int hs_codec_decode_ts(const uint8_t *in, size_t len, unsigned int encoding, siz
 				return -EBADMSG;
 			}
 			pmeta = *p++;
-			if (unlikely(timed ? !hs_meta_is_valid_ts(pmeta) : !hs_meta_is_valid(pmeta))) {
+			if (unlikely(timed ? !hs_meta_is_valid_ts(pmeta) :
+					     !hs_meta_is_valid(pmeta))) {
 				*why = "bad meta byte";
 				return -EBADMSG;
 			}

@@ -39,7 +39,7 @@ struct hs_sim;
 #define HS_FOLIO_SHADOW		0x04u	/* evicted_at holds a shadow entry */
 #define HS_FOLIO_ANON		0x08u	/* last access said anonymous memory */
 #define HS_FOLIO_HINTED		0x10u	/* the shadow entry came from a PAGEOUT hint */
-#define HS_FOLIO_READAHEAD	0x20u	/* resident by a READAHEAD record, not accessed since */
+#define HS_FOLIO_READAHEAD	0x20u	/* in by a READAHEAD record, not accessed since */
 
 /**
  * struct hs_folio - the driver's record of one key, followed by the policy's area

@@ -102,7 +102,7 @@ struct hs_session_writer {
 	uint32_t		*keys;		/* dense ids of raw[], filled at flush */
 	uint64_t		*ts;		/* times of raw[] (timed sessions), or NULL */
 	uint8_t			*enc;		/* encoding buffer for either chunk */
-	int			timed;		/* 0: no record yet, 1: timed, -1: untimed */
+	int			timed;		/* 0: none yet, 1: timed, -1: untimed */
 	uint64_t		last_ts;	/* time of the latest timed record */
 	uint64_t		records;	/* records in chunks already written */
 	uint64_t		accesses;	/* FD + PT records in those chunks */

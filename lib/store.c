@@ -570,7 +570,7 @@ struct hs_session_reader {
 	uint8_t			*meta;		/* ... its meta bytes */
 	uint64_t		*ts;		/* ... its times (timed sessions), or NULL */
 	bool			timed;		/* the last chunk decoded had times */
-	int64_t			enc0;		/* encoding of chunk 0 (all must match) */
+	int64_t			enc0;		/* chunk 0's encoding: all match it */
 	uint64_t		last_ts;	/* time of the last record read */
 	bool			tx;		/* began the read transaction it ends */
 };

@@ -174,9 +174,10 @@ static void t_bdev(void)
  * Task 100's readahead of ino 7 asks for page 0 only (req_count 1), and the
  * kernel reads 0..3: the window runs from index 0 until the task's next read,
  * so those four adds are flagged.  Its read of page 0 closes the window, so
- * the add of page 4 is not; task 200's add of page 5 is not either.  Pages 1..3 are never accessed: 3 readahead-only lives.  Each flagged
- * add streams a READAHEAD record at its time (keys 0..3 at 2..5); the read
- * of page 0, held until the end, streams at the latest event's time, 8.
+ * the add of page 4 is not; task 200's add of page 5 is not either.  Pages
+ * 1..3 are never accessed: 3 readahead-only lives.  Each flagged add streams
+ * a READAHEAD record at its time (keys 0..3 at 2..5); the read of page 0,
+ * held until the end, streams at the latest event's time, 8.
  */
 static void t_readahead(void)
 {

@@ -1181,8 +1181,8 @@ static void check_stream_times(struct hs_store *st, int64_t id,
 	T_EQ_U64(back, 0);
 	T_EQ_U64(ra_bad, 0);
 	T_EQ_U64(ra, ck->readahead);
-	T_EQ_I64(q_int(st, "SELECT coalesce(sum(pages), 0) FROM folio_lives WHERE session = %" PRId64
-		       " AND flags & %d", id, HS_LIFE_F_READAHEAD), (int64_t)ra);
+	T_EQ_I64(q_int(st, "SELECT coalesce(sum(pages), 0) FROM folio_lives WHERE session = %"
+		       PRId64 " AND flags & %d", id, HS_LIFE_F_READAHEAD), (int64_t)ra);
 	T_ASSERT(q_int(st, "SELECT count(*) FROM events WHERE session = %" PRId64
 		       " AND ts_ns = %" PRIu64, id, ts[0]) > 0);
 	T_ASSERT(q_int(st, "SELECT count(*) FROM events WHERE session = %" PRId64
