@@ -194,8 +194,8 @@ static int run(int argc, char **argv)
 		goto out_unlink;
 	}
 	if (stats.skipped)
-		hs_warn("session %" PRId64 ": skipped %" PRIu64 " hint and drop records (%s has "
-			"no way to express them)", session, stats.skipped,
+		hs_warn("session %" PRId64 ": skipped %" PRIu64 " hint, drop and readahead records"
+			" (%s has no way to express them)", session, stats.skipped,
 			hs_trace_type_name(a.type));
 	hs_info("exported %" PRIu64 " records of session %" PRId64 " to %s", stats.records,
 		session, to_stdout ? "standard output" : a.output);
