@@ -31,7 +31,8 @@
  * Readahead adds are flagged on the life (HS_LIFE_F_READAHEAD: added by the
  * task inside its last page_cache_*_ra window, before its next read or
  * fault); readahead_only counts those never accessed.  With HS_LC_SCOPED
- * only the tasks in scope stream accesses and hints.
+ * only the tasks in scope stream accesses and hints, and a life one of
+ * them streams an access to becomes the workload's (hs_folio_life.workload).
  */
 #include "config.h"
 
@@ -69,8 +70,11 @@ int hs_lc_access_page(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch,
 {
 	uint32_t l = PKEY(lc, kid)->life;
 
-	if (l != NONE && lc->lp[l].state == L_ALIVE)
+	if (l != NONE && lc->lp[l].state == L_ALIVE) {
 		lc->life[l].accesses++;
+		if (stream && (lc->opts.flags & HS_LC_SCOPED))
+			lc->life[l].workload = true;
+	}
 	return stream ? hs_lc_emit(lc, kid, ch, write) : 0;
 }
 

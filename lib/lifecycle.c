@@ -583,6 +583,7 @@ static int on_add(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *
 		return err;
 	lc->life[id].kind = kind;
 	lc->life[id].flags = flags;
+	lc->life[id].workload = (lc->opts.flags & HS_LC_SCOPED) && hs_lc_task_scoped(lc, t);
 	lc->life[id].dev = ev->dev;
 	lc->life[id].ino = ev->ino;
 	lc->life[id].first_page = ev->index;
