@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "evlog.h"
 #include "hs.h"
 #include "lrugen.h"
 #include "policy.h"
@@ -301,6 +302,8 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			.pageout = o->pageout >= 0 && o->pageout < HS_PAGEOUT_NR ?
 				   (uint8_t)o->pageout : UINT8_MAX,
 			.recheck_window = o->recheck_window,
+			.on_evict = jobs[j].evlog ? hs_evlog_add : NULL,
+			.evict_arg = jobs[j].evlog,
 		};
 
 		jobs[j].sim = NULL;

@@ -231,6 +231,13 @@ struct hs_sim_config {
 	uint64_t	recheck_window;		/* HS_PAGEOUT_RECHECK keeps a page whose last
 						 * access is among the last this many accesses
 						 * (0: none is, in a serial replay) */
+	/*
+	 * Called at every eviction, the policy's or a PAGEOUT hint's (@hinted),
+	 * when not NULL: @pos is the number of accesses before the record that
+	 * caused it, @key the evicted key.  An error it returns fails the step.
+	 */
+	int		(*on_evict)(void *arg, uint64_t pos, uint32_t key, bool hinted);
+	void		*evict_arg;			/* its first argument */
 };
 
 /**
