@@ -261,9 +261,11 @@ static void print_summary(const struct hs_recorder_summary *s)
 		hs_json_uint(&j, s->touches);
 		hs_json_key(&j, "lives");
 		hs_json_uint(&j, s->lives);
+		hs_json_key(&j, "life_pages");
+		hs_json_uint(&j, s->life_pages);
 		hs_json_key(&j, "reclaimed_pages");
 		hs_json_uint(&j, s->reclaimed);
-		hs_json_key(&j, "refaults");
+		hs_json_key(&j, "refault_lives");
 		hs_json_uint(&j, s->refaults);
 		hs_json_key(&j, "accesses");
 		hs_json_uint(&j, s->accesses);
@@ -277,25 +279,74 @@ static void print_summary(const struct hs_recorder_summary *s)
 		hs_json_fixed(&j, s->build_s, 3);
 		hs_json_key(&j, "rows");
 		hs_json_uint(&j, s->rows);
+		hs_json_key(&j, "kernel");
+		if (s->has_kernel) {
+			const struct hs_kernel_row *k = &s->kernel;
+
+			hs_json_object(&j);
+			hs_json_key(&j, "lives");
+			hs_json_uint(&j, k->lives);
+			hs_json_key(&j, "pages");
+			hs_json_uint(&j, k->pages);
+			hs_json_key(&j, "demand_miss_pages");
+			hs_json_uint(&j, k->demand_miss_pages);
+			hs_json_key(&j, "readahead_pages");
+			hs_json_uint(&j, k->readahead_pages);
+			hs_json_key(&j, "readahead_unused_pages");
+			hs_json_uint(&j, k->readahead_unused_pages);
+			hs_json_key(&j, "refault_pages");
+			hs_json_uint(&j, k->refault_pages);
+			hs_json_key(&j, "evicted_pages");
+			hs_json_uint(&j, k->evicted_pages);
+			hs_json_key(&j, "pswpin_pages");
+			hs_json_uint(&j, k->pswpin_pages);
+			hs_json_key(&j, "pswpout_pages");
+			hs_json_uint(&j, k->pswpout_pages);
+			hs_json_key(&j, "pswp_source");
+			hs_json_str(&j, k->pswp_source);
+			hs_json_end(&j);
+		} else {
+			hs_json_null(&j);
+		}
 		hs_json_end(&j);
 		putchar('\n');
 		return;
 	}
 	if (hs_global.format == HS_FMT_CSV) {
+		const struct hs_kernel_row *k = &s->kernel;
+
 		printf("session,status,workload_exit,workload_signal,runtime_s,events,lost_events,"
-		       "touches,lives,reclaimed_pages,refaults,accesses,memory_limit_pages,"
-		       "visibility\n");
+		       "touches,lives,life_pages,reclaimed_pages,refault_lives,accesses,"
+		       "memory_limit_pages,visibility,demand_miss_pages,readahead_pages,"
+		       "readahead_unused_pages,refault_pages,evicted_pages,pswpin_pages,"
+		       "pswpout_pages,pswp_source\n");
 		printf("%" PRId64 ",%s,%d,%d,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		       ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s\n", s->session,
+		       ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s", s->session,
 		       s->status, s->wexit, s->wsig, s->runtime_s, s->events, s->lost, s->touches,
-		       s->lives, s->reclaimed, s->refaults, s->accesses, s->limit_pages,
-		       s->visibility);
+		       s->lives, s->life_pages, s->reclaimed, s->refaults, s->accesses,
+		       s->limit_pages, s->visibility);
+		if (s->has_kernel)
+			printf(",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
+			       PRIu64 ",%" PRIu64 ",%s\n", k->demand_miss_pages, k->readahead_pages,
+			       k->readahead_unused_pages, k->refault_pages, k->evicted_pages,
+			       k->pswpin_pages, k->pswpout_pages, k->pswp_source);
+		else
+			printf(",,,,,,,,\n");
 		return;
 	}
 	printf("session %" PRId64 ": %s, %.1f s; %" PRIu64 " events (%" PRIu64 " lost), %"
-	       PRIu64 " folio lives (%" PRIu64 " pages reclaimed, %" PRIu64 " refaults), %"
-	       PRIu64 " accesses (%s)\n", s->session, s->status, s->runtime_s, s->events,
-	       s->lost, s->lives, s->reclaimed, s->refaults, s->accesses, s->visibility);
+	       PRIu64 " folio lives of %" PRIu64 " pages (%" PRIu64 " pages reclaimed, %" PRIu64
+	       " lives refaulted), %" PRIu64 " accesses (%s)\n", s->session, s->status,
+	       s->runtime_s, s->events, s->lost, s->lives, s->life_pages, s->reclaimed,
+	       s->refaults, s->accesses, s->visibility);
+	if (s->has_kernel)
+		printf("kernel, the workload's pages: %" PRIu64 " demand misses, %" PRIu64
+		       " read ahead (%" PRIu64 " never used), %" PRIu64 " refaults, %" PRIu64
+		       " evicted, pswpin %" PRIu64 ", pswpout %" PRIu64 " (from %s)\n",
+		       s->kernel.demand_miss_pages, s->kernel.readahead_pages,
+		       s->kernel.readahead_unused_pages, s->kernel.refault_pages,
+		       s->kernel.evicted_pages, s->kernel.pswpin_pages, s->kernel.pswpout_pages,
+		       s->kernel.pswp_source);
 	if (s->wsig)
 		printf("workload killed by signal %d (%s)\n", s->wsig, strsignal(s->wsig));
 	else if (s->wexit >= 0)

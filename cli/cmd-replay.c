@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "evlog.h"
 #include "hs.h"
 #include "json.h"
 #include "param.h"
@@ -46,6 +47,7 @@ enum {
 	OPT_PAGEOUT,
 	OPT_RECHECK_WINDOW,
 	OPT_NO_READAHEAD,
+	OPT_LOG_EVICTIONS,
 };
 
 struct param_arg {
@@ -69,6 +71,7 @@ struct args {
 	uint64_t	recheck_window;	/* --recheck-window (0 when not given) */
 	bool		window_given;	/* --recheck-window was given */
 	bool		no_readahead;	/* --no-readahead */
+	bool		log_evictions;	/* --log-evictions */
 };
 
 /* One planned run. */
@@ -105,6 +108,9 @@ static const struct argp_option options[] = {
 	  "(default 0: none)", 0 },
 	{ "no-readahead", OPT_NO_READAHEAD, NULL, 0,
 	  "Ignore the readahead records of a recorded session (pages the kernel read ahead)", 0 },
+	{ "log-evictions", OPT_LOG_EVICTIONS, NULL, 0,
+	  "Store every eviction of every run (its position and key), read back through "
+	  "the view v_evictions", 0 },
 	{ 0 }
 };
 
@@ -185,6 +191,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->recheck_window = v;
 		a->window_given = true;
 		break;
+	case OPT_LOG_EVICTIONS:
+		a->log_evictions = true;
+		break;
 	case ARGP_KEY_ARG:
 		if (a->session)
 			argp_error(state, "one SESSION at a time (got '%s' too)", arg);
@@ -195,6 +204,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "missing SESSION (see 'hsctl sessions')");
 		if (a->window_given && a->pageout != HS_PAGEOUT_RECHECK)
 			argp_error(state, "--recheck-window needs --pageout recheck");
+		if (a->log_evictions && a->no_store)
+			argp_error(state, "--log-evictions stores the log: not with --no-store");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -215,9 +226,13 @@ static const struct argp argp = {
 	       "    hsctl replay 1 --policy lrfu --param lrfu.lambda=1,0.1,0.001 --size 200\n"
 	       "    hsctl replay 1 --policy opt --param opt.bypass=true --size 200 -f json\n"
 	       "    hsctl replay 4 --policy all          # a recording: at its memory limit\n"
+	       "    hsctl replay 1 --policy lru --size 100 --log-evictions\n"
+	       "    hsctl sql 'SELECT position, key FROM v_evictions WHERE run = 1'\n"
 	       "    hsctl sql 'SELECT policy, capacity, hit_ratio FROM v_runs'\n"
 	       "\nhit_ratio is hits / accesses (the table prints it in percent). Runs land in "
-	       "the database: see hsctl-db(5), views v_runs and v_policy_compare.",
+	       "the database: see hsctl-db(5), views v_runs and v_policy_compare. A recorded "
+	       "session's first row is the kernel's: what it did to the workload's own pages "
+	       "(view v_kernel), in pages like the policies' counts.",
 };
 
 static int pick_sizes(char *list, const struct hs_session_info *info, uint64_t *out, size_t *n)
@@ -499,8 +514,18 @@ static double ratio(uint64_t a, uint64_t b)
 	return b ? (double)a / (double)b : NAN;
 }
 
+/* A count, or null when the kernel row has no capacity. */
+static void out_capacity(struct hs_out *o, const struct hs_kernel_row *k)
+{
+	if (k->capacity)
+		hs_out_uint(o, k->capacity);
+	else
+		hs_out_null(o);
+}
+
 static int print_table(const struct plan *plans, const struct hs_replay_job *jobs, size_t nr,
-		       const double *gaps, const struct hs_session_info *info)
+		       const double *gaps, const struct hs_session_info *info,
+		       const struct hs_kernel_row *k)
 {
 	bool ra = false;	/* a run inserted readahead pages: show them */
 	struct hs_out *o;
@@ -508,6 +533,7 @@ static int print_table(const struct plan *plans, const struct hs_replay_job *job
 
 	for (size_t i = 0; i < nr; i++)
 		ra |= !jobs[i].err && jobs[i].stats.readahead_pages;
+	ra |= k && k->readahead_pages;
 	if (hs_out_new(stdout, HS_FMT_TABLE, NULL, &o))
 		return -ENOMEM;
 	hs_out_column(o, "policy", HS_COL_STR, NULL);
@@ -522,6 +548,20 @@ static int print_table(const struct plan *plans, const struct hs_replay_job *job
 	if (ra) {
 		hs_out_column(o, "ra-pages", HS_COL_INT, NULL);
 		hs_out_column(o, "ra-unused", HS_COL_INT, NULL);
+	}
+	if (k) {
+		hs_out_str(o, "kernel");
+		out_capacity(o, k);
+		hs_out_null(o);
+		hs_out_uint(o, k->demand_miss_pages);
+		hs_out_uint(o, k->refault_pages);
+		for (int c = 0; c < 4; c++)
+			hs_out_null(o);
+		if (ra) {
+			hs_out_uint(o, k->readahead_pages);
+			hs_out_uint(o, k->readahead_unused_pages);
+		}
+		hs_out_row_end(o);
 	}
 	for (size_t i = 0; i < nr; i++) {
 		const struct hs_sim_stats *s = &jobs[i].stats;
@@ -552,6 +592,13 @@ static int print_table(const struct plan *plans, const struct hs_replay_job *job
 	printf("session %" PRId64 " (%s): %" PRIu64 " accesses, %" PRIu64
 	       " distinct keys; size in %ss\n", info->id, info->name, info->accesses,
 	       info->distinct_keys, info->unit);
+	if (k)
+		printf("kernel, the workload's pages: %" PRIu64 " demand misses, %" PRIu64
+		       " read ahead (%" PRIu64 " never used), %" PRIu64 " refaults, %" PRIu64
+		       " evicted, pswpin %" PRIu64 ", pswpout %" PRIu64 " (from %s)\n",
+		       k->demand_miss_pages, k->readahead_pages, k->readahead_unused_pages,
+		       k->refault_pages, k->evicted_pages, k->pswpin_pages, k->pswpout_pages,
+		       k->pswp_source);
 	ret = hs_out_finish(o);
 	hs_out_free(o);
 	return ret;
@@ -622,8 +669,40 @@ static int json_extras(struct hs_out *o, const struct hs_replay_job *job)
 	return 0;
 }
 
+/*
+ * The kernel row of the machine formats: the columns of cols[] in print_machine()
+ * that apply to the kernel hold its page counts, the others are null.
+ */
+static void machine_kernel_row(struct hs_out *o, const struct hs_kernel_row *k, int64_t session)
+{
+	hs_out_null(o);				/* run */
+	hs_out_int(o, session);
+	hs_out_str(o, "kernel");
+	hs_out_null(o);				/* params */
+	out_capacity(o, k);
+	hs_out_null(o);				/* accesses */
+	hs_out_null(o);				/* hits */
+	hs_out_uint(o, k->demand_miss_pages);	/* misses */
+	hs_out_null(o);				/* hit_ratio */
+	hs_out_uint(o, k->evicted_pages);	/* evictions */
+	hs_out_uint(o, k->refault_pages);	/* refaults */
+	for (int c = 0; c < 9; c++)		/* pingpong_keys .. drops */
+		hs_out_null(o);
+	hs_out_uint(o, k->pswpin_pages);
+	hs_out_uint(o, k->pswpout_pages);
+	for (int c = 0; c < 4; c++)		/* pingpong_refaults .. opt_gap */
+		hs_out_null(o);
+	hs_out_uint(o, k->readahead_pages);
+	hs_out_uint(o, k->readahead_unused_pages);
+	for (int c = 0; c < 3; c++)		/* protection, refault_hist, metrics */
+		hs_out_null(o);
+	hs_out_str(o, k->pswp_source);
+	hs_out_row_end(o);
+}
+
 static int print_machine(const struct plan *plans, const struct hs_replay_job *jobs, size_t nr,
-			 const double *gaps, const int64_t *ids, int64_t session)
+			 const double *gaps, const int64_t *ids, int64_t session,
+			 const struct hs_kernel_row *k)
 {
 	static const char *const cols[] = {
 		"run", "session", "policy", "params", "capacity", "accesses", "hits", "misses",
@@ -632,6 +711,7 @@ static int print_machine(const struct plan *plans, const struct hs_replay_job *j
 		"hint_evictions", "hint_refaults", "drops", "pswpin", "pswpout",
 		"pingpong_refaults", "peak_resident", "prot_occupancy", "opt_gap",
 		"readahead_pages", "readahead_unused", "protection", "refault_hist", "metrics",
+		"pswp_source",
 	};
 	struct hs_out *o;
 	int ret = 0;
@@ -641,7 +721,7 @@ static int print_machine(const struct plan *plans, const struct hs_replay_job *j
 	for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
 		enum hs_col_type t = HS_COL_INT;
 
-		if (!strcmp(cols[c], "policy"))
+		if (!strcmp(cols[c], "policy") || !strcmp(cols[c], "pswp_source"))
 			t = HS_COL_STR;
 		else if (!strcmp(cols[c], "params") || !strcmp(cols[c], "protection") ||
 			 !strcmp(cols[c], "refault_hist") || !strcmp(cols[c], "metrics"))
@@ -651,6 +731,8 @@ static int print_machine(const struct plan *plans, const struct hs_replay_job *j
 			t = HS_COL_REAL;
 		hs_out_column(o, cols[c], t, t == HS_COL_REAL ? "%.6f" : NULL);
 	}
+	if (k)
+		machine_kernel_row(o, k, session);
 	for (size_t i = 0; i < nr; i++) {
 		const struct hs_sim_stats *s = &jobs[i].stats;
 
@@ -690,6 +772,7 @@ static int print_machine(const struct plan *plans, const struct hs_replay_job *j
 		ret = json_extras(o, &jobs[i]);
 		if (ret)
 			break;
+		hs_out_null(o);		/* pswp_source: the kernel row's */
 		hs_out_row_end(o);
 	}
 	if (ret) {
@@ -699,6 +782,36 @@ static int print_machine(const struct plan *plans, const struct hs_replay_job *j
 	ret = hs_out_finish(o);
 	hs_out_free(o);
 	return ret;
+}
+
+/*
+ * The kernel row of a recorded session (*@out, or NULL when there is none to
+ * print): a session whose lives carry no workload mark was built before
+ * hsctl knew the workload's pages, and says so.
+ */
+static int kernel_row(struct hs_store *st, const struct hs_session_info *info,
+		      struct hs_kernel_row *row, struct hs_kernel_row **out)
+{
+	int err;
+
+	*out = NULL;
+	if (strcmp(info->source, "record"))
+		return 0;
+	err = hs_store_kernel_row(st, info->id, row);
+	if (err == -ENOENT)
+		return 0;
+	if (err) {
+		hs_err("%s: the kernel row: %s", hs_global.db,
+		       err == -ENOMEM ? "out of memory" : hs_store_errmsg(st));
+		return hs_exit_from_errno(err);
+	}
+	if (!row->lives) {
+		hs_warn("session %" PRId64 ": no life is marked as the workload's (built by an "
+			"older hsctl?): no kernel row", info->id);
+		return 0;
+	}
+	*out = row;
+	return 0;
 }
 
 /*
@@ -751,6 +864,7 @@ static int run(int argc, char **argv)
 	struct hs_replay_job *jobs = NULL;
 	struct hs_run_record *recs = NULL;
 	struct hs_session_info info;
+	struct hs_kernel_row krow, *kr = NULL;
 	struct hs_cli_progress pr = { 0 };
 	struct hs_store *st = NULL;
 	struct plan *plans = NULL;
@@ -823,7 +937,15 @@ static int run(int argc, char **argv)
 		jobs[i].ops = plans[i].ops;
 		jobs[i].params = plans[i].ps;
 		jobs[i].capacity = plans[i].capacity;
+		if (a.log_evictions && hs_evlog_new(&jobs[i].evlog)) {
+			hs_err("out of memory");
+			status = HS_EXIT_FAILURE;
+			goto out;
+		}
 	}
+	status = kernel_row(st, &info, &krow, &kr);
+	if (status)
+		goto out;
 	ro.threads = a.threads;
 	ro.override_channel = a.channel >= 0;
 	ro.channel = a.channel >= 0 ? a.channel : 0;
@@ -849,6 +971,8 @@ static int run(int argc, char **argv)
 		goto out;
 	}
 	for (i = 0; i < nr; i++) {
+		if (!jobs[i].err && jobs[i].evlog)
+			jobs[i].err = hs_evlog_finish(jobs[i].evlog);
 		if (!jobs[i].err)
 			continue;
 		failed++;
@@ -875,6 +999,7 @@ static int run(int argc, char **argv)
 		recs[k].gens = jobs[i].gens;
 		recs[k].nr_gens = jobs[i].nr_gens;
 		recs[k].wall_s = jobs[i].wall_s;
+		recs[k].evlog = jobs[i].evlog;
 		k++;
 	}
 	/*
@@ -897,7 +1022,7 @@ static int run(int argc, char **argv)
 	}
 	spread(jobs, nr, kids, kgaps, ids, gaps, k);
 	if (hs_global.format == HS_FMT_TABLE) {
-		ret = print_table(plans, jobs, nr, gaps, &info);
+		ret = print_table(plans, jobs, nr, gaps, &info, kr);
 		fflush(stdout);
 		if (!a.no_store && store_runs(st, recs, k, kids, NULL, &stored))
 			failed++;
@@ -909,15 +1034,17 @@ static int run(int argc, char **argv)
 			if (stored)
 				spread(jobs, nr, kids, kgaps, ids, gaps, k);
 		}
-		ret = print_machine(plans, jobs, nr, gaps, stored ? ids : NULL, session);
+		ret = print_machine(plans, jobs, nr, gaps, stored ? ids : NULL, session, kr);
 	}
 	status = ret ? HS_EXIT_FAILURE : failed ? HS_EXIT_FAILURE : HS_EXIT_OK;
 out:
 	for (i = 0; i < nr; i++) {
 		hs_param_set_free(plans[i].ps);
 		free(plans[i].params_json);
-		if (jobs)
+		if (jobs) {
 			free(jobs[i].gens);
+			hs_evlog_free(jobs[i].evlog);
+		}
 	}
 	free(plans);
 	free(jobs);

@@ -333,3 +333,102 @@ int hs_codec_ids_decode(const uint8_t *in, size_t len, unsigned int encoding, si
 	}
 	return 0;
 }
+
+/*
+ * Eviction-log chunks (HS_EVLOG_POS_KEY): per eviction, one varint of the
+ * position's difference from the previous one (the chunk's first_pos before
+ * the first), shifted left once, with the low bit set for a hint eviction;
+ * then one varint of the zigzag-coded difference from the previous key (0
+ * before the first).
+ */
+
+/**
+ * hs_codec_evict_encode() - encode evictions as HS_EVLOG_POS_KEY
+ * @first_pos: the position the first difference is taken from (the chunk's
+ *	       first_pos, at most @pos[0])
+ * @pos: positions, in ascending order (equal ones allowed)
+ * @keys: the evicted dense key ids
+ * @hinted: per eviction, nonzero for one a PAGEOUT hint made
+ * @n: evictions
+ * @out: at least hs_codec_evict_bound(@n) bytes
+ *
+ * Return: bytes written.
+ */
+size_t hs_codec_evict_encode(uint64_t first_pos, const uint64_t *pos, const uint32_t *keys,
+			     const uint8_t *hinted, size_t n, uint8_t *out)
+{
+	uint8_t *p = out;
+	uint64_t prev_pos = first_pos;
+	int64_t prev_key = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		p = put_varint(p, (pos[i] - prev_pos) << 1 | (hinted[i] ? 1 : 0));
+		p = put_varint(p, zigzag((int64_t)keys[i] - prev_key));
+		prev_pos = pos[i];
+		prev_key = keys[i];
+	}
+	return (size_t)(p - out);
+}
+
+/**
+ * hs_codec_evict_decode() - decode and validate one eviction-log chunk
+ * @in: encoded bytes
+ * @len: their number
+ * @encoding: enum hs_evlog_encoding of the chunk
+ * @first_pos: the chunk's first_pos
+ * @n: evictions the chunk must hold
+ * @pos: receives @n positions
+ * @keys: receives @n dense key ids
+ * @hinted: receives @n flags (1: a hint eviction)
+ * @why: receives a static reason on -EBADMSG (may be NULL)
+ *
+ * Return: 0, or -EBADMSG (unknown encoding, truncated or overlong varint, a
+ * position past 2^63, a key outside 0 .. 2^32 - 1, bytes left over).
+ */
+int hs_codec_evict_decode(const uint8_t *in, size_t len, unsigned int encoding,
+			  uint64_t first_pos, size_t n, uint64_t *pos, uint32_t *keys,
+			  uint8_t *hinted, const char **why)
+{
+	const uint8_t *p = in, *end = in + len;
+	uint64_t prev_pos = first_pos;
+	int64_t prev_key = 0;
+	const char *dummy;
+
+	if (!why)
+		why = &dummy;
+	if (encoding != HS_EVLOG_POS_KEY) {
+		*why = "unknown eviction chunk encoding";
+		return -EBADMSG;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v, d;
+		uint8_t h;
+		int64_t k;
+
+		if (get_varint(&p, end, ID_VARINT_MAX, &v, why))
+			return -EBADMSG;
+		d = v >> 1;
+		h = (uint8_t)(v & 1);
+		if (d > (UINT64_C(1) << 63) - prev_pos) {
+			*why = "eviction position too large";
+			return -EBADMSG;
+		}
+		prev_pos += d;
+		if (get_varint(&p, end, ID_VARINT_MAX, &v, why))
+			return -EBADMSG;
+		k = prev_key + unzigzag(v);
+		if (v > UINT64_C(0x1ffffffff) || k < 0 || k > (int64_t)UINT32_MAX) {
+			*why = "evicted key out of range";
+			return -EBADMSG;
+		}
+		pos[i] = prev_pos;
+		keys[i] = (uint32_t)k;
+		hinted[i] = h;
+		prev_key = k;
+	}
+	if (p != end) {
+		*why = "bytes after the last eviction";
+		return -EBADMSG;
+	}
+	return 0;
+}

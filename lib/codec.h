@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The compact forms in which the store keeps a session: access chunks (dense
- * key ids with their meta bytes) and key chunks (the original 64-bit ids in
- * dense-id order).  Both are runs of LEB128 varints of zigzag-coded deltas, so
- * a sequential scan costs one byte per record and a random access over a few
- * million keys three or four.  Every chunk starts from a zero state, so any
+ * key ids with their meta bytes), key chunks (the original 64-bit ids in
+ * dense-id order) and the eviction-log chunks of replay --log-evictions
+ * (position and key of every eviction of a run).  All are runs of LEB128
+ * varints of deltas, so a sequential scan costs one byte per record and a
+ * random access over a few million keys three or four.  Every chunk starts from a zero state, so any
  * chunk decodes on its own.  The byte layout is specified in man/hsctl-db.5;
  * changing it means a new encoding number, never a new meaning for an old one.
  *
@@ -37,6 +38,20 @@ enum hs_chunk_encoding {
 enum hs_ids_encoding {
 	HS_IDS_DELTA		= 1,	/* per id: varint(zigzag(id - previous id)) */
 };
+
+/* Values of run_evictions.encoding (hsctl replay --log-evictions). */
+enum hs_evlog_encoding {
+	HS_EVLOG_POS_KEY	= 1,	/* per eviction: varint(position delta << 1 | hinted),
+					 * varint(zigzag(key delta)) */
+};
+
+#define HS_EVLOG_CHUNK		65536u	/* evictions per log chunk (the last: 1 to this) */
+
+/* Most bytes hs_codec_evict_encode() writes for @n evictions (10 + 5 each). */
+static inline size_t hs_codec_evict_bound(size_t n)
+{
+	return n * 15;
+}
 
 /* Meta bits this version defines (access.h); the others must be 0. */
 #define HS_META_DEFINED		(HS_META_CHANNEL_MASK | HS_META_ANON | HS_META_WRITE)
@@ -157,5 +172,35 @@ size_t hs_codec_ids_encode(const uint64_t *ids, size_t n, uint8_t *out);
  */
 int hs_codec_ids_decode(const uint8_t *in, size_t len, unsigned int encoding, size_t n,
 			uint64_t *ids, const char **why);
+
+/**
+ * hs_codec_evict_encode() - encode evictions as HS_EVLOG_POS_KEY
+ * @first_pos: the position differences start from (at most @pos[0])
+ * @pos: positions, ascending (equal ones allowed)
+ * @keys: the evicted dense key ids
+ * @hinted: per eviction, nonzero for a PAGEOUT hint's
+ * @n: evictions
+ * @out: at least hs_codec_evict_bound(@n) bytes
+ * Return: bytes written.
+ */
+size_t hs_codec_evict_encode(uint64_t first_pos, const uint64_t *pos, const uint32_t *keys,
+			     const uint8_t *hinted, size_t n, uint8_t *out);
+
+/**
+ * hs_codec_evict_decode() - decode and validate one eviction-log chunk
+ * @in: encoded bytes
+ * @len: their number
+ * @encoding: enum hs_evlog_encoding of the chunk
+ * @first_pos: the chunk's first_pos
+ * @n: evictions the chunk must hold
+ * @pos: receives @n positions
+ * @keys: receives @n dense key ids
+ * @hinted: receives @n flags (1: a hint eviction)
+ * @why: receives a static reason on -EBADMSG (may be NULL)
+ * Return: 0, or -EBADMSG.
+ */
+int hs_codec_evict_decode(const uint8_t *in, size_t len, unsigned int encoding,
+			  uint64_t first_pos, size_t n, uint64_t *pos, uint32_t *keys,
+			  uint8_t *hinted, const char **why);
 
 #endif /* HS_CODEC_H */

@@ -547,6 +547,7 @@ static int swapin_life(struct hs_lifecycle *lc, uint32_t tid, int32_t tgid, uint
 		return err;
 	lc->life[*id].kind = HS_LIFE_ANON;
 	lc->life[*id].flags = HS_LIFE_F_SWAPIN;
+	lc->life[*id].workload = hs_lc_tgid_scoped(lc, tgid);
 	lc->life[*id].tgid = tgid;
 	lc->life[*id].address = page << HS_LC_PAGE_SHIFT;
 	lc->life[*id].first_page = page;
@@ -613,6 +614,7 @@ static int fault_link(struct hs_lifecycle *lc, const struct qfault *f, const str
 	if (err)
 		return err;
 	lc->life[id].kind = HS_LIFE_ANON;
+	lc->life[id].workload = hs_lc_tgid_scoped(lc, f->tgid);
 	lc->life[id].tgid = f->tgid;
 	lc->life[id].address = first << HS_LC_PAGE_SHIFT;
 	lc->life[id].first_page = first;

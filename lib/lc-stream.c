@@ -38,7 +38,8 @@
  * follows, if any, finds it resident.  Swap readahead is not streamed: an
  * anonymous page's insertion does not tell a swap-in the task faulted on
  * from one swapin_readahead() brought along.  With HS_LC_SCOPED only the
- * tasks in scope stream accesses, hints and readahead.
+ * tasks in scope stream accesses, hints and readahead, and a life one of
+ * them streams an access to becomes the workload's (hs_folio_life.workload).
  */
 #include "config.h"
 
@@ -104,8 +105,11 @@ int hs_lc_access_page(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch,
 {
 	uint32_t l = PKEY(lc, kid)->life;
 
-	if (l != NONE && lc->lp[l].state == L_ALIVE)
+	if (l != NONE && lc->lp[l].state == L_ALIVE) {
 		lc->life[l].accesses++;
+		if (stream && (lc->opts.flags & HS_LC_SCOPED))
+			lc->life[l].workload = true;
+	}
 	return stream ? hs_lc_emit(lc, kid, ch, write) : 0;
 }
 

@@ -98,6 +98,17 @@ bool hs_lc_task_in_scope(const struct hs_lifecycle *lc, const struct task *t)
 	return !(lc->opts.flags & HS_LC_SCOPED) || hs_lc_task_scoped(lc, t);
 }
 
+/* Is process @tgid the workload's (no one is without HS_LC_SCOPED)? */
+bool hs_lc_tgid_scoped(const struct hs_lifecycle *lc, int32_t tgid)
+{
+	uint32_t g;
+
+	if (!(lc->opts.flags & HS_LC_SCOPED))
+		return false;
+	g = hs_lc_task_find(lc, tgid);
+	return g != NONE && hs_lc_task_scoped(lc, TASK(lc, g));
+}
+
 /* Kernel events stream from this task? */
 bool hs_lc_kstream(const struct hs_lifecycle *lc, const struct task *t)
 {

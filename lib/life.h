@@ -62,6 +62,10 @@ struct hs_folio_life {
 	uint8_t		death_cause;	/* enum hs_death_cause; HS_DEATH_NONE while alive */
 	uint8_t		flags;		/* HS_LIFE_F_* */
 	bool		refault;	/* its key's previous life ended by reclaim or pageout */
+	bool		workload;	/* the workload's own: brought in by a task in its scope
+					 * (file: the adding task; anon: the faulting process),
+					 * or named by a streamed access while alive; set only
+					 * by a build with a scope (HS_LC_SCOPED) */
 	int32_t		tgid;		/* anon: the process; else 0 */
 	uint64_t	dev;		/* file/bdev: kernel dev_t (major << 20 | minor); else 0 */
 	uint64_t	ino;		/* file/bdev: inode number; else 0 */

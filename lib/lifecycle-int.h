@@ -262,6 +262,7 @@ int hs_lc_task_get(struct hs_lifecycle *lc, int32_t pid, uint32_t *tid);
 bool hs_lc_task_known(const struct hs_lifecycle *lc, const struct task *t);
 bool hs_lc_task_scoped(const struct hs_lifecycle *lc, const struct task *t);
 bool hs_lc_task_in_scope(const struct hs_lifecycle *lc, const struct task *t);
+bool hs_lc_tgid_scoped(const struct hs_lifecycle *lc, int32_t tgid);
 bool hs_lc_kstream(const struct hs_lifecycle *lc, const struct task *t);
 int hs_lc_on_clone(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *ev);
 int hs_lc_on_exit_exec(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *ev);

@@ -27,7 +27,11 @@
  * buffer heads) gets its own kind, HS_LIFE_BDEV, so it is counted apart from
  * regular files and can be kept out of the stream.  Page keys, inodes and
  * tasks are the records of three key maps (keymap.h, wide keys): a page
- * key's dense id is the key the stream names it by.
+ * key's dense id is the key the stream names it by.  With a scope (the
+ * recorded workload), a life is the workload's own (hs_folio_life.workload)
+ * when a task in scope added it (file) or its process is in scope (anon),
+ * or when a streamed access names one of its pages while it lives: the
+ * kernel row of a recording counts those lives only.
  *
  * Joining pfn-keyed events.  mm_lru_insertion, mm_lru_activate and
  * mm_vmscan_write_folio carry a pfn and nothing else.  Every live life with
@@ -589,6 +593,7 @@ static int on_add(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *
 		return err;
 	lc->life[id].kind = kind;
 	lc->life[id].flags = flags;
+	lc->life[id].workload = (lc->opts.flags & HS_LC_SCOPED) && hs_lc_task_scoped(lc, t);
 	lc->life[id].dev = ev->dev;
 	lc->life[id].ino = ev->ino;
 	lc->life[id].first_page = ev->index;

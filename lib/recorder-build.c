@@ -280,6 +280,10 @@ int rec_build_session(struct hs_store *st, struct rec_build_in *in,
 	sum->lives = br.lives;
 	sum->reclaimed = ck.death_pages[HS_DEATH_RECLAIM];
 	sum->refaults = ck.refaults;
+	sum->life_pages = 0;
+	for (int c = 0; c < HS_DEATH_NR; c++)
+		sum->life_pages += ck.death_pages[c];
+	sum->has_kernel = !hs_store_kernel_row(st, in->session, &sum->kernel);
 	sum->build_s = in->res.build_s;
 	sum->rows = br.rows;
 	if (!hs_session_get(st, in->session, &si))

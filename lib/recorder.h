@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "store.h"
+
 struct hs_recorder;
 struct hs_store;
 struct hs_workload_opts;
@@ -78,9 +80,12 @@ struct hs_recorder_summary {
 	uint64_t	events;		/* kernel events */
 	uint64_t	lost;		/* exact loss */
 	uint64_t	touches;	/* workload touches */
-	uint64_t	lives;		/* folio lives */
-	uint64_t	reclaimed;	/* pages that died by reclaim */
-	uint64_t	refaults;	/* lives that were refaults */
+	uint64_t	lives;		/* folio lives (folios) */
+	uint64_t	life_pages;	/* pages they covered */
+	uint64_t	reclaimed;	/* pages that died by reclaim (any process's) */
+	uint64_t	refaults;	/* lives that were refaults (folios, not pages) */
+	bool		has_kernel;	/* kernel is set */
+	struct hs_kernel_row kernel;	/* the kernel row: the workload's pages (v_kernel) */
 	uint64_t	accesses;	/* stream accesses */
 	uint64_t	limit_pages;	/* memory limit */
 	const char	*visibility;	/* exact / sampled / faults */

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "evlog.h"
 #include "hs.h"
 #include "lrugen.h"
 #include "policy.h"
@@ -328,6 +329,8 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 				   (uint8_t)o->pageout : UINT8_MAX,
 			.recheck_window = o->recheck_window,
 			.no_readahead = o->no_readahead,
+			.on_evict = jobs[j].evlog ? hs_evlog_add : NULL,
+			.evict_arg = jobs[j].evlog,
 		};
 
 		jobs[j].sim = NULL;

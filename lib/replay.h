@@ -17,6 +17,7 @@
 
 #include "sim.h"
 
+struct hs_evlog;
 struct hs_gen_sample;
 struct hs_store;
 struct hs_param_set;
@@ -34,6 +35,8 @@ struct hs_replay_job {
 						 * caller frees), NULL unless the policy
 						 * has HS_POLICY_GEN_SERIES and reported */
 	size_t			nr_gens;	/* out: entries in gens */
+	struct hs_evlog		*evlog;		/* in: when not NULL, every eviction of the
+						 * run is logged into it (lib/evlog.h) */
 	struct hs_sim		*sim;		/* private to lib/replay.c */
 };
 

@@ -393,6 +393,12 @@ static int evict_one(struct hs_sim *sim, struct hs_folio *f, bool hinted)
 	if (f->flags & HS_FOLIO_ANON)
 		sim->st.pswpout++;
 	resolve_protection(sim, f, false);
+	if (sim->cfg.on_evict) {
+		int err = sim->cfg.on_evict(sim->cfg.evict_arg, sim->seq, f->id, hinted);
+
+		if (err)
+			return err;
+	}
 	return remember_victim(sim, f->id);
 }
 

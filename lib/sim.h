@@ -245,6 +245,13 @@ struct hs_sim_config {
 						 * (0: none is, in a serial replay) */
 	bool		no_readahead;		/* skip READAHEAD records (still counted in
 						 * records) */
+	/*
+	 * Called at every eviction, the policy's or a PAGEOUT hint's (@hinted),
+	 * when not NULL: @pos is the number of accesses before the record that
+	 * caused it, @key the evicted key.  An error it returns fails the step.
+	 */
+	int		(*on_evict)(void *arg, uint64_t pos, uint32_t key, bool hinted);
+	void		*evict_arg;			/* its first argument */
 };
 
 /**

@@ -62,6 +62,8 @@ enum stmt_id {
 	ST_CPU_INSERT,
 	ST_LRUGEN_INSERT,
 	ST_RECORD_FINISH,
+	/* replay --log-evictions (schema 5) */
+	ST_EVLOG_INSERT,
 	ST_NR
 };
 

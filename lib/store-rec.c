@@ -317,6 +317,58 @@ int hs_record_formats(struct hs_store *st, int64_t session,
 	return ret;
 }
 
+/* ---- the kernel row ---- */
+
+/**
+ * hs_store_kernel_row() - what the kernel did to the workload's pages
+ * @st: the store
+ * @session: a recorded session
+ * @out: receives the session's v_kernel row
+ *
+ * Every count is in pages except lives (folios); hsctl-db(5) defines them.
+ *
+ * Return: 0, -ENOENT (not a recorded session), or -errno from SQLite.
+ */
+int hs_store_kernel_row(struct hs_store *st, int64_t session, struct hs_kernel_row *out)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	rc = sqlite3_prepare_v2(st->db, "SELECT coalesce(capacity, 0), lives, pages,"
+				" demand_miss_pages, readahead_pages, readahead_unused_pages,"
+				" refault_pages, evicted_pages, pswpin_pages, pswpout_pages,"
+				" pswp_source FROM v_kernel WHERE session = ?1", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sql_err(st, rc);
+	sqlite3_bind_int64(s, 1, session);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		uint64_t *v[] = {
+			&out->capacity, &out->lives, &out->pages, &out->demand_miss_pages,
+			&out->readahead_pages, &out->readahead_unused_pages,
+			&out->refault_pages, &out->evicted_pages, &out->pswpin_pages,
+			&out->pswpout_pages,
+		};
+		const char *src;
+
+		for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+			int64_t x = sqlite3_column_int64(s, (int)i);
+
+			*v[i] = x > 0 ? (uint64_t)x : 0;
+		}
+		src = (const char *)sqlite3_column_text(s, (int)ARRAY_SIZE(v));
+		snprintf(out->pswp_source, sizeof(out->pswp_source), "%s", src ? src : "lives");
+	} else if (rc == SQLITE_DONE) {
+		ret = store_err(st, -ENOENT, "session %lld is not a recorded session",
+				(long long)session);
+	} else {
+		ret = store_sql_err(st, rc);
+	}
+	sqlite3_finalize(s);
+	return ret;
+}
+
 /* ---- the spool ---- */
 
 /**
@@ -794,6 +846,7 @@ int hs_rec_add_life(struct hs_session_writer *w, uint64_t life, const struct hs_
 	sqlite3_bind_int(s, 17, l->flags);
 	sqlite3_bind_int64(s, 18, i64(l->accesses));
 	sqlite3_bind_int64(s, 19, i64(l->activations));
+	sqlite3_bind_int(s, 20, l->workload ? 1 : 0);
 	return rec_done(w, store_run(st, s));
 }
 

@@ -49,6 +49,7 @@
 
 #include "codec.h"
 #include "event.h"
+#include "evlog.h"
 #include "hs.h"
 #include "keymap.h"
 #include "life.h"
@@ -435,9 +436,83 @@ static const char *const migrations[] = {
 	 */
 	"ALTER TABLE runs ADD COLUMN readahead_pages INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE runs ADD COLUMN readahead_unused INTEGER NOT NULL DEFAULT 0;",
+	/*
+	 * 5 -> 6: what the kernel did, in pages, beside the policies.
+	 * folio_lives gains workload (the builder's hs_folio_life.workload:
+	 * the workload's own life or another process's) and v_folio_lives
+	 * shows it as scope; v_kernel sums the workload's lives
+	 * of each recorded session into the kernel row (hsctl-db(5) defines
+	 * every column); run_evictions keeps replay --log-evictions' chunks,
+	 * which v_evictions decodes through hs_evictions().
+	 */
+	"ALTER TABLE folio_lives ADD COLUMN workload INTEGER NOT NULL DEFAULT 0"
+	"  CHECK (workload IN (0, 1));"
+	"DROP VIEW v_folio_lives;"
+	"CREATE VIEW v_folio_lives AS"
+	"  SELECT l.session AS session, k.name AS kind, l.dev AS dev, l.ino AS ino,"
+	"    l.tgid AS tgid, l.address AS address, l.first_page AS first_page,"
+	"    l.pages AS pages, l.born_ns AS born_ns, l.died_ns AS died_ns,"
+	"    d.name AS death_cause, l.refault AS refault,"
+	"    l.refault_distance AS refault_distance, l.refault_ns AS refault_ns,"
+	"    l.flags AS flags, l.accesses AS accesses, l.activations AS activations,"
+	"    l.pfn AS pfn, l.life AS life,"
+	"    CASE WHEN l.workload THEN 'workload' ELSE 'other' END AS scope"
+	"  FROM folio_lives AS l"
+	"    LEFT JOIN life_kinds AS k ON k.kind = l.kind"
+	"    LEFT JOIN death_causes AS d ON d.cause = l.death_cause;"
+	"CREATE VIEW v_kernel AS"
+	"  SELECT r.session AS session, 'kernel' AS policy,"
+	"    r.memory_limit_pages AS capacity,"
+	"    coalesce(w.lives, 0) AS lives, coalesce(w.pages, 0) AS pages,"
+	"    coalesce(w.demand_miss_pages, 0) AS demand_miss_pages,"
+	"    coalesce(w.readahead_pages, 0) AS readahead_pages,"
+	"    coalesce(w.readahead_unused_pages, 0) AS readahead_unused_pages,"
+	"    coalesce(w.refault_pages, 0) AS refault_pages,"
+	"    coalesce(w.evicted_pages, 0) AS evicted_pages,"
+	"    CASE WHEN ci.delta IS NOT NULL AND co.delta IS NOT NULL THEN ci.delta"
+	"      ELSE coalesce(w.swapin_pages, 0) END AS pswpin_pages,"
+	"    CASE WHEN ci.delta IS NOT NULL AND co.delta IS NOT NULL THEN co.delta"
+	"      ELSE coalesce(w.swapout_pages, 0) END AS pswpout_pages,"
+	"    CASE WHEN ci.delta IS NOT NULL AND co.delta IS NOT NULL THEN 'memory.stat'"
+	"      ELSE 'lives' END AS pswp_source"
+	"  FROM recordings AS r"
+	"    LEFT JOIN (SELECT session, count(*) AS lives, sum(pages) AS pages,"
+	"      sum(CASE WHEN flags & 3 = 0 THEN pages ELSE 0 END) AS demand_miss_pages,"
+	"      sum(CASE WHEN flags & 1 THEN pages ELSE 0 END) AS readahead_pages,"
+	"      sum(CASE WHEN flags & 1 AND accesses = 0 THEN pages ELSE 0 END)"
+	"        AS readahead_unused_pages,"
+	"      sum(CASE WHEN refault THEN pages ELSE 0 END) AS refault_pages,"
+	"      sum(CASE WHEN death_cause IN (1, 2) THEN pages ELSE 0 END) AS evicted_pages,"
+	"      sum(CASE WHEN flags & 8 THEN pages ELSE 0 END) AS swapin_pages,"
+	"      sum(CASE WHEN flags & 16 AND death_cause IN (1, 2) THEN pages ELSE 0 END)"
+	"        AS swapout_pages"
+	"      FROM folio_lives WHERE workload GROUP BY session) AS w ON w.session = r.session"
+	"    LEFT JOIN record_counters AS ci ON ci.session = r.session"
+	"      AND ci.file = 'memory.stat' AND ci.scope = 'cgroup' AND ci.name = 'pswpin'"
+	"    LEFT JOIN record_counters AS co ON co.session = r.session"
+	"      AND co.file = 'memory.stat' AND co.scope = 'cgroup' AND co.name = 'pswpout';"
+	"CREATE TABLE run_evictions ("
+	"  run INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+	"  chunk_no INTEGER NOT NULL,"
+	"  first_pos INTEGER NOT NULL,"
+	"  nr_evictions INTEGER NOT NULL,"
+	"  encoding INTEGER NOT NULL,"
+	"  data BLOB NOT NULL,"
+	"  PRIMARY KEY (run, chunk_no)"
+	");"
+	"CREATE VIEW v_evictions AS"
+	"  SELECT c.run AS run, r.session AS session, r.policy AS policy,"
+	"    r.capacity AS capacity, c.chunk_no * 65536 + j.key AS n,"
+	"    json_extract(j.value, '$[0]') AS position, json_extract(j.value, '$[1]') AS key,"
+	"    json_extract(j.value, '$[2]') AS hinted,"
+	"    hs_key(r.session, json_extract(j.value, '$[1]')) AS original_key"
+	"  FROM run_evictions AS c JOIN runs AS r ON r.id = c.run,"
+	"    json_each(hs_evictions(c.encoding, c.first_pos, c.nr_evictions, c.data)) AS j;",
 };
 
 static int refresh_opt_gaps(struct hs_store *st, int64_t session);
+
+_Static_assert(HS_EVLOG_CHUNK == 65536, "v_evictions numbers evictions by 65536 a chunk");
 
 _Static_assert(ARRAY_SIZE(migrations) == HS_STORE_SCHEMA_VERSION,
 	       "one migration per schema version");
@@ -531,8 +606,8 @@ static const char *const stmt_sql[ST_NR] = {
 	[ST_LIFE_INSERT] =
 		"INSERT INTO folio_lives (session, life, kind, dev, ino, tgid, address, first_page,"
 		" pages, pfn, born_ns, died_ns, death_cause, refault, refault_distance, refault_ns,"
-		" flags, accesses, activations) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-		" ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+		" flags, accesses, activations, workload) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+		" ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
 	[ST_RKEY_INSERT] =
 		"INSERT INTO record_keys (session, key, kind, dev, ino, tgid, page)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -554,6 +629,9 @@ static const char *const stmt_sql[ST_NR] = {
 		" lost_events = ?5, lost_gaps = ?6, subbufs = ?7, bytes = ?8, events_decoded = ?9,"
 		" touches = ?10, peak_pages = ?11, record_cpu_s = ?12, build_s = ?13"
 		" WHERE session = ?1",
+	[ST_EVLOG_INSERT] =
+		"INSERT INTO run_evictions (run, chunk_no, first_pos, nr_evictions, encoding, data)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 };
 
 struct hs_session_reader {
@@ -935,6 +1013,7 @@ static int check_schema(struct hs_store *st)
 }
 
 static void key_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+static void evictions_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 
 /* Does @path with @suffix exist?  @size receives its size (may be NULL). */
 static bool exists_with(const char *path, const char *suffix, off_t *size)
@@ -1263,6 +1342,11 @@ int hs_store_open(const char *path, unsigned int flags, struct hs_store **out)
 	}
 	rc = sqlite3_create_function_v2(st->db, "hs_key", 2, SQLITE_UTF8, st, key_fn, NULL,
 					NULL, NULL);
+	if (rc != SQLITE_OK)
+		return store_sql_err(st, rc);
+	rc = sqlite3_create_function_v2(st->db, "hs_evictions", 4,
+					SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, evictions_fn,
+					NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		return store_sql_err(st, rc);
 	err = lock_down(st);
@@ -2388,6 +2472,68 @@ static void key_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_int64(ctx, (sqlite3_int64)st->kc_ids[key - chunk * HS_KEY_CHUNK_IDS]);
 }
 
+/*
+ * SQL hs_evictions(encoding, first_pos, nr_evictions, data): one run_evictions
+ * chunk decoded into a JSON array of [position, key, hinted] triples, in
+ * order, for json_each() (v_evictions).  A chunk that does not decode is an
+ * SQL error naming the reason, never a partial answer; NULL gives NULL.
+ */
+static void evictions_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char *why = "bad chunk header";
+	int64_t enc, first, n;
+	uint64_t *pos = NULL;
+	uint32_t *keys = NULL;
+	uint8_t *hinted = NULL;
+	sqlite3_str *out;
+	char msg[96];
+
+	(void)argc;
+	for (int i = 0; i < 4; i++)
+		if (sqlite3_value_type(argv[i]) == SQLITE_NULL)
+			return;		/* NULL */
+	enc = sqlite3_value_int64(argv[0]);
+	first = sqlite3_value_int64(argv[1]);
+	n = sqlite3_value_int64(argv[2]);
+	if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER ||
+	    sqlite3_value_type(argv[1]) != SQLITE_INTEGER ||
+	    sqlite3_value_type(argv[2]) != SQLITE_INTEGER ||
+	    sqlite3_value_type(argv[3]) != SQLITE_BLOB || enc < 0 || enc > 255 || first < 0 ||
+	    n <= 0 || n > (int64_t)HS_EVLOG_CHUNK)
+		goto bad;
+	pos = malloc((size_t)n * sizeof(*pos));
+	keys = malloc((size_t)n * sizeof(*keys));
+	hinted = malloc((size_t)n);
+	if (!pos || !keys || !hinted) {
+		sqlite3_result_error_nomem(ctx);
+		goto out;
+	}
+	if (hs_codec_evict_decode(sqlite3_value_blob(argv[3]),
+				  (size_t)sqlite3_value_bytes(argv[3]), (unsigned int)enc,
+				  (uint64_t)first, (size_t)n, pos, keys, hinted, &why))
+		goto bad;
+	out = sqlite3_str_new(sqlite3_context_db_handle(ctx));
+	sqlite3_str_appendchar(out, 1, '[');
+	for (int64_t i = 0; i < n; i++)
+		sqlite3_str_appendf(out, "%s[%llu,%u,%u]", i ? "," : "",
+				    (unsigned long long)pos[i], keys[i], hinted[i]);
+	sqlite3_str_appendchar(out, 1, ']');
+	if (sqlite3_str_errcode(out)) {
+		sqlite3_free(sqlite3_str_finish(out));
+		sqlite3_result_error_nomem(ctx);
+		goto out;
+	}
+	sqlite3_result_text(ctx, sqlite3_str_finish(out), -1, sqlite3_free);
+	goto out;
+bad:
+	snprintf(msg, sizeof(msg), "hs_evictions: corrupt eviction chunk: %s", why);
+	sqlite3_result_error(ctx, msg, -1);
+out:
+	free(pos);
+	free(keys);
+	free(hinted);
+}
+
 /* ---- runs ---- */
 
 /*
@@ -2734,6 +2880,19 @@ static int save_run(struct hs_store *st, const struct hs_run_record *rr, int64_t
 		err = store_stmt(st, ST_GEN_INSERT, &s);
 	for (i = 0; !err && i < rr->nr_gens; i++)
 		err = save_generations(st, s, run, &rr->gens[i]);
+	if (!err && rr->evlog && rr->evlog->nr_chunks)
+		err = store_stmt(st, ST_EVLOG_INSERT, &s);
+	for (i = 0; !err && rr->evlog && i < rr->evlog->nr_chunks; i++) {
+		const struct hs_evlog_chunk *c = &rr->evlog->chunks[i];
+
+		sqlite3_bind_int64(s, 1, run);
+		sqlite3_bind_int64(s, 2, (int64_t)i);
+		sqlite3_bind_int64(s, 3, (int64_t)c->first_pos);
+		sqlite3_bind_int64(s, 4, c->nr);
+		sqlite3_bind_int64(s, 5, c->encoding);
+		sqlite3_bind_blob64(s, 6, c->data, c->len, SQLITE_STATIC);
+		err = store_run(st, s);
+	}
 	if (!err)
 		*id = run;
 	return err;

@@ -23,6 +23,7 @@
 
 #include "sim.h"
 
+struct hs_evlog;
 struct hs_gen_sample;
 struct hs_store;
 
@@ -53,7 +54,7 @@ void hs_store_close(struct hs_store *st);
 void hs_store_set_busy_timeout(unsigned int ms);
 const char *hs_store_errmsg(const struct hs_store *st);
 int hs_store_user_version(const struct hs_store *st);	/* schema version of the file */
-#define HS_STORE_SCHEMA_VERSION	5			/* the version this build writes */
+#define HS_STORE_SCHEMA_VERSION	6			/* the version this build writes */
 #define HS_STORE_APPLICATION_ID	0x48534354u		/* PRAGMA application_id: "HSCT" */
 
 /* What `hsctl db info` shows. */
@@ -189,6 +190,8 @@ struct hs_run_record {
 	const struct hs_gen_sample *gens;	/* generations over time, may be NULL */
 	size_t			nr_gens;	/* entries in gens */
 	double			wall_s;		/* replay time of this run */
+	const struct hs_evlog	*evlog;		/* its eviction log (finished), stored as
+						 * run_evictions rows; may be NULL */
 };
 
 /*
@@ -443,5 +446,24 @@ int hs_rec_add_cpu(struct hs_session_writer *w, int cpu, uint64_t subbufs, uint6
 /* One lru_gen snapshot taken at @ts_ns (trace clock): a row per (memcg, node, gen). */
 int hs_rec_add_lrugen(struct hs_session_writer *w, uint64_t ts_ns, const struct hs_lrugen *lg);
 int hs_rec_finish(struct hs_session_writer *w, const struct hs_record_result *r);
+
+/*
+ * The kernel row of a recorded session (view v_kernel, hsctl-db(5)): what the
+ * kernel did to the workload's own pages, in pages, beside the policies.
+ */
+struct hs_kernel_row {
+	uint64_t	capacity;		/* the memory limit in pages; 0: none known */
+	uint64_t	lives;			/* the workload's folio lives (folios) */
+	uint64_t	pages;			/* pages they covered */
+	uint64_t	demand_miss_pages;	/* seen births not read ahead */
+	uint64_t	readahead_pages;	/* pages of readahead lives */
+	uint64_t	readahead_unused_pages;	/* of them, never accessed */
+	uint64_t	refault_pages;		/* pages of refault lives */
+	uint64_t	evicted_pages;		/* pages that died by reclaim or pageout */
+	uint64_t	pswpin_pages;		/* swapped in (pswp_source says how known) */
+	uint64_t	pswpout_pages;		/* swapped out */
+	char		pswp_source[16];	/* "memory.stat" or "lives" */
+};
+int hs_store_kernel_row(struct hs_store *st, int64_t session, struct hs_kernel_row *out);
 
 #endif /* HS_STORE_H */

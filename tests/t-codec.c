@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Unit tests of lib/codec.c: the exact bytes of small hand-encoded chunks,
- * round trips of large pseudo-random chunks, and every way a chunk can be
+ * Unit tests of lib/codec.c: the exact bytes of small hand-encoded chunks
+ * (access, key and eviction-log chunks), round trips of large pseudo-random chunks, and every way a chunk can be
  * corrupt or truncated (each must give -EBADMSG, never a crash).
  *
  * Hand encoding of a record (man/hsctl-db.5): v = zigzag(key - previous key)
@@ -496,6 +496,55 @@ static void test_garbage(void)
 	T_ASSERT(rejected > 1000);
 }
 
+/*
+ * Eviction-log chunks (HS_EVLOG_POS_KEY): per eviction varint(position delta
+ * << 1 | hinted), then varint(zigzag(key delta)); positions from first_pos,
+ * keys from 0.  LRU at capacity 2 over a b c a (keys 0 1 2 0) evicts key 0
+ * at position 2 and key 1 at 3: from first_pos 2, (0 << 1, zz(0)) (1 << 1,
+ * zz(1)) = 00 00 02 02.  A hint eviction of key 300 at position 200 after
+ * key 1 at 3: (197 << 1 | 1 = 395 = 0x8b 0x03, zz(299) = 598 = 0xd6 0x04).
+ */
+static void test_evictions(void)
+{
+	static const uint8_t want1[] = { 0x00, 0x00, 0x02, 0x02 };
+	static const uint8_t want2[] = { 0x00, 0x00, 0x02, 0x02, 0x8b, 0x03, 0xd6, 0x04 };
+	const uint64_t pos[] = { 2, 3, 200 };
+	const uint32_t keys[] = { 0, 1, 300 };
+	const uint8_t hinted[] = { 0, 0, 1 };
+	uint64_t dpos[3] = { 0 };
+	uint32_t dkeys[3] = { 0 };
+	uint8_t dh[3] = { 0 };
+	uint8_t buf[64];
+	const char *why = NULL;
+	size_t len;
+
+	len = hs_codec_evict_encode(2, pos, keys, hinted, 2, buf);
+	T_EQ_U64(len, sizeof(want1));
+	T_ASSERT(!memcmp(buf, want1, sizeof(want1)));
+	len = hs_codec_evict_encode(2, pos, keys, hinted, 3, buf);
+	T_EQ_U64(len, sizeof(want2));
+	T_ASSERT(!memcmp(buf, want2, sizeof(want2)));
+	T_EQ_I64(hs_codec_evict_decode(buf, len, HS_EVLOG_POS_KEY, 2, 3, dpos, dkeys, dh, &why),
+		 0);
+	for (int i = 0; i < 3; i++) {
+		T_EQ_U64(dpos[i], pos[i]);
+		T_EQ_U64(dkeys[i], keys[i]);
+		T_EQ_U64(dh[i], hinted[i]);
+	}
+	/* corrupt: truncated, a byte left over, too few, a bad encoding, key < 0 */
+	T_EQ_I64(hs_codec_evict_decode(buf, len - 1, HS_EVLOG_POS_KEY, 2, 3, dpos, dkeys, dh,
+				       &why), -EBADMSG);
+	T_EQ_I64(hs_codec_evict_decode(buf, len, HS_EVLOG_POS_KEY, 2, 2, dpos, dkeys, dh, &why),
+		 -EBADMSG);
+	T_ASSERT(why && !strcmp(why, "bytes after the last eviction"));
+	T_EQ_I64(hs_codec_evict_decode(buf, len, 2, 2, 3, dpos, dkeys, dh, &why), -EBADMSG);
+	buf[0] = 0x00;
+	buf[1] = 0x01;			/* zigzag 1: key -1 */
+	T_EQ_I64(hs_codec_evict_decode(buf, 2, HS_EVLOG_POS_KEY, 0, 1, dpos, dkeys, dh, &why),
+		 -EBADMSG);
+	T_ASSERT(why && !strcmp(why, "evicted key out of range"));
+}
+
 static const struct t_case cases[] = {
 	{ "hand_small", test_hand_small },
 	{ "hand_varint_edges", test_hand_varint_edges },
@@ -508,6 +557,7 @@ static const struct t_case cases[] = {
 	{ "roundtrip", test_roundtrip },
 	{ "roundtrip_ids", test_roundtrip_ids },
 	{ "garbage", test_garbage },
+	{ "evictions", test_evictions },
 };
 
 int main(int argc, char **argv)

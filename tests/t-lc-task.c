@@ -2,7 +2,8 @@
 /*
  * The lifecycle builder's threads and processes (lib/lc-task.c):
  * task_newtask's CLONE_THREAD and sched_process_fork in either order or
- * alone, seeded thread groups, and the scope followed through clones.
+ * alone, seeded thread groups, the scope followed through clones, and the
+ * lives the scope makes the workload's.
  * Expected lives and records are worked out by hand beside each timeline.
  */
 #include "config.h"
@@ -214,10 +215,68 @@ static void t_threads_scope(void)
 	hs_lifecycle_free(lc);
 }
 
+/*
+ * Whose lives are the workload's (hs_folio_life.workload, the kernel row's
+ * scope): 100 is in scope, 200 is not.
+ *
+ *   t   event                                  life  workload
+ *   1   readahead 100 ino 7 [0, 2)
+ *   2   add 100 ino 7 page 0 (in its window)   L0    yes (readahead)
+ *   3   add 100 ino 7 page 1 (in its window)   L1    yes (readahead)
+ *   4   add 200 ino 7 page 2                   L2    no
+ *   5   add 200 ino 7 page 3                   L3    no ...
+ *   6   fault 100 ino 7 page 3 (streamed)            ... yes: the workload used it
+ *  10   fault 100 cpu0 0x7f0000001000 write,
+ *  11   insertion cpu0 0x900 anon              L4    yes (process 100)
+ *  12   fault 200 cpu1 0x7f0000002000 write,
+ *  13   insertion cpu1 0x901 anon              L5    no (process 200)
+ *
+ * Without a scope no life is marked; the lives are otherwise the same.
+ */
+static void t_workload_lives(void)
+{
+	static const struct hs_event ev[] = {
+		RA(1, 100, 7, 0, 2),
+		ADD(2, 100, 7, 0, 0x10, 0), ADD(3, 100, 7, 1, 0x11, 0),
+		ADD(4, 200, 7, 2, 0x12, 0), ADD(5, 200, 7, 3, 0x13, 0),
+		FFAULT(6, 100, 0, 7, 3),
+		PF(10, 100, 0, 0x7f0000001000, 0x6), INS(11, 100, 0, 0x900, LRU_ANON_NEW),
+		PF(12, 200, 1, 0x7f0000002000, 0x6), INS(13, 200, 1, 0x901, LRU_ANON_NEW),
+	};
+	static const bool want[] = { true, true, false, true, true, false };
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	for (int scoped = 0; scoped < 2; scoped++) {
+		lc = lc_open(scoped ? HS_LC_SCOPED : 0, &s);
+		if (!lc)
+			return;
+		if (scoped)
+			T_EQ_I64(hs_lifecycle_add_scope(lc, 100), 0);
+		feed_finish(lc, ev, N(ev));
+		T_EQ_U64(hs_lifecycle_nr_lives(lc), 6);
+		LIFE(lc, 0, A_F, 7, 0, 1, 2, 0, D_ALIVE, HS_LIFE_F_READAHEAD, false, 0, 0);
+		LIFE(lc, 1, A_F, 7, 1, 1, 3, 0, D_ALIVE, HS_LIFE_F_READAHEAD, false, 0, 0);
+		LIFE(lc, 2, A_F, 7, 2, 1, 4, 0, D_ALIVE, 0, false, 0, 0);
+		LIFE(lc, 3, A_F, 7, 3, 1, 5, 0, D_ALIVE, 0, false, 0, 0);
+		LIFE(lc, 4, A_A, 100, 0x7f0000001, 1, 10, 0, D_ALIVE, 0, false, 0, 0);
+		LIFE(lc, 5, A_A, 200, 0x7f0000002, 1, 12, 0, D_ALIVE, 0, false, 0, 0);
+		for (size_t i = 0; i < N(want); i++) {
+			const struct hs_folio_life *l = hs_lifecycle_life(lc, i);
+
+			T_ASSERT(l != NULL);
+			if (l)
+				T_EQ_I64(l->workload, scoped && want[i]);
+		}
+		hs_lifecycle_free(lc);
+	}
+}
+
 static const struct t_case cases[] = {
 	{ "threads", t_threads },
 	{ "threads-seed", t_threads_seed },
 	{ "threads-scope", t_threads_scope },
+	{ "workload-lives", t_workload_lives },
 };
 
 int main(int argc, char **argv)

@@ -1173,12 +1173,13 @@ static void test_record_writer(void)
 
 	/* 0x7f0000001 = 127 * 2^28 + 1 = 34091302913; << 12: 139637976731648 */
 	T_EQ_STR(q(st, "SELECT * FROM v_folio_lives ORDER BY life"),
-		 "1|'file'|8388609|12|NULL|NULL|4|4|1000|5000|'reclaim'|0|NULL|NULL|1|3|1|4096|0;"
+		 "1|'file'|8388609|12|NULL|NULL|4|4|1000|5000|'reclaim'|0|NULL|NULL|1|3|1|4096|0|"
+		 "'other';"
 		 "1|'anon'|NULL|NULL|42|139637976731648|34091302913|1|2000|NULL|'alive'|1|7|900|"
-		 "8|1|0|NULL|1");
+		 "8|1|0|NULL|1|'other'");
 	T_EQ_STR(q_names(st, "SELECT * FROM v_folio_lives"),
 		 "session|kind|dev|ino|tgid|address|first_page|pages|born_ns|died_ns|death_cause|"
-		 "refault|refault_distance|refault_ns|flags|accesses|activations|pfn|life");
+		 "refault|refault_distance|refault_ns|flags|accesses|activations|pfn|life|scope");
 	T_EQ_STR(q(st, "SELECT session, source, name, status, ended >= started, accesses,"
 		      " distinct_keys, memory_limit_pages, lost_events, kernel, lru_gen, pswpin,"
 		      " pswpout, workload_exit FROM v_sessions ORDER BY session"),
@@ -1315,11 +1316,33 @@ out:
 	hs_store_close(st);
 }
 
-/* What migrations 5 and 4 added, undone: runs.readahead_*, the miss-ratio curves. */
-#define UNDO_4								\
+/*
+ * What migration 6 added, undone: the eviction logs, the kernel row,
+ * folio_lives.workload and v_folio_lives.scope.
+ */
+#define UNDO_6								\
+	"DROP VIEW v_evictions; DROP TABLE run_evictions; DROP VIEW v_kernel;"	\
+	" DROP VIEW v_folio_lives; ALTER TABLE folio_lives DROP COLUMN workload;" \
+	" CREATE VIEW v_folio_lives AS SELECT l.session AS session, k.name AS kind," \
+	" l.dev AS dev, l.ino AS ino, l.tgid AS tgid, l.address AS address,"	\
+	" l.first_page AS first_page, l.pages AS pages, l.born_ns AS born_ns,"	\
+	" l.died_ns AS died_ns, d.name AS death_cause, l.refault AS refault,"	\
+	" l.refault_distance AS refault_distance, l.refault_ns AS refault_ns,"	\
+	" l.flags AS flags, l.accesses AS accesses, l.activations AS activations," \
+	" l.pfn AS pfn, l.life AS life FROM folio_lives AS l"			\
+	" LEFT JOIN life_kinds AS k ON k.kind = l.kind"				\
+	" LEFT JOIN death_causes AS d ON d.cause = l.death_cause;"		\
+	" PRAGMA user_version = 5;"
+
+/* What migration 5 added, undone: runs.readahead_*. */
+#define UNDO_5								\
 	"ALTER TABLE runs DROP COLUMN readahead_pages;"			\
 	" ALTER TABLE runs DROP COLUMN readahead_unused;"			\
-	" DROP VIEW v_mrc; DROP TABLE mrc_points; DROP TABLE mrc_curves;"	\
+	" PRAGMA user_version = 4;"
+
+/* What migration 4 added, undone: the miss-ratio curves. */
+#define UNDO_4								\
+	"DROP VIEW v_mrc; DROP TABLE mrc_points; DROP TABLE mrc_curves;"	\
 	" PRAGMA user_version = 3;"
 
 /* What migration 3 added, undone: runs.opt_reference and opt_gap, v_policy_compare on them. */
@@ -1425,7 +1448,7 @@ static void test_opt_gap(void)
 		 "3|'opt'|4|0|R1.28;4|'lru'|8|0|R2;5|'opt'|8|1|R1;6|'opt'|4|1|R1");
 
 	/* schema 2 had neither column: migration 3 computes the same */
-	T_EQ_STR(q(st, UNDO_4 " " UNDO_3), "");
+	T_EQ_STR(q(st, UNDO_6 " " UNDO_5 " " UNDO_4 " " UNDO_3), "");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, 0, &st), 0);
@@ -1459,7 +1482,7 @@ static void test_migrate_v1(void)
 	if (!st)
 		return;
 	T_EQ_I64(write_pattern(st, 10), 1);
-	T_EQ_STR(q(st, UNDO_4 " " UNDO_3 " DROP VIEW v_folio_lives; DROP VIEW v_events;"
+	T_EQ_STR(q(st, UNDO_6 " " UNDO_5 " " UNDO_4 " " UNDO_3 " DROP VIEW v_folio_lives; DROP VIEW v_events;"
 		      " DROP VIEW v_record_checks;"
 		      " DROP VIEW v_sessions; CREATE VIEW v_sessions AS SELECT id AS session,"
 		      " source, name, status, started, ended, accesses, distinct_keys"
@@ -1561,7 +1584,7 @@ static void test_mrc(void)
 	T_EQ_STR(q(st, "SELECT count(*) FROM mrc_points"), "0");
 
 	T_EQ_I64(write_pattern(st, 10), 2);
-	T_EQ_STR(q(st, UNDO_4), "");
+	T_EQ_STR(q(st, UNDO_6 " " UNDO_5 " " UNDO_4), "");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY, &st), -EPROTO);

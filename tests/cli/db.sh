@@ -11,10 +11,27 @@ H() {
 	"$HSCTL" -d "$DB" "$@"
 }
 
-# What schemas 5 and 4 added (runs.readahead_*, the miss-ratio curves of hsctl mrc).
-UNDO_4='ALTER TABLE runs DROP COLUMN readahead_pages;
+# What schema 6 added (the eviction logs, the kernel row, folio_lives.workload).
+UNDO_6='DROP VIEW v_evictions; DROP TABLE run_evictions; DROP VIEW v_kernel;
+	DROP VIEW v_folio_lives; ALTER TABLE folio_lives DROP COLUMN workload;
+	CREATE VIEW v_folio_lives AS SELECT l.session AS session, k.name AS kind,
+		l.dev AS dev, l.ino AS ino, l.tgid AS tgid, l.address AS address,
+		l.first_page AS first_page, l.pages AS pages, l.born_ns AS born_ns,
+		l.died_ns AS died_ns, d.name AS death_cause, l.refault AS refault,
+		l.refault_distance AS refault_distance, l.refault_ns AS refault_ns,
+		l.flags AS flags, l.accesses AS accesses, l.activations AS activations,
+		l.pfn AS pfn, l.life AS life FROM folio_lives AS l
+		LEFT JOIN life_kinds AS k ON k.kind = l.kind
+		LEFT JOIN death_causes AS d ON d.cause = l.death_cause;
+	PRAGMA user_version = 5;'
+
+# What schema 5 added (runs.readahead_*).
+UNDO_5='ALTER TABLE runs DROP COLUMN readahead_pages;
 	ALTER TABLE runs DROP COLUMN readahead_unused;
-	DROP VIEW v_mrc; DROP TABLE mrc_points; DROP TABLE mrc_curves;
+	PRAGMA user_version = 4;'
+
+# What schema 4 added (the miss-ratio curves of hsctl mrc).
+UNDO_4='DROP VIEW v_mrc; DROP TABLE mrc_points; DROP TABLE mrc_curves;
 	PRAGMA user_version = 3;'
 
 # What schema 3 added (runs.opt_reference, runs.opt_gap, v_policy_compare reading it).
@@ -85,10 +102,10 @@ expect_grep '^schema_version  *5$' "$OUT"
 expect_grep '^sessions  *0$' "$OUT"
 expect_status 0 "$HSCTL" -d empty.db sql 'SELECT count(*) AS n FROM v_runs'
 
-# --- a schema-1 file (made from a fresh one by dropping what schemas 4, 3 and 2
+# --- a schema-1 file (made from a fresh one by dropping what schemas 5, 4, 3 and 2
 # added): read-only commands ask for a migration, migrate keeps its sessions ---
 cp "$DB" v1.db
-expect_status 0 "$HSCTL" -d v1.db sql --write "$UNDO_4$UNDO_3"'
+expect_status 0 "$HSCTL" -d v1.db sql --write "$UNDO_6$UNDO_5$UNDO_4$UNDO_3"'
 	DROP VIEW v_folio_lives; DROP VIEW v_events;
 	DROP VIEW v_record_checks; DROP VIEW v_sessions;
 	CREATE VIEW v_sessions AS SELECT id AS session, source, name, status, started, ended,
@@ -152,7 +169,7 @@ expect_status 0 "$HSCTL" -d v2.db sql --format csv "$RUNS_SQL"
 STORED=$OUT
 expect_status 0 "$HSCTL" -d v2.db sql --format csv 'SELECT * FROM v_policy_compare'
 COMPARED=$OUT
-expect_status 0 "$HSCTL" -d v2.db sql --write "$UNDO_4$UNDO_3"
+expect_status 0 "$HSCTL" -d v2.db sql --write "$UNDO_6$UNDO_5$UNDO_4$UNDO_3"
 expect_status 0 "$HSCTL" -d v2.db db migrate
 expect_eq "$OUT" 'v2.db: schema version 2 -> 5'
 expect_status 0 "$HSCTL" -d v2.db sql --format csv "$RUNS_SQL"

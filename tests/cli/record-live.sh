@@ -6,10 +6,14 @@
 #   1. scan-twice of a 200 MiB file under a 64 MiB limit: no lost events, the
 #      file's first lives cover exactly its pages, reclaim deaths and
 #      refaults present, cachestat(2) agrees with the lives still alive;
+#      the kernel row (v_kernel, replay's first row, the summary's "kernel")
+#      counts the file's lives as the workload's, in pages, between what
+#      those checks compare;
 #   2. ycsb-f over anonymous memory with zram swap set up and torn down here:
 #      the anon write_folio events equal the pswpout + swpout_zero delta, and
 #      the lives ended by swap-out and the inferred swap-ins match them within
-#      0.2 % (1 % in a sanitizer build); visibility exact;
+#      0.2 % (1 % in a sanitizer build), and so does the kernel row's pswpout;
+#      visibility exact;
 #   3. a command: its exit status is stored, visibility faults; a command
 #      that cannot run is exit 1 and leaves no session; a buffer too small
 #      loses events: counted exactly, marked as gaps, warned about;
@@ -71,6 +75,7 @@ ino=$(stat -c %i data/big)
 expect_status 0 "$HSCTL" -d "$DB" --format json record -m 64M --workload scan-twice \
 	--file "$T_DIR/data/big"
 expect_grep '"session": 1, "status": "complete"' "$OUT"
+rec1=$OUT
 expect_eq "$(sql "SELECT lost_events FROM v_sessions WHERE session = 1")" 0
 expect_eq "$(sql "SELECT visibility FROM sessions WHERE id = 1")" exact
 expect_eq "$(sql "SELECT memory_limit_pages FROM v_sessions WHERE session = 1")" 16384
@@ -93,6 +98,37 @@ expect_eq "$(sql "SELECT status FROM record_checks WHERE session = 1 AND name = 
 expect_eq "$(sql "SELECT accesses FROM sessions WHERE id = 1")" 102400
 expect_status 0 "$HSCTL" -d "$DB" --format json replay 1 --policy lru,opt
 expect_grep '"capacity": 16384' "$OUT"
+# the kernel row: every life of the file is the workload's, and the row counts pages:
+# the pages brought in (on demand or by readahead) include every seen birth of the
+# file, the evicted pages lie between the file's reclaimed pages and every page that
+# died by reclaim or pageout (the reclaim check's side), the refaults include the
+# file's; replay prints the view's numbers first, the record summary too
+expect_eq "$(sql "SELECT count(*) FROM v_folio_lives WHERE session = 1 AND ino = $ino
+	AND scope <> 'workload'")" 0
+brought=$(sql "SELECT sum(pages) FROM v_folio_lives WHERE session = 1 AND ino = $ino
+	AND born_ns IS NOT NULL")
+fileref=$(sql "SELECT sum(pages) FROM v_folio_lives WHERE session = 1 AND ino = $ino
+	AND refault")
+alldied=$(sql "SELECT coalesce(sum(pages), 0) FROM folio_lives WHERE session = 1
+	AND death_cause IN (1, 2)")
+kin=$(sql "SELECT demand_miss_pages + readahead_pages FROM v_kernel WHERE session = 1")
+kdemand=$(sql "SELECT demand_miss_pages FROM v_kernel WHERE session = 1")
+kev=$(sql "SELECT evicted_pages FROM v_kernel WHERE session = 1")
+kref=$(sql "SELECT refault_pages FROM v_kernel WHERE session = 1")
+if [ "$kin" -ge "$brought" ] && [ "$brought" -ge 51200 ] && [ "$kev" -ge "$reclaimed" ] &&
+	[ "$kev" -le "$alldied" ] && [ "$kref" -ge "$fileref" ] && [ "$fileref" -gt 0 ]; then
+	t_ok
+else
+	t_bad "kernel row: $kin pages in (file: $brought), $kev evicted (file $reclaimed, all" \
+		"$alldied), $kref refaults (file $fileref)"
+fi
+expect_grep "^  {\"run\": null, \"session\": 1, \"policy\": \"kernel\", \"params\": null,"\
+" \"capacity\": 16384, \"accesses\": null, \"hits\": null, \"misses\": $kdemand,"\
+" \"hit_ratio\": null, \"evictions\": $kev, \"refaults\": $kref," "$OUT"
+expect_eq "$(printf '%s\n' "$OUT" | sed -n 2p | grep -c '"policy": "kernel"')" 1
+expect_grep "\"kernel\": {\"lives\": [0-9]*, \"pages\": [0-9]*, \"demand_miss_pages\": $kdemand," \
+	"$rec1"
+expect_grep "\"evicted_pages\": $kev, " "$rec1"
 expect_status 0 "$HSCTL" -d "$DB" sessions show 1
 expect_grep 'cachestat' "$OUT"
 leftovers
@@ -135,6 +171,16 @@ if [ -b /dev/zram0 ] && ! grep -q '^/dev/zram0' /proc/swaps &&
 	ok=$(awk -v a="$ins" -v b="$pswpin" -v t="$tol" 'BEGIN { d = a - b; if (d < 0) d = -d;
 		print (b > 0 && d <= t * b) ? 1 : 0 }')
 	[ "$ok" = 1 ] && t_ok || t_bad "inferred swap-ins $ins vs pswpin+swpin_zero $pswpin"
+	# the kernel row's pswpout: the cgroup's own memory.stat count when the kernel
+	# keeps one (against the machine's pswpout), else the pages of the workload's
+	# lives ended by swap-out (against pswpout + swpout_zero), within the same share
+	kout=$(sql "SELECT pswpout_pages FROM v_kernel WHERE session = 2")
+	ksrc=$(sql "SELECT pswp_source FROM v_kernel WHERE session = 2")
+	ref=$want
+	[ "$ksrc" = memory.stat ] && ref=$pswpout
+	ok=$(awk -v a="$kout" -v b="$ref" -v t="$tol" 'BEGIN { d = a - b; if (d < 0) d = -d;
+		print (b > 0 && d <= t * b) ? 1 : 0 }')
+	[ "$ok" = 1 ] && t_ok || t_bad "kernel row pswpout $kout ($ksrc) vs $ref"
 	swapoff /dev/zram0
 	echo 1 >/sys/block/zram0/reset
 	ZRAM_OURS=
