@@ -45,6 +45,7 @@ enum {
 	OPT_CHANNEL,
 	OPT_PAGEOUT,
 	OPT_RECHECK_WINDOW,
+	OPT_NO_READAHEAD,
 };
 
 struct param_arg {
@@ -67,6 +68,7 @@ struct args {
 	int		pageout;	/* --pageout: -1 not given, else enum hs_pageout_mode */
 	uint64_t	recheck_window;	/* --recheck-window (0 when not given) */
 	bool		window_given;	/* --recheck-window was given */
+	bool		no_readahead;	/* --no-readahead */
 };
 
 /* One planned run. */
@@ -101,6 +103,8 @@ static const struct argp_option options[] = {
 	{ "recheck-window", OPT_RECHECK_WINDOW, "N", 0,
 	  "With --pageout recheck: accesses that count as a touch racing with the hint "
 	  "(default 0: none)", 0 },
+	{ "no-readahead", OPT_NO_READAHEAD, NULL, 0,
+	  "Ignore the readahead records of a recorded session (pages the kernel read ahead)", 0 },
 	{ 0 }
 };
 
@@ -153,6 +157,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_STORE:
 		a->no_store = true;
+		break;
+	case OPT_NO_READAHEAD:
+		a->no_readahead = true;
 		break;
 	case OPT_CHANNEL:
 		if (!strcmp(arg, "pt"))
@@ -495,9 +502,12 @@ static double ratio(uint64_t a, uint64_t b)
 static int print_table(const struct plan *plans, const struct hs_replay_job *jobs, size_t nr,
 		       const double *gaps, const struct hs_session_info *info)
 {
+	bool ra = false;	/* a run inserted readahead pages: show them */
 	struct hs_out *o;
 	int ret;
 
+	for (size_t i = 0; i < nr; i++)
+		ra |= !jobs[i].err && jobs[i].stats.readahead_pages;
 	if (hs_out_new(stdout, HS_FMT_TABLE, NULL, &o))
 		return -ENOMEM;
 	hs_out_column(o, "policy", HS_COL_STR, NULL);
@@ -509,6 +519,10 @@ static int print_table(const struct plan *plans, const struct hs_replay_job *job
 	hs_out_column(o, "protected", HS_COL_INT, NULL);
 	hs_out_column(o, "useful%", HS_COL_REAL, "%.1f");
 	hs_out_column(o, "vs-opt", HS_COL_REAL, "%.3f");
+	if (ra) {
+		hs_out_column(o, "ra-pages", HS_COL_INT, NULL);
+		hs_out_column(o, "ra-unused", HS_COL_INT, NULL);
+	}
 	for (size_t i = 0; i < nr; i++) {
 		const struct hs_sim_stats *s = &jobs[i].stats;
 
@@ -529,6 +543,10 @@ static int print_table(const struct plan *plans, const struct hs_replay_job *job
 			hs_out_null(o);
 		else
 			hs_out_real(o, gaps[i]);
+		if (ra) {
+			hs_out_uint(o, s->readahead_pages);
+			hs_out_uint(o, s->readahead_unused);
+		}
 		hs_out_row_end(o);
 	}
 	printf("session %" PRId64 " (%s): %" PRIu64 " accesses, %" PRIu64
@@ -613,7 +631,7 @@ static int print_machine(const struct plan *plans, const struct hs_replay_job *j
 		"protected_useful", "protected_wasted", "wall_s", "cold_misses",
 		"hint_evictions", "hint_refaults", "drops", "pswpin", "pswpout",
 		"pingpong_refaults", "peak_resident", "prot_occupancy", "opt_gap",
-		"protection", "refault_hist", "metrics",
+		"readahead_pages", "readahead_unused", "protection", "refault_hist", "metrics",
 	};
 	struct hs_out *o;
 	int ret = 0;
@@ -667,6 +685,8 @@ static int print_machine(const struct plan *plans, const struct hs_replay_job *j
 		hs_out_uint(o, s->peak_resident);
 		hs_out_real(o, s->prot_occupancy);
 		hs_out_real(o, gaps[i]);
+		hs_out_uint(o, s->readahead_pages);
+		hs_out_uint(o, s->readahead_unused);
 		ret = json_extras(o, &jobs[i]);
 		if (ret)
 			break;
@@ -809,6 +829,7 @@ static int run(int argc, char **argv)
 	ro.channel = a.channel >= 0 ? a.channel : 0;
 	ro.pageout = a.pageout >= 0 ? a.pageout : HS_PAGEOUT_IGNORE_REFS;
 	ro.recheck_window = a.recheck_window;
+	ro.no_readahead = a.no_readahead;
 	ro.paranoid = a.paranoid;
 	hs_cli_progress_start(&pr);
 	if (isatty(STDERR_FILENO)) {

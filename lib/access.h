@@ -8,8 +8,10 @@
  * Channels are the kernel's: FD accesses go through read()/write() and the page
  * cache (folio_mark_accessed), PT accesses go through a mapping and are seen by
  * the hardware accessed bit.  PAGEOUT and COLD are madvise() hints, DROP is a
- * removal that no policy chose (truncate, invalidate).  Hints and drops are not
- * accesses: they never count as hits or misses.
+ * removal that no policy chose (truncate, invalidate).  READAHEAD is a page the
+ * kernel inserted without a demand access (readahead), at the position it
+ * entered: an insertion without a reference.  Hints, drops and readahead
+ * insertions are not accesses: they never count as hits or misses.
  */
 #ifndef HS_ACCESS_H
 #define HS_ACCESS_H
@@ -23,6 +25,8 @@ enum hs_channel {
 	HS_CH_PAGEOUT	= 2,	/* MADV_PAGEOUT / DAMON pageout hint: reclaim this page */
 	HS_CH_COLD	= 3,	/* MADV_COLD hint: move this page to the eviction end */
 	HS_CH_DROP	= 4,	/* the kernel removed the page (truncate, invalidate) */
+	HS_CH_READAHEAD	= 5,	/* the kernel brought the page in without a demand access
+				 * (readahead); recorded (timed) streams only */
 	HS_CH_NR
 };
 
@@ -52,7 +56,7 @@ static inline bool hs_channel_is_access(enum hs_channel ch)
 	return ch == HS_CH_FD || ch == HS_CH_PT;
 }
 
-/* "pt"/"fd"/"pageout"/"cold"/"drop"; "?" for a bad value. */
+/* "pt"/"fd"/"pageout"/"cold"/"drop"/"readahead"; "?" for a bad value. */
 const char *hs_channel_name(enum hs_channel ch);
 
 /**
@@ -62,7 +66,8 @@ const char *hs_channel_name(enum hs_channel ch);
  */
 struct hs_access {
 	uint64_t	seq;		/* virtual time: index of this access among accesses
-					 * (hints and drops do not advance it) */
+					 * (hints, drops and readahead insertions do not
+					 * advance it) */
 	uint64_t	next_use;	/* seq of the next access to the same key, or
 					 * HS_NEVER; filled only for HS_POLICY_NEEDS_FUTURE */
 	uint32_t	key;		/* dense key id */

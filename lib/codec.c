@@ -4,7 +4,9 @@
  * an access chunk is one varint: the zigzag-coded difference from the previous
  * record's key, shifted left once, with the low bit set when the meta byte
  * differs from the previous record's; the new meta byte follows only then.
- * Each chunk starts from key 0 and meta 0.  Varints are LEB128: seven bits per
+ * Each chunk starts from key 0 and meta 0.  A timed chunk (encoding 2,
+ * recorded sessions) follows every record with the varint of its time minus
+ * the previous record's, from 0: times never go back.  Varints are LEB128: seven bits per
  * byte, least significant group first, high bit set on every byte but the last.
  * The encoders are tight loops over arrays; the decoders check every byte.
  */
@@ -109,7 +111,46 @@ size_t hs_codec_encode(const uint32_t *keys, const uint8_t *meta, size_t n, uint
 }
 
 /**
- * hs_codec_decode() - decode and validate one access chunk
+ * hs_codec_encode_ts() - encode timed records as HS_ENC_KEYS_META_TS
+ * @keys: dense key ids
+ * @meta: meta bytes, one per key
+ * @ts: times, one per key, non-decreasing
+ * @n: records
+ * @out: at least hs_codec_ts_bound(@n) bytes
+ *
+ * Each record is encoded as by hs_codec_encode(), followed by the varint of
+ * its time minus the previous record's (the first: minus 0).
+ *
+ * Return: bytes written.
+ */
+size_t hs_codec_encode_ts(const uint32_t *keys, const uint8_t *meta, const uint64_t *ts,
+			  size_t n, uint8_t *out)
+{
+	uint8_t *p = out;
+	uint64_t pts = 0;
+	uint32_t prev = 0;
+	uint8_t pmeta = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t v = zigzag((int64_t)keys[i] - (int64_t)prev) << 1;
+
+		prev = keys[i];
+		if (meta[i] == pmeta) {
+			p = put_varint(p, v);
+		} else {
+			p = put_varint(p, v | 1);
+			*p++ = meta[i];
+			pmeta = meta[i];
+		}
+		p = put_varint(p, ts[i] - pts);
+		pts = ts[i];
+	}
+	return (size_t)(p - out);
+}
+
+/**
+ * hs_codec_decode_ts() - decode and validate one access chunk, with its times
  * @in: encoded bytes
  * @len: their number
  * @encoding: enum hs_chunk_encoding of the chunk
@@ -117,30 +158,36 @@ size_t hs_codec_encode(const uint32_t *keys, const uint8_t *meta, size_t n, uint
  * @nr_keys: every key must be below this
  * @keys: receives @n dense key ids
  * @meta: receives @n meta bytes
+ * @ts: receives @n times for HS_ENC_KEYS_META_TS (untouched for
+ *	HS_ENC_KEYS_META, which has none); may be NULL to skip them
  * @accesses: receives the number of FD and PT records (may be NULL)
  * @why: receives a static reason on -EBADMSG (may be NULL)
  *
+ * Only a timed chunk may hold HS_CH_READAHEAD records.
+ *
  * Return: 0, or -EBADMSG (unknown encoding, truncated or overlong varint, key
- * out of range, bad meta byte, bytes left over).
+ * out of range, bad meta byte, time beyond 2^64 - 1, bytes left over).
  */
-int hs_codec_decode(const uint8_t *in, size_t len, unsigned int encoding, size_t n,
-		    uint64_t nr_keys, uint32_t *keys, uint8_t *meta, uint64_t *accesses,
-		    const char **why)
+int hs_codec_decode_ts(const uint8_t *in, size_t len, unsigned int encoding, size_t n,
+		       uint64_t nr_keys, uint32_t *keys, uint8_t *meta, uint64_t *ts,
+		       uint64_t *accesses, const char **why)
 {
 	const uint8_t *p = in, *end = in + len;
 	const char *dummy;
-	uint64_t nacc = 0;
+	uint64_t nacc = 0, pts = 0;
 	int64_t prev = 0;
 	uint8_t pmeta = 0;
 	bool is_acc = true;	/* meta 0 is an FD access */
+	bool timed;
 	size_t i;
 
 	if (!why)
 		why = &dummy;
-	if (encoding != HS_ENC_KEYS_META) {
+	if (encoding != HS_ENC_KEYS_META && encoding != HS_ENC_KEYS_META_TS) {
 		*why = "unknown chunk encoding";
 		return -EBADMSG;
 	}
+	timed = encoding == HS_ENC_KEYS_META_TS;
 	for (i = 0; i < n; i++) {
 		uint64_t v;
 		int64_t key;
@@ -161,11 +208,27 @@ int hs_codec_decode(const uint8_t *in, size_t len, unsigned int encoding, size_t
 				return -EBADMSG;
 			}
 			pmeta = *p++;
-			if (unlikely(!hs_meta_is_valid(pmeta))) {
+			if (unlikely(timed ? !hs_meta_is_valid_ts(pmeta) : !hs_meta_is_valid(pmeta))) {
 				*why = "bad meta byte";
 				return -EBADMSG;
 			}
 			is_acc = hs_channel_is_access(hs_meta_channel(pmeta));
+		}
+		if (timed) {
+			uint64_t d;
+
+			if (likely(p < end && *p < 0x80)) {
+				d = *p++;
+			} else if (get_varint(&p, end, ID_VARINT_MAX, &d, why)) {
+				return -EBADMSG;
+			}
+			if (unlikely(d > UINT64_MAX - pts)) {
+				*why = "time out of range";
+				return -EBADMSG;
+			}
+			pts += d;
+			if (ts)
+				ts[i] = pts;
 		}
 		keys[i] = (uint32_t)key;
 		meta[i] = pmeta;
@@ -179,6 +242,31 @@ int hs_codec_decode(const uint8_t *in, size_t len, unsigned int encoding, size_t
 	if (accesses)
 		*accesses = nacc;
 	return 0;
+}
+
+/**
+ * hs_codec_decode() - decode and validate one access chunk
+ * @in: encoded bytes
+ * @len: their number
+ * @encoding: enum hs_chunk_encoding of the chunk
+ * @n: records the chunk must hold
+ * @nr_keys: every key must be below this
+ * @keys: receives @n dense key ids
+ * @meta: receives @n meta bytes
+ * @accesses: receives the number of FD and PT records (may be NULL)
+ * @why: receives a static reason on -EBADMSG (may be NULL)
+ *
+ * hs_codec_decode_ts() without the times.
+ *
+ * Return: 0, or -EBADMSG (unknown encoding, truncated or overlong varint, key
+ * out of range, bad meta byte, bytes left over).
+ */
+int hs_codec_decode(const uint8_t *in, size_t len, unsigned int encoding, size_t n,
+		    uint64_t nr_keys, uint32_t *keys, uint8_t *meta, uint64_t *accesses,
+		    const char **why)
+{
+	return hs_codec_decode_ts(in, len, encoding, n, nr_keys, keys, meta, NULL, accesses,
+				  why);
 }
 
 /**

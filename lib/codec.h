@@ -8,6 +8,7 @@
  * chunk decodes on its own.  The byte layout is specified in man/hsctl-db.5;
  * changing it means a new encoding number, never a new meaning for an old one.
  *
+ * Recorded sessions add each record's trace-clock time (encoding 2).
  * Decoders trust nothing: a truncated varint, a key outside the session, a bad
  * meta byte, too few or too many bytes all give -EBADMSG with a reason.
  */
@@ -27,8 +28,9 @@
 enum hs_chunk_encoding {
 	HS_ENC_KEYS_META	= 1,	/* per record: varint(zigzag(key delta) << 1 | meta
 					 * changed), then the meta byte if it changed */
-	HS_ENC_KEYS_META_TS	= 2,	/* reserved (recorded sessions): as 1, then a varint
-					 * time delta; not decoded by this version */
+	HS_ENC_KEYS_META_TS	= 2,	/* recorded sessions: as 1, then varint(time -
+					 * previous time), trace-clock ns from 0; the only
+					 * encoding that may hold HS_CH_READAHEAD */
 };
 
 /* Values of session_keys.encoding. */
@@ -39,8 +41,14 @@ enum hs_ids_encoding {
 /* Meta bits this version defines (access.h); the others must be 0. */
 #define HS_META_DEFINED		(HS_META_CHANNEL_MASK | HS_META_ANON | HS_META_WRITE)
 
-/* A meta byte the store accepts: known bits only, a known channel. */
+/* A meta byte of an untimed chunk: known bits only, channel FD to DROP. */
 static inline bool hs_meta_is_valid(uint8_t meta)
+{
+	return !(meta & ~HS_META_DEFINED) && (meta & HS_META_CHANNEL_MASK) <= HS_CH_DROP;
+}
+
+/* A meta byte of a timed chunk: known bits only, a known channel. */
+static inline bool hs_meta_is_valid_ts(uint8_t meta)
 {
 	return !(meta & ~HS_META_DEFINED) && (meta & HS_META_CHANNEL_MASK) < HS_CH_NR;
 }
@@ -49,6 +57,12 @@ static inline bool hs_meta_is_valid(uint8_t meta)
 static inline size_t hs_codec_bound(size_t n)
 {
 	return n * 6;
+}
+
+/* Most bytes hs_codec_encode_ts() writes for @n records (6 + 10 per record). */
+static inline size_t hs_codec_ts_bound(size_t n)
+{
+	return n * 16;
 }
 
 /* Most bytes hs_codec_ids_encode() writes for @n ids (10 per id). */
@@ -67,6 +81,39 @@ static inline size_t hs_codec_ids_bound(size_t n)
  * Return: bytes written.
  */
 size_t hs_codec_encode(const uint32_t *keys, const uint8_t *meta, size_t n, uint8_t *out);
+
+/**
+ * hs_codec_encode_ts() - encode timed records as HS_ENC_KEYS_META_TS
+ * @keys: dense key ids
+ * @meta: meta bytes, one per key
+ * @ts: times, one per key, non-decreasing
+ * @n: records
+ * @out: at least hs_codec_ts_bound(@n) bytes
+ *
+ * Return: bytes written.
+ */
+size_t hs_codec_encode_ts(const uint32_t *keys, const uint8_t *meta, const uint64_t *ts,
+			  size_t n, uint8_t *out);
+
+/**
+ * hs_codec_decode_ts() - decode and validate one access chunk, with its times
+ * @in: encoded bytes
+ * @len: their number
+ * @encoding: enum hs_chunk_encoding of the chunk
+ * @n: records the chunk must hold
+ * @nr_keys: every key must be below this
+ * @keys: receives @n dense key ids
+ * @meta: receives @n meta bytes
+ * @ts: receives @n times for HS_ENC_KEYS_META_TS (untouched for
+ *	HS_ENC_KEYS_META); may be NULL
+ * @accesses: receives the number of FD and PT records (may be NULL)
+ * @why: receives a static reason on -EBADMSG (may be NULL)
+ *
+ * Return: 0, or -EBADMSG (as hs_codec_decode(), and a time beyond 2^64 - 1).
+ */
+int hs_codec_decode_ts(const uint8_t *in, size_t len, unsigned int encoding, size_t n,
+		       uint64_t nr_keys, uint32_t *keys, uint8_t *meta, uint64_t *ts,
+		       uint64_t *accesses, const char **why);
 
 /**
  * hs_codec_decode() - decode and validate one access chunk

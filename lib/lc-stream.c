@@ -30,8 +30,13 @@
  * follow the reads they undo.  Ranges longer than max_range_pages are cut.
  * Readahead adds are flagged on the life (HS_LIFE_F_READAHEAD: added by the
  * task inside its last page_cache_*_ra window, before its next read or
- * fault); readahead_only counts those never accessed.  With HS_LC_SCOPED
- * only the tasks in scope stream accesses and hints.
+ * fault); readahead_only counts those never accessed.  Each page of such an
+ * add is streamed as a READAHEAD record at the add (hs_lc_emit_readahead()):
+ * the page entered memory there without a reference, and the read that
+ * follows, if any, finds it resident.  Swap readahead is not streamed: an
+ * anonymous page's insertion does not tell a swap-in the task faulted on
+ * from one swapin_readahead() brought along.  With HS_LC_SCOPED only the
+ * tasks in scope stream accesses, hints and readahead.
  */
 #include "config.h"
 
@@ -53,6 +58,8 @@ int hs_lc_emit(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch, bool w
 		lc->ck.accesses++;
 	} else if (ch == HS_CH_DROP) {
 		lc->ck.drops++;
+	} else if (ch == HS_CH_READAHEAD) {
+		lc->ck.readahead++;
 	} else {
 		lc->ck.hints++;
 	}
@@ -60,7 +67,33 @@ int hs_lc_emit(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch, bool w
 		return 0;
 	return lc->opts.emit(lc->opts.emit_arg, kid,
 			     hs_meta_make(ch, kind == HS_LIFE_ANON ? HS_TYPE_ANON : HS_TYPE_FILE,
-					  write));
+					  write), lc->last_ts);
+}
+
+/*
+ * Life @id was just born by a readahead add of task @tid: stream each of its
+ * pages as a READAHEAD record, if the task is in scope.  An insertion is the
+ * kernel's fact, not an access the touch log would see: it streams with
+ * HS_LC_TOUCH_ONLY too, like hints and drops.
+ */
+int hs_lc_emit_readahead(struct hs_lifecycle *lc, uint32_t tid, uint32_t id)
+{
+	const struct hs_folio_life *l = &lc->life[id];
+	uint8_t kind = l->kind;
+	uint64_t dev = l->dev, ino = l->ino, first = l->first_page, pages = l->pages, p;
+	uint32_t kid;
+	int err;
+
+	if (!hs_lc_task_in_scope(lc, TASK(lc, tid)))
+		return 0;
+	for (p = first; p < first + pages; p++) {
+		err = hs_lc_page_key(lc, kind, dev, ino, p, &kid);
+		if (!err)
+			err = hs_lc_emit(lc, kid, HS_CH_READAHEAD, false);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 /* An access to page @kid: counted on its live life, streamed if @stream. */

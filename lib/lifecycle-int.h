@@ -270,6 +270,7 @@ int hs_lc_on_exit_exec(struct hs_lifecycle *lc, uint32_t tid, const struct hs_ev
 /* ---- lc-stream.c: the access stream ---- */
 
 int hs_lc_emit(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch, bool write);
+int hs_lc_emit_readahead(struct hs_lifecycle *lc, uint32_t tid, uint32_t id);
 int hs_lc_access_page(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch, bool write,
 		      bool stream);
 int hs_lc_gp_flush(struct hs_lifecycle *lc, uint32_t tid);

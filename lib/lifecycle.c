@@ -594,9 +594,11 @@ static int on_add(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *
 	err = hs_lc_life_attach(lc, id);
 	if (!err && ev->pfn)
 		err = hs_lc_fstate_set(lc, ev->pfn, pages, FS_SEEN);
-	if (err)
-		return err;
-	return hs_lc_map_link(lc, id);
+	if (!err)
+		err = hs_lc_map_link(lc, id);
+	if (!err && (flags & HS_LIFE_F_READAHEAD))
+		err = hs_lc_emit_readahead(lc, tid, id);
+	return err;
 }
 
 static int on_delete(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *ev)

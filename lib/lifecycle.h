@@ -26,10 +26,11 @@ struct hs_lifecycle;		/* opaque; defined in lib/lifecycle-int.h */
 
 /*
  * An access-stream record: @key is a key-table id, @meta lib/access.h's meta
- * byte (channel, anon bit, write bit).  Return 0 or a negative errno, which
- * hs_lifecycle_event() then returns.
+ * byte (channel, anon bit, write bit), @ts the time of the event that emitted
+ * it (the latest event time seen: never goes back).  Return 0 or a negative
+ * errno, which hs_lifecycle_event() then returns.
  */
-typedef int (*hs_lc_emit_fn)(void *arg, uint64_t key, uint8_t meta);
+typedef int (*hs_lc_emit_fn)(void *arg, uint64_t key, uint8_t meta, uint64_t ts);
 
 /* struct hs_lifecycle_opts flags */
 #define HS_LC_SCOPED		0x1u	/* stream only the accesses and hints of tasks in scope
@@ -112,6 +113,7 @@ struct hs_lifecycle_checks {
 	uint64_t	accesses;	/* FD/PT records streamed */
 	uint64_t	hints;		/* PAGEOUT/COLD records streamed */
 	uint64_t	drops;		/* DROP records streamed */
+	uint64_t	readahead;	/* READAHEAD records streamed (pages of readahead adds) */
 	uint64_t	ranges_cut;	/* ranges longer than max_range_pages */
 	uint64_t	bad_events;	/* malformed events skipped (bad type, order, range) */
 	uint64_t	unordered;	/* events older than the one before */

@@ -455,9 +455,9 @@ static void heap_down(struct build *b, size_t i)
 
 /* ---- the build ---- */
 
-static int emit_access(void *arg, uint64_t key, uint8_t meta)
+static int emit_access(void *arg, uint64_t key, uint8_t meta, uint64_t ts)
 {
-	return hs_session_add(arg, key, meta);
+	return hs_session_add_ts(arg, key, meta, ts);
 }
 
 static int open_streams(struct build *b)
@@ -582,7 +582,7 @@ static const struct counter counters[] = {
 	CK(swap_ins), CK(anon_linked), CK(anon_unlinked), CK(faults_unresolved),
 	CK(pfn_stale), CK(splits), CK(anomalies), CK(reclaim_end_reclaimed), CK(accesses),
 	CK(hints), CK(drops), CK(ranges_cut), CK(bad_events), CK(unordered),
-	CK(resident_faults), CK(anon_lost), CK(swapout_guessed),
+	CK(resident_faults), CK(anon_lost), CK(swapout_guessed), CK(readahead),
 };
 
 static int add_counter(struct build *b, const char *name, uint64_t v)

@@ -154,11 +154,14 @@ static int slot_fill(struct slot *s, const uint32_t *keys, const uint8_t *meta, 
 	return 0;
 }
 
-/* One forward pass: next[r] = seq of the next access to record r's key. */
+/*
+ * One forward pass: next[r] = seq of the next access to record r's key; a
+ * READAHEAD record waits in its key's chain (through next[]) for that access.
+ */
 static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t nr_keys,
 			 uint64_t **out)
 {
-	uint64_t *next, *prev, rec = 0, seq = 0;
+	uint64_t *next, *prev, *ra = NULL, rec = 0, seq = 0;
 	const uint32_t *keys;
 	const uint8_t *meta;
 	size_t n, i;
@@ -166,27 +169,41 @@ static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t
 
 	next = malloc((records ? records : 1) * sizeof(*next));
 	prev = malloc((nr_keys ? nr_keys : 1) * sizeof(*prev));
-	if (!next || !prev) {
+	ra = malloc((nr_keys ? nr_keys : 1) * sizeof(*ra));
+	if (!next || !prev || !ra) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
 	for (i = 0; i < nr_keys; i++)
-		prev[i] = UINT64_MAX;
+		prev[i] = ra[i] = UINT64_MAX;
 	while ((ret = hs_session_read_chunk(r, &keys, &meta, &n)) > 0) {
 		if (rec + n > records) {
 			ret = -EBADMSG;
 			goto out_free;
 		}
 		for (i = 0; i < n; i++, rec++) {
+			enum hs_channel ch = hs_meta_channel(meta[i]);
+
 			next[rec] = HS_NEVER;
-			if (!hs_channel_is_access(hs_meta_channel(meta[i])))
+			if (!hs_channel_is_access(ch) && ch != HS_CH_READAHEAD)
 				continue;
 			if (keys[i] >= nr_keys) {
 				ret = -EBADMSG;
 				goto out_free;
 			}
+			if (ch == HS_CH_READAHEAD) {
+				next[rec] = ra[keys[i]];
+				ra[keys[i]] = rec;
+				continue;
+			}
 			if (prev[keys[i]] != UINT64_MAX)
 				next[prev[keys[i]]] = seq;
+			while (ra[keys[i]] != UINT64_MAX) {
+				uint64_t w = ra[keys[i]];
+
+				ra[keys[i]] = next[w];
+				next[w] = seq;
+			}
 			prev[keys[i]] = rec;
 			seq++;
 		}
@@ -197,15 +214,24 @@ static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t
 		ret = -EBADMSG;
 		goto out_free;
 	}
+	for (i = 0; i < nr_keys; i++)
+		while (ra[i] != UINT64_MAX) {
+			uint64_t w = ra[i];
+
+			ra[i] = next[w];
+			next[w] = HS_NEVER;
+		}
 	ret = hs_session_read_rewind(r);
 	if (ret)
 		goto out_free;
 	free(prev);
+	free(ra);
 	*out = next;
 	return 0;
 
 out_free:
 	free(prev);
+	free(ra);
 	free(next);
 	return ret;
 }
@@ -301,6 +327,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			.pageout = o->pageout >= 0 && o->pageout < HS_PAGEOUT_NR ?
 				   (uint8_t)o->pageout : UINT8_MAX,
 			.recheck_window = o->recheck_window,
+			.no_readahead = o->no_readahead,
 		};
 
 		jobs[j].sim = NULL;

@@ -19,6 +19,10 @@
  *              COLD keeps), then the pageout mode (below) may overrule an
  *              eviction; an eviction calls ->remove(HINT)
  *   DROP: ->remove(DROP)
+ *   READAHEAD on a key not resident: as a miss without the access (admit,
+ *              room, refault, ->insert() with the READAHEAD channel), but
+ *              neither hit nor miss nor seq; the key is marked until its
+ *              first access, to count unused readahead
  *
  * Room is made before the shadow entry is consulted, as in the kernel, where
  * the memcg charge (and so reclaim) precedes workingset_refault().  Every
@@ -67,6 +71,8 @@ struct hs_sim {
 	uint64_t		seq;		/* accesses so far = seq of the next one */
 	uint64_t		prot_resident;	/* resident folios with a pending protection */
 	uint64_t		prot_sum;	/* sum of prot_resident sampled per access */
+	uint64_t		ra_resident;	/* resident folios with HS_FOLIO_READAHEAD */
+	uint64_t		seen_on_hit;	/* keys first accessed by a hit (readahead) */
 	struct hs_sim_stats	st;		/* counters */
 	struct hs_folio		**victims;	/* scratch for ->evict(), batch_max entries */
 	uint32_t		*last;		/* victims of the last step (record_victims) */
@@ -363,8 +369,19 @@ static int remember_victim(struct hs_sim *sim, uint32_t id)
 }
 
 /* f leaves memory by eviction (the policy's or a hint's): write its shadow entry. */
+/* f leaves memory: an unused readahead page if it was never accessed since. */
+static void readahead_leave(struct hs_sim *sim, struct hs_folio *f)
+{
+	if (f->flags & HS_FOLIO_READAHEAD) {
+		f->flags &= (uint8_t)~HS_FOLIO_READAHEAD;
+		sim->ra_resident--;
+		sim->st.readahead_unused++;
+	}
+}
+
 static int evict_one(struct hs_sim *sim, struct hs_folio *f, bool hinted)
 {
+	readahead_leave(sim, f);
 	f->flags &= (uint8_t)~(HS_FOLIO_RESIDENT | HS_FOLIO_HINTED);
 	f->flags |= HS_FOLIO_SHADOW | (hinted ? HS_FOLIO_HINTED : 0);
 	f->evicted_at = sim->seq;
@@ -405,6 +422,28 @@ static int make_room(struct hs_sim *sim, struct hs_folio *in, const struct hs_ac
 	return 0;
 }
 
+/* f, with a shadow entry, comes back (a miss or a readahead insertion). */
+static void count_refault(struct hs_sim *sim, struct hs_folio *f)
+{
+	uint64_t dist = sim->seq - f->evicted_at;
+	unsigned int b = dist ? 64 - (unsigned int)__builtin_clzll(dist) : 0;
+
+	sim->st.refaults++;
+	sim->st.refault_hist[HS_MIN(b, HS_HIST_BUCKETS - 1)]++;
+	if (f->flags & HS_FOLIO_HINTED)
+		sim->st.hint_refaults++;
+	if (f->flags & HS_FOLIO_ANON)
+		sim->st.pswpin++;
+	if (f->refaults < UINT8_MAX)
+		f->refaults++;
+	if (f->refaults == 2) {
+		sim->st.pingpong_keys++;
+		sim->st.pingpong_refaults += 2;
+	} else if (f->refaults > 2) {
+		sim->st.pingpong_refaults++;
+	}
+}
+
 static int do_miss(struct hs_sim *sim, struct hs_folio *f, const struct hs_access *a)
 {
 	bool refault = f->flags & HS_FOLIO_SHADOW;
@@ -415,25 +454,8 @@ static int do_miss(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 		f->flags |= HS_FOLIO_SEEN;
 		sim->st.cold_misses++;
 	}
-	if (refault) {
-		uint64_t dist = sim->seq - f->evicted_at;
-		unsigned int b = dist ? 64 - (unsigned int)__builtin_clzll(dist) : 0;
-
-		sim->st.refaults++;
-		sim->st.refault_hist[HS_MIN(b, HS_HIST_BUCKETS - 1)]++;
-		if (f->flags & HS_FOLIO_HINTED)
-			sim->st.hint_refaults++;
-		if (f->flags & HS_FOLIO_ANON)
-			sim->st.pswpin++;
-		if (f->refaults < UINT8_MAX)
-			f->refaults++;
-		if (f->refaults == 2) {
-			sim->st.pingpong_keys++;
-			sim->st.pingpong_refaults += 2;
-		} else if (f->refaults > 2) {
-			sim->st.pingpong_refaults++;
-		}
-	}
+	if (refault)
+		count_refault(sim, f);
 
 	if (sim->ops->admit && !sim->ops->admit(sim->pol, f, a)) {
 		/* Served without caching: the shadow entry has done its job. */
@@ -459,6 +481,44 @@ static int do_miss(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 	if (check_now(sim))
 		return sim->broken;
 	return HS_STEP_MISS;
+}
+
+/*
+ * A READAHEAD record: the kernel brought f in without an access.  Resident
+ * already: nothing.  Otherwise it enters as a miss would, without counting
+ * one or advancing seq, and stays marked until its first access.
+ */
+static int do_readahead(struct hs_sim *sim, struct hs_folio *f, const struct hs_access *a)
+{
+	bool refault = f->flags & HS_FOLIO_SHADOW;
+	int err;
+
+	if (hs_folio_is_resident(f))
+		return HS_STEP_OTHER;
+	if (sim->ops->admit && !sim->ops->admit(sim->pol, f, a))
+		return check_now(sim) ? sim->broken : HS_STEP_OTHER;
+	if (refault)
+		count_refault(sim, f);
+	err = make_room(sim, f, a);
+	if (err)
+		return err;
+	if (refault && sim->ops->refault) {
+		sim->ops->refault(sim->pol, f, a, sim->seq - f->evicted_at);
+		if (check_now(sim))
+			return sim->broken;
+	}
+	f->flags &= (uint8_t)~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED);
+	f->evicted_at = sim->seq;	/* while resident: the last access (none: now) */
+	f->flags |= HS_FOLIO_RESIDENT | HS_FOLIO_READAHEAD;
+	sim->ra_resident++;
+	sim->st.readahead_pages++;
+	sim->used++;
+	if (sim->used > sim->st.peak_resident)
+		sim->st.peak_resident = sim->used;
+	sim->ops->insert(sim->pol, f, a);
+	if (check_now(sim))
+		return sim->broken;
+	return HS_STEP_OTHER;
 }
 
 /* The pageout mode's word on a PAGEOUT eviction the policy agreed to. */
@@ -508,6 +568,7 @@ static int do_drop(struct hs_sim *sim, struct hs_folio *f)
 {
 	sim->ops->remove(sim->pol, f, HS_REMOVE_DROP);
 	if (hs_folio_is_resident(f)) {
+		readahead_leave(sim, f);
 		sim->st.drops++;
 		sim->used--;
 		/* The kernel chose this removal: a pending protection is neither. */
@@ -547,6 +608,8 @@ int hs_sim_step(struct hs_sim *sim, uint32_t key, uint8_t meta, uint64_t next_us
 	if (unlikely(!hs_channel_is_access(ch))) {
 		if (ch == HS_CH_DROP)
 			ret = do_drop(sim, f);
+		else if (ch == HS_CH_READAHEAD)
+			ret = sim->cfg.no_readahead ? HS_STEP_OTHER : do_readahead(sim, f, &a);
 		else
 			ret = do_hint(sim, f, &a);
 		if (ret < 0)
@@ -565,6 +628,14 @@ int hs_sim_step(struct hs_sim *sim, uint32_t key, uint8_t meta, uint64_t next_us
 	if (hs_folio_is_resident(f)) {
 		sim->st.hits++;
 		f->evicted_at = sim->seq;	/* while resident: the last access */
+		if (unlikely(f->flags & (HS_FOLIO_READAHEAD))) {
+			f->flags &= (uint8_t)~HS_FOLIO_READAHEAD;
+			sim->ra_resident--;
+		}
+		if (unlikely(!(f->flags & HS_FOLIO_SEEN))) {
+			f->flags |= HS_FOLIO_SEEN;	/* a readahead page's first access */
+			sim->seen_on_hit++;
+		}
 		if (f->prot_pending)
 			resolve_protection(sim, f, true);
 		sim->ops->hit(sim->pol, f, &a);
@@ -604,7 +675,7 @@ const struct hs_policy_env *hs_sim_env(const struct hs_sim *sim)
  */
 int hs_sim_check(const struct hs_sim *sim)
 {
-	uint64_t resident = 0, prot = 0;
+	uint64_t resident = 0, prot = 0, ra = 0;
 	uint32_t i;
 
 	if (sim->broken)
@@ -619,10 +690,13 @@ int hs_sim_check(const struct hs_sim *sim)
 			if (f->flags & HS_FOLIO_SHADOW)
 				return -EUCLEAN;
 			prot += f->prot_pending != 0;
-		} else if (f->prot_pending) {
+			ra += (f->flags & HS_FOLIO_READAHEAD) != 0;
+		} else if (f->prot_pending || (f->flags & HS_FOLIO_READAHEAD)) {
 			return -EUCLEAN;
 		}
 	}
+	if (ra != sim->ra_resident)
+		return -EUCLEAN;
 	if (resident != sim->used || sim->used > sim->cfg.capacity || prot != sim->prot_resident)
 		return -EUCLEAN;
 	if (sim->st.hits + sim->st.misses != sim->st.accesses)
@@ -640,11 +714,12 @@ int hs_sim_check(const struct hs_sim *sim)
  */
 void hs_sim_finish(struct hs_sim *sim, struct hs_sim_stats *st, struct hs_metrics *m)
 {
-	sim->st.distinct_keys = sim->st.cold_misses;
+	sim->st.distinct_keys = sim->st.cold_misses + sim->seen_on_hit;
 	if (sim->st.accesses)
 		sim->st.prot_occupancy = (double)sim->prot_sum /
 					 ((double)sim->st.accesses * (double)sim->cfg.capacity);
 	*st = sim->st;
+	st->readahead_unused += sim->ra_resident;	/* still resident, never accessed */
 	if (m) {
 		m->n = 0;
 		if (sim->ops->report)
@@ -661,35 +736,64 @@ void hs_sim_finish(struct hs_sim *sim, struct hs_sim_stats *st, struct hs_metric
  * @next: receives, per record, the seq of the key's next access or HS_NEVER
  *
  * A forward pass: each access writes its own seq into the slot of the same
- * key's previous access.  Hints and drops get HS_NEVER and do not advance seq.
+ * key's previous access, and into those of the READAHEAD records of the key
+ * since then (chained through their own slots).  Hints and drops get
+ * HS_NEVER and do not advance seq.
  *
  * Return: 0, -EINVAL (a key out of range) or -ENOMEM.
  */
 int hs_next_use_fill(const uint32_t *keys, const uint8_t *meta, size_t n, uint32_t nr_keys,
 		     uint64_t *next)
 {
-	uint64_t *prev;
+	uint64_t *prev, *ra;
 	uint64_t seq = 0;
 	size_t i;
 
 	prev = malloc((nr_keys ? nr_keys : 1) * sizeof(*prev));
-	if (!prev)
+	ra = malloc((nr_keys ? nr_keys : 1) * sizeof(*ra));
+	if (!prev || !ra) {
+		free(prev);
+		free(ra);
 		return -ENOMEM;
+	}
 	for (i = 0; i < nr_keys; i++)
-		prev[i] = UINT64_MAX;
+		prev[i] = ra[i] = UINT64_MAX;
 	for (i = 0; i < n; i++) {
+		enum hs_channel ch = hs_meta_channel(meta[i]);
+
 		next[i] = HS_NEVER;
-		if (!hs_channel_is_access(hs_meta_channel(meta[i])))
+		if (!hs_channel_is_access(ch) && ch != HS_CH_READAHEAD)
 			continue;
 		if (keys[i] >= nr_keys) {
 			free(prev);
+			free(ra);
 			return -EINVAL;
+		}
+		if (ch == HS_CH_READAHEAD) {
+			next[i] = ra[keys[i]];	/* chain: the key's waiting records */
+			ra[keys[i]] = i;
+			continue;
 		}
 		if (prev[keys[i]] != UINT64_MAX)
 			next[prev[keys[i]]] = seq;
+		while (ra[keys[i]] != UINT64_MAX) {
+			uint64_t r = ra[keys[i]];
+
+			ra[keys[i]] = next[r];
+			next[r] = seq;
+		}
 		prev[keys[i]] = i;
 		seq++;
 	}
+	/* READAHEAD records no access followed */
+	for (i = 0; i < nr_keys; i++)
+		while (ra[i] != UINT64_MAX) {
+			uint64_t r = ra[i];
+
+			ra[i] = next[r];
+			next[r] = HS_NEVER;
+		}
 	free(prev);
+	free(ra);
 	return 0;
 }

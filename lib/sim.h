@@ -8,8 +8,13 @@
  * Definitions (DESIGN.md "Metrics"): an access is a page touched by an FD or
  * PT record; hints and drops are not accesses.  hit ratio = hits / accesses.
  * A refault is a miss on a key whose last removal was an eviction (by the
- * policy or by a PAGEOUT hint); its distance is the number of accesses between
- * that eviction and the refault.  A ping-pong key was evicted and refaulted
+ * policy or by a PAGEOUT hint), or a readahead insertion of such a key (the
+ * kernel counts a refault at every add that finds a shadow entry); its
+ * distance is the number of accesses between that eviction and the refault.
+ * A READAHEAD record (recorded streams) inserts a non-resident key without a
+ * reference: not a hit, not a miss; an access to it later is a hit.  A
+ * readahead page is unused if it leaves memory, or the run ends, before any
+ * access to it.  A ping-pong key was evicted and refaulted
  * two or more times.  A protection is a policy sparing a folio it would
  * otherwise have evicted (hs_sim_protect()); it is useful if the folio is
  * accessed again before it leaves, wasted if it leaves untouched, and
@@ -34,6 +39,7 @@ struct hs_sim;
 #define HS_FOLIO_SHADOW		0x04u	/* evicted_at holds a shadow entry */
 #define HS_FOLIO_ANON		0x08u	/* last access said anonymous memory */
 #define HS_FOLIO_HINTED		0x10u	/* the shadow entry came from a PAGEOUT hint */
+#define HS_FOLIO_READAHEAD	0x20u	/* resident by a READAHEAD record, not accessed since */
 
 /**
  * struct hs_folio - the driver's record of one key, followed by the policy's area
@@ -118,13 +124,15 @@ struct hs_prot_stats {
  */
 struct hs_sim_stats {
 	uint64_t	capacity;	/* units */
-	uint64_t	records;	/* stream records processed (accesses + hints + drops) */
+	uint64_t	records;	/* stream records processed (accesses + hints + drops +
+					 * readahead) */
 	uint64_t	accesses;	/* FD + PT records */
 	uint64_t	hits;
 	uint64_t	misses;
 	uint64_t	cold_misses;	/* first access to a key */
 	uint64_t	evictions;	/* policy evictions (not hints, not drops) */
-	uint64_t	refaults;	/* misses on keys with a shadow entry */
+	uint64_t	refaults;	/* misses and readahead insertions of keys with a
+					 * shadow entry */
 	uint64_t	hint_evictions;	/* resident pages evicted for a PAGEOUT hint */
 	uint64_t	hint_refaults;	/* refaults whose shadow came from a hint */
 	uint64_t	hints;		/* PAGEOUT + COLD records */
@@ -135,6 +143,10 @@ struct hs_sim_stats {
 	uint64_t	pingpong_refaults; /* refaults of those keys: misses ping-pong causes */
 	uint64_t	distinct_keys;	/* keys accessed at least once */
 	uint64_t	peak_resident;	/* most units resident at once */
+	uint64_t	readahead_pages; /* keys READAHEAD records inserted */
+	uint64_t	readahead_unused; /* of them, those that left memory (evicted,
+					   * hinted out, dropped) or were resident at
+					   * the end without an access since */
 	struct hs_prot_stats prot;	/* all kinds together */
 	struct hs_prot_stats prot_kind[HS_PROT_NR];
 	double		prot_occupancy;	/* mean share of capacity held by folios whose
@@ -231,6 +243,8 @@ struct hs_sim_config {
 	uint64_t	recheck_window;		/* HS_PAGEOUT_RECHECK keeps a page whose last
 						 * access is among the last this many accesses
 						 * (0: none is, in a serial replay) */
+	bool		no_readahead;		/* skip READAHEAD records (still counted in
+						 * records) */
 };
 
 /**
@@ -247,7 +261,7 @@ void hs_sim_free(struct hs_sim *sim);
 /* hs_sim_step() results */
 #define HS_STEP_MISS	0
 #define HS_STEP_HIT	1
-#define HS_STEP_OTHER	2	/* a hint or a drop */
+#define HS_STEP_OTHER	2	/* a hint, a drop or a readahead insertion */
 
 /**
  * hs_sim_step() - feed one stream record
@@ -281,7 +295,8 @@ const struct hs_policy_env *hs_sim_env(const struct hs_sim *sim);
 /**
  * hs_next_use_fill() - next-use times for an in-memory stream (offline policies)
  * @keys: key ids
- * @meta: meta bytes (hints and drops get HS_NEVER and do not advance seq)
+ * @meta: meta bytes (hints and drops get HS_NEVER and do not advance seq; a
+ *	  READAHEAD record gets its key's next access, and does not advance it)
  * @n: records
  * @nr_keys: key ids are below this
  * @next: receives, per record, the seq of the key's next access or HS_NEVER

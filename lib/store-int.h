@@ -100,7 +100,10 @@ struct hs_session_writer {
 	uint8_t			*meta;		/* ... and meta bytes */
 	size_t			n;		/* records in the chunk being filled */
 	uint32_t		*keys;		/* dense ids of raw[], filled at flush */
+	uint64_t		*ts;		/* times of raw[] (timed sessions), or NULL */
 	uint8_t			*enc;		/* encoding buffer for either chunk */
+	int			timed;		/* 0: no record yet, 1: timed, -1: untimed */
+	uint64_t		last_ts;	/* time of the latest timed record */
 	uint64_t		records;	/* records in chunks already written */
 	uint64_t		accesses;	/* FD + PT records in those chunks */
 	uint64_t		chunk_no;	/* number of the next chunk */

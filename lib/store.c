@@ -36,6 +36,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
@@ -427,6 +428,13 @@ static const char *const migrations[] = {
 	"    CASE WHEN c.accesses > 0 THEN p.misses * 1.0 / c.accesses END AS miss_ratio,"
 	"    c.created AS created"
 	"  FROM mrc_points AS p JOIN mrc_curves AS c ON c.id = p.curve;",
+	/*
+	 * 4 -> 5: readahead insertions of recorded streams (issue 9): pages
+	 * READAHEAD records brought in, and those never accessed before they
+	 * left or the run ended.  0 for older runs and streams without any.
+	 */
+	"ALTER TABLE runs ADD COLUMN readahead_pages INTEGER NOT NULL DEFAULT 0;"
+	"ALTER TABLE runs ADD COLUMN readahead_unused INTEGER NOT NULL DEFAULT 0;",
 };
 
 static int refresh_opt_gaps(struct hs_store *st, int64_t session);
@@ -472,9 +480,9 @@ static const char *const stmt_sql[ST_NR] = {
 		" misses, cold_misses, evictions, refaults, hint_evictions, hint_refaults, hints,"
 		" drops, pswpin, pswpout, pingpong_keys, pingpong_refaults, distinct_keys,"
 		" protected, protected_useful, protected_wasted, prot_occupancy, peak_resident,"
-		" wall_s, opt_reference, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-		" ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26,"
-		" ?27, " NOW_SQL ")",
+		" wall_s, opt_reference, created, readahead_pages, readahead_unused) VALUES (?1,"
+		" ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+		" ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, " NOW_SQL ", ?28, ?29)",
 	[ST_PROT_INSERT] =
 		"INSERT INTO run_protection (run, kind, total, useful, wasted)"
 		" VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -560,6 +568,10 @@ struct hs_session_reader {
 	uint64_t		acc_seen;	/* accesses read so far */
 	uint32_t		*keys;		/* last chunk decoded, HS_CHUNK_RECORDS */
 	uint8_t			*meta;		/* ... its meta bytes */
+	uint64_t		*ts;		/* ... its times (timed sessions), or NULL */
+	bool			timed;		/* the last chunk decoded had times */
+	int64_t			enc0;		/* encoding of chunk 0 (all must match) */
+	uint64_t		last_ts;	/* time of the last record read */
 	bool			tx;		/* began the read transaction it ends */
 };
 
@@ -1501,6 +1513,7 @@ static void writer_free(struct hs_session_writer *w)
 	free(w->enc);
 	free(w->meta);
 	free(w->keys);
+	free(w->ts);
 	free(w->raw);
 	free(w);
 }
@@ -1628,7 +1641,7 @@ int hs_session_begin(struct hs_store *st, const struct hs_session_meta *m,
 	w->raw = malloc(HS_CHUNK_RECORDS * sizeof(*w->raw));
 	w->keys = malloc(HS_CHUNK_RECORDS * sizeof(*w->keys));
 	w->meta = malloc(HS_CHUNK_RECORDS);
-	w->enc = malloc(HS_MAX(hs_codec_bound(HS_CHUNK_RECORDS),
+	w->enc = malloc(HS_MAX(hs_codec_ts_bound(HS_CHUNK_RECORDS),
 			       hs_codec_ids_bound(HS_KEY_CHUNK_IDS)));
 	if (!w->raw || !w->keys || !w->meta || !w->enc || hs_keymap_new(0, &w->km)) {
 		err = store_err(st, -ENOMEM, "out of memory");
@@ -1679,7 +1692,10 @@ static int flush_chunk(struct hs_session_writer *w)
 			       "more than %u distinct keys", (unsigned int)HS_KEYMAP_MAX_KEYS);
 	for (i = 0; i < w->n; i++)
 		nacc += (w->meta[i] & HS_META_CHANNEL_MASK) <= HS_CH_PT;
-	len = hs_codec_encode(w->keys, w->meta, w->n, w->enc);
+	if (w->timed > 0)
+		len = hs_codec_encode_ts(w->keys, w->meta, w->ts, w->n, w->enc);
+	else
+		len = hs_codec_encode(w->keys, w->meta, w->n, w->enc);
 	if (w->staged) {
 		s = w->stage_ins;
 		i = 1;		/* no session column: its id is not known yet */
@@ -1694,7 +1710,7 @@ static int flush_chunk(struct hs_session_writer *w)
 	sqlite3_bind_int64(s, (int)i + 1, (sqlite3_int64)w->records);
 	sqlite3_bind_int64(s, (int)i + 2, (sqlite3_int64)w->n);
 	sqlite3_bind_int64(s, (int)i + 3, (sqlite3_int64)nacc);
-	sqlite3_bind_int(s, (int)i + 4, HS_ENC_KEYS_META);
+	sqlite3_bind_int(s, (int)i + 4, w->timed > 0 ? HS_ENC_KEYS_META_TS : HS_ENC_KEYS_META);
 	sqlite3_bind_blob(s, (int)i + 5, w->enc, (int)len, SQLITE_STATIC);
 	err = store_run(st, s);
 	if (err)
@@ -1725,8 +1741,52 @@ int hs_session_add(struct hs_session_writer *w, uint64_t key, uint8_t meta)
 		return w->err;
 	if (unlikely(!hs_meta_is_valid(meta)))
 		return store_err(w->st, -EINVAL, "bad meta byte 0x%02x", meta);
+	if (unlikely(w->timed > 0))
+		return store_err(w->st, -EINVAL, "a record without a time in a timed session");
+	w->timed = -1;
 	w->raw[w->n] = key;
 	w->meta[w->n] = meta;
+	if (unlikely(++w->n == HS_CHUNK_RECORDS)) {
+		w->err = flush_chunk(w);
+		return w->err;
+	}
+	return 0;
+}
+
+/**
+ * hs_session_add_ts() - append one record with its time
+ * @w: the writer
+ * @key: original id (renumbered densely here)
+ * @meta: channel, type and write bits (access.h); HS_CH_READAHEAD allowed
+ * @ts: the record's time on the trace clock (ns), not before the previous one
+ *
+ * A session's records either all have times (stored as HS_ENC_KEYS_META_TS,
+ * what a recording writes) or none do (hs_session_add()).
+ *
+ * Return: 0, -EINVAL (bad meta byte, a time before the previous record's, or
+ * a session begun without times: nothing added), or as hs_session_add().
+ */
+int hs_session_add_ts(struct hs_session_writer *w, uint64_t key, uint8_t meta, uint64_t ts)
+{
+	if (unlikely(w->err))
+		return w->err;
+	if (unlikely(!hs_meta_is_valid_ts(meta)))
+		return store_err(w->st, -EINVAL, "bad meta byte 0x%02x", meta);
+	if (unlikely(w->timed <= 0)) {
+		if (w->timed < 0)
+			return store_err(w->st, -EINVAL, "a timed record in an untimed session");
+		w->ts = malloc(HS_CHUNK_RECORDS * sizeof(*w->ts));
+		if (!w->ts)
+			return store_err(w->st, -ENOMEM, "out of memory");
+		w->timed = 1;
+	} else if (unlikely(ts < w->last_ts)) {
+		return store_err(w->st, -EINVAL, "record time %" PRIu64 " before the previous one",
+				 ts);
+	}
+	w->raw[w->n] = key;
+	w->meta[w->n] = meta;
+	w->ts[w->n] = ts;
+	w->last_ts = ts;
 	if (unlikely(++w->n == HS_CHUNK_RECORDS)) {
 		w->err = flush_chunk(w);
 		return w->err;
@@ -2082,16 +2142,28 @@ int hs_session_read_chunk(struct hs_session_reader *r, const uint32_t **keys,
 		err = corrupt(r, "wrong nr_records");
 	else if (enc < 0 || enc > 255)
 		err = corrupt(r, "unknown chunk encoding");
-	else if (hs_codec_decode(blob, (size_t)len, (unsigned int)enc, (size_t)nr, r->nr_keys,
-				 r->keys, r->meta, &acc, &why))
+	else if (r->chunk_no && enc != r->enc0)
+		err = corrupt(r, "encoding differs from chunk 0's");
+	else if (enc == HS_ENC_KEYS_META_TS && !r->ts &&
+		 !(r->ts = malloc(HS_CHUNK_RECORDS * sizeof(*r->ts))))
+		err = store_err(r->st, -ENOMEM, "out of memory");
+	else if (hs_codec_decode_ts(blob, (size_t)len, (unsigned int)enc, (size_t)nr,
+				    r->nr_keys, r->keys, r->meta, r->ts, &acc, &why))
 		err = corrupt(r, why);
 	else if (acc != (uint64_t)nacc)
 		err = corrupt(r, "wrong nr_accesses");
+	else if (enc == HS_ENC_KEYS_META_TS && r->ts[0] < r->last_ts)
+		err = corrupt(r, "time before the previous chunk's");
 	else
 		err = 0;
 	sqlite3_reset(r->stmt);
 	if (err)
 		return err;
+	if (!r->chunk_no)
+		r->enc0 = enc;
+	r->timed = enc == HS_ENC_KEYS_META_TS;
+	if (r->timed)
+		r->last_ts = r->ts[nr - 1];
 	r->seq += (uint64_t)nr;
 	r->acc_seen += acc;
 	r->chunk_no++;
@@ -2106,10 +2178,25 @@ int hs_session_read_chunk(struct hs_session_reader *r, const uint32_t **keys,
 }
 
 /**
- * hs_session_read_all() - the rest of a session's stream in memory
+ * hs_session_read_times() - the times of the chunk read last
+ * @r: the reader
+ *
+ * Return: the trace-clock times (ns) of the records hs_session_read_chunk()
+ * returned last, valid as long as they are, or NULL when the session has
+ * none (only recorded sessions have them).
+ */
+const uint64_t *hs_session_read_times(const struct hs_session_reader *r)
+{
+	return r->timed ? r->ts : NULL;
+}
+
+/**
+ * hs_session_read_all_ts() - the rest of a session's stream in memory, with times
  * @r: the reader
  * @keys: receives the key ids, one per record (free it)
  * @meta: receives the meta bytes (free it), or NULL to drop them
+ * @ts: receives the times (free it; NULL when the session has none), or NULL
+ *	to drop them
  *
  * The reader's checks hold for every chunk, so the count read is exactly
  * what the session row says is left; a corrupt stream is -EBADMSG with the
@@ -2117,20 +2204,24 @@ int hs_session_read_chunk(struct hs_session_reader *r, const uint32_t **keys,
  *
  * Return: the records read, -ENOMEM, or the reader's -errno.
  */
-int64_t hs_session_read_all(struct hs_session_reader *r, uint32_t **keys, uint8_t **meta)
+int64_t hs_session_read_all_ts(struct hs_session_reader *r, uint32_t **keys, uint8_t **meta,
+			       uint64_t **ts)
 {
 	uint64_t left = r->records - r->seq, at = 0;
 	const uint32_t *k;
 	const uint8_t *m;
 	uint32_t *all_keys;
 	uint8_t *all_meta = NULL;
+	uint64_t *all_ts = NULL;
 	size_t n;
 	int ret;
 
 	*keys = NULL;
 	if (meta)
 		*meta = NULL;
-	if (left > SIZE_MAX / sizeof(*all_keys))
+	if (ts)
+		*ts = NULL;
+	if (left > SIZE_MAX / sizeof(*all_ts))
 		return -ENOMEM;
 	all_keys = malloc((size_t)(left ? left : 1) * sizeof(*all_keys));
 	if (meta)
@@ -2140,9 +2231,18 @@ int64_t hs_session_read_all(struct hs_session_reader *r, uint32_t **keys, uint8_
 		goto out_free;
 	}
 	while ((ret = hs_session_read_chunk(r, &k, &m, &n)) > 0) {
+		const uint64_t *t = hs_session_read_times(r);
+
 		memcpy(all_keys + at, k, n * sizeof(*all_keys));
 		if (all_meta)
 			memcpy(all_meta + at, m, n);
+		if (ts && t) {
+			if (!all_ts && !(all_ts = malloc((size_t)left * sizeof(*all_ts)))) {
+				ret = -ENOMEM;
+				goto out_free;
+			}
+			memcpy(all_ts + at, t, n * sizeof(*all_ts));
+		}
 		at += n;
 	}
 	if (ret < 0)
@@ -2150,12 +2250,30 @@ int64_t hs_session_read_all(struct hs_session_reader *r, uint32_t **keys, uint8_
 	*keys = all_keys;
 	if (meta)
 		*meta = all_meta;
+	if (ts)
+		*ts = all_ts;
 	return (int64_t)at;
 
 out_free:
 	free(all_keys);
 	free(all_meta);
+	free(all_ts);
 	return ret;
+}
+
+/**
+ * hs_session_read_all() - the rest of a session's stream in memory
+ * @r: the reader
+ * @keys: receives the key ids, one per record (free it)
+ * @meta: receives the meta bytes (free it), or NULL to drop them
+ *
+ * hs_session_read_all_ts() without the times.
+ *
+ * Return: the records read, -ENOMEM, or the reader's -errno.
+ */
+int64_t hs_session_read_all(struct hs_session_reader *r, uint32_t **keys, uint8_t **meta)
+{
+	return hs_session_read_all_ts(r, keys, meta, NULL);
 }
 
 /**
@@ -2169,6 +2287,8 @@ int hs_session_read_rewind(struct hs_session_reader *r)
 	r->chunk_no = 0;
 	r->seq = 0;
 	r->acc_seen = 0;
+	r->timed = false;
+	r->last_ts = 0;
 	return 0;
 }
 
@@ -2193,6 +2313,7 @@ void hs_session_read_close(struct hs_session_reader *r)
 	}
 	free(r->keys);
 	free(r->meta);
+	free(r->ts);
 	free(r);
 }
 
@@ -2568,6 +2689,8 @@ static int save_run(struct hs_store *st, const struct hs_run_record *rr, int64_t
 	sqlite3_bind_int64(s, 25, (int64_t)x->peak_resident);
 	sqlite3_bind_double(s, 26, rr->wall_s);
 	sqlite3_bind_int(s, 27, run_is_opt_reference(rr));
+	sqlite3_bind_int64(s, 28, (int64_t)x->readahead_pages);
+	sqlite3_bind_int64(s, 29, (int64_t)x->readahead_unused);
 	err = store_run(st, s);
 	if (err)
 		return err;

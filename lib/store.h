@@ -53,7 +53,7 @@ void hs_store_close(struct hs_store *st);
 void hs_store_set_busy_timeout(unsigned int ms);
 const char *hs_store_errmsg(const struct hs_store *st);
 int hs_store_user_version(const struct hs_store *st);	/* schema version of the file */
-#define HS_STORE_SCHEMA_VERSION	4			/* the version this build writes */
+#define HS_STORE_SCHEMA_VERSION	5			/* the version this build writes */
 #define HS_STORE_APPLICATION_ID	0x48534354u		/* PRAGMA application_id: "HSCT" */
 
 /* What `hsctl db info` shows. */
@@ -103,6 +103,12 @@ int hs_session_begin(struct hs_store *st, const struct hs_session_meta *m,
 		     struct hs_session_writer **out);
 /* Append one record; @key is the original id (renumbered densely here). */
 int hs_session_add(struct hs_session_writer *w, uint64_t key, uint8_t meta);
+/*
+ * Append one record with its trace-clock time (ns, never before the previous
+ * record's); a session's records all have times (recordings: encoding 2, which
+ * alone may hold HS_CH_READAHEAD records) or none.  -EINVAL on a mix.
+ */
+int hs_session_add_ts(struct hs_session_writer *w, uint64_t key, uint8_t meta, uint64_t ts);
 /* Flush, store keys and counts, mark complete, COMMIT.  Frees w (even on error). */
 int hs_session_commit(struct hs_session_writer *w, int64_t *session);
 /* ROLLBACK: nothing of the session remains.  Frees w; accepts NULL. */
@@ -156,6 +162,14 @@ int hs_session_read_chunk(struct hs_session_reader *r, const uint32_t **keys,
  * none: *keys is then still allocated), -ENOMEM, or the reader's -errno.
  */
 int64_t hs_session_read_all(struct hs_session_reader *r, uint32_t **keys, uint8_t **meta);
+/*
+ * Times (trace clock, ns) of the chunk read last, or NULL: only recorded
+ * sessions (encoding 2) have them; they never go back.
+ */
+const uint64_t *hs_session_read_times(const struct hs_session_reader *r);
+/* hs_session_read_all() with the times too: *ts is NULL when there are none. */
+int64_t hs_session_read_all_ts(struct hs_session_reader *r, uint32_t **keys, uint8_t **meta,
+			       uint64_t **ts);
 /* Start again from the first chunk. */
 int hs_session_read_rewind(struct hs_session_reader *r);
 void hs_session_read_close(struct hs_session_reader *r);

@@ -387,7 +387,8 @@ static int arc_check_list(const struct hs_policy *p, enum arc_list l)
 				return -EUCLEAN;	/* a COLD page after a warm one */
 			continue;
 		}
-		if (resident && prev != HS_NIL && k->last <= arc_key(p, prev)->last)
+		/* equal is fine: readahead insertions do not advance seq */
+		if (resident && prev != HS_NIL && k->last < arc_key(p, prev)->last)
 			return -EUCLEAN;
 		prev = id;
 	}

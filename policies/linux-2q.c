@@ -944,6 +944,8 @@ static void l2q_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_
 	lruvec_add_folio(p, f->id, k);		/* folio_add_lru(), drained at once */
 	if (a->channel == HS_CH_PT)
 		k->flags |= F_MAPPED | F_YOUNG;	/* the fault installs a young PTE */
+	else if (a->channel == HS_CH_READAHEAD)
+		;				/* readahead: the inactive head, unreferenced */
 	else if (!a->write)
 		folio_mark_accessed(p, f->id, k);	/* new: sets PG_referenced */
 	else if (anon)

@@ -1442,7 +1442,10 @@ void hs_mglru_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_acces
  * hs_mglru_insert() - a missed folio enters the lruvec
  * @p: the lruvec
  * @f: the folio (after refault(), if it had a shadow entry)
- * @a: the access: PT is a fault (PG_active), FD a page-cache fill
+ * @a: the access: PT is a fault (PG_active), FD a page-cache fill, READAHEAD
+ *     a readahead add: no access, so neither active nor referenced
+ *     (lru_gen_folio_seq() puts it where an FD fill goes, the oldest
+ *     generation, or the second oldest if the refault made it workingset)
  */
 void hs_mglru_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
@@ -1456,6 +1459,8 @@ void hs_mglru_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_ac
 	}
 	set_fl(k, MF_ACTIVE, a->channel == HS_CH_PT);	/* folio_add_lru() in a fault */
 	add_folio(p, f->id, k);
+	if (a->channel == HS_CH_READAHEAD)
+		return;				/* nobody touched it yet */
 	touch(p, f, k, a);
 	if (a->channel == HS_CH_PT)
 		set_abit(p, f->id, k);		/* the fault's own access */

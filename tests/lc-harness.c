@@ -11,14 +11,16 @@
 
 #include "lc-harness.h"
 
-int sink_emit(void *arg, uint64_t key, uint8_t meta)
+int sink_emit(void *arg, uint64_t key, uint8_t meta, uint64_t ts)
 {
 	struct sink *s = arg;
 
 	if (s->fail_at && s->n + 1 == s->fail_at)
 		return -EIO;
-	if (s->n < N(s->r))
+	if (s->n < N(s->r)) {
 		s->r[s->n] = (struct rec){ .key = key, .meta = meta };
+		s->ts[s->n] = ts;
+	}
 	s->n++;
 	return 0;
 }

@@ -101,6 +101,7 @@ struct rec {
 
 struct sink {
 	struct rec	r[64];		/* records, in order */
+	uint64_t	ts[64];		/* their times */
 	size_t		n;		/* records received (may exceed 64: then lost) */
 	size_t		fail_at;	/* fail the record with this number (1-based); 0 never */
 };
@@ -128,7 +129,7 @@ struct xl {
 
 #define LIFE(lc, id, ...) life_is(__LINE__, (lc), (id), (struct xl){ __VA_ARGS__ })
 
-int sink_emit(void *arg, uint64_t key, uint8_t meta);
+int sink_emit(void *arg, uint64_t key, uint8_t meta, uint64_t ts);
 void stream_is(int line, const struct sink *s, const struct rec *x, size_t n);
 /* A builder with @flags (and HS_LC_PARANOID) streaming into @s, which is reset. */
 struct hs_lifecycle *lc_open(unsigned int flags, struct sink *s);

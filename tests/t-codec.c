@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "codec.h"
 #include "harness.h"
@@ -186,9 +187,10 @@ static void test_corrupt(void)
 	/* record count disagreeing with the bytes */
 	bad(three, sizeof(three), HS_ENC_KEYS_META, 2, 10, "bytes after the last record");
 	bad(three, sizeof(three), HS_ENC_KEYS_META, 4, 10, "truncated varint");
-	/* encoding 2 (keys, meta, time) is reserved, 0 never valid */
-	bad(three, sizeof(three), HS_ENC_KEYS_META_TS, 3, 10, "unknown chunk encoding");
+	/* encoding 2 wants a time after every record; 0 and 3 are never valid */
+	bad(three, sizeof(three), HS_ENC_KEYS_META_TS, 3, 10, "truncated varint");
 	bad(three, sizeof(three), 0, 3, 10, "unknown chunk encoding");
+	bad(three, sizeof(three), 3, 3, 10, "unknown chunk encoding");
 	/* an empty chunk of zero records is fine, with zero accesses */
 	{
 		uint64_t acc = 5;
@@ -197,6 +199,91 @@ static void test_corrupt(void)
 					 NULL), 0);
 		T_EQ_U64(acc, 0);
 	}
+}
+
+/* Encoding 2: each record as in 1, then varint(time - previous time). */
+static void test_hand_ts(void)
+{
+	/*
+	 * (0, FD, t 100), (1, FD, t 100), (2, READAHEAD, t 300):
+	 * 00 64 | 04 00 | 05 05 c8 01 (v = 1 << 1 | 1, meta 5, delta 200)
+	 */
+	static const uint32_t keys[] = { 0, 1, 2 };
+	static const uint8_t meta[] = { 0, 0, HS_CH_READAHEAD };
+	static const uint64_t ts[] = { 100, 100, 300 };
+	static const uint8_t want[] = { 0x00, 0x64, 0x04, 0x00, 0x05, 0x05, 0xc8, 0x01 };
+	uint8_t buf[64];
+	uint32_t k2[3];
+	uint8_t m2[3];
+	uint64_t t2[3] = { 0 }, acc = 0;
+	size_t len, i;
+
+	len = hs_codec_encode_ts(keys, meta, ts, 3, buf);
+	T_EQ_U64(len, sizeof(want));
+	T_ASSERT(!memcmp(buf, want, sizeof(want)));
+	T_EQ_I64(hs_codec_decode_ts(want, sizeof(want), HS_ENC_KEYS_META_TS, 3, 3, k2, m2, t2,
+				    &acc, NULL), 0);
+	for (i = 0; i < 3; i++) {
+		T_EQ_U64(k2[i], keys[i]);
+		T_EQ_U64(m2[i], meta[i]);
+		T_EQ_U64(t2[i], ts[i]);
+	}
+	T_EQ_U64(acc, 2);	/* a readahead record is no access */
+	/* without the times, and plain hs_codec_decode() skips them */
+	T_EQ_I64(hs_codec_decode(want, sizeof(want), HS_ENC_KEYS_META_TS, 3, 3, k2, m2, &acc,
+				 NULL), 0);
+	T_EQ_U64(k2[2], 2);
+	/* the same bytes are no encoding-1 chunk */
+	bad(want, sizeof(want), HS_ENC_KEYS_META, 3, 1000, "bytes after the last record");
+	/* channel 5 (readahead) is valid in a timed chunk only */
+	{
+		static const uint8_t ra1[] = { 0x01, 0x05 };
+
+		bad(ra1, sizeof(ra1), HS_ENC_KEYS_META, 1, 1, "bad meta byte");
+	}
+}
+
+/* Decoding @in as timed records must fail with -EBADMSG and @reason. */
+static void bad_ts(const uint8_t *in, size_t len, size_t n, const char *reason)
+{
+	uint32_t keys[8];
+	uint8_t meta[8];
+	uint64_t ts[8];
+	const char *why = NULL;
+
+	T_ASSERT(n <= 8);
+	T_EQ_I64(hs_codec_decode_ts(in, len, HS_ENC_KEYS_META_TS, n, 10, keys, meta, ts, NULL,
+				    &why), -EBADMSG);
+	T_EQ_STR(why, reason);
+}
+
+static void test_corrupt_ts(void)
+{
+	static const uint8_t notime[] = { 0x00 };
+	static const uint8_t cut[] = { 0x00, 0x80 };
+	static const uint8_t overlong[] = { 0x00, 0x80, 0x00 };
+	static const uint8_t big[] = { 0x00, 0x80, 0x80, 0x80, 0x80, 0x80,
+				       0x80, 0x80, 0x80, 0x80, 0x02 };
+	/* 2^64 - 1, then one more */
+	static const uint8_t wrap[] = { 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+					0xff, 0x01, 0x00, 0x01 };
+	static const uint8_t meta06[] = { 0x01, 0x06, 0x00 };
+	static const uint8_t extra[] = { 0x00, 0x00, 0x00 };
+	uint32_t k[2];
+	uint8_t m[2];
+	uint64_t t[2];
+
+	bad_ts(notime, sizeof(notime), 1, "truncated varint");
+	bad_ts(cut, sizeof(cut), 1, "truncated varint");
+	bad_ts(overlong, sizeof(overlong), 1, "overlong varint");
+	bad_ts(big, sizeof(big), 1, "varint too large");
+	bad_ts(wrap, sizeof(wrap), 2, "time out of range");
+	bad_ts(meta06, sizeof(meta06), 1, "bad meta byte");
+	bad_ts(extra, sizeof(extra), 1, "bytes after the last record");
+	/* the first record of wrap alone is fine: time 2^64 - 1 */
+	T_EQ_I64(hs_codec_decode_ts(wrap, 11, HS_ENC_KEYS_META_TS, 1, 10, k, m, t, NULL, NULL),
+		 0);
+	T_EQ_U64(t[0], UINT64_MAX);
 }
 
 static void test_corrupt_ids(void)
@@ -296,6 +383,53 @@ out:
 	free(buf);
 }
 
+/* Random timed records, every channel, times from near 2^63 with deltas up to 2^40. */
+static void test_roundtrip_ts(void)
+{
+	uint32_t *keys = malloc(N_BIG * sizeof(*keys));
+	uint32_t *k2 = malloc(N_BIG * sizeof(*k2));
+	uint8_t *meta = malloc(N_BIG);
+	uint8_t *m2 = malloc(N_BIG);
+	uint64_t *ts = malloc(N_BIG * sizeof(*ts));
+	uint64_t *t2 = malloc(N_BIG * sizeof(*t2));
+	uint8_t *buf = malloc(hs_codec_ts_bound(N_BIG));
+	uint64_t acc = 0, acc2 = 0, now = (uint64_t)1 << 63;
+	size_t len, i, diff = 0;
+
+	T_ASSERT(keys && k2 && meta && m2 && ts && t2 && buf);
+	if (!keys || !k2 || !meta || !m2 || !ts || !t2 || !buf)
+		goto out;
+	for (i = 0; i < N_BIG; i++) {
+		uint64_t r = rng();
+
+		keys[i] = (uint32_t)(r % 5000);
+		meta[i] = hs_meta_make((enum hs_channel)((r >> 16) % HS_CH_NR),
+				       (r >> 24) & 1 ? HS_TYPE_ANON : HS_TYPE_FILE, (r >> 25) & 1);
+		acc += hs_channel_is_access(hs_meta_channel(meta[i]));
+		now += (r >> 32) % 4 ? (r >> 40) % 1000 : (r >> 24);
+		ts[i] = now;
+	}
+	len = hs_codec_encode_ts(keys, meta, ts, N_BIG, buf);
+	T_ASSERT(len <= hs_codec_ts_bound(N_BIG));
+	T_EQ_I64(hs_codec_decode_ts(buf, len, HS_ENC_KEYS_META_TS, N_BIG, 5000, k2, m2, t2, &acc2,
+				    NULL), 0);
+	for (i = 0; i < N_BIG; i++)
+		diff += keys[i] != k2[i] || meta[i] != m2[i] || ts[i] != t2[i];
+	T_EQ_U64(diff, 0);
+	T_EQ_U64(acc2, acc);
+	for (i = 0; i < 64 && i < len; i++)
+		T_EQ_I64(hs_codec_decode_ts(buf, len - 1 - i, HS_ENC_KEYS_META_TS, N_BIG, 5000, k2,
+					    m2, t2, NULL, NULL), -EBADMSG);
+out:
+	free(keys);
+	free(k2);
+	free(meta);
+	free(m2);
+	free(ts);
+	free(t2);
+	free(buf);
+}
+
 static void test_roundtrip_ids(void)
 {
 	uint64_t *ids = malloc(N_BIG * sizeof(*ids));
@@ -368,6 +502,9 @@ static const struct t_case cases[] = {
 	{ "hand_ids", test_hand_ids },
 	{ "corrupt", test_corrupt },
 	{ "corrupt_ids", test_corrupt_ids },
+	{ "hand_ts", test_hand_ts },
+	{ "corrupt_ts", test_corrupt_ts },
+	{ "roundtrip_ts", test_roundtrip_ts },
 	{ "roundtrip", test_roundtrip },
 	{ "roundtrip_ids", test_roundtrip_ids },
 	{ "garbage", test_garbage },

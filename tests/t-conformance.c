@@ -8,7 +8,8 @@
  * capacity.  On top of that this suite checks properties every policy must
  * have:
  *
- *   - determinism: the same stream gives the same counters twice;
+ *   - determinism: the same stream gives the same counters twice (streams
+ *     with readahead insertions included);
  *   - accounting: hits + misses = accesses, misses = cold + capacity misses,
  *     evictions = misses - resident at the end (streams without hints/drops),
  *     a capacity at least the number of keys never evicts;
@@ -50,10 +51,12 @@ static uint64_t rng(void)
 	return z ^ (z >> 31);
 }
 
-enum shape { SH_UNIFORM, SH_SKEWED, SH_LOOP, SH_SCAN_HOT, SH_ONE_KEY, SH_PINGPONG, SH_MIXED };
+enum shape { SH_UNIFORM, SH_SKEWED, SH_LOOP, SH_SCAN_HOT, SH_ONE_KEY, SH_PINGPONG, SH_MIXED,
+	     SH_READAHEAD };
 
 static const char *const shape_names[] = {
 	"uniform", "skewed", "loop", "scan+hot", "one-key", "two-keys", "hints+drops",
+	"readahead",
 };
 
 static int make_stream(struct stream *s, enum shape sh, size_t n, uint32_t nr_keys,
@@ -65,7 +68,7 @@ static int make_stream(struct stream *s, enum shape sh, size_t n, uint32_t nr_ke
 	s->name = shape_names[sh];
 	s->n = n;
 	s->nr_keys = nr_keys;
-	s->pure = sh != SH_MIXED;
+	s->pure = sh < SH_MIXED;
 	s->keys = calloc(n, sizeof(*s->keys));
 	s->meta = calloc(n, sizeof(*s->meta));
 	s->next = calloc(n, sizeof(*s->next));
@@ -95,6 +98,19 @@ static int make_stream(struct stream *s, enum shape sh, size_t n, uint32_t nr_ke
 			break;
 		case SH_PINGPONG:
 			k = (uint32_t)(i % 2);
+			break;
+		case SH_READAHEAD:	/* a quarter readahead insertions, some drops */
+			k = (uint32_t)(((rng() % nr_keys) * (rng() % nr_keys)) / nr_keys);
+			switch (rng() % 8) {
+			case 0:
+			case 1:
+				ch = HS_CH_READAHEAD;
+				break;
+			case 2:
+				if (rng() % 4 == 0)
+					ch = HS_CH_DROP;
+				break;
+			}
 			break;
 		default:
 			k = (uint32_t)(rng() % nr_keys);
@@ -191,7 +207,7 @@ static void test_every_policy(void)
 			continue;
 		}
 		any++;
-		for (sh = SH_UNIFORM; sh <= SH_MIXED; sh++) {
+		for (sh = SH_UNIFORM; sh <= SH_READAHEAD; sh++) {
 			struct stream s;
 
 			if (make_stream(&s, sh, 3000, 48, 1000 + sh)) {
@@ -219,6 +235,11 @@ static void test_every_policy(void)
 					       ops->name);
 				if (a.cold_misses > a.misses)
 					t_fail(__FILE__, __LINE__, "%s: cold > misses", ops->name);
+				if (a.readahead_unused > a.readahead_pages ||
+				    (sh == SH_READAHEAD) != (a.readahead_pages > 0))
+					t_fail(__FILE__, __LINE__, "%s on %s: readahead %" PRIu64
+					       " pages, %" PRIu64 " unused", ops->name, s.name,
+					       a.readahead_pages, a.readahead_unused);
 			}
 			free_stream(&s);
 		}
@@ -483,7 +504,7 @@ static void test_hitshield_off_is_mglru(void)
 			hs_param_set_free(b);
 			return;
 		}
-		for (sh = SH_UNIFORM; sh <= SH_MIXED; sh++) {
+		for (sh = SH_UNIFORM; sh <= SH_READAHEAD; sh++) {
 			struct stream s;
 			int *x, *y;
 

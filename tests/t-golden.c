@@ -151,6 +151,14 @@ static int parse_hint(struct golden *g, struct step *s, const char *cmd, char *r
 		return verdict ? -EINVAL : 0;
 	}
 	s->kind = S_HINT;
+	if (!strcmp(cmd, "!readahead")) {
+		/* an insertion without a reference; "evict=..." checks its victims */
+		s->meta = hs_meta_make(HS_CH_READAHEAD, HS_TYPE_FILE, false);
+		if (verdict && !strncmp(verdict, "evict=", 6))
+			return parse_victims(g, s, verdict + 6) ||
+			       strtok_r(NULL, " \t", &save) ? -EINVAL : 0;
+		return verdict ? -EINVAL : 0;
+	}
 	if (!strcmp(cmd, "!pageout"))
 		s->meta = hs_meta_make(HS_CH_PAGEOUT, HS_TYPE_FILE, false);
 	else if (!strcmp(cmd, "!cold"))
@@ -267,7 +275,8 @@ static uint64_t stat_by_name(const struct hs_sim_stats *st, const char *name, bo
 #define F(x) { #x, offsetof(struct hs_sim_stats, x) }
 		F(accesses), F(hits), F(misses), F(cold_misses), F(evictions), F(refaults),
 		F(hint_evictions), F(hint_refaults), F(drops), F(pswpin), F(pswpout),
-		F(pingpong_keys), F(pingpong_refaults), F(peak_resident),
+		F(pingpong_keys), F(pingpong_refaults), F(peak_resident), F(distinct_keys),
+		F(readahead_pages), F(readahead_unused),
 #undef F
 	};
 

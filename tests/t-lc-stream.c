@@ -173,7 +173,9 @@ static void t_bdev(void)
 /*
  * Task 100's readahead window covers pages 0..3 of ino 7: those adds are
  * flagged.  Its read of page 0 closes the window, so the add of page 4 is
- * not.  Pages 1..3 are never accessed: 3 readahead-only lives.
+ * not.  Pages 1..3 are never accessed: 3 readahead-only lives.  Each flagged
+ * add streams a READAHEAD record at its time (keys 0..3 at 2..5); the read
+ * of page 0, held until the end, streams at the latest event's time, 8.
  */
 static void t_readahead(void)
 {
@@ -198,6 +200,12 @@ static void t_readahead(void)
 	LIFE(lc, 5, A_F, 7, 5, 1, 8, 0, D_ALIVE, 0, false, 0, 0);
 	c = checks(lc);
 	T_EQ_U64(c.readahead_only, 3);
+	T_EQ_U64(c.readahead, 4);
+	STREAM_IS(&s, { 0, HS_CH_READAHEAD }, { 1, HS_CH_READAHEAD }, { 2, HS_CH_READAHEAD },
+		  { 3, HS_CH_READAHEAD }, { 0, M_FD });
+	T_EQ_U64(s.ts[0], 2);
+	T_EQ_U64(s.ts[3], 5);
+	T_EQ_U64(s.ts[4], 8);
 	hs_lifecycle_free(lc);
 }
 

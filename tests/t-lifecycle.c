@@ -703,9 +703,11 @@ struct rsink {
 	uint64_t	records;	/* records received */
 	uint64_t	max_key;	/* largest key seen + 1 */
 	bool		bad_meta;	/* a meta byte with a bad channel or stray bits */
+	uint64_t	last_ts;	/* the latest record's time */
+	bool		bad_ts;		/* a record's time went back */
 };
 
-static int rsink_emit(void *arg, uint64_t key, uint8_t meta)
+static int rsink_emit(void *arg, uint64_t key, uint8_t meta, uint64_t ts)
 {
 	struct rsink *r = arg;
 
@@ -714,6 +716,9 @@ static int rsink_emit(void *arg, uint64_t key, uint8_t meta)
 		r->max_key = key + 1;
 	if ((meta & HS_META_CHANNEL_MASK) >= HS_CH_NR || (meta & 0xe0))
 		r->bad_meta = true;
+	if (ts < r->last_ts)
+		r->bad_ts = true;
+	r->last_ts = ts;
 	return 0;
 }
 
@@ -830,7 +835,8 @@ static void t_random_streams(void)
 	T_EQ_U64(j - c.death_pages[HS_DEATH_NONE], dead_pages);
 	T_ASSERT(r.max_key <= hs_lifecycle_nr_keys(lc));
 	T_ASSERT(!r.bad_meta);
-	T_EQ_U64(r.records, c.accesses + c.hints + c.drops);
+	T_ASSERT(!r.bad_ts);
+	T_EQ_U64(r.records, c.accesses + c.hints + c.drops + c.readahead);
 	hs_lifecycle_free(lc);
 }
 

@@ -30,6 +30,7 @@
 #include "decode.h"
 #include "event.h"
 #include "harness.h"
+#include "life.h"
 #include "lifecycle.h"
 #include "recbuild.h"
 #include "store.h"
@@ -377,7 +378,7 @@ static void test_touch_anon(void)
 		       " AND file = 'lifecycle' AND scope = 'session' AND name = 'accesses'", id),
 		 3);
 	T_EQ_I64(q_int(st, "SELECT count(*) FROM record_counters WHERE session = %" PRId64
-		       " AND file = 'lifecycle'", id), 3 + 5 + 35);
+		       " AND file = 'lifecycle'", id), 3 + 5 + 36);
 out:
 	hs_store_close(st);
 	hs_decoder_free(d);
@@ -1144,6 +1145,59 @@ static void check_capture(struct hs_store *st, int64_t id, const struct hs_recbu
 					       "session = %" PRId64, id));
 }
 
+/*
+ * The stream's times: a recorded stream is timed (encoding 2), its times never
+ * go back and lie within the events', and each is the time of an event: the
+ * first and last records', and every readahead record's is the birth of a
+ * readahead life.  A readahead record per page of each readahead life.
+ */
+static void check_stream_times(struct hs_store *st, int64_t id,
+			       const struct hs_lifecycle_checks *ck)
+{
+	struct hs_session_reader *r = NULL;
+	uint32_t *keys = NULL;
+	uint8_t *meta = NULL;
+	uint64_t *ts = NULL, back = 0, ra = 0, ra_bad = 0;
+	int64_t n, i;
+
+	T_EQ_I64(q_int(st, "SELECT count(*) FROM access_chunks WHERE session = %" PRId64
+		       " AND encoding <> 2", id), 0);
+	T_EQ_I64(hs_session_read_open(st, id, &r), 0);
+	if (!r)
+		return;
+	n = hs_session_read_all_ts(r, &keys, &meta, &ts);
+	T_ASSERT(n > 1000 && ts);
+	if (n <= 1000 || !ts)
+		goto out;
+	for (i = 0; i < n; i++) {
+		back += i && ts[i] < ts[i - 1];
+		if (hs_meta_channel(meta[i]) != HS_CH_READAHEAD)
+			continue;
+		if (ra++ < 200)
+			ra_bad += q_int(st, "SELECT count(*) FROM folio_lives WHERE session = %"
+					PRId64 " AND flags & %d AND born_ns = %" PRIu64, id,
+					HS_LIFE_F_READAHEAD, ts[i]) == 0;
+	}
+	T_EQ_U64(back, 0);
+	T_EQ_U64(ra_bad, 0);
+	T_EQ_U64(ra, ck->readahead);
+	T_EQ_I64(q_int(st, "SELECT coalesce(sum(pages), 0) FROM folio_lives WHERE session = %" PRId64
+		       " AND flags & %d", id, HS_LIFE_F_READAHEAD), (int64_t)ra);
+	T_ASSERT(q_int(st, "SELECT count(*) FROM events WHERE session = %" PRId64
+		       " AND ts_ns = %" PRIu64, id, ts[0]) > 0);
+	T_ASSERT(q_int(st, "SELECT count(*) FROM events WHERE session = %" PRId64
+		       " AND ts_ns = %" PRIu64, id, ts[n - 1]) > 0);
+	if (getenv("T_VERBOSE"))
+		fprintf(stderr, "stream: %" PRId64 " records, %" PRIu64 " readahead, first t %"
+			PRIu64 " key %u, last t %" PRIu64 "\n", n, ra, ts[0], keys[0],
+			ts[n - 1]);
+out:
+	free(keys);
+	free(meta);
+	free(ts);
+	hs_session_read_close(r);
+}
+
 static void test_capture_6_12(void)
 {
 	struct hs_lifecycle_checks ck;
@@ -1171,6 +1225,7 @@ static void test_capture_6_12(void)
 	if (build(st, &o, &ck, &res))
 		goto out;
 	check_capture(st, id, &res, &ck);
+	check_stream_times(st, id, &ck);
 	if (getenv("T_VERBOSE"))
 		fprintf(stderr, "6.12 capture: %" PRIu64 " events, %" PRIu64 " lives, %" PRIu64
 			" keys, %" PRIu64 " rows in %.3f s: %.0f events/s\n", res.events,

@@ -650,7 +650,54 @@ static void test_next_use(void)
 	T_EQ_I64(hs_next_use_fill(keys, meta, 6, 2, next), -EINVAL);
 }
 
+/*
+ * Readahead records through lru at capacity 2: RA 0, RA 1, FD 0 (hit: 0's
+ * first access), RA 2 (evicts 1, never accessed: unused), FD 1 (a cold miss
+ * with a shadow: a refault; evicts 0), end (2 resident, never accessed:
+ * unused).  Then RA 1 on the resident 1: nothing.  With no_readahead the
+ * two accesses are cold misses and nothing else happens.
+ */
+static void test_readahead(void)
+{
+	struct hs_sim_config cfg = {
+		.ops = hs_policy_find("lru"), .capacity = 2, .nr_keys = 3, .paranoid = true,
+	};
+	uint8_t fd = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+	uint8_t ra = hs_meta_make(HS_CH_READAHEAD, HS_TYPE_FILE, false);
+	struct hs_sim_stats st;
+	struct hs_sim *sim;
+
+	for (int pass = 0; pass < 2; pass++) {
+		cfg.no_readahead = pass;
+		if (hs_sim_new(&cfg, &sim)) {
+			t_fail(__FILE__, __LINE__, "no sim");
+			return;
+		}
+		T_EQ_I64(hs_sim_step(sim, 0, ra, HS_NEVER), HS_STEP_OTHER);
+		T_EQ_I64(hs_sim_step(sim, 1, ra, HS_NEVER), HS_STEP_OTHER);
+		T_EQ_I64(hs_sim_step(sim, 0, fd, HS_NEVER), pass ? HS_STEP_MISS : HS_STEP_HIT);
+		T_EQ_I64(hs_sim_step(sim, 2, ra, HS_NEVER), HS_STEP_OTHER);
+		T_EQ_I64(hs_sim_step(sim, 1, fd, HS_NEVER), HS_STEP_MISS);
+		T_EQ_I64(hs_sim_step(sim, 1, ra, HS_NEVER), HS_STEP_OTHER);
+		T_EQ_I64(hs_sim_check(sim), 0);
+		T_EQ_U64(hs_sim_used(sim), 2);
+		hs_sim_finish(sim, &st, NULL);
+		T_EQ_U64(st.records, 6);
+		T_EQ_U64(st.accesses, 2);
+		T_EQ_U64(st.hits, pass ? 0 : 1);
+		T_EQ_U64(st.misses, pass ? 2 : 1);
+		T_EQ_U64(st.cold_misses, pass ? 2 : 1);
+		T_EQ_U64(st.distinct_keys, 2);
+		T_EQ_U64(st.evictions, pass ? 0 : 2);
+		T_EQ_U64(st.refaults, pass ? 0 : 1);
+		T_EQ_U64(st.readahead_pages, pass ? 0 : 3);
+		T_EQ_U64(st.readahead_unused, pass ? 0 : 2);
+		hs_sim_free(sim);
+	}
+}
+
 static const struct t_case cases[] = {
+	{ "readahead", test_readahead },
 	{ "refault-distance", test_refault_distance },
 	{ "pingpong", test_pingpong },
 	{ "protection", test_protection },

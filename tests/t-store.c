@@ -183,7 +183,7 @@ static void test_memory_open(void)
 	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
 	T_EQ_I64(hs_store_get_info(st, &info), 0);
 	T_EQ_U64(info.application_id, 0x48534354);
-	T_EQ_I64(info.user_version, 4);
+	T_EQ_I64(info.user_version, 5);
 	T_EQ_I64(info.sessions, 0);
 	T_EQ_I64(info.runs, 0);
 	T_EQ_STR(info.journal_mode, "memory");
@@ -329,7 +329,7 @@ static void test_empty_and_bad_meta(void)
 	T_EQ_I64(hs_session_begin(st, &gen_meta, &w), 0);
 	if (!w)
 		goto out;
-	/* channel 5 does not exist; bit 0x20 is not defined */
+	/* channel 5 (readahead) needs a timed session; bit 0x20 is not defined */
 	T_EQ_I64(hs_session_add(w, 1, 0x05), -EINVAL);
 	T_EQ_STR(hs_store_errmsg(st), "bad meta byte 0x05");
 	T_EQ_I64(hs_session_add(w, 1, 0x20), -EINVAL);
@@ -352,6 +352,95 @@ static void test_empty_and_bad_meta(void)
 	T_EQ_I64(hs_session_get(st, 99, &info), -ENOENT);
 	T_EQ_STR(hs_store_errmsg(st), "no session 99");
 	T_EQ_I64(hs_session_read_open(st, 99, &r), -ENOENT);
+out:
+	hs_store_close(st);
+}
+
+/*
+ * A timed session: 2 full chunks of FD records, key i % 1000, time 1000 + 3i,
+ * then a readahead record at time 1000000.  Encoding 2, times back exactly,
+ * both ways of reading; then chunk 1's bytes replaced by chunk 0's (same
+ * counts) go back in time.
+ */
+static void test_timed(void)
+{
+	const uint64_t n = 2 * HS_CHUNK_RECORDS;
+	struct hs_session_writer *w = NULL;
+	struct hs_session_reader *r = NULL;
+	struct hs_store *st = NULL;
+	const uint32_t *keys;
+	const uint8_t *meta;
+	const uint64_t *ts;
+	uint32_t *all_keys = NULL;
+	uint8_t *all_meta = NULL;
+	uint64_t *all_ts = NULL, i, bad = 0;
+	int64_t id = 0;
+	size_t got;
+
+	T_EQ_I64(hs_store_open(":memory:", 0, &st), 0);
+	if (!st)
+		return;
+	T_EQ_I64(hs_session_begin(st, &gen_meta, &w), 0);
+	if (!w)
+		goto out;
+	for (i = 0; i < n; i++)
+		bad += hs_session_add_ts(w, i % 1000, 0, 1000 + 3 * i) != 0;
+	T_EQ_U64(bad, 0);
+	/* times never go back; no untimed record in a timed session */
+	T_EQ_I64(hs_session_add_ts(w, 1, 0, 5), -EINVAL);
+	T_EQ_STR(hs_store_errmsg(st), "record time 5 before the previous one");
+	T_EQ_I64(hs_session_add(w, 1, 0), -EINVAL);
+	T_EQ_I64(hs_session_add_ts(w, 7, HS_CH_READAHEAD, 1000000), 0);
+	T_EQ_I64(hs_session_add_ts(w, 7, 0x06, 1000000), -EINVAL);
+	T_EQ_I64(hs_session_commit(w, &id), 0);
+	T_EQ_STR(q(st, "SELECT count(*), min(encoding), max(encoding), sum(nr_accesses)"
+		      " FROM access_chunks"), "3|2|2|131072");
+	T_EQ_STR(q(st, "SELECT records, accesses, distinct_keys FROM sessions"),
+		 "131073|131072|1000");
+	T_EQ_I64(hs_session_read_open(st, id, &r), 0);
+	if (!r)
+		goto out;
+	T_EQ_I64(hs_session_read_chunk(r, &keys, &meta, &got), 1);
+	ts = hs_session_read_times(r);
+	T_ASSERT(ts);
+	if (ts)
+		T_ASSERT(ts[0] == 1000 && ts[65535] == 1000 + 3 * 65535);
+	T_EQ_I64(hs_session_read_rewind(r), 0);
+	T_EQ_I64(hs_session_read_all_ts(r, &all_keys, &all_meta, &all_ts), (int64_t)n + 1);
+	T_ASSERT(all_ts);
+	if (all_ts && all_keys && all_meta) {
+		for (i = 0, bad = 0; i < n; i++)
+			bad += all_ts[i] != 1000 + 3 * i || all_keys[i] != i % 1000;
+		T_EQ_U64(bad, 0);
+		T_EQ_U64(all_ts[n], 1000000);
+		T_EQ_U64(all_meta[n], HS_CH_READAHEAD);
+	}
+	free(all_keys);
+	free(all_meta);
+	free(all_ts);
+	hs_session_read_close(r);
+	r = NULL;
+	/* an untimed session reads back without times */
+	write_pattern(st, 10);
+	T_EQ_I64(hs_session_read_open(st, 2, &r), 0);
+	if (r) {
+		T_EQ_I64(hs_session_read_all_ts(r, &all_keys, NULL, &all_ts), 10);
+		T_ASSERT(!all_ts);
+		free(all_keys);
+		hs_session_read_close(r);
+		r = NULL;
+	}
+	T_EQ_STR(q(st, "UPDATE access_chunks SET data = (SELECT data FROM access_chunks"
+		      " WHERE session = 1 AND chunk_no = 0) WHERE session = 1 AND chunk_no = 1"),
+		 "");
+	T_EQ_I64(hs_session_read_open(st, id, &r), 0);
+	if (r) {
+		T_EQ_I64(hs_session_read_chunk(r, &keys, &meta, &got), 1);
+		T_EQ_I64(hs_session_read_chunk(r, &keys, &meta, &got), -EBADMSG);
+		T_EQ_STR(hs_store_errmsg(st), "session 1: access chunk 1 is corrupt"
+			 " (time before the previous chunk's)");
+	}
+	hs_session_read_close(r);
 out:
 	hs_store_close(st);
 }
@@ -473,7 +562,7 @@ static void test_refuse_files(void)
 		return;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 7", 0, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 7 is newer than this hsctl supports (4); upgrade hsctl");
+		 "database schema version 7 is newer than this hsctl supports (5); upgrade hsctl");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY, &st), -EPROTO);
@@ -495,7 +584,7 @@ static void test_refuse_files(void)
 	st = NULL;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 0", HS_STORE_RDONLY, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 0 is older than this hsctl's (4);"
+		 "database schema version 0 is older than this hsctl's (5);"
 		 " run 'hsctl db migrate'");
 	hs_store_close(st);
 	st = NULL;
@@ -741,8 +830,11 @@ static void test_corrupt(void)
 		     "session 1: access chunk 2 is corrupt (missing)");
 	corrupt_case("UPDATE access_chunks SET nr_accesses = 1 WHERE chunk_no = 0", 0,
 		     "session 1: access chunk 0 is corrupt (wrong nr_accesses)");
-	corrupt_case("UPDATE access_chunks SET encoding = 2 WHERE chunk_no = 0", 0,
+	corrupt_case("UPDATE access_chunks SET encoding = 3 WHERE chunk_no = 0", 0,
 		     "session 1: access chunk 0 is corrupt (unknown chunk encoding)");
+	/* a session's chunks all have times or none do */
+	corrupt_case("UPDATE access_chunks SET encoding = 2 WHERE chunk_no = 1", 1,
+		     "session 1: access chunk 1 is corrupt (encoding differs from chunk 0's)");
 	corrupt_case("UPDATE access_chunks SET first_seq = 5 WHERE chunk_no = 1", 1,
 		     "session 1: access chunk 1 is corrupt (wrong first_seq)");
 	corrupt_case("UPDATE sessions SET distinct_keys = 10", 0,
@@ -1223,9 +1315,11 @@ out:
 	hs_store_close(st);
 }
 
-/* What migration 4 added, undone: the miss-ratio curves. */
+/* What migrations 5 and 4 added, undone: runs.readahead_*, the miss-ratio curves. */
 #define UNDO_4								\
-	"DROP VIEW v_mrc; DROP TABLE mrc_points; DROP TABLE mrc_curves;"	\
+	"ALTER TABLE runs DROP COLUMN readahead_pages;"			\
+	" ALTER TABLE runs DROP COLUMN readahead_unused;"			\
+	" DROP VIEW v_mrc; DROP TABLE mrc_points; DROP TABLE mrc_curves;"	\
 	" PRAGMA user_version = 3;"
 
 /* What migration 3 added, undone: runs.opt_reference and opt_gap, v_policy_compare on them. */
@@ -1348,7 +1442,7 @@ out:
 }
 
 /*
- * A schema-1 file: made from a fresh one by dropping what migrations 4, 3
+ * A schema-1 file: made from a fresh one by dropping what migrations 5, 4, 3
  * and 2 added and restoring v_sessions as schema 1 defined it.
  */
 static void test_migrate_v1(void)
@@ -1392,7 +1486,7 @@ static void test_migrate_v1(void)
 	if (!st)
 		return;
 	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
-	T_EQ_STR(q(st, "PRAGMA user_version"), "4");
+	T_EQ_STR(q(st, "PRAGMA user_version"), "5");
 	T_EQ_I64(hs_session_get(st, 1, &info), 0);
 	T_EQ_STR(info.name, "trace.txt");
 	T_EQ_U64(info.records, 10);
@@ -1495,6 +1589,7 @@ static const struct t_case cases[] = {
 	{ "runs", test_runs },
 	{ "generations", test_generations },
 	{ "corrupt", test_corrupt },
+	{ "timed", test_timed },
 	{ "record_spool", test_record_spool },
 	{ "record_writer", test_record_writer },
 	{ "record_events", test_record_events },
