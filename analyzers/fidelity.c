@@ -449,3 +449,35 @@ int hs_fid_random_evictions(const struct hs_fid_event *resident_in, size_t n_in,
 	*n_out_events = k;
 	return 0;
 }
+
+int hs_fid_default_policy(const char *release, const char *lru_gen, const char **policy,
+			  const char **profile)
+{
+	unsigned long major, minor, bits = 0;
+	char *end;
+	bool mglru;
+
+	major = strtoul(release, &end, 10);
+	if (end == release || *end != '.')
+		return -EINVAL;
+	release = end + 1;
+	minor = strtoul(release, &end, 10);
+	if (end == release)
+		return -EINVAL;
+	if (lru_gen && strcmp(lru_gen, "absent"))
+		bits = strtoul(lru_gen, NULL, 0);
+	mglru = bits & 1;
+	if (mglru) {
+		*policy = "mglru";
+		if (major < 6 || (major == 6 && minor < 8))
+			*profile = "p61";
+		else if (major == 6 && minor < 14)
+			*profile = "p68";
+		else
+			*profile = "p614";
+	} else {
+		*policy = "linux-2q";
+		*profile = major < 6 || (major == 6 && minor < 10) ? "p61" : "p610";
+	}
+	return 0;
+}

@@ -185,4 +185,103 @@ int hs_fid_random_evictions(const struct hs_fid_event *resident_in, size_t n_in,
 			    uint32_t nr_keys, uint64_t seed,
 			    struct hs_fid_event **out, size_t *n_out_events);
 
+struct hs_store;
+struct hs_policy_ops;
+struct hs_param_set;
+
+/**
+ * struct hs_fid_kernel - the kernel's side of a recorded session, on the
+ * access axis
+ * @stream: the key of every access, in order
+ * @length: accesses
+ * @nr_keys: the session's distinct keys
+ * @reclaims: the pages the kernel reclaimed (death by reclaim or pageout),
+ *	      at the position of the death: the accesses recorded before it
+ * @n_reclaims: their number
+ * @ins: pages entering memory (a life's birth; position 0 when unseen)
+ * @n_ins: their number
+ * @outs: pages leaving memory, for any cause
+ * @n_outs: their number
+ * @gaps: positions inside lost-event gaps, merged
+ * @n_gaps: their number
+ * @gap_positions: positions the gaps cover
+ * @unkeyed_pages: pages of lives that no key of the stream names (left out)
+ * @memory_limit_pages: the recorded memory limit in pages (0: none)
+ */
+struct hs_fid_kernel {
+	uint32_t		*stream;
+	uint64_t		length;
+	uint32_t		nr_keys;
+	struct hs_fid_event	*reclaims;
+	size_t			n_reclaims;
+	struct hs_fid_event	*ins;
+	size_t			n_ins;
+	struct hs_fid_event	*outs;
+	size_t			n_outs;
+	struct hs_fid_range	*gaps;
+	size_t			n_gaps;
+	uint64_t		gap_positions;
+	uint64_t		unkeyed_pages;
+	uint64_t		memory_limit_pages;
+};
+
+/**
+ * hs_fid_kernel_load() - the kernel's side of a recorded session
+ * @st: the store
+ * @session: the session
+ * @k: receives it; free with hs_fid_kernel_free()
+ * @why: receives a one-line reason for -EMEDIUMTYPE
+ *
+ * Return: 0, -ENOENT (no such session), -EMEDIUMTYPE (no kernel truth: an
+ * imported or generated session, or one recorded before streams had times),
+ * -EBADMSG (corrupt data), -ENOMEM or another -errno from the store.
+ */
+int hs_fid_kernel_load(struct hs_store *st, int64_t session, struct hs_fid_kernel *k,
+		       const char **why);
+
+/**
+ * hs_fid_kernel_free() - free what hs_fid_kernel_load() allocated
+ * @k: the kernel side (its fields are zeroed)
+ *
+ * Return: nothing.
+ */
+void hs_fid_kernel_free(struct hs_fid_kernel *k);
+
+/**
+ * hs_fid_default_policy() - the model that matches a recorded kernel
+ * @release: the recorded uname -r ("6.12.57+deb13-cloud-amd64")
+ * @lru_gen: the recorded /sys/kernel/mm/lru_gen/enabled ("0x0007"), or
+ *	     "absent"; MGLRU is on when its lowest bit is set
+ * @policy: receives "mglru" (MGLRU on) or "linux-2q" (off)
+ * @profile: receives the profile of that version: mglru p61 (6.1 .. 6.7),
+ *	     p68 (6.8 .. 6.13) or p614 (6.14 ..); linux-2q p61 (before 6.10) or
+ *	     p610
+ *
+ * Return: 0, or -EINVAL when @release does not start with MAJOR.MINOR.
+ */
+int hs_fid_default_policy(const char *release, const char *lru_gen, const char **policy,
+			  const char **profile);
+
+/**
+ * hs_fid_replay_evictions() - replay a session and keep every eviction
+ * @st: the store
+ * @session: the session
+ * @ops: the policies, one run each
+ * @params: their parameters (entries may be NULL: defaults)
+ * @n: runs
+ * @capacity: pages
+ * @ev: receives, per run, a malloc'd array of its evictions (the policy's and
+ *	PAGEOUT hints'), sorted by position
+ * @n_ev: receives their numbers
+ * @stats: receives each run's counters (may be NULL)
+ *
+ * Return: 0, a run's -errno (-EUCLEAN: a policy broke its contract), or the
+ * replay's.
+ */
+struct hs_sim_stats;
+int hs_fid_replay_evictions(struct hs_store *st, int64_t session,
+			    const struct hs_policy_ops *const *ops,
+			    const struct hs_param_set *const *params, size_t n, uint64_t capacity,
+			    struct hs_fid_event **ev, size_t *n_ev, struct hs_sim_stats *stats);
+
 #endif /* HS_FIDELITY_H */
