@@ -39,6 +39,7 @@ enum {
 	OPT_SIZE = 's',
 	OPT_PARAM = 0x100,
 	OPT_SEED,
+	OPT_AGAINST,
 	OPT_NO_STORE,
 };
 
@@ -50,6 +51,7 @@ struct args {
 	uint64_t	size;			/* --size, 0: the recorded limit */
 	const char	*size_arg;
 	uint64_t	seed;
+	const char	*against;		/* --against SESSION */
 	bool		no_store;
 };
 
@@ -62,6 +64,9 @@ static const struct argp_option options[] = {
 	  "Capacity in pages, or a memory size such as 64M (default: the recorded memory "
 	  "limit)", 0 },
 	{ "seed", OPT_SEED, "N", 0, "Seed of the random baseline (default 1)", 0 },
+	{ "against", OPT_AGAINST, "SESSION", 0,
+	  "Also compare with another recording of the same workload and seed: the "
+	  "kernel's own reproducibility, the ceiling of any model", 0 },
 	{ "no-store", OPT_NO_STORE, NULL, 0, "Do not store the rows in the database", 0 },
 	{ 0 }
 };
@@ -85,6 +90,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_SEED:
 		if (hs_parse_u64(arg, 0, UINT64_MAX, &a->seed))
 			argp_error(state, "--seed '%s': expected a number", arg);
+		break;
+	case OPT_AGAINST:
+		a->against = arg;
 		break;
 	case OPT_NO_STORE:
 		a->no_store = true;
@@ -115,14 +123,15 @@ static const struct argp argp = {
 	       "    hsctl fidelity 3                        # the kernel's own model\n"
 	       "    hsctl fidelity 3 --policy mglru,lru,linux-2q\n"
 	       "    hsctl fidelity 3 --param mglru.profile=p61 -p mglru\n"
-	       "    hsctl fidelity 3 --format json\n"
+	       "    hsctl fidelity 3 --against 4            # two kernel runs\n"
 	       "    hsctl sql 'SELECT policy, share_c4, jaccard FROM v_fidelity'\n"
 	       "\nshare_cN: the kernel's reclaims the model also evicted within capacity/N "
 	       "accesses either side.  See hsctl-fidelity(1).",
 };
 
-/* One row: a model, or the random baseline (ops NULL). */
+/* One row: a model, the random baseline, or another recording (--against). */
 struct row {
+	const char			*name;		/* "random", "kernel" */
 	const struct hs_policy_ops	*ops;
 	struct hs_param_set		*ps;
 	char				params_json[1024];
@@ -130,6 +139,7 @@ struct row {
 	size_t				n_ev;
 	struct hs_sim_stats		stats;
 	struct hs_fid_result		res;
+	int64_t				against;	/* the other session, or 0 */
 	int64_t				id;
 };
 
@@ -233,6 +243,7 @@ static int print_rows(const struct row *rows, size_t n, const struct hs_fid_kern
 	}
 	hs_out_column(o, "policy", HS_COL_STR, NULL);
 	if (!table) {
+		hs_out_column(o, "against", HS_COL_INT, NULL);
 		hs_out_column(o, "params", HS_COL_JSON, NULL);
 		hs_out_column(o, "capacity", HS_COL_INT, NULL);
 		hs_out_column(o, "kernel_reclaims", HS_COL_INT, NULL);
@@ -269,8 +280,12 @@ static int print_rows(const struct row *rows, size_t n, const struct hs_fid_kern
 				hs_out_null(o);
 			hs_out_int(o, session);
 		}
-		hs_out_str(o, r->ops ? r->ops->name : "random");
+		hs_out_str(o, r->ops ? r->ops->name : r->name);
 		if (!table) {
+			if (r->against)
+				hs_out_int(o, r->against);
+			else
+				hs_out_null(o);
 			hs_out_json(o, r->ops ? r->params_json : "{}");
 			hs_out_uint(o, capacity);
 			hs_out_uint(o, r->res.ref_evictions);
@@ -351,7 +366,8 @@ static int store_rows(struct hs_store *st, struct row *rows, size_t n,
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		recs[i].session = session;
-		recs[i].policy = rows[i].ops ? rows[i].ops->name : "random";
+		recs[i].policy = rows[i].ops ? rows[i].ops->name : rows[i].name;
+		recs[i].against = rows[i].against;
 		recs[i].params_json = rows[i].ops ? rows[i].params_json : "{}";
 		recs[i].capacity = capacity;
 		fill_record(&recs[i], &rows[i].res);
@@ -373,9 +389,67 @@ out:
 	return err;
 }
 
+/*
+ * Another recording's reclaims on this session's axis.  Keys correspond by
+ * order of first use (dense ids), which holds for one workload and seed;
+ * positions scale by the ratio of the streams' lengths.
+ */
+static int against_row(struct hs_store *st, const struct args *a, const struct hs_fid_kernel *k,
+		       struct row *row)
+{
+	struct hs_fid_kernel b = { 0 };
+	const char *why = NULL;
+	int64_t other;
+	size_t n = 0;
+	int status, err;
+
+	status = hs_cli_parse_session(a->against, &other);
+	if (status)
+		return status;
+	err = hs_fid_kernel_load(st, other, &b, &why);
+	if (err == -EMEDIUMTYPE) {
+		hs_err("--against %" PRId64 ": %s", other, why);
+		return HS_EXIT_DATAERR;
+	}
+	if (err) {
+		if (err == -ENOENT) {
+			hs_err("--against: no session %" PRId64, other);
+			return HS_EXIT_NOINPUT;
+		}
+		return hs_cli_store_err(st, hs_exit_from_errno(err));
+	}
+	if (b.nr_keys != k->nr_keys || b.length != k->length)
+		hs_warn("--against %" PRId64 ": %u keys and %" PRIu64 " accesses against %u and %"
+			PRIu64 ": pages are matched by order of first use, positions by the "
+			"ratio of the lengths", other, b.nr_keys, b.length, k->nr_keys, k->length);
+	row->ev = malloc((b.n_reclaims ? b.n_reclaims : 1) * sizeof(*row->ev));
+	if (!row->ev) {
+		hs_fid_kernel_free(&b);
+		hs_err("out of memory");
+		return HS_EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < b.n_reclaims; i++) {
+		long double scaled = b.length ? (long double)b.reclaims[i].pos * k->length /
+						b.length : 0;
+
+		if (b.reclaims[i].key >= k->nr_keys)
+			continue;
+		row->ev[n].pos = (uint64_t)(scaled + 0.5L);
+		if (row->ev[n].pos > k->length)
+			row->ev[n].pos = k->length;
+		row->ev[n].key = b.reclaims[i].key;
+		n++;
+	}
+	row->n_ev = n;
+	row->name = "kernel";
+	row->against = other;
+	hs_fid_kernel_free(&b);
+	return 0;
+}
+
 static int run(int argc, char **argv)
 {
-	struct row rows[MAX_POLICIES + 1];
+	struct row rows[MAX_POLICIES + 2];
 	const struct hs_policy_ops *ops[MAX_POLICIES];
 	const struct hs_param_set *pss[MAX_POLICIES];
 	struct hs_fid_event *evs[MAX_POLICIES];
@@ -446,10 +520,18 @@ static int run(int argc, char **argv)
 		rows[i].n_ev = n_evs[i];
 		rows[i].stats = stats[i];
 	}
+	n = nm;
+	if (a.against) {
+		status = against_row(st, &a, &k, &rows[n]);
+		if (status)
+			goto out;
+		n++;
+	}
+	rows[n].name = "random";
 	err = hs_fid_random_evictions(k.ins, k.n_ins, k.outs, k.n_outs, k.reclaims,
-				      k.n_reclaims, k.nr_keys, a.seed, &rows[nm].ev,
-				      &rows[nm].n_ev);
-	n = nm + 1;
+				      k.n_reclaims, k.nr_keys, a.seed, &rows[n].ev,
+				      &rows[n].n_ev);
+	n++;
 	for (size_t i = 0; !err && i < n; i++) {
 		struct hs_fid_input in = {
 			.stream = k.stream, .length = k.length, .nr_keys = k.nr_keys,
@@ -479,7 +561,7 @@ static int run(int argc, char **argv)
 	if (print_rows(rows, n, &k, &kr, have_kr, capacity, session))
 		status = HS_EXIT_FAILURE;
 out:
-	for (size_t i = 0; i < MAX_POLICIES + 1; i++) {
+	for (size_t i = 0; i < MAX_POLICIES + 2; i++) {
 		free(rows[i].ev);
 		hs_param_set_free(rows[i].ps);
 	}

@@ -428,14 +428,14 @@ int hs_store_save_fidelity(struct hs_store *st, const struct hs_fid_record *rows
 		if (!rows[i].policy)
 			return store_err(st, -EINVAL, "fidelity row %zu has no policy", i);
 	rc = sqlite3_prepare_v2(st->db,
-		"INSERT INTO fidelity (session, policy, params, capacity, window_c16, window_c4,"
+		"INSERT INTO fidelity (session, against, policy, params, capacity, window_c16, window_c4,"
 		" window_c1, matched_c16, matched_c4, matched_c1, kernel_reclaims, evictions,"
 		" kernel_pages, model_pages, both_pages, jaccard, correlation, median_lag,"
 		" lag_pairs, kernel_refaults, model_refaults, both_refaults, gap_accesses,"
 		" model_misses, kernel_misses, model_pswpin, kernel_pswpin, model_pswpout,"
 		" kernel_pswpout, created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11,"
 		" ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27,"
-		" ?28, ?29, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))", -1, &s, NULL);
+		" ?28, ?29, ?30, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))", -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return store_sql_err(st, rc);
 	err = store_run_id(st, ST_BEGIN);
@@ -447,6 +447,10 @@ int hs_store_save_fidelity(struct hs_store *st, const struct hs_fid_record *rows
 		int c = 1;
 
 		sqlite3_bind_int64(s, c++, r->session);
+		if (r->against)
+			sqlite3_bind_int64(s, c++, r->against);
+		else
+			sqlite3_bind_null(s, c++);
 		sqlite3_bind_text(s, c++, r->policy, -1, SQLITE_STATIC);
 		sqlite3_bind_text(s, c++, store_or(r->params_json, "{}"), -1, SQLITE_STATIC);
 		sqlite3_bind_int64(s, c++, (int64_t)r->capacity);

@@ -486,13 +486,15 @@ int hs_rec_kernel(struct hs_store *st, int64_t session, char *release, size_t le
 
 /*
  * One row of `hsctl fidelity` (table fidelity, view v_fidelity): a model (or
- * "random", the baseline) against the kernel's reclaims of a session, with
+ * "random", the baseline, or "kernel", another recording) against the kernel's reclaims of a session, with
  * the figures of analyzers/fidelity.h.  @have_totals: the model_ and kernel_
  * totals are known (else stored as NULL).
  */
 #define HS_FID_NR_WINDOWS	3
 struct hs_fid_record {
 	int64_t		session;
+	int64_t		against;			/* policy "kernel": the other
+							 * recording; else 0 (NULL) */
 	const char	*policy;
 	const char	*params_json;
 	uint64_t	capacity;
