@@ -54,7 +54,7 @@ void hs_store_close(struct hs_store *st);
 void hs_store_set_busy_timeout(unsigned int ms);
 const char *hs_store_errmsg(const struct hs_store *st);
 int hs_store_user_version(const struct hs_store *st);	/* schema version of the file */
-#define HS_STORE_SCHEMA_VERSION	6			/* the version this build writes */
+#define HS_STORE_SCHEMA_VERSION	7			/* the version this build writes */
 #define HS_STORE_APPLICATION_ID	0x48534354u		/* PRAGMA application_id: "HSCT" */
 
 /* What `hsctl db info` shows. */
@@ -465,5 +465,82 @@ struct hs_kernel_row {
 	char		pswp_source[16];	/* "memory.stat" or "lives" */
 };
 int hs_store_kernel_row(struct hs_store *st, int64_t session, struct hs_kernel_row *out);
+/* ---- what hsctl fidelity reads (lib/store-fid.c) ---- */
+
+/* Original ids of a session's keys in dense order: (*ids)[dense] (malloc'd). */
+int hs_session_key_ids(struct hs_store *st, int64_t session, uint64_t **ids, uint64_t *n);
+
+/**
+ * struct hs_rec_page - one page of one folio life of a recorded session
+ * @key: the page's original key id (record_keys.key)
+ * @born_ns: the life's birth (trace clock); 0 for an unseen birth
+ * @died_ns: its death; 0 while alive at the end
+ * @cause: enum hs_death_cause
+ * @flags: the life's HS_LIFE_F_* flags
+ */
+struct hs_rec_page {
+	uint64_t	key;
+	uint64_t	born_ns;
+	uint64_t	died_ns;
+	uint8_t		cause;
+	uint8_t		flags;
+};
+
+/* Every life cut into the pages the stream's key table names; see store-fid.c. */
+int hs_rec_pages(struct hs_store *st, int64_t session, struct hs_rec_page **out, size_t *n,
+		 uint64_t *unkeyed);
+
+/*
+ * The lost-event gaps of a recorded session, as trace-clock windows
+ * [start_ns, end_ns]: from the last event kept on the CPU that lost events to
+ * the marker of the loss.  Sorted by start, possibly overlapping.
+ */
+struct hs_rec_gap {
+	uint64_t	start_ns;
+	uint64_t	end_ns;
+};
+int hs_rec_gaps(struct hs_store *st, int64_t session, struct hs_rec_gap **out, size_t *n);
+
+/* The kernel release and lru_gen state a session was recorded on; -ENOENT if none. */
+int hs_rec_kernel(struct hs_store *st, int64_t session, char *release, size_t len_release,
+		  char *lru_gen, size_t len_lru_gen);
+
+/*
+ * One row of `hsctl fidelity` (table fidelity, view v_fidelity): a model (or
+ * "random", the baseline, or "kernel", another recording) against the kernel's reclaims of a session, with
+ * the figures of analyzers/fidelity.h.  @have_totals: the model_ and kernel_
+ * totals are known (else stored as NULL).
+ */
+#define HS_FID_NR_WINDOWS	3
+struct hs_fid_record {
+	int64_t		session;
+	int64_t		against;			/* policy "kernel": the other
+							 * recording; else 0 (NULL) */
+	const char	*policy;
+	const char	*params_json;
+	uint64_t	capacity;
+	uint64_t	window[HS_FID_NR_WINDOWS];	/* capacity/16, /4, /1 */
+	uint64_t	matched[HS_FID_NR_WINDOWS];
+	uint64_t	kernel_reclaims;
+	uint64_t	evictions;
+	uint64_t	kernel_pages;
+	uint64_t	model_pages;
+	uint64_t	both_pages;
+	double		jaccard;			/* NaN: NULL */
+	double		correlation;			/* NaN: NULL */
+	int64_t		median_lag;
+	uint64_t	lag_pairs;			/* 0: median_lag NULL */
+	uint64_t	kernel_refaults;
+	uint64_t	model_refaults;
+	uint64_t	both_refaults;
+	uint64_t	gap_accesses;
+	bool		have_totals;
+	uint64_t	model_misses, kernel_misses;
+	uint64_t	model_pswpin, kernel_pswpin;
+	uint64_t	model_pswpout, kernel_pswpout;
+};
+/* Store rows in one transaction; ids[i] receives row i's id (may be NULL). */
+int hs_store_save_fidelity(struct hs_store *st, const struct hs_fid_record *rows, size_t n,
+			   int64_t *ids);
 
 #endif /* HS_STORE_H */

@@ -1316,6 +1316,9 @@ out:
 	hs_store_close(st);
 }
 
+/* What migration 7 added, undone: hsctl fidelity's rows. */
+#define UNDO_7 "DROP VIEW v_fidelity; DROP TABLE fidelity; PRAGMA user_version = 6;"
+
 /*
  * What migration 6 added, undone: the eviction logs, the kernel row,
  * folio_lives.workload and v_folio_lives.scope.
@@ -1448,7 +1451,7 @@ static void test_opt_gap(void)
 		 "3|'opt'|4|0|R1.28;4|'lru'|8|0|R2;5|'opt'|8|1|R1;6|'opt'|4|1|R1");
 
 	/* schema 2 had neither column: migration 3 computes the same */
-	T_EQ_STR(q(st, UNDO_6 " " UNDO_5 " " UNDO_4 " " UNDO_3), "");
+	T_EQ_STR(q(st, UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4 " " UNDO_3), "");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, 0, &st), 0);
@@ -1482,7 +1485,7 @@ static void test_migrate_v1(void)
 	if (!st)
 		return;
 	T_EQ_I64(write_pattern(st, 10), 1);
-	T_EQ_STR(q(st, UNDO_6 " " UNDO_5 " " UNDO_4 " " UNDO_3 " DROP VIEW v_folio_lives; DROP VIEW v_events;"
+	T_EQ_STR(q(st, UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4 " " UNDO_3 " DROP VIEW v_folio_lives; DROP VIEW v_events;"
 		      " DROP VIEW v_record_checks;"
 		      " DROP VIEW v_sessions; CREATE VIEW v_sessions AS SELECT id AS session,"
 		      " source, name, status, started, ended, accesses, distinct_keys"
@@ -1584,7 +1587,7 @@ static void test_mrc(void)
 	T_EQ_STR(q(st, "SELECT count(*) FROM mrc_points"), "0");
 
 	T_EQ_I64(write_pattern(st, 10), 2);
-	T_EQ_STR(q(st, UNDO_6 " " UNDO_5 " " UNDO_4), "");
+	T_EQ_STR(q(st, UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4), "");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY, &st), -EPROTO);

@@ -11,6 +11,9 @@ H() {
 	"$HSCTL" -d "$DB" "$@"
 }
 
+# What schema 7 added (hsctl fidelity).
+UNDO_7='DROP VIEW v_fidelity; DROP TABLE fidelity; PRAGMA user_version = 6;'
+
 # What schema 6 added (the eviction logs, the kernel row, folio_lives.workload).
 UNDO_6='DROP VIEW v_evictions; DROP TABLE run_evictions; DROP VIEW v_kernel;
 	DROP VIEW v_folio_lives; ALTER TABLE folio_lives DROP COLUMN workload;
@@ -105,7 +108,7 @@ expect_status 0 "$HSCTL" -d empty.db sql 'SELECT count(*) AS n FROM v_runs'
 # --- a schema-1 file (made from a fresh one by dropping what schemas 5, 4, 3 and 2
 # added): read-only commands ask for a migration, migrate keeps its sessions ---
 cp "$DB" v1.db
-expect_status 0 "$HSCTL" -d v1.db sql --write "$UNDO_6$UNDO_5$UNDO_4$UNDO_3"'
+expect_status 0 "$HSCTL" -d v1.db sql --write "$UNDO_7$UNDO_6$UNDO_5$UNDO_4$UNDO_3"'
 	DROP VIEW v_folio_lives; DROP VIEW v_events;
 	DROP VIEW v_record_checks; DROP VIEW v_sessions;
 	CREATE VIEW v_sessions AS SELECT id AS session, source, name, status, started, ended,
@@ -169,7 +172,7 @@ expect_status 0 "$HSCTL" -d v2.db sql --format csv "$RUNS_SQL"
 STORED=$OUT
 expect_status 0 "$HSCTL" -d v2.db sql --format csv 'SELECT * FROM v_policy_compare'
 COMPARED=$OUT
-expect_status 0 "$HSCTL" -d v2.db sql --write "$UNDO_6$UNDO_5$UNDO_4$UNDO_3"
+expect_status 0 "$HSCTL" -d v2.db sql --write "$UNDO_7$UNDO_6$UNDO_5$UNDO_4$UNDO_3"
 expect_status 0 "$HSCTL" -d v2.db db migrate
 expect_eq "$OUT" 'v2.db: schema version 2 -> 5'
 expect_status 0 "$HSCTL" -d v2.db sql --format csv "$RUNS_SQL"
