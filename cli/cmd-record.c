@@ -321,7 +321,8 @@ static void print_summary(const struct hs_recorder_summary *s)
 		       "readahead_unused_pages,refault_pages,evicted_pages,pswpin_pages,"
 		       "pswpout_pages,pswp_source\n");
 		printf("%" PRId64 ",%s,%d,%d,%.3f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-		       ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s", s->session,
+		       ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s",
+		       s->session,
 		       s->status, s->wexit, s->wsig, s->runtime_s, s->events, s->lost, s->touches,
 		       s->lives, s->life_pages, s->reclaimed, s->refaults, s->accesses,
 		       s->limit_pages, s->visibility);

@@ -5,8 +5,8 @@
  * dense-id order) and the eviction-log chunks of replay --log-evictions
  * (position and key of every eviction of a run).  All are runs of LEB128
  * varints of deltas, so a sequential scan costs one byte per record and a
- * random access over a few million keys three or four.  Every chunk starts from a zero state, so any
- * chunk decodes on its own.  The byte layout is specified in man/hsctl-db.5;
+ * random access over a few million keys three or four.  Every chunk starts
+ * from a zero state, so any chunk decodes on its own.  The byte layout is specified in man/hsctl-db.5;
  * changing it means a new encoding number, never a new meaning for an old one.
  *
  * Recorded sessions add each record's trace-clock time (encoding 2).
