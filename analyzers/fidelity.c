@@ -247,7 +247,7 @@ static size_t key_run(const struct hs_fid_event *ev, size_t n, size_t i)
  * the sums for Jaccard and Pearson's r over the union of evicted pages.
  */
 static void walk_pages(const struct hs_fid_event *r, size_t nr, const struct hs_fid_event *o,
-		       size_t no, struct hs_fid_result *res, int64_t *lags)
+		       size_t no, uint32_t nr_keys, struct hs_fid_result *res, int64_t *lags)
 {
 	double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, n = 0;
 	size_t i = 0, j = 0;
@@ -286,6 +286,7 @@ static void walk_pages(const struct hs_fid_event *r, size_t nr, const struct hs_
 		i += cr;
 		j += co;
 	}
+	n = nr_keys;	/* the pages neither evicted count as (0, 0) */
 	if (n > 0) {
 		double vx = n * sxx - sx * sx, vy = n * syy - sy * sy;
 
@@ -328,7 +329,7 @@ int hs_fidelity_compare(const struct hs_fid_input *in, struct hs_fid_result *out
 		err = -ENOMEM;
 		goto out;
 	}
-	walk_pages(r, nr, o, no, out, lags);
+	walk_pages(r, nr, o, no, in->nr_keys, out, lags);
 	for (int w = 0; w < HS_FID_WINDOWS; w++)
 		out->share[w] = ratio(out->matched[w], nr);
 	out->jaccard = ratio(out->both_pages, out->ref_pages + out->other_pages -

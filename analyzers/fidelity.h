@@ -22,8 +22,9 @@
  *    make that greedy choice a maximum matching.  Three windows: capacity/16,
  *    capacity/4 and capacity.
  *  - Jaccard overlap of the two sets of pages evicted at least once.
- *  - Pearson correlation of per-page eviction counts over the pages either
- *    history evicted (NaN when one side has no variance).
+ *  - Pearson correlation of per-page eviction counts over every page of the
+ *    stream, a page neither evicted counting 0 on both sides (NaN when one
+ *    side has no variance).
  *  - median lag: other minus reference position over the pairs matched at
  *    the widest window (the lower median; negative: the model evicts early).
  *  - refault agreement: a refault here is the first access to a page after
@@ -112,7 +113,8 @@ struct hs_fid_input {
  * @other_pages: distinct pages the other history evicted
  * @both_pages: distinct pages both evicted
  * @jaccard: @both_pages / pages either evicted (NaN when none did)
- * @correlation: Pearson's r of per-page eviction counts (NaN if undefined)
+ * @correlation: Pearson's r of per-page eviction counts over all @nr_keys
+ *		 pages (NaN if undefined)
  * @median_lag: lower median of other - reference position over the pairs
  *		matched at the widest window; 0 when @lag_pairs is 0
  * @lag_pairs: pairs the median is over (@matched[HS_FID_WINDOWS - 1])

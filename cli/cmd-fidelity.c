@@ -227,6 +227,15 @@ static double rel_err(uint64_t model, uint64_t kernel)
 	return kernel ? ((double)model - (double)kernel) / (double)kernel : NAN;
 }
 
+/* A ratio, or an empty cell (null) where it is undefined. */
+static void out_ratio(struct hs_out *o, double v)
+{
+	if (isnan(v))
+		hs_out_null(o);
+	else
+		hs_out_real(o, v);
+}
+
 static int print_rows(const struct row *rows, size_t n, const struct hs_fid_kernel *k,
 		      const struct hs_kernel_row *kr, bool have_kr, uint64_t capacity,
 		      int64_t session)
@@ -292,25 +301,25 @@ static int print_rows(const struct row *rows, size_t n, const struct hs_fid_kern
 		}
 		hs_out_uint(o, r->res.other_evictions);
 		for (int w = 0; w < HS_FID_WINDOWS; w++)
-			hs_out_real(o, pct * r->res.share[w]);
-		hs_out_real(o, r->res.jaccard);
-		hs_out_real(o, r->res.correlation);
+			out_ratio(o, pct * r->res.share[w]);
+		out_ratio(o, r->res.jaccard);
+		out_ratio(o, r->res.correlation);
 		if (r->res.lag_pairs)
 			hs_out_int(o, r->res.median_lag);
 		else
 			hs_out_null(o);
-		hs_out_real(o, pct * r->res.refault_recall);
-		hs_out_real(o, pct * r->res.refault_precision);
+		out_ratio(o, pct * r->res.refault_recall);
+		out_ratio(o, pct * r->res.refault_precision);
 		if (r->ops && have_kr) {
-			hs_out_real(o, pct * rel_err(r->stats.misses, kr->demand_miss_pages));
+			out_ratio(o, pct * rel_err(r->stats.misses, kr->demand_miss_pages));
 		} else {
 			hs_out_null(o);
 		}
-		hs_out_real(o, pct * rel_err(r->res.other_evictions, r->res.ref_evictions));
-		hs_out_real(o, pct * rel_err(r->res.other_refaults, r->res.ref_refaults));
+		out_ratio(o, pct * rel_err(r->res.other_evictions, r->res.ref_evictions));
+		out_ratio(o, pct * rel_err(r->res.other_refaults, r->res.ref_refaults));
 		if (r->ops && have_kr) {
-			hs_out_real(o, pct * rel_err(r->stats.pswpin, kr->pswpin_pages));
-			hs_out_real(o, pct * rel_err(r->stats.pswpout, kr->pswpout_pages));
+			out_ratio(o, pct * rel_err(r->stats.pswpin, kr->pswpin_pages));
+			out_ratio(o, pct * rel_err(r->stats.pswpout, kr->pswpout_pages));
 		} else {
 			hs_out_null(o);
 			hs_out_null(o);

@@ -44,9 +44,9 @@ static struct hs_fid_input input10(void)
  *  k2: evicted by the model only.
  * Matched 2, 3, 3 of 3.  Lags at w=16: -1, 1, 4; lower median 1.
  * Pages: kernel {0,1}, model {0,1,2}: Jaccard 2/3.
- * Counts over {0,1,2}: kernel (2,1,0), model (2,1,1): deviations (1,0,-1) and
- * (2/3,-1/3,-1/3), covariance sum 1, variance sums 2 and 2/3:
- * r = 1 / sqrt(4/3) = sqrt(3)/2.
+ * Counts over the 4 pages: kernel (2,1,0,0), model (2,1,1,0); means 3/4 and
+ * 1; deviations (5/4,1/4,-3/4,-3/4) and (1,0,0,-1): covariance sum 2,
+ * variance sums 11/4 and 2: r = 2 / sqrt(11/2).
  * Refaults: kernel 2->3 (k0), 5->5 (k1), 8->9 (k0): {3,5,9}.  Model 3->3,
  * 7->9, 8 (k2: no later access), 9 (k1: none): {3,9}.  Both 2: recall 2/3,
  * precision 1.
@@ -71,7 +71,7 @@ static void test_hand(void)
 	T_EQ_U64(r.other_pages, 3);
 	T_EQ_U64(r.both_pages, 2);
 	T_NEAR(r.jaccard, 2.0 / 3, 1e-12);
-	T_NEAR(r.correlation, sqrt(3.0) / 2, 1e-12);
+	T_NEAR(r.correlation, 2 / sqrt(5.5), 1e-12);
 	T_EQ_U64(r.lag_pairs, 3);
 	T_EQ_I64(r.median_lag, 1);
 	T_EQ_U64(r.ref_refaults, 3);
