@@ -9,9 +9,13 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "access.h"
 #include "fidelity.h"
 #include "harness.h"
 #include "hs.h"
+#include "life.h"
+#include "policy.h"
+#include "store.h"
 
 /*
  * The stream: position 0 1 2 3 4 5 6 7 8 9
@@ -259,6 +263,190 @@ static void test_random(void)
 	}
 }
 
+/*
+ * The model of the recorded kernel, from its release and lru_gen state.
+ */
+static void test_default_policy(void)
+{
+	static const struct {
+		const char *release, *lru_gen, *policy, *profile;
+	} c[] = {
+		{ "6.1.0-27-cloud-amd64", "0x0007", "mglru", "p61" },
+		{ "6.7.12", "0x0001", "mglru", "p61" },
+		{ "6.8.0-31-generic", "0x0007", "mglru", "p68" },
+		{ "6.12.57+deb13-cloud-amd64", "0x0007", "mglru", "p68" },
+		{ "6.14.1", "0x0003", "mglru", "p614" },
+		{ "6.18.0", "absent", "linux-2q", "p610" },
+		{ "6.1.0-27-cloud-amd64", "0x0000", "linux-2q", "p61" },
+		{ "6.9.9", "0x0006", "linux-2q", "p61" },
+		{ "6.10.0", NULL, "linux-2q", "p610" },
+	};
+	const char *policy, *profile;
+
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
+		policy = profile = NULL;
+		T_EQ_I64(hs_fid_default_policy(c[i].release, c[i].lru_gen, &policy, &profile), 0);
+		T_EQ_STR(policy, c[i].policy);
+		T_EQ_STR(profile, c[i].profile);
+	}
+	T_EQ_I64(hs_fid_default_policy("linux", "absent", &policy, &profile), -EINVAL);
+	T_EQ_I64(hs_fid_default_policy("6", "absent", &policy, &profile), -EINVAL);
+}
+
+static const struct hs_record_meta rec_meta = {
+	.name = "tiny", .origin = "test", .kind = "file", .channel = "fd",
+	.visibility = "exact", .kernel = "6.18.0", .lru_gen = "absent", .clock = "mono",
+	.memory_limit_pages = 2, .page_size = 4096,
+};
+
+/* One life of page @index of dev 8 ino 1 (file), born @born, dead @died (0: alive). */
+static struct hs_folio_life file_life(uint64_t index, uint64_t born, uint64_t died,
+				      uint8_t cause)
+{
+	struct hs_folio_life l = {
+		.kind = HS_LIFE_FILE, .death_cause = cause, .dev = 8, .ino = 1,
+		.first_page = index, .pages = 1, .born_ns = born, .died_ns = died,
+	};
+
+	return l;
+}
+
+/*
+ * A recorded session built by hand.  Accesses at t = 100 .. 500 (positions 0
+ * .. 4) to pages 0 1 2 0 1 of one file, whose keys have the original ids 5,
+ * 6, 7 (dense 0, 1, 2).  Lives: page 0 born 100, reclaimed at 250 (position
+ * 2: two accesses before it); page 1 born 200, alive; page 2 born 300,
+ * reclaimed at 350 (position 3); page 0 again born 400, alive; and page 9,
+ * which the stream never names, born 50 and reclaimed at 60 (left out).
+ * Capacity 2: windows 0, 0 and 2.
+ *
+ * LRU at 2 pages evicts page 0 at 2 (the access to page 2), page 1 at 3 and
+ * page 2 at 4.  Kernel (2,p0) (3,p2), model (2,p0) (3,p1) (4,p2):
+ *  - windows 0: p0 matches exactly, p2 (3 vs 4) does not: 1 of 2;
+ *    window 2: both: 2 of 2; lags 0 and 1, lower median 0;
+ *  - pages: kernel {0,2}, model {0,1,2}: Jaccard 2/3; counts kernel
+ *    (1,0,1), model (1,1,1): the model has no variance, r undefined;
+ *  - refaults: kernel 2->3 (p0), 3->none: {3}; model 2->3, 3->4 (p1),
+ *    4->none: {3,4}: recall 1, precision 1/2.
+ * The random baseline picks at 2 among pages {0,1,2} (page 2 entered at 2)
+ * and at 3 among {1,2,0} (page 0 left at 2 and entered again at 3).
+ */
+static void test_session(void)
+{
+	static const uint64_t orig[] = { 5, 6, 7, 5, 6 };
+	const struct hs_policy_ops *lru = hs_policy_find("lru");
+	struct hs_session_writer *w = NULL;
+	struct hs_fid_kernel k = { 0 };
+	struct hs_store *st = NULL;
+	struct hs_fid_event *ev = NULL, *rnd = NULL;
+	struct hs_fid_result r;
+	struct hs_sim_stats stats;
+	struct hs_record_result res = { .status = "complete" };
+	const char *why = NULL;
+	size_t n_ev = 0, n_rnd = 0;
+	int64_t id = 0, gen = 0;
+	int err = 0;
+
+	T_ASSERT(lru != NULL);
+	T_EQ_I64(hs_store_open(":memory:", 0, &st), 0);
+	if (!st || !lru)
+		goto out;
+	T_EQ_I64(hs_record_create(st, &rec_meta, &id), 0);
+	T_EQ_I64(hs_session_begin(st, &(struct hs_session_meta){ .source = "record",
+		 .origin = "test", .unit = "page", .kind = "file", .channel = "fd", .id = id },
+		 &w), 0);
+	if (!w)
+		goto out;
+	for (size_t i = 0; i < ARRAY_SIZE(orig) && !err; i++)
+		err = hs_session_add_ts(w, orig[i], hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false),
+					100 * (i + 1));
+	for (uint64_t key = 5; key <= 7 && !err; key++) {
+		struct hs_lc_key lk = { .kind = HS_LIFE_FILE, .dev = 8, .ino = 1,
+					.index = key - 5 };
+
+		err = hs_rec_add_key(w, key, &lk);
+	}
+	{
+		struct hs_folio_life lives[] = {
+			file_life(0, 100, 250, HS_DEATH_RECLAIM),
+			file_life(1, 200, 0, HS_DEATH_NONE),
+			file_life(2, 300, 350, HS_DEATH_RECLAIM),
+			file_life(0, 400, 0, HS_DEATH_NONE),
+			file_life(9, 50, 60, HS_DEATH_RECLAIM),
+		};
+
+		for (size_t i = 0; i < ARRAY_SIZE(lives) && !err; i++)
+			err = hs_rec_add_life(w, i, &lives[i]);
+	}
+	if (!err)
+		err = hs_rec_finish(w, &res);
+	T_EQ_I64(err, 0);
+	T_EQ_I64(hs_session_commit(w, &id), 0);
+
+	T_EQ_I64(hs_fid_kernel_load(st, id, &k, &why), 0);
+	T_EQ_U64(k.length, 5);
+	T_EQ_U64(k.nr_keys, 3);
+	T_EQ_U64(k.memory_limit_pages, 2);
+	T_EQ_U64(k.unkeyed_pages, 1);
+	T_EQ_U64(k.n_reclaims, 2);
+	T_EQ_U64(k.n_ins, 4);
+	T_EQ_U64(k.n_outs, 2);
+	T_EQ_U64(k.n_gaps, 0);
+	if (k.n_reclaims == 2) {
+		T_EQ_U64(k.reclaims[0].pos, 2);
+		T_EQ_U64(k.reclaims[0].key, 0);
+		T_EQ_U64(k.reclaims[1].pos, 3);
+		T_EQ_U64(k.reclaims[1].key, 2);
+	}
+	T_EQ_I64(hs_fid_replay_evictions(st, id, &lru, NULL, 1, 2, &ev, &n_ev, &stats), 0);
+	T_EQ_U64(n_ev, 3);
+	T_EQ_U64(stats.evictions, 3);
+	{
+		struct hs_fid_input in = {
+			.stream = k.stream, .length = k.length, .nr_keys = k.nr_keys,
+			.capacity = 2, .ref = k.reclaims, .n_ref = k.n_reclaims,
+			.other = ev, .n_other = n_ev,
+		};
+
+		T_EQ_I64(hs_fidelity_compare(&in, &r), 0);
+		T_EQ_U64(r.matched[0], 1);
+		T_EQ_U64(r.matched[1], 1);
+		T_EQ_U64(r.matched[2], 2);
+		T_EQ_I64(r.median_lag, 0);
+		T_NEAR(r.jaccard, 2.0 / 3, 1e-12);
+		T_ASSERT(isnan(r.correlation));
+		T_EQ_U64(r.ref_refaults, 1);
+		T_EQ_U64(r.other_refaults, 2);
+		T_NEAR(r.refault_recall, 1.0, 0);
+		T_NEAR(r.refault_precision, 0.5, 0);
+	}
+	T_EQ_I64(hs_fid_random_evictions(k.ins, k.n_ins, k.outs, k.n_outs, k.reclaims,
+					 k.n_reclaims, k.nr_keys, 1, &rnd, &n_rnd), 0);
+	T_EQ_U64(n_rnd, 2);
+	if (n_rnd == 2) {
+		T_EQ_U64(rnd[0].pos, 2);
+		T_EQ_U64(rnd[1].pos, 3);
+		T_ASSERT(rnd[0].key <= 2 && rnd[1].key <= 2);
+	}
+
+	/* a generated session has no kernel truth */
+	T_EQ_I64(hs_session_begin(st, &(struct hs_session_meta){ .source = "gen",
+		 .origin = "loop", .format = "loop" }, &w), 0);
+	if (w) {
+		T_EQ_I64(hs_session_add(w, 1, 0), 0);
+		T_EQ_I64(hs_session_commit(w, &gen), 0);
+		hs_fid_kernel_free(&k);
+		T_EQ_I64(hs_fid_kernel_load(st, gen, &k, &why), -EMEDIUMTYPE);
+		T_EQ_STR(why, "a generated trace has no kernel truth");
+	}
+	T_EQ_I64(hs_fid_kernel_load(st, 99, &k, &why), -ENOENT);
+out:
+	free(ev);
+	free(rnd);
+	hs_fid_kernel_free(&k);
+	hs_store_close(st);
+}
+
 static const struct t_case cases[] = {
 	{ "hand", test_hand },
 	{ "gap", test_gap },
@@ -266,6 +454,8 @@ static const struct t_case cases[] = {
 	{ "identity", test_identity },
 	{ "errors", test_errors },
 	{ "random-baseline", test_random },
+	{ "default-policy", test_default_policy },
+	{ "hand-built-session", test_session },
 };
 
 int main(int argc, char **argv)
