@@ -20,8 +20,8 @@ expect_eq "$ERR" "hsctl: session 1: a generated trace has no kernel truth"
 expect_status 65 H fidelity 2 --policy lru
 expect_eq "$ERR" "hsctl: session 2: an imported trace has no kernel truth"
 # nothing was stored by a refusal
-expect_status 0 H sql 'SELECT count(*) FROM fidelity'
-expect_eq "$OUT" "count(*)
+expect_status 0 H sql --format csv 'SELECT count(*) AS n FROM fidelity'
+expect_eq "$OUT" "n
 0"
 
 # usage and missing things
