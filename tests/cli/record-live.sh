@@ -8,7 +8,8 @@
 #      refaults present, cachestat(2) agrees with the lives still alive;
 #      the kernel row (v_kernel, replay's first row, the summary's "kernel")
 #      counts the file's lives as the workload's, in pages, between what
-#      those checks compare;
+#      those checks compare; hsctl fidelity finds linux-2q (the kernel's own
+#      model here) agreeing with the reclaims better than its random baseline;
 #   2. ycsb-f over anonymous memory with zram swap set up and torn down here:
 #      the anon write_folio events equal the pswpout + swpout_zero delta, and
 #      the lives ended by swap-out and the inferred swap-ins match them within
@@ -131,6 +132,22 @@ expect_grep "\"kernel\": {\"lives\": [0-9]*, \"pages\": [0-9]*, \"demand_miss_pa
 expect_grep "\"evicted_pages\": $kev, " "$rec1"
 expect_status 0 "$HSCTL" -d "$DB" sessions show 1
 expect_grep 'cachestat' "$OUT"
+# fidelity: the kernel's own model (linux-2q here: no MGLRU) agrees with the
+# kernel's reclaims page by page better than the random baseline does, and
+# lru's evictions of the file lie between (scan-twice favours no one by much)
+expect_status 0 "$HSCTL" -d "$DB" --format csv fidelity 1 --policy linux-2q,lru
+fid=$OUT
+share() {	# share POLICY: its share_c4 in $fid, in permille
+	printf '%s\n' "$fid" | awk -F, -v p="$1" '
+		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$col["policy"] == p { printf "%d\n", $col["share_c4"] * 1000 }'
+}
+if [ "$(share linux-2q)" -gt "$(share random)" ] && [ "$(share linux-2q)" -ge 500 ]; then
+	t_ok
+else
+	t_bad "fidelity share_c4: linux-2q $(share linux-2q), random $(share random) (permille)"
+fi
+expect_eq "$(sql "SELECT count(*) FROM v_fidelity WHERE session = 1")" 3
 leftovers
 
 # ---- 2. ycsb-f, anonymous memory through zram swap ----
