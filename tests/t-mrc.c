@@ -564,6 +564,80 @@ static void test_session(void)
 	hs_store_close(st);
 }
 
+/*
+ * SHARDS (hs_mrc_stack_sampled()).  Rate 1 is the exact pass, number for
+ * number.  A cyclic stream of K keys, L rounds: a sample of m keys is a
+ * cycle of m keys, whose LRU curve is 0 hits below m and m (L - 1) from m
+ * on; scaled by accesses / sampled accesses = K L / (m L) that is K (L - 1)
+ * hits from the size whose R-th part rounds to m on, and none below.  The
+ * hash is fixed, so m is a fixed number (237 of 1,000 keys at R = 0.25).
+ */
+static void test_sample(void)
+{
+	static const uint64_t hand[] = { 1, 2, 3, 1, 2, 4, 1, 2, 3, 4 };
+	static const uint64_t sizes[] = { 3, 2, 100, 1 };
+	enum { K = 1000, L = 3 };
+	const double r = 0.25;
+	uint64_t lru[ARRAY_SIZE(sizes)], opt[ARRAY_SIZE(sizes)];
+	uint64_t *cyc, grid[4], glru[4], gopt[4];
+	struct hs_store *st = NULL;
+	struct hs_mrc_stack out;
+	uint32_t m = 0, k;
+	int64_t pure, cyclic;
+
+	for (k = 0; k < K; k++) {
+		T_ASSERT(hs_mrc_sample_keep(k, 1));
+		m += hs_mrc_sample_keep(k, r);
+	}
+	T_EQ_U64(m, 237);
+
+	T_EQ_I64(hs_store_open(":memory:", 0, &st), 0);
+	if (!st)
+		return;
+	pure = store_session(st, hand, ARRAY_SIZE(hand), SIZE_MAX);
+	T_EQ_I64(hs_mrc_stack_sampled(st, pure, 1, sizes, ARRAY_SIZE(sizes), lru, opt, &out), 0);
+	T_EQ_U64(out.sampled, 10);
+	T_EQ_U64(out.sampled_keys, 4);
+	T_EQ_U64(out.cold, 4);
+	T_EQ_U64(lru[0], 4);
+	T_EQ_U64(lru[1], 0);
+	T_EQ_U64(lru[2], 6);
+	T_EQ_U64(opt[0], 5);
+	T_EQ_U64(opt[1], 3);
+	T_EQ_U64(opt[2], 6);
+	T_EQ_I64(hs_mrc_stack_sampled(st, pure, 0, sizes, 1, lru, opt, &out), -EINVAL);
+	T_EQ_I64(hs_mrc_stack_sampled(st, pure, 1.5, sizes, 1, lru, opt, &out), -EINVAL);
+
+	cyc = calloc((size_t)K * L, sizeof(*cyc));
+	T_ASSERT(cyc != NULL);
+	if (!cyc) {
+		hs_store_close(st);
+		return;
+	}
+	for (size_t i = 0; i < (size_t)K * L; i++)
+		cyc[i] = i % K;
+	cyclic = store_session(st, cyc, (size_t)K * L, SIZE_MAX);
+	/* 946 * 0.25 = 236.5 rounds to 237 = m, 945 * 0.25 to 236. */
+	grid[0] = 945;
+	grid[1] = 946;
+	grid[2] = 100;
+	grid[3] = 5000;
+	T_EQ_I64(hs_mrc_stack_sampled(st, cyclic, r, grid, 4, glru, gopt, &out), 0);
+	T_EQ_U64(out.accesses, (uint64_t)K * L);
+	T_EQ_U64(out.sampled, (uint64_t)m * L);
+	T_EQ_U64(out.sampled_keys, m);
+	T_EQ_U64(out.cold, K);
+	T_EQ_U64(glru[0], 0);
+	T_EQ_U64(glru[1], (uint64_t)K * (L - 1));
+	T_EQ_U64(glru[2], 0);
+	T_EQ_U64(glru[3], (uint64_t)K * (L - 1));
+	/* OPT keeps everything from m on too, and at 1 sampled unit (size 4) */
+	T_EQ_U64(gopt[1], (uint64_t)K * (L - 1));
+	T_EQ_U64(gopt[3], (uint64_t)K * (L - 1));
+	free(cyc);
+	hs_store_close(st);
+}
+
 static const struct t_case cases[] = {
 	{ "hand-abcabda", test_hand_abcabda },
 	{ "hand-records", test_hand_records },
@@ -572,6 +646,7 @@ static const struct t_case cases[] = {
 	{ "errors", test_errors },
 	{ "sizes", test_sizes },
 	{ "session", test_session },
+	{ "sample", test_sample },
 };
 
 int main(int argc, char **argv)

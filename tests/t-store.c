@@ -183,7 +183,7 @@ static void test_memory_open(void)
 	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
 	T_EQ_I64(hs_store_get_info(st, &info), 0);
 	T_EQ_U64(info.application_id, 0x48534354);
-	T_EQ_I64(info.user_version, 4);
+	T_EQ_I64(info.user_version, 5);
 	T_EQ_I64(info.sessions, 0);
 	T_EQ_I64(info.runs, 0);
 	T_EQ_STR(info.journal_mode, "memory");
@@ -473,7 +473,7 @@ static void test_refuse_files(void)
 		return;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 7", 0, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 7 is newer than this hsctl supports (4); upgrade hsctl");
+		 "database schema version 7 is newer than this hsctl supports (5); upgrade hsctl");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY, &st), -EPROTO);
@@ -495,7 +495,7 @@ static void test_refuse_files(void)
 	st = NULL;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 0", HS_STORE_RDONLY, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 0 is older than this hsctl's (4);"
+		 "database schema version 0 is older than this hsctl's (5);"
 		 " run 'hsctl db migrate'");
 	hs_store_close(st);
 	st = NULL;
@@ -1223,6 +1223,18 @@ out:
 	hs_store_close(st);
 }
 
+/* What migration 5 added, undone: mrc_curves.sample_rate and v_mrc showing it. */
+#define UNDO_5								\
+	"DROP VIEW v_mrc; ALTER TABLE mrc_curves DROP COLUMN sample_rate;"	\
+	" CREATE VIEW v_mrc AS"						\
+	"  SELECT c.id AS curve, c.session AS session, c.policy AS policy,"	\
+	"    c.params AS params, c.method AS method, p.size AS size,"		\
+	"    c.accesses AS accesses, p.hits AS hits, p.misses AS misses,"	\
+	"    CASE WHEN c.accesses > 0 THEN p.misses * 1.0 / c.accesses END AS miss_ratio," \
+	"    c.created AS created"						\
+	"  FROM mrc_points AS p JOIN mrc_curves AS c ON c.id = p.curve;"	\
+	" PRAGMA user_version = 4;"
+
 /* What migration 4 added, undone: the miss-ratio curves. */
 #define UNDO_4								\
 	"DROP VIEW v_mrc; DROP TABLE mrc_points; DROP TABLE mrc_curves;"	\
@@ -1392,7 +1404,7 @@ static void test_migrate_v1(void)
 	if (!st)
 		return;
 	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
-	T_EQ_STR(q(st, "PRAGMA user_version"), "4");
+	T_EQ_STR(q(st, "PRAGMA user_version"), "5");
 	T_EQ_I64(hs_session_get(st, 1, &info), 0);
 	T_EQ_STR(info.name, "trace.txt");
 	T_EQ_U64(info.records, 10);
@@ -1418,8 +1430,10 @@ static void test_migrate_v1(void)
 
 /*
  * Curves (hsctl mrc): stored in one transaction, read back through v_mrc,
- * removed with their session; and a schema-2 file (what migration 3 added
- * dropped) migrates to 3 with its sessions kept and the curve tables made.
+ * removed with their session, with their sample rate; a schema-4 file
+ * (migration 5 undone) migrates with its curves marked exact; and a schema-3
+ * file (migration 4 undone too) migrates with its sessions kept and the curve
+ * tables made.
  */
 static void test_mrc(void)
 {
@@ -1462,11 +1476,34 @@ static void test_mrc(void)
 	T_EQ_STR(q(st, "SELECT count(*) FROM mrc_points"), "4");
 	c.method = NULL;
 	T_EQ_I64(hs_store_save_mrc(st, &c, 1, NULL), -EINVAL);
+	/* a sampled curve keeps its rate (0 stores 1, an exact curve); > 1 is refused */
+	c.method = "stack";
+	c.sample_rate = 1.5;
+	T_EQ_I64(hs_store_save_mrc(st, &c, 1, NULL), -EINVAL);
+	c.sample_rate = 0.25;
+	T_EQ_I64(hs_store_save_mrc(st, &c, 1, ids), 0);
+	T_EQ_I64(ids[0], 3);
+	T_EQ_STR(q(st, "SELECT DISTINCT curve, sample_rate FROM v_mrc ORDER BY curve"),
+		 "1|R1;2|R1;3|R0.25");
+	c.sample_rate = 0;
 	T_EQ_I64(hs_session_remove(st, 1), 0);
 	T_EQ_STR(q(st, "SELECT count(*) FROM mrc_curves"), "0");
 	T_EQ_STR(q(st, "SELECT count(*) FROM mrc_points"), "0");
 
+	/* a schema-4 file: its curves migrate as exact ones */
 	T_EQ_I64(write_pattern(st, 10), 2);
+	c.session = 2;
+	T_EQ_I64(hs_store_save_mrc(st, &c, 1, ids), 0);
+	T_EQ_STR(q(st, UNDO_5), "");
+	hs_store_close(st);
+	st = NULL;
+	T_EQ_I64(hs_store_open(path, 0, &st), 0);
+	if (!st)
+		return;
+	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
+	T_EQ_STR(q(st, "SELECT size, hits, sample_rate FROM v_mrc ORDER BY size"),
+		 "1|0|R1;3|4|R1");
+	T_EQ_STR(q(st, "DELETE FROM mrc_curves"), "");
 	T_EQ_STR(q(st, UNDO_4), "");
 	hs_store_close(st);
 	st = NULL;
