@@ -471,6 +471,11 @@ static void expect_sizes(const char *spec, uint64_t distinct, uint64_t unit_byte
  * 25^(1/2) = 10, 50.  1..3:5: 1, 3^(1/4) = 1.32 -> 1, 1.73 -> 2, 2.28 -> 2,
  * 3: merged to 1 2 3.  Shares of 200 keys: 0.1% is 0.2, at least 1; 12.5% is
  * 25.  Memory: 1M of 4096-byte pages is 256, of 512-byte blocks 2048.
+ * Every kind of size at the ends of every kind of range: 10%..100%:3 of
+ * 1,000 keys is 100, 100 * 10^(1/2) = 316.2 -> 316, 1000; 64K..1M:5 of pages
+ * is 16..256:5, doubling; 4K..16K/4K of pages is 1 2 3 4; 1K..1M/256K of
+ * blocks is 2..2048/512; 10..50%/20% of 100 keys is 10 30 50.  Memory sizes
+ * round down to whole units (6K of pages is 1 page; 2K is 0, refused).
  */
 static void test_sizes(void)
 {
@@ -482,6 +487,12 @@ static void test_sizes(void)
 	static const uint64_t w6[] = { 2048 };
 	static const uint64_t w7[] = { 10, 13, 16, 19, 20 };
 	static const uint64_t w8[] = { 3, 4, 5, 7 };
+	static const uint64_t w9[] = { 100, 316, 1000 };
+	static const uint64_t w10[] = { 16, 32, 64, 128, 256 };
+	static const uint64_t w11[] = { 1, 2, 3, 4 };
+	static const uint64_t w12[] = { 2, 514, 1026, 1538, 2048 };
+	static const uint64_t w13[] = { 10, 30, 50 };
+	static const uint64_t w14[] = { 1 };
 	uint64_t *got = NULL;
 	size_t n = 0;
 
@@ -493,6 +504,12 @@ static void test_sizes(void)
 	expect_sizes("1M", 5000, 512, w6, ARRAY_SIZE(w6));
 	expect_sizes("10..20/3", 5000, 0, w7, ARRAY_SIZE(w7));
 	expect_sizes("7,3..5,4", 5000, 0, w8, ARRAY_SIZE(w8));
+	expect_sizes("10%..100%:3", 1000, 0, w9, ARRAY_SIZE(w9));
+	expect_sizes("64K..1M:5", 5000, 4096, w10, ARRAY_SIZE(w10));
+	expect_sizes("4K..16K/4K", 5000, 4096, w11, ARRAY_SIZE(w11));
+	expect_sizes("1K..1M/256K", 5000, 512, w12, ARRAY_SIZE(w12));
+	expect_sizes("10..50%/20%", 100, 0, w13, ARRAY_SIZE(w13));
+	expect_sizes("6K", 5000, 4096, w14, ARRAY_SIZE(w14));
 
 	T_EQ_I64(hs_mrc_sizes_parse("5..1", 100, 0, &got, &n), -EINVAL);
 	T_EQ_I64(hs_mrc_sizes_parse("1..5:1", 100, 0, &got, &n), -ERANGE);
@@ -504,6 +521,8 @@ static void test_sizes(void)
 	T_EQ_I64(hs_mrc_sizes_parse("101%", 100, 0, &got, &n), -ERANGE);
 	T_EQ_I64(hs_mrc_sizes_parse("1..200000", 100, 0, &got, &n), -E2BIG);
 	T_EQ_I64(hs_mrc_sizes_parse("1..x", 100, 0, &got, &n), -EINVAL);
+	T_EQ_I64(hs_mrc_sizes_parse("2K", 100, 4096, &got, &n), -ERANGE);
+	T_EQ_I64(hs_mrc_sizes_parse("1..4K", 100, 0, &got, &n), -EINVAL);
 	T_ASSERT(got == NULL);
 }
 
