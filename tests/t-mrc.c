@@ -425,6 +425,63 @@ static void test_every_capacity(void)
 	}
 }
 
+/*
+ * Many small random streams (1 .. 12 keys, 10 .. 99 accesses, 300 seeds,
+ * every shape), where every capacity is a corner case: the OPT stack's
+ * curve against the OPT policy at every capacity 1 .. keys + 1, and its
+ * distances against the naive array stack; and long streams over 50 keys
+ * (50,000 accesses), where the tree is churned for long.
+ */
+static void check_curve(const struct stream *s, const char *name, uint64_t seed)
+{
+	uint64_t *curve = calloc((size_t)s->nr_keys + 2, sizeof(*curve));
+	struct hs_optstack *os = curve ? opt_run(s, NULL) : NULL;
+
+	if (!os) {
+		t_fail(__FILE__, __LINE__, "%s: no OPT stack", name);
+		free(curve);
+		return;
+	}
+	hs_optstack_curve(os, curve, (size_t)s->nr_keys + 2);
+	for (uint64_t c = 1; c <= (uint64_t)s->nr_keys + 1; c++) {
+		uint64_t o = policy_hits("opt", s, c);
+
+		if (o != curve[c]) {
+			t_fail(__FILE__, __LINE__, "%s seed %" PRIu64 " at %" PRIu64 ": opt %"
+			       PRIu64 ", curve %" PRIu64, name, seed, c, o, curve[c]);
+			break;
+		}
+	}
+	hs_optstack_free(os);
+	free(curve);
+}
+
+static void test_random_small(void)
+{
+	for (uint64_t seed = 1; seed <= 300; seed++) {
+		struct stream s;
+		uint32_t nr = 1 + (uint32_t)(seed % 12);
+
+		if (make_stream(&s, (enum shape)(seed % 4), nr, 10 + seed % 90, seed)) {
+			t_fail(__FILE__, __LINE__, "out of memory");
+			continue;
+		}
+		check_curve(&s, "small", seed);
+		check_against_naive(&s);
+		stream_free(&s);
+	}
+	for (enum shape sh = UNIFORM; sh <= PHASES; sh++) {
+		struct stream s;
+
+		if (make_stream(&s, sh, 50, 50000, 77 + sh)) {
+			t_fail(__FILE__, __LINE__, "out of memory");
+			continue;
+		}
+		check_curve(&s, "long", 77 + sh);
+		stream_free(&s);
+	}
+}
+
 static void test_errors(void)
 {
 	struct hs_optstack *os = NULL;
@@ -662,6 +719,7 @@ static const struct t_case cases[] = {
 	{ "hand-records", test_hand_records },
 	{ "naive-model", test_naive_model },
 	{ "every-capacity", test_every_capacity },
+	{ "random-small", test_random_small },
 	{ "errors", test_errors },
 	{ "sizes", test_sizes },
 	{ "session", test_session },
