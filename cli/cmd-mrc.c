@@ -9,7 +9,10 @@
  * policy costs one run per size.  A session with hints or drops is outside
  * the stack model: there LRU and OPT are replayed too (and the command says
  * so).  Both methods give what `hsctl replay` gives at the same size; the
- * curves land in mrc_curves / mrc_points (view v_mrc, hsctl-db(5)).
+ * curves land in mrc_curves / mrc_points (view v_mrc, hsctl-db(5)).  With
+ * --sample R the one-pass curves are estimates from a spatial sample of the
+ * keys (SHARDS, analyzers/mrc.c), stored with their rate; replayed policies
+ * are not sampled, so asking for both is a usage error.
  */
 #include "config.h"
 
