@@ -16,6 +16,17 @@
  * next use, which needs the whole stream first; so the stream is read into
  * memory once (keys, 4 bytes per access), hs_next_use_fill() runs over it and
  * both analyzers step through it.
+ *
+ * Sampling (--sample, SHARDS: Waldspurger, Park, Garthwaite and Ahmad,
+ * "Efficient MRC construction with SHARDS", FAST 2015).  A spatial sample
+ * keeps every access of a subset of the keys: key k is kept when
+ * hash(k) mod P < R * P, P = 2^24, so about a share R of the keys (and, for
+ * keys alike, of the accesses) is kept, and each kept key keeps its whole
+ * reuse pattern.  A memory of C units over the whole stream behaves like one
+ * of R * C units over the sample, so size C is read off the sample's exact
+ * curve at R * C and the hits are scaled back to the whole stream.  Both
+ * analyzers run on the sample unchanged (OPT's next uses are the sample's),
+ * so the cost falls by about 1 / R; the error is measured in hsctl-mrc(1).
  */
 #include "config.h"
 
@@ -230,29 +241,100 @@ static int read_keys(struct hs_store *st, int64_t session, uint32_t **out)
 	return ret;
 }
 
-/* hits[i] = curve at sizes[i]; the curve is flat from nr_keys on. */
-static void sample(const uint64_t *curve, uint32_t nr_keys, const uint64_t *sizes, size_t n,
-		   uint64_t *hits)
+#define SAMPLE_BITS	24	/* the modulus P of the sampling hash is 2^24 */
+
+static uint64_t sample_threshold(double rate)
 {
-	for (size_t i = 0; i < n; i++)
-		hits[i] = curve[HS_MIN(sizes[i], (uint64_t)nr_keys)];
+	return (uint64_t)llround(rate * (double)(1u << SAMPLE_BITS));
+}
+
+/* splitmix64's finalizer: every bit of the id reaches the low 24 bits. */
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+bool hs_mrc_sample_keep(uint32_t key, double rate)
+{
+	return (mix(key) & ((1u << SAMPLE_BITS) - 1)) < sample_threshold(rate);
+}
+
+/*
+ * Keep the sampled keys' accesses, renumbered 0 .. *nr_keys - 1 in order of
+ * first access; *n becomes the sample's length.
+ */
+static int sample_stream(uint32_t *keys, uint64_t *n, uint32_t *nr_keys, double rate)
+{
+	uint64_t thr = sample_threshold(rate), j = 0;
+	uint32_t *map, m = 0;
+
+	map = malloc((size_t)*nr_keys * sizeof(*map));
+	if (!map)
+		return -ENOMEM;
+	memset(map, 0xff, (size_t)*nr_keys * sizeof(*map));
+	for (uint64_t i = 0; i < *n; i++) {
+		uint32_t k = keys[i];
+
+		if (k >= *nr_keys) {
+			free(map);
+			return -EBADMSG;
+		}
+		if ((mix(k) & ((1u << SAMPLE_BITS) - 1)) >= thr)
+			continue;
+		if (map[k] == UINT32_MAX)
+			map[k] = m++;
+		keys[j++] = map[k];
+	}
+	free(map);
+	*n = j;
+	*nr_keys = m;
+	return 0;
+}
+
+/*
+ * hits[i] = the curve at sizes[i] * rate (rounded), scaled by scale; the
+ * curve is flat from nr_keys on.
+ */
+static void sample(const uint64_t *curve, uint32_t nr_keys, const uint64_t *sizes, size_t n,
+		   double rate, double scale, uint64_t *hits)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t c = sizes[i];
+
+		if (rate < 1)
+			c = (uint64_t)llround((double)c * rate);
+		c = HS_MIN(c, (uint64_t)nr_keys);
+		hits[i] = scale == 1 ? curve[c] : (uint64_t)llround((double)curve[c] * scale);
+	}
 }
 
 int hs_mrc_stack_session(struct hs_store *st, int64_t session, const uint64_t *sizes,
 			 size_t n, uint64_t *lru_hits, uint64_t *opt_hits,
 			 struct hs_mrc_stack *out)
 {
+	return hs_mrc_stack_sampled(st, session, 1, sizes, n, lru_hits, opt_hits, out);
+}
+
+int hs_mrc_stack_sampled(struct hs_store *st, int64_t session, double rate,
+			 const uint64_t *sizes, size_t n, uint64_t *lru_hits,
+			 uint64_t *opt_hits, struct hs_mrc_stack *out)
+{
 	struct hs_session_info info;
 	struct hs_stackdist *sd = NULL;
 	struct hs_optstack *os = NULL;
-	uint64_t *next = NULL, *curve = NULL;
+	uint64_t *next = NULL, *curve = NULL, records;
 	uint8_t *meta = NULL;
 	uint32_t *keys = NULL, nr;
-	double t0;
+	double t0, scale = 1;
 	size_t i;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
+	if (!(rate >= HS_MRC_MIN_RATE && rate <= 1))
+		return -EINVAL;
 	ret = hs_session_get(st, session, &info);
 	if (ret)
 		return ret;
@@ -261,19 +343,33 @@ int hs_mrc_stack_session(struct hs_store *st, int64_t session, const uint64_t *s
 	if (info.distinct_keys > HS_STACKDIST_MAX_KEYS)
 		return -EOVERFLOW;
 	out->accesses = info.accesses;
-	if (!info.distinct_keys) {	/* an empty session: no hits anywhere */
+	nr = (uint32_t)info.distinct_keys;
+	records = info.records;
+	if (nr) {
+		ret = read_keys(st, session, &keys);
+		if (ret)
+			return ret;
+		if (rate < 1) {
+			ret = sample_stream(keys, &records, &nr, rate);
+			if (ret)
+				goto out;
+		}
+	}
+	out->sampled = records;
+	out->sampled_keys = nr;
+	if (!nr) {	/* an empty session or sample: no hits anywhere */
 		for (i = 0; i < n; i++) {
 			if (lru_hits)
 				lru_hits[i] = 0;
 			if (opt_hits)
 				opt_hits[i] = 0;
 		}
-		return 0;
+		out->cold = out->accesses;
+		ret = 0;
+		goto out;
 	}
-	nr = (uint32_t)info.distinct_keys;
-	ret = read_keys(st, session, &keys);
-	if (ret)
-		return ret;
+	if (rate < 1)
+		scale = (double)info.accesses / (double)records;
 	ret = -ENOMEM;
 	curve = malloc(((size_t)nr + 1) * sizeof(*curve));
 	if (!curve)
@@ -282,37 +378,39 @@ int hs_mrc_stack_session(struct hs_store *st, int64_t session, const uint64_t *s
 	if (lru_hits) {
 		t0 = now_s();
 		ret = hs_stackdist_new(nr, &sd);
-		for (i = 0; !ret && i < info.records; i++)
+		for (i = 0; !ret && i < records; i++)
 			ret = hs_stackdist_access(sd, keys[i], NULL);
 		if (ret)
 			goto out;
 		hs_stackdist_curve(sd, curve, (size_t)nr + 1);
-		sample(curve, nr, sizes, n, lru_hits);
+		sample(curve, nr, sizes, n, rate, scale, lru_hits);
 		out->cold = hs_stackdist_cold(sd);
 		out->lru_s = now_s() - t0;
 	}
 	if (opt_hits) {
 		t0 = now_s();
 		ret = -ENOMEM;
-		next = malloc((info.records ? info.records : 1) * sizeof(*next));
-		meta = malloc(info.records ? info.records : 1);
+		next = malloc((records ? records : 1) * sizeof(*next));
+		meta = malloc(records ? records : 1);
 		if (!next || !meta)
 			goto out;
-		memset(meta, HS_CH_PT, info.records);
-		ret = hs_next_use_fill(keys, meta, info.records, nr, next);
+		memset(meta, HS_CH_PT, records);
+		ret = hs_next_use_fill(keys, meta, records, nr, next);
 		free(meta);
 		meta = NULL;
 		if (!ret)
 			ret = hs_optstack_new(nr, &os);
-		for (i = 0; !ret && i < info.records; i++)
+		for (i = 0; !ret && i < records; i++)
 			ret = hs_optstack_access(os, keys[i], next[i], NULL);
 		if (ret)
 			goto out;
 		hs_optstack_curve(os, curve, (size_t)nr + 1);
-		sample(curve, nr, sizes, n, opt_hits);
+		sample(curve, nr, sizes, n, rate, scale, opt_hits);
 		out->cold = hs_optstack_cold(os);
 		out->opt_s = now_s() - t0;
 	}
+	if (scale != 1)
+		out->cold = (uint64_t)llround((double)out->cold * scale);
 	ret = 0;
 out:
 	hs_optstack_free(os);

@@ -43,15 +43,35 @@ int hs_mrc_sizes_parse(const char *spec, uint64_t distinct_keys, uint64_t unit_b
  * struct hs_mrc_stack - the one-pass curves of one session
  * @accesses: accesses in the session
  * @cold: first accesses (misses at every size, for both policies)
+ * @sampled: accesses the analyzers saw (@accesses unless sampled)
+ * @sampled_keys: distinct keys among them
  * @lru_s: seconds spent on the LRU stack distances
  * @opt_s: seconds spent on the OPT stack (next uses included)
  */
 struct hs_mrc_stack {
 	uint64_t	accesses;
 	uint64_t	cold;
+	uint64_t	sampled;
+	uint64_t	sampled_keys;
 	double		lru_s;
 	double		opt_s;
 };
+
+/* Smallest --sample rate: the sampling threshold is kept to 1 / 2^24. */
+#define HS_MRC_MIN_RATE		1e-6
+
+/**
+ * hs_mrc_sample_keep() - whether spatial sampling at @rate keeps @key
+ * @key: a session's key id
+ * @rate: the sampling rate, HS_MRC_MIN_RATE .. 1
+ *
+ * A key is kept when a 64-bit mix of its id, taken modulo 2^24, is below
+ * rate * 2^24 (rounded): the same keys for the same rate on every run, and
+ * every key at rate 1.
+ *
+ * Return: true to keep the key's accesses.
+ */
+bool hs_mrc_sample_keep(uint32_t key, double rate);
 
 /**
  * hs_mrc_stack_session() - LRU and OPT hits at every size of a grid, one pass
@@ -74,5 +94,30 @@ struct hs_mrc_stack {
 int hs_mrc_stack_session(struct hs_store *st, int64_t session, const uint64_t *sizes,
 			 size_t n, uint64_t *lru_hits, uint64_t *opt_hits,
 			 struct hs_mrc_stack *out);
+
+/**
+ * hs_mrc_stack_sampled() - hs_mrc_stack_session() on a spatial sample
+ * @st: the store
+ * @session: session id (accesses only, as for hs_mrc_stack_session())
+ * @rate: the sampling rate, HS_MRC_MIN_RATE .. 1; 1 is hs_mrc_stack_session()
+ * @sizes: the grid, in the session's units (any order)
+ * @n: entries of @sizes
+ * @lru_hits: receives LRU's estimated hits at each size, or NULL
+ * @opt_hits: receives OPT's estimated hits at each size, or NULL
+ * @out: receives the counts (@out->sampled, @out->sampled_keys: the sample's)
+ *
+ * SHARDS (Waldspurger, Park, Garthwaite and Ahmad, FAST 2015), fixed rate:
+ * only the accesses of the keys hs_mrc_sample_keep() keeps are fed to the
+ * analyzers, size C is read off the sample's curve at C * rate (rounded;
+ * 0 hits below one unit), and the sample's hits are scaled by accesses /
+ * sampled accesses, so misses / accesses is the sample's miss ratio.  An
+ * estimate: hsctl-mrc(1) gives its measured error.  A sample without
+ * accesses gives 0 hits everywhere.
+ *
+ * Return: as hs_mrc_stack_session(), and -EINVAL for a rate out of range.
+ */
+int hs_mrc_stack_sampled(struct hs_store *st, int64_t session, double rate,
+			 const uint64_t *sizes, size_t n, uint64_t *lru_hits,
+			 uint64_t *opt_hits, struct hs_mrc_stack *out);
 
 #endif /* HS_MRC_H */

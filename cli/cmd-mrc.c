@@ -9,7 +9,10 @@
  * policy costs one run per size.  A session with hints or drops is outside
  * the stack model: there LRU and OPT are replayed too (and the command says
  * so).  Both methods give what `hsctl replay` gives at the same size; the
- * curves land in mrc_curves / mrc_points (view v_mrc, hsctl-db(5)).
+ * curves land in mrc_curves / mrc_points (view v_mrc, hsctl-db(5)).  With
+ * --sample R the one-pass curves are estimates from a spatial sample of the
+ * keys (SHARDS, analyzers/mrc.c), stored with their rate; replayed policies
+ * are not sampled, so asking for both is a usage error.
  */
 #include "config.h"
 
@@ -38,6 +41,7 @@ enum {
 	OPT_SIZES = 0x100,
 	OPT_THREADS,
 	OPT_NO_STORE,
+	OPT_SAMPLE,
 };
 
 struct args {
@@ -45,6 +49,7 @@ struct args {
 	char		*policies;	/* --policy list (default lru,opt) */
 	const char	*sizes;		/* --sizes spec */
 	unsigned int	threads;	/* --threads, 0 = all cores */
+	double		sample;		/* --sample rate, 1 = exact */
 	bool		no_store;	/* --no-store */
 };
 
@@ -66,6 +71,10 @@ static const struct argp_option options[] = {
 	  "Sizes, comma-separated: N, N% of the distinct keys, or a memory size such as 64M "
 	  "(pages and blocks); ranges A..B (every size), A..B/STEP (linear) or A..B:N "
 	  "(N log-spaced sizes); default " DEFAULT_SIZES, 0 },
+	{ "sample", OPT_SAMPLE, "R", 0,
+	  "Spatial sampling (SHARDS) for lru and opt: keep the keys of a share R of the "
+	  "hash space (0.000001 .. 1) and scale sizes by 1/R; an estimate (default: 1, exact)",
+	  0 },
 	{ "threads", OPT_THREADS, "N", 0, "Replay worker threads (default: one per core)", 0 },
 	{ "no-store", OPT_NO_STORE, NULL, 0, "Do not store the curves in the database", 0 },
 	{ 0 }
@@ -90,6 +99,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_STORE:
 		a->no_store = true;
+		break;
+	case OPT_SAMPLE:
+		if (hs_parse_double(arg, HS_MRC_MIN_RATE, 1, &a->sample))
+			argp_error(state, "--sample '%s': expected a rate from 0.000001 to 1", arg);
 		break;
 	case ARGP_KEY_ARG:
 		if (a->session)
@@ -118,6 +131,7 @@ static const struct argp argp = {
 	       "    hsctl mrc 1 --sizes 1..100%:1000            # 1,000 log-spaced sizes\n"
 	       "    hsctl mrc 1 --policy lru,opt,arc --sizes 10%..100%/10%\n"
 	       "    hsctl mrc 1 --sizes 16M..1G:20 --format csv # page sessions: memory sizes\n"
+	       "    hsctl mrc 1 --sample 0.01 --sizes 1..100%:100  # SHARDS, 1% of the keys\n"
 	       "    hsctl sql 'SELECT policy, size, miss_ratio FROM v_mrc WHERE curve = 1'\n"
 	       "\nmiss_ratio is misses / accesses (the table prints it in percent). See "
 	       "hsctl-mrc(1) and hsctl-db(5).",
@@ -160,7 +174,7 @@ static bool is_stack_policy(const struct hs_policy_ops *ops)
 
 /* The one-pass curves of the stack policies among curves[]. */
 static int stack_curves(struct hs_store *st, int64_t session, struct curve *cv, size_t nc,
-			const uint64_t *sizes, size_t ns)
+			const uint64_t *sizes, size_t ns, double rate)
 {
 	uint64_t *lru = NULL, *opt = NULL;
 	struct curve *cl = NULL, *co = NULL;
@@ -181,9 +195,12 @@ static int stack_curves(struct hs_store *st, int64_t session, struct curve *cv, 
 		goto out;
 	if (co && !(opt = calloc(ns, sizeof(*opt))))
 		goto out;
-	ret = hs_mrc_stack_session(st, session, sizes, ns, lru, opt, &out);
+	ret = hs_mrc_stack_sampled(st, session, rate, sizes, ns, lru, opt, &out);
 	if (ret)
 		goto out;
+	if (rate < 1)
+		hs_info("sample at %g: %" PRIu64 " accesses, %" PRIu64 " distinct keys", rate,
+			out.sampled, out.sampled_keys);
 	hs_info("stack pass: lru %.3fs, opt %.3fs", out.lru_s, out.opt_s);
 	for (size_t s = 0; s < ns; s++) {
 		if (cl) {
@@ -255,7 +272,7 @@ static double ratio(uint64_t a, uint64_t b)
 }
 
 static int print_curves(const struct curve *cv, size_t nc, size_t ns,
-			const struct hs_session_info *info)
+			const struct hs_session_info *info, double rate)
 {
 	bool table = hs_global.format == HS_FMT_TABLE;
 	struct hs_out *o;
@@ -308,13 +325,16 @@ static int print_curves(const struct curve *cv, size_t nc, size_t ns,
 		printf("session %" PRId64 " (%s): %" PRIu64 " accesses, %" PRIu64
 		       " distinct keys; size in %ss\n", info->id, info->name, info->accesses,
 		       info->distinct_keys, info->unit);
+	if (table && rate < 1)
+		printf("lru and opt estimated from a spatial sample of %g of the keys (SHARDS)\n",
+		       rate);
 	ret = hs_out_finish(o);
 	hs_out_free(o);
 	return ret;
 }
 
 static int store_curves(struct hs_store *st, struct curve *cv, size_t nc, size_t ns,
-			const struct hs_session_info *info)
+			const struct hs_session_info *info, double rate)
 {
 	struct hs_mrc_record *recs = calloc(nc, sizeof(*recs));
 	int64_t *ids = calloc(nc, sizeof(*ids));
@@ -329,6 +349,7 @@ static int store_curves(struct hs_store *st, struct curve *cv, size_t nc, size_t
 		recs[i].method = cv[i].stack ? "stack" : "replay";
 		recs[i].accesses = info->accesses;
 		recs[i].wall_s = cv[i].wall_s;
+		recs[i].sample_rate = cv[i].stack ? rate : 1;
 		recs[i].points = cv[i].points;
 		recs[i].nr_points = ns;
 	}
@@ -349,7 +370,7 @@ static int run(int argc, char **argv)
 	struct curve *cv = NULL;
 	uint64_t *sizes = NULL;
 	size_t nr_pols = 0, ns = 0, replayed = 0, i;
-	struct args a = { 0 };
+	struct args a = { .sample = 1 };
 	int64_t session;
 	bool pure;
 	int status, ret;
@@ -410,6 +431,12 @@ static int run(int argc, char **argv)
 		for (size_t s = 0; s < ns; s++)
 			cv[i].points[s].size = sizes[s];
 	}
+	if (a.sample < 1 && replayed) {
+		hs_err("--sample: only the one-pass curves (lru and opt, on a session without "
+		       "hints or drops) can be sampled");
+		status = HS_EXIT_USAGE;
+		goto out;
+	}
 	if (replayed * ns > MAX_REPLAY_RUNS) {
 		hs_err("%zu replayed policies at %zu sizes is %zu runs, more than %d: give fewer "
 		       "--sizes (or only lru and opt, which take one pass)", replayed, ns,
@@ -418,7 +445,7 @@ static int run(int argc, char **argv)
 		goto out;
 	}
 
-	ret = stack_curves(st, session, cv, nr_pols, sizes, ns);
+	ret = stack_curves(st, session, cv, nr_pols, sizes, ns, a.sample);
 	if (!ret)
 		ret = replay_curves(st, session, cv, nr_pols, sizes, ns, a.threads);
 	if (ret) {
@@ -435,7 +462,7 @@ static int run(int argc, char **argv)
 		goto out;
 	}
 	if (!a.no_store) {
-		ret = store_curves(st, cv, nr_pols, ns, &info);
+		ret = store_curves(st, cv, nr_pols, ns, &info, a.sample);
 		if (ret) {
 			hs_err("%s: storing the curves: %s", hs_global.db,
 			       ret == -ENOMEM ? "out of memory" : hs_store_errmsg(st));
@@ -443,7 +470,7 @@ static int run(int argc, char **argv)
 			goto out;
 		}
 	}
-	status = print_curves(cv, nr_pols, ns, &info) ? HS_EXIT_FAILURE : HS_EXIT_OK;
+	status = print_curves(cv, nr_pols, ns, &info, a.sample) ? HS_EXIT_FAILURE : HS_EXIT_OK;
 out:
 	for (i = 0; cv && i < nr_pols; i++)
 		free(cv[i].points);

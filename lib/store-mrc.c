@@ -27,6 +27,7 @@ static int save_curve(struct hs_store *st, sqlite3_stmt *ci, sqlite3_stmt *pi,
 	sqlite3_bind_int64(ci, 5, (int64_t)c->accesses);
 	sqlite3_bind_int64(ci, 6, (int64_t)c->nr_points);
 	sqlite3_bind_double(ci, 7, c->wall_s);
+	sqlite3_bind_double(ci, 8, c->sample_rate > 0 ? c->sample_rate : 1);
 	err = store_run(st, ci);
 	if (err)
 		return err;
@@ -66,12 +67,13 @@ int hs_store_save_mrc(struct hs_store *st, const struct hs_mrc_record *curves, s
 		return store_err(st, -EBUSY, "another write is in progress");
 	for (size_t i = 0; i < n; i++)
 		if (!curves[i].policy || !curves[i].method || (curves[i].nr_points &&
-							      !curves[i].points))
-			return store_err(st, -EINVAL, "curve %zu has no policy, method or points",
-					 i);
+							      !curves[i].points) ||
+		    !(curves[i].sample_rate >= 0 && curves[i].sample_rate <= 1))
+			return store_err(st, -EINVAL, "curve %zu has no policy, method or points,"
+					 " or a sample rate outside 0 .. 1", i);
 	rc = sqlite3_prepare_v2(st->db, "INSERT INTO mrc_curves (session, policy, params, method,"
-				" accesses, points, wall_s, created) VALUES (?1, ?2, ?3, ?4, ?5,"
-				" ?6, ?7, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))", -1, &ci, NULL);
+				" accesses, points, wall_s, sample_rate, created) VALUES (?1, ?2, ?3,"
+				" ?4, ?5, ?6, ?7, ?8, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))", -1, &ci, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_prepare_v2(st->db, "INSERT INTO mrc_points (curve, size, hits, misses)"
 					" VALUES (?1, ?2, ?3, ?4)", -1, &pi, NULL);

@@ -563,6 +563,20 @@ static const char *const migrations[] = {
 	"    1.0 * (model_pswpout - kernel_pswpout) / nullif(kernel_pswpout, 0) AS pswpout_error,"
 	"    gap_accesses, created"
 	"  FROM fidelity;",
+	/*
+	 * 7 -> 8: sampled curves (hsctl mrc --sample, SHARDS): the rate a
+	 * curve was computed at, 1 for an exact curve; v_mrc shows it.
+	 */
+	"ALTER TABLE mrc_curves ADD COLUMN sample_rate REAL NOT NULL DEFAULT 1"
+	"  CHECK (sample_rate > 0 AND sample_rate <= 1);"
+	"DROP VIEW v_mrc;"
+	"CREATE VIEW v_mrc AS"
+	"  SELECT c.id AS curve, c.session AS session, c.policy AS policy,"
+	"    c.params AS params, c.method AS method, p.size AS size,"
+	"    c.accesses AS accesses, p.hits AS hits, p.misses AS misses,"
+	"    CASE WHEN c.accesses > 0 THEN p.misses * 1.0 / c.accesses END AS miss_ratio,"
+	"    c.created AS created, c.sample_rate AS sample_rate"
+	"  FROM mrc_points AS p JOIN mrc_curves AS c ON c.id = p.curve;",
 };
 
 static int refresh_opt_gaps(struct hs_store *st, int64_t session);

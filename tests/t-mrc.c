@@ -425,6 +425,63 @@ static void test_every_capacity(void)
 	}
 }
 
+/*
+ * Many small random streams (1 .. 12 keys, 10 .. 99 accesses, 300 seeds,
+ * every shape), where every capacity is a corner case: the OPT stack's
+ * curve against the OPT policy at every capacity 1 .. keys + 1, and its
+ * distances against the naive array stack; and long streams over 50 keys
+ * (50,000 accesses), where the tree is churned for long.
+ */
+static void check_curve(const struct stream *s, const char *name, uint64_t seed)
+{
+	uint64_t *curve = calloc((size_t)s->nr_keys + 2, sizeof(*curve));
+	struct hs_optstack *os = curve ? opt_run(s, NULL) : NULL;
+
+	if (!os) {
+		t_fail(__FILE__, __LINE__, "%s: no OPT stack", name);
+		free(curve);
+		return;
+	}
+	hs_optstack_curve(os, curve, (size_t)s->nr_keys + 2);
+	for (uint64_t c = 1; c <= (uint64_t)s->nr_keys + 1; c++) {
+		uint64_t o = policy_hits("opt", s, c);
+
+		if (o != curve[c]) {
+			t_fail(__FILE__, __LINE__, "%s seed %" PRIu64 " at %" PRIu64 ": opt %"
+			       PRIu64 ", curve %" PRIu64, name, seed, c, o, curve[c]);
+			break;
+		}
+	}
+	hs_optstack_free(os);
+	free(curve);
+}
+
+static void test_random_small(void)
+{
+	for (uint64_t seed = 1; seed <= 300; seed++) {
+		struct stream s;
+		uint32_t nr = 1 + (uint32_t)(seed % 12);
+
+		if (make_stream(&s, (enum shape)(seed % 4), nr, 10 + seed % 90, seed)) {
+			t_fail(__FILE__, __LINE__, "out of memory");
+			continue;
+		}
+		check_curve(&s, "small", seed);
+		check_against_naive(&s);
+		stream_free(&s);
+	}
+	for (enum shape sh = UNIFORM; sh <= PHASES; sh++) {
+		struct stream s;
+
+		if (make_stream(&s, sh, 50, 50000, 77 + sh)) {
+			t_fail(__FILE__, __LINE__, "out of memory");
+			continue;
+		}
+		check_curve(&s, "long", 77 + sh);
+		stream_free(&s);
+	}
+}
+
 static void test_errors(void)
 {
 	struct hs_optstack *os = NULL;
@@ -471,6 +528,11 @@ static void expect_sizes(const char *spec, uint64_t distinct, uint64_t unit_byte
  * 25^(1/2) = 10, 50.  1..3:5: 1, 3^(1/4) = 1.32 -> 1, 1.73 -> 2, 2.28 -> 2,
  * 3: merged to 1 2 3.  Shares of 200 keys: 0.1% is 0.2, at least 1; 12.5% is
  * 25.  Memory: 1M of 4096-byte pages is 256, of 512-byte blocks 2048.
+ * Every kind of size at the ends of every kind of range: 10%..100%:3 of
+ * 1,000 keys is 100, 100 * 10^(1/2) = 316.2 -> 316, 1000; 64K..1M:5 of pages
+ * is 16..256:5, doubling; 4K..16K/4K of pages is 1 2 3 4; 1K..1M/256K of
+ * blocks is 2..2048/512; 10..50%/20% of 100 keys is 10 30 50.  Memory sizes
+ * round down to whole units (6K of pages is 1 page; 2K is 0, refused).
  */
 static void test_sizes(void)
 {
@@ -482,6 +544,12 @@ static void test_sizes(void)
 	static const uint64_t w6[] = { 2048 };
 	static const uint64_t w7[] = { 10, 13, 16, 19, 20 };
 	static const uint64_t w8[] = { 3, 4, 5, 7 };
+	static const uint64_t w9[] = { 100, 316, 1000 };
+	static const uint64_t w10[] = { 16, 32, 64, 128, 256 };
+	static const uint64_t w11[] = { 1, 2, 3, 4 };
+	static const uint64_t w12[] = { 2, 514, 1026, 1538, 2048 };
+	static const uint64_t w13[] = { 10, 30, 50 };
+	static const uint64_t w14[] = { 1 };
 	uint64_t *got = NULL;
 	size_t n = 0;
 
@@ -493,6 +561,12 @@ static void test_sizes(void)
 	expect_sizes("1M", 5000, 512, w6, ARRAY_SIZE(w6));
 	expect_sizes("10..20/3", 5000, 0, w7, ARRAY_SIZE(w7));
 	expect_sizes("7,3..5,4", 5000, 0, w8, ARRAY_SIZE(w8));
+	expect_sizes("10%..100%:3", 1000, 0, w9, ARRAY_SIZE(w9));
+	expect_sizes("64K..1M:5", 5000, 4096, w10, ARRAY_SIZE(w10));
+	expect_sizes("4K..16K/4K", 5000, 4096, w11, ARRAY_SIZE(w11));
+	expect_sizes("1K..1M/256K", 5000, 512, w12, ARRAY_SIZE(w12));
+	expect_sizes("10..50%/20%", 100, 0, w13, ARRAY_SIZE(w13));
+	expect_sizes("6K", 5000, 4096, w14, ARRAY_SIZE(w14));
 
 	T_EQ_I64(hs_mrc_sizes_parse("5..1", 100, 0, &got, &n), -EINVAL);
 	T_EQ_I64(hs_mrc_sizes_parse("1..5:1", 100, 0, &got, &n), -ERANGE);
@@ -504,6 +578,8 @@ static void test_sizes(void)
 	T_EQ_I64(hs_mrc_sizes_parse("101%", 100, 0, &got, &n), -ERANGE);
 	T_EQ_I64(hs_mrc_sizes_parse("1..200000", 100, 0, &got, &n), -E2BIG);
 	T_EQ_I64(hs_mrc_sizes_parse("1..x", 100, 0, &got, &n), -EINVAL);
+	T_EQ_I64(hs_mrc_sizes_parse("2K", 100, 4096, &got, &n), -ERANGE);
+	T_EQ_I64(hs_mrc_sizes_parse("1..4K", 100, 0, &got, &n), -EINVAL);
 	T_ASSERT(got == NULL);
 }
 
@@ -564,14 +640,90 @@ static void test_session(void)
 	hs_store_close(st);
 }
 
+/*
+ * SHARDS (hs_mrc_stack_sampled()).  Rate 1 is the exact pass, number for
+ * number.  A cyclic stream of K keys, L rounds: a sample of m keys is a
+ * cycle of m keys, whose LRU curve is 0 hits below m and m (L - 1) from m
+ * on; scaled by accesses / sampled accesses = K L / (m L) that is K (L - 1)
+ * hits from the size whose R-th part rounds to m on, and none below.  The
+ * hash is fixed, so m is a fixed number (237 of 1,000 keys at R = 0.25).
+ */
+static void test_sample(void)
+{
+	static const uint64_t hand[] = { 1, 2, 3, 1, 2, 4, 1, 2, 3, 4 };
+	static const uint64_t sizes[] = { 3, 2, 100, 1 };
+	enum { K = 1000, L = 3 };
+	const double r = 0.25;
+	uint64_t lru[ARRAY_SIZE(sizes)], opt[ARRAY_SIZE(sizes)];
+	uint64_t *cyc, grid[4], glru[4], gopt[4];
+	struct hs_store *st = NULL;
+	struct hs_mrc_stack out;
+	uint32_t m = 0, k;
+	int64_t pure, cyclic;
+
+	for (k = 0; k < K; k++) {
+		T_ASSERT(hs_mrc_sample_keep(k, 1));
+		m += hs_mrc_sample_keep(k, r);
+	}
+	T_EQ_U64(m, 237);
+
+	T_EQ_I64(hs_store_open(":memory:", 0, &st), 0);
+	if (!st)
+		return;
+	pure = store_session(st, hand, ARRAY_SIZE(hand), SIZE_MAX);
+	T_EQ_I64(hs_mrc_stack_sampled(st, pure, 1, sizes, ARRAY_SIZE(sizes), lru, opt, &out), 0);
+	T_EQ_U64(out.sampled, 10);
+	T_EQ_U64(out.sampled_keys, 4);
+	T_EQ_U64(out.cold, 4);
+	T_EQ_U64(lru[0], 4);
+	T_EQ_U64(lru[1], 0);
+	T_EQ_U64(lru[2], 6);
+	T_EQ_U64(opt[0], 5);
+	T_EQ_U64(opt[1], 3);
+	T_EQ_U64(opt[2], 6);
+	T_EQ_I64(hs_mrc_stack_sampled(st, pure, 0, sizes, 1, lru, opt, &out), -EINVAL);
+	T_EQ_I64(hs_mrc_stack_sampled(st, pure, 1.5, sizes, 1, lru, opt, &out), -EINVAL);
+
+	cyc = calloc((size_t)K * L, sizeof(*cyc));
+	T_ASSERT(cyc != NULL);
+	if (!cyc) {
+		hs_store_close(st);
+		return;
+	}
+	for (size_t i = 0; i < (size_t)K * L; i++)
+		cyc[i] = i % K;
+	cyclic = store_session(st, cyc, (size_t)K * L, SIZE_MAX);
+	/* 946 * 0.25 = 236.5 rounds to 237 = m, 945 * 0.25 to 236. */
+	grid[0] = 945;
+	grid[1] = 946;
+	grid[2] = 100;
+	grid[3] = 5000;
+	T_EQ_I64(hs_mrc_stack_sampled(st, cyclic, r, grid, 4, glru, gopt, &out), 0);
+	T_EQ_U64(out.accesses, (uint64_t)K * L);
+	T_EQ_U64(out.sampled, (uint64_t)m * L);
+	T_EQ_U64(out.sampled_keys, m);
+	T_EQ_U64(out.cold, K);
+	T_EQ_U64(glru[0], 0);
+	T_EQ_U64(glru[1], (uint64_t)K * (L - 1));
+	T_EQ_U64(glru[2], 0);
+	T_EQ_U64(glru[3], (uint64_t)K * (L - 1));
+	/* OPT keeps everything from m on too, and at 1 sampled unit (size 4) */
+	T_EQ_U64(gopt[1], (uint64_t)K * (L - 1));
+	T_EQ_U64(gopt[3], (uint64_t)K * (L - 1));
+	free(cyc);
+	hs_store_close(st);
+}
+
 static const struct t_case cases[] = {
 	{ "hand-abcabda", test_hand_abcabda },
 	{ "hand-records", test_hand_records },
 	{ "naive-model", test_naive_model },
 	{ "every-capacity", test_every_capacity },
+	{ "random-small", test_random_small },
 	{ "errors", test_errors },
 	{ "sizes", test_sizes },
 	{ "session", test_session },
+	{ "sample", test_sample },
 };
 
 int main(int argc, char **argv)

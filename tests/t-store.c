@@ -183,7 +183,7 @@ static void test_memory_open(void)
 	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
 	T_EQ_I64(hs_store_get_info(st, &info), 0);
 	T_EQ_U64(info.application_id, 0x48534354);
-	T_EQ_I64(info.user_version, 7);
+	T_EQ_I64(info.user_version, 8);
 	T_EQ_I64(info.sessions, 0);
 	T_EQ_I64(info.runs, 0);
 	T_EQ_STR(info.journal_mode, "memory");
@@ -562,7 +562,7 @@ static void test_refuse_files(void)
 		return;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 9", 0, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 9 is newer than this hsctl supports (7); upgrade hsctl");
+		 "database schema version 9 is newer than this hsctl supports (8); upgrade hsctl");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY, &st), -EPROTO);
@@ -584,7 +584,7 @@ static void test_refuse_files(void)
 	st = NULL;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 0", HS_STORE_RDONLY, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 0 is older than this hsctl's (7);"
+		 "database schema version 0 is older than this hsctl's (8);"
 		 " run 'hsctl db migrate'");
 	hs_store_close(st);
 	st = NULL;
@@ -1316,6 +1316,18 @@ out:
 	hs_store_close(st);
 }
 
+/* What migration 8 added, undone: mrc_curves.sample_rate and v_mrc showing it. */
+#define UNDO_8								\
+	"DROP VIEW v_mrc; ALTER TABLE mrc_curves DROP COLUMN sample_rate;"	\
+	" CREATE VIEW v_mrc AS"						\
+	"  SELECT c.id AS curve, c.session AS session, c.policy AS policy,"	\
+	"    c.params AS params, c.method AS method, p.size AS size,"		\
+	"    c.accesses AS accesses, p.hits AS hits, p.misses AS misses,"	\
+	"    CASE WHEN c.accesses > 0 THEN p.misses * 1.0 / c.accesses END AS miss_ratio," \
+	"    c.created AS created"						\
+	"  FROM mrc_points AS p JOIN mrc_curves AS c ON c.id = p.curve;"	\
+	" PRAGMA user_version = 7;"
+
 /* What migration 7 added, undone: hsctl fidelity's rows. */
 #define UNDO_7 "DROP VIEW v_fidelity; DROP TABLE fidelity; PRAGMA user_version = 6;"
 
@@ -1451,7 +1463,7 @@ static void test_opt_gap(void)
 		 "3|'opt'|4|0|R1.28;4|'lru'|8|0|R2;5|'opt'|8|1|R1;6|'opt'|4|1|R1");
 
 	/* schema 2 had neither column: migration 3 computes the same */
-	T_EQ_STR(q(st, UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4 " " UNDO_3), "");
+	T_EQ_STR(q(st, UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4 " " UNDO_3), "");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, 0, &st), 0);
@@ -1485,7 +1497,7 @@ static void test_migrate_v1(void)
 	if (!st)
 		return;
 	T_EQ_I64(write_pattern(st, 10), 1);
-	T_EQ_STR(q(st, UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4 " " UNDO_3 " DROP VIEW v_folio_lives; DROP VIEW v_events;"
+	T_EQ_STR(q(st, UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4 " " UNDO_3 " DROP VIEW v_folio_lives; DROP VIEW v_events;"
 		      " DROP VIEW v_record_checks;"
 		      " DROP VIEW v_sessions; CREATE VIEW v_sessions AS SELECT id AS session,"
 		      " source, name, status, started, ended, accesses, distinct_keys"
@@ -1512,7 +1524,7 @@ static void test_migrate_v1(void)
 	if (!st)
 		return;
 	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
-	T_EQ_STR(q(st, "PRAGMA user_version"), "7");
+	T_EQ_STR(q(st, "PRAGMA user_version"), "8");
 	T_EQ_I64(hs_session_get(st, 1, &info), 0);
 	T_EQ_STR(info.name, "trace.txt");
 	T_EQ_U64(info.records, 10);
@@ -1538,8 +1550,10 @@ static void test_migrate_v1(void)
 
 /*
  * Curves (hsctl mrc): stored in one transaction, read back through v_mrc,
- * removed with their session; and a schema-2 file (what migration 3 added
- * dropped) migrates to 3 with its sessions kept and the curve tables made.
+ * removed with their session, with their sample rate; a schema-4 file
+ * (migration 5 undone) migrates with its curves marked exact; and a schema-3
+ * file (migration 4 undone too) migrates with its sessions kept and the curve
+ * tables made.
  */
 static void test_mrc(void)
 {
@@ -1582,12 +1596,35 @@ static void test_mrc(void)
 	T_EQ_STR(q(st, "SELECT count(*) FROM mrc_points"), "4");
 	c.method = NULL;
 	T_EQ_I64(hs_store_save_mrc(st, &c, 1, NULL), -EINVAL);
+	/* a sampled curve keeps its rate (0 stores 1, an exact curve); > 1 is refused */
+	c.method = "stack";
+	c.sample_rate = 1.5;
+	T_EQ_I64(hs_store_save_mrc(st, &c, 1, NULL), -EINVAL);
+	c.sample_rate = 0.25;
+	T_EQ_I64(hs_store_save_mrc(st, &c, 1, ids), 0);
+	T_EQ_I64(ids[0], 3);
+	T_EQ_STR(q(st, "SELECT DISTINCT curve, sample_rate FROM v_mrc ORDER BY curve"),
+		 "1|R1;2|R1;3|R0.25");
+	c.sample_rate = 0;
 	T_EQ_I64(hs_session_remove(st, 1), 0);
 	T_EQ_STR(q(st, "SELECT count(*) FROM mrc_curves"), "0");
 	T_EQ_STR(q(st, "SELECT count(*) FROM mrc_points"), "0");
 
+	/* a schema-4 file: its curves migrate as exact ones */
 	T_EQ_I64(write_pattern(st, 10), 2);
-	T_EQ_STR(q(st, UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4), "");
+	c.session = 2;
+	T_EQ_I64(hs_store_save_mrc(st, &c, 1, ids), 0);
+	T_EQ_STR(q(st, UNDO_8), "");
+	hs_store_close(st);
+	st = NULL;
+	T_EQ_I64(hs_store_open(path, 0, &st), 0);
+	if (!st)
+		return;
+	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
+	T_EQ_STR(q(st, "SELECT size, hits, sample_rate FROM v_mrc ORDER BY size"),
+		 "1|0|R1;3|4|R1");
+	T_EQ_STR(q(st, "DELETE FROM mrc_curves"), "");
+	T_EQ_STR(q(st, UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4), "");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY, &st), -EPROTO);

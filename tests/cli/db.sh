@@ -62,8 +62,8 @@ expect_status 0 H db
 expect_grep '^path  *'"$DB"'$' "$OUT"
 expect_grep '^application_id  *0x48534354$' "$OUT"
 expect_grep '^hsctl_database  *yes$' "$OUT"
-expect_grep '^schema_version  *7$' "$OUT"
-expect_grep '^supported_version  *7$' "$OUT"
+expect_grep '^schema_version  *8$' "$OUT"
+expect_grep '^supported_version  *8$' "$OUT"
 expect_grep '^sessions  *1$' "$OUT"
 expect_grep '^runs  *0$' "$OUT"
 expect_grep '^journal_mode  *wal$' "$OUT"
@@ -71,7 +71,7 @@ expect_grep '^page_size  *[0-9][0-9]*$' "$OUT"
 expect_grep '^file_size  *[1-9][0-9]*$' "$OUT"
 expect_status 0 H db info --format json
 expect_grep '^  "application_id": "0x48534354",$' "$OUT"
-expect_grep '^  "schema_version": 7,$' "$OUT"
+expect_grep '^  "schema_version": 8,$' "$OUT"
 expect_grep '^  "sessions": 1,$' "$OUT"
 expect_grep '^  "journal_mode": "wal"$' "$OUT"
 expect_status 0 H --format csv db info
@@ -79,9 +79,9 @@ expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" \
 	'path,application_id,hsctl_database,schema_version,supported_version,sessions,runs,'\
 'file_size,page_size,pages,free_pages,journal_mode'
 expect_status 0 H db migrate
-expect_eq "$OUT" "$DB: schema version 7 (up to date)"
+expect_eq "$OUT" "$DB: schema version 8 (up to date)"
 expect_status 0 H db migrate --format json
-expect_eq "$OUT" "$(printf '{\n  "path": "%s",\n  "from_version": 7,\n  "to_version": 7\n}' "$DB")"
+expect_eq "$OUT" "$(printf '{\n  "path": "%s",\n  "from_version": 8,\n  "to_version": 8\n}' "$DB")"
 expect_status 64 H db frobnicate
 expect_grep "unknown action 'frobnicate' (valid: info, migrate)" "$ERR"
 expect_status 64 H db info extra
@@ -99,9 +99,9 @@ expect_grep '^sessions$' "$OUT"
 expect_status 65 "$HSCTL" -d empty.db sql 'SELECT 1'
 expect_eq "$ERR" 'hsctl: empty.db: not an hsctl database (empty file)'
 expect_status 0 "$HSCTL" -d empty.db db migrate
-expect_eq "$OUT" 'empty.db: schema version 0 -> 7'
+expect_eq "$OUT" 'empty.db: schema version 0 -> 8'
 expect_status 0 "$HSCTL" -d empty.db db info
-expect_grep '^schema_version  *7$' "$OUT"
+expect_grep '^schema_version  *8$' "$OUT"
 expect_grep '^sessions  *0$' "$OUT"
 expect_status 0 "$HSCTL" -d empty.db sql 'SELECT count(*) AS n FROM v_runs'
 
@@ -122,10 +122,10 @@ expect_status 0 "$HSCTL" -d v1.db db info
 expect_grep '^schema_version  *1$' "$OUT"
 expect_grep '^sessions  *1$' "$OUT"
 expect_status 65 "$HSCTL" -d v1.db sql 'SELECT 1'
-expect_eq "$ERR" "hsctl: v1.db: database schema version 1 is older than this hsctl's (7);"\
+expect_eq "$ERR" "hsctl: v1.db: database schema version 1 is older than this hsctl's (8);"\
 " run 'hsctl db migrate'"
 expect_status 0 "$HSCTL" -d v1.db db migrate
-expect_eq "$OUT" 'v1.db: schema version 1 -> 7'
+expect_eq "$OUT" 'v1.db: schema version 1 -> 8'
 expect_status 0 "$HSCTL" -d v1.db sql --format csv \
 	'SELECT session, accesses, memory_limit_pages, workload_exit FROM v_sessions'
 expect_eq "$OUT" "$(printf 'session,accesses,memory_limit_pages,workload_exit\n1,100,,')"
@@ -157,7 +157,7 @@ for cmd in 'db' 'db migrate' 'sessions' 'sql SELECT\ 1' 'gen loop --keys 5 --acc
 	'replay 1 --policy lru --size 5'; do
 	eval "expect_status 65 \"\$HSCTL\" -d newer.db $cmd"
 	expect_eq "$ERR" \
-		'hsctl: newer.db: database schema version 9 is newer than this hsctl supports (7);'\
+		'hsctl: newer.db: database schema version 9 is newer than this hsctl supports (8);'\
 ' upgrade hsctl'
 done
 
@@ -174,7 +174,7 @@ expect_status 0 "$HSCTL" -d v2.db sql --format csv 'SELECT * FROM v_policy_compa
 COMPARED=$OUT
 expect_status 0 "$HSCTL" -d v2.db sql --write "$UNDO_7$UNDO_6$UNDO_5$UNDO_4$UNDO_3"
 expect_status 0 "$HSCTL" -d v2.db db migrate
-expect_eq "$OUT" 'v2.db: schema version 2 -> 7'
+expect_eq "$OUT" 'v2.db: schema version 2 -> 8'
 expect_status 0 "$HSCTL" -d v2.db sql --format csv "$RUNS_SQL"
 expect_eq "$OUT" "$STORED"
 expect_status 0 "$HSCTL" -d v2.db sql --format csv 'SELECT * FROM v_policy_compare'

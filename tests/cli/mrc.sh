@@ -4,7 +4,8 @@
 # hsctl mrc end to end: the curves of a ten-access trace computed by hand
 # below, the one-pass LRU and OPT curves against hsctl replay at every size
 # of a generated session, a replayed policy, the size grammar, the stored
-# curves and v_mrc, and the usage errors with their exit status.
+# curves and v_mrc, spatial sampling (--sample), and the usage errors with
+# their exit status.
 . "$TESTS_SRCDIR/cli/setup.sh"
 
 # Keys 1 2 3 1 2 4 1 2 3 4.
@@ -101,6 +102,26 @@ expect_eq "$(sizes 1..60:4)" "1 4 15 60"
 expect_eq "$(sizes 4K..16K,50%,3,8K)" "1 2 3 4 30"
 expect_eq "$(sizes 1..10/4)" "1 5 9 10"
 expect_eq "$(sizes 2..2:5)" "2"
+
+# --sample (SHARDS): rate 1 is the exact curve, number for number; a
+# sampled curve is stored with its rate; only lru and opt can be sampled.
+expect_status 0 "$HSCTL" -d "$DB" mrc 2 --sizes 1..61 --no-store --format csv --sample 1
+expect_eq "$(printf '%s\n' "$OUT" | awk -F, 'NR > 1 { print $3, $5, $7 }' | sort)" \
+	"$(cat mrc.txt)"
+expect_status 0 "$HSCTL" -d "$DB" mrc 2 --sizes 60 --sample 0.5 --format csv
+expect_grep '^[0-9]*,2,lru,stack,60,3000,' "$OUT"
+expect_status 0 "$HSCTL" -d "$DB" sql "SELECT DISTINCT policy, sample_rate FROM v_mrc
+	WHERE session = 2 ORDER BY policy" --format csv
+expect_eq "$OUT" 'policy,sample_rate
+lru,0.5
+opt,0.5'
+expect_status 0 "$HSCTL" -d "$DB" mrc 2 --sizes 60 --sample 0.5 --no-store
+expect_grep 'spatial sample of 0.5 of the keys' "$OUT"
+expect_status 64 "$HSCTL" -d "$DB" mrc 2 --policy arc --sizes 5 --sample 0.5 --no-store
+expect_grep 'only the one-pass curves' "$ERR"
+expect_status 64 "$HSCTL" -d "$DB" mrc 2 --sample 0 --no-store
+expect_status 64 "$HSCTL" -d "$DB" mrc 2 --sample 1.5 --no-store
+expect_status 64 "$HSCTL" -d "$DB" mrc 2 --sample x --no-store
 
 # Errors: bad sizes (64), memory sizes on an object session (64), unknown
 # policy (64), too many replayed runs (64), no such session (66).
