@@ -616,12 +616,11 @@ int hs_undo_recover(const char *dir, const struct hs_undo *self, hs_undo_fn fn, 
 		if ((size_t)snprintf(nt->path, sizeof(nt->path), "%s/%s", dir, de->d_name) >=
 		    sizeof(nt->path))
 			continue;
-		if (self && !strcmp(nt->path, self->path))
-			continue;
 		fd = open(nt->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0)
 			continue;
-		if (flock(fd, LOCK_EX | LOCK_NB)) {
+		/* this process's own note is alive (its lock would say so too) */
+		if ((self && !strcmp(nt->path, self->path)) || flock(fd, LOCK_EX | LOCK_NB)) {
 			/* alive: its items only tell what is in use */
 			parse_note(fd, nt);
 			close(fd);

@@ -176,7 +176,8 @@ typedef int (*hs_undo_fn)(void *arg, const struct hs_undo_owner *o,
 /**
  * hs_undo_recover() - hand the pending items of dead processes' notes to @fn
  * @dir: the notes' directory; NULL: HS_UNDO_DIR
- * @self: this process's own note (never touched), or NULL
+ * @self: this process's own note (never undone: its items count as in
+ *	use, as a live process's do), or NULL
  * @fn: called once per pending item, cgroups first, sessions last
  * @arg: its first argument
  *
