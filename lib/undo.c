@@ -10,9 +10,9 @@
  *	pid 4242
  *	start 1234567
  *	boot 6c1f...-...
- *	+ 1 file /var/tmp/hsctl_4242_loop_Ab12Cd
- *	+ 2 instance hsctl_4242
- *	+ 3 mount 1048620 unique /sys/kernel/tracing
+ *	+ 1 file 0 - - /var/tmp/hsctl_4242_loop_Ab12Cd
+ *	+ 2 instance 0 - - hsctl_4242
+ *	+ 3 mount 2147483767 unique - /sys/kernel/tracing
  *	- 3
  *	end
  *
@@ -264,8 +264,6 @@ static int create_note(struct hs_undo *u)
 	n = snprintf(head, sizeof(head), NOTE_MAGIC "\npid %d\nstart %" PRIu64 "\nboot %s\n",
 		     (int)getpid(), start, boot[0] ? boot : "-");
 	err = write_all(fd, head, (size_t)n);
-	if (!err && fdatasync(fd))
-		err = -errno;
 	if (err)
 		goto fail;
 	for (i = 0; i < 100; i++) {
@@ -312,7 +310,8 @@ int hs_undo_add(struct hs_undo *u, const struct hs_undo_item *it)
 	if (err)
 		return err;
 	err = write_all(u->fd, line, strlen(line));
-	if (!err && fdatasync(u->fd))
+	/* a file outlives a crash: its line (and the header) must too; see undo.h */
+	if (!err && it->kind == HS_UNDO_FILE && fdatasync(u->fd))
 		err = -errno;
 	if (err) {
 		u->failed = true;
@@ -331,7 +330,7 @@ int hs_undo_done(struct hs_undo *u, int seq)
 
 	if (!u || u->fd < 0 || seq <= 0)
 		return 0;
-	/* no snprintf(): this may run in a signal handler */
+	/* no snprintf(): this may run in a signal handler; no fdatasync(): see undo.h */
 	for (v = (unsigned int)seq; v; v /= 10)
 		digits[d++] = (char)('0' + v % 10);
 	line[n++] = '-';
@@ -340,8 +339,6 @@ int hs_undo_done(struct hs_undo *u, int seq)
 		line[n++] = digits[--d];
 	line[n++] = '\n';
 	err = write_all(u->fd, line, n);
-	if (!err && fdatasync(u->fd))
-		err = -errno;
 	if (err) {
 		u->failed = true;
 		return err;
@@ -366,8 +363,7 @@ void hs_undo_close(struct hs_undo *u)
 		return;
 	if (u->fd >= 0) {
 		if (u->pending > 0 || u->failed) {
-			if (!write_all(u->fd, "end\n", 4))
-				fdatasync(u->fd);
+			write_all(u->fd, "end\n", 4);
 		} else {
 			unlink(u->path);
 		}

@@ -16,9 +16,14 @@
  * is an append-only journal: a header (pid, the process's start time from
  * /proc/PID/stat, the boot id), one "+" line per change with what is needed
  * to undo it, one "-" line when the process undid it itself, "end" when it
- * exited with something left.  Every line is written with one write(2) and
- * fdatasync'ed.  The note exists only from the first change on and is
- * removed when everything in it was undone.
+ * exited with something left.  Every line is written with one write(2),
+ * which a SIGKILL cannot take back (the page cache keeps it).  Only a
+ * machine crash loses unsynced lines, and a crash also undoes mounts,
+ * sysctls, instances and cgroups, and the database keeps its own sessions:
+ * so only the line of a created file, which outlives a reboot, is
+ * fdatasync'ed (each fdatasync cost 0.1-0.2 s on these loaded machines,
+ * before tracing starts).  The note exists only from the first change on
+ * and is removed when everything in it was undone.
  *
  * The owner holds an exclusive flock(2) on its note for its whole life (a
  * forked child must close hs_undo_fd()), so a note whose lock can be taken
@@ -87,7 +92,8 @@ int hs_undo_new(const char *dir, struct hs_undo **out);
  * @it: the change; its seq is ignored
  *
  * Creates the directory (0700) and the note on first use, then appends the
- * item and fdatasync's it.  Not thread-safe: one thread writes the note.
+ * item (fdatasync'ed for HS_UNDO_FILE).  Not thread-safe: one thread
+ * writes the note.
  *
  * Return: the item's number (> 0) for hs_undo_done(), 0 for a NULL @u, or
  * -errno (-EPERM: the directory is not root's own, or a symlink).
@@ -99,7 +105,7 @@ int hs_undo_add(struct hs_undo *u, const struct hs_undo_item *it);
  * @u: the note, or NULL
  * @seq: from hs_undo_add(); <= 0: nothing
  *
- * Async-signal-safe: write(2) and fdatasync(2) only.
+ * Async-signal-safe: write(2) only.
  *
  * Return: 0 or -errno.
  */
