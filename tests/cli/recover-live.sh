@@ -35,7 +35,11 @@
 #      builds the session (the half-done build was rolled back); nothing of
 #      tracefs or cgroups is named, the recorder had undone those itself;
 #   4. a live recorder (stopped, not killed) is left alone by a recovery,
-#      then ends normally and leaves nothing, not even its note.
+#      then ends normally and leaves nothing, not even its note;
+#   5. (when tracefs could be unmounted) the tracefs a killed recorder
+#      mounted is in use (this test holds a file of it open): the recovery
+#      says so and keeps that item, the next one, once the file is closed,
+#      unmounts it.
 . "$TESTS_SRCDIR/cli/setup.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "live recording needs root (euid $(id -u))"
@@ -59,6 +63,7 @@ PIDS=
 # Whatever happens: no recorder of ours left stopped, what it left undone,
 # numa_balancing and the tracefs mount as they were.
 live_cleanup() {
+	exec 8<&-	# case 5's open tracefs file
 	for p in $PIDS; do
 		kill -KILL "$p" 2>/dev/null || true
 	done
@@ -287,7 +292,28 @@ wait "$pid" || st=$?
 expect_eq "case 4 exit $st" "case 4 exit 0"
 same_as_before "case 4"
 
-# all four sessions read back
+# ---- 5. the tracefs it mounted is busy: kept for a later recovery ----
+if [ "$MOUNT_CASE" = 1 ]; then
+	HSCTL_TEST_PAUSE=workload "$HSCTL" -d "$DB" record -- true >out.5 2>err.5 &
+	pid=$!
+	PIDS="$PIDS $pid"
+	stopped "$pid" && t_ok || t_bad "case 5: the recorder did not stop before the workload"
+	kill9 "$pid"
+	exec 8<"$TRACING/trace"
+	expect_status 0 "$HSCTL" -d "$DB" db recover
+	printf '%s\n' "$OUT" | sed 's/^/    case 5: /'
+	expect_grep "^killed recorder (pid $pid): tracefs on $TRACING: in use; left mounted for a later recover$" \
+		"$OUT"
+	expect_grep "^killed recorder (pid $pid): removed tracefs instance" "$OUT"
+	[ -n "$(ls "$NOTES" | grep "^$pid-")" ] && t_ok || t_bad "case 5: the note was dropped"
+	exec 8<&-
+	expect_status 0 "$HSCTL" -d "$DB" db recover
+	printf '%s\n' "$OUT" | sed 's/^/    case 5: /'
+	expect_eq "$OUT" "killed recorder (pid $pid): unmounted the tracefs it had mounted on $TRACING"
+	same_as_before "case 5"
+fi
+
+# all the sessions read back
 expect_eq "$(sql "SELECT count(*) FROM sessions WHERE status = 'recording'")" 0
 expect_eq "$(sql "PRAGMA integrity_check")" ok
 finish
