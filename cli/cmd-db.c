@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * `hsctl db [info]` and `hsctl db migrate`: facts about the database file
- * (whose it is, its schema version, how much it holds and how it is stored)
- * and bringing an older file up to this hsctl's schema.  info never changes
- * the file, even an old one; migrate applies the pending migrations in one
- * transaction and says from which version to which.
+ * `hsctl db [info]`, `hsctl db migrate` and `hsctl db recover`: facts about
+ * the database file (whose it is, its schema version, how much it holds and
+ * how it is stored), bringing an older file up to this hsctl's schema, and
+ * cleaning up after killed recorders.  info never changes the file, even an
+ * old one; migrate applies the pending migrations in one transaction and
+ * says from which version to which; recover puts back what killed
+ * recorders changed on the host (their undo notes, lib/undo.h) and builds
+ * their sessions in this database, one line per thing it restored
+ * (hs_recorder_recover(), what every `hsctl record` does first).
  */
 #include "config.h"
 
@@ -12,15 +16,20 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "hs.h"
+#include "json.h"
+#include "recorder.h"
 #include "store.h"
+#include "undo.h"
 
-enum action { ACT_INFO, ACT_MIGRATE };
-static const char *const actions[] = { "info", "migrate", NULL };	/* by enum action */
+enum action { ACT_INFO, ACT_MIGRATE, ACT_RECOVER };
+static const char *const actions[] = { "info", "migrate", "recover", NULL }; /* by enum action */
 
 struct args {
 	enum action	action;		/* what to do (default: info) */
@@ -46,16 +55,22 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 
 static const struct argp argp = {
 	.parser = parse_opt,
-	.args_doc = "[info]\nmigrate",
+	.args_doc = "[info]\nmigrate\nrecover",
 	.children = hs_format_children,
-	.doc = "Show facts about the database file, or migrate it to this hsctl's schema.\v"
+	.doc = "Show facts about the database file, migrate it to this hsctl's schema, or\n"
+	       "clean up after killed recorders.\v"
 	       "EXAMPLES:\n"
 	       "    hsctl db                           # same as hsctl db info\n"
 	       "    hsctl -d old.db db info --format json\n"
 	       "    hsctl -d old.db db migrate         # e.g. \"schema version 0 -> 1\"\n"
+	       "    hsctl db recover                   # as root: what a killed record left\n"
+	       "\nrecover unmounts the tracefs a killed recorder mounted, puts numa_balancing\n"
+	       "back, removes its tracefs instance, cgroup (killing what still runs there) and\n"
+	       "data file (undo notes in " HS_UNDO_DIR "; needs root), then builds its\n"
+	       "sessions in this database as status killed; one line per thing restored.\n"
 	       "\nThe schema is documented in hsctl-db(5).  Exit status: 0 success, 1 failure,\n"
 	       "64 usage error, 65 not an hsctl database or a newer one, 66 no database file,\n"
-	       "69 the database may not be read or written.",
+	       "69 the database may not be read or written, or (recover) not root.",
 };
 
 enum info_col {
@@ -166,6 +181,100 @@ static int do_migrate(void)
 	return print_row(&row);
 }
 
+/* What recover restored: lines collected, printed at the end in the chosen format. */
+struct recovered {
+	char		**line;
+	size_t		n;
+	bool		nomem;
+};
+
+static void collect(void *arg, enum hs_recorder_level level, const char *msg)
+{
+	struct recovered *rc = arg;
+	char **nl;
+
+	if (level != HS_RECORDER_WARN) {
+		hs_info("%s", msg);
+		return;
+	}
+	nl = realloc(rc->line, (rc->n + 1) * sizeof(*nl));
+	if (nl) {
+		rc->line = nl;
+		rc->line[rc->n] = strdup(msg);
+	}
+	if (!nl || !rc->line[rc->n])
+		rc->nomem = true;
+	else
+		rc->n++;
+}
+
+static void print_recovered(const struct recovered *rc)
+{
+	struct hs_json j;
+	const char *p;
+	size_t i;
+
+	if (hs_global.format == HS_FMT_JSON) {
+		hs_json_init(&j, stdout, HS_JSON_SPACED);
+		hs_json_object(&j);
+		hs_json_key(&j, "recovered");
+		hs_json_array(&j);
+		for (i = 0; i < rc->n; i++)
+			hs_json_str(&j, rc->line[i]);
+		hs_json_end(&j);
+		hs_json_end(&j);
+		putchar('\n');
+	} else if (hs_global.format == HS_FMT_CSV) {
+		printf("recovered\n");
+		for (i = 0; i < rc->n; i++) {
+			putchar('"');
+			for (p = rc->line[i]; *p; p++) {
+				if (*p == '"')
+					putchar('"');
+				putchar(*p);
+			}
+			printf("\"\n");
+		}
+	} else if (!rc->n) {
+		printf("nothing to recover\n");
+	} else {
+		for (i = 0; i < rc->n; i++)
+			printf("%s\n", rc->line[i]);
+	}
+}
+
+static int do_recover(void)
+{
+	struct recovered rc = { 0 };
+	struct hs_store *st = NULL;
+	int status = HS_EXIT_OK, err;
+	size_t i;
+
+	/* no database file: only the host is cleaned up */
+	if (!access(hs_global.db, F_OK)) {
+		status = hs_cli_open_store(HS_STORE_NOCREATE, &st);
+		if (status)
+			return status;
+	}
+	err = hs_recorder_recover(NULL, NULL, st, hs_global.db, collect, &rc);
+	hs_store_close(st);
+	if (rc.nomem) {
+		hs_err("db recover: out of memory");
+		status = HS_EXIT_FAILURE;
+	} else if (err < 0) {
+		hs_err("db recover: %s: %s%s", HS_UNDO_DIR, strerror(-err),
+		       err == -EACCES || err == -EPERM ? " (undoing what a killed recorder "
+		       "changed needs root)" : "");
+		status = err == -EACCES || err == -EPERM ? HS_EXIT_UNAVAILABLE : HS_EXIT_FAILURE;
+	}
+	if (!status || rc.n)
+		print_recovered(&rc);
+	for (i = 0; i < rc.n; i++)
+		free(rc.line[i]);
+	free(rc.line);
+	return status;
+}
+
 static int run(int argc, char **argv)
 {
 	struct args a = { 0 };
@@ -174,11 +283,13 @@ static int run(int argc, char **argv)
 		return HS_EXIT_USAGE;
 	if (a.action == ACT_MIGRATE)
 		return do_migrate();
+	if (a.action == ACT_RECOVER)
+		return do_recover();
 	return do_info();
 }
 
 const struct hs_cmd hs_cmd_db = {
 	.name = "db",
-	.summary = "show facts about the database file, or migrate it",
+	.summary = "show facts about the database file, migrate it, or recover killed recordings",
 	.run = run,
 };

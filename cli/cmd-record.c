@@ -16,8 +16,16 @@
  * ("timeout"; the workload gets SIGTERM, then SIGKILL 2 s later through the
  * cgroup).  Whatever stopped it, the session is built and kept.  A recording
  * whose hsctl was killed (SIGKILL, a crash) is built by the next `hsctl
- * record` on the same database, with status "killed"; its tracefs instance
- * and cgroup are removed then too.
+ * record` on the same database, with status "killed"; before that, every
+ * change it made to the host (its undo note, lib/undo.h: the cgroup and
+ * what still runs in it, numa_balancing, the tracefs instance, tracefs
+ * mounted by it, its data file) is put back, one warning line each
+ * (hs_recorder_recover(); `hsctl db recover` does the same on demand).
+ *
+ * HSCTL_TEST_PAUSE=workload or =build (tests only, tests/cli/recover-live.sh):
+ * the process stops itself with SIGSTOP once everything is set up but the
+ * workload not released, or inside the build's transaction, for a test to
+ * SIGKILL it at exactly that point.
  */
 #include "config.h"
 
@@ -38,6 +46,7 @@
 #include "parse.h"
 #include "recorder.h"
 #include "store.h"
+#include "undo.h"
 #include "workload.h"
 
 enum {
@@ -227,7 +236,8 @@ static const struct argp argp = {
 	       "\nNeeds root: tracefs (mounted for the run when it is not) and a memory cgroup.\n"
 	       "Built-in workloads log their own page touches, so their sessions are exact;\n"
 	       "a command's accesses are what the kernel shows (faults, reads): visibility\n"
-	       "'faults'. See hsctl-record(1) and hsctl-db(5).\n"
+	       "'faults'. A killed record's changes to the host are put back by the next\n"
+	       "record or 'hsctl db recover'. See hsctl-record(1) and hsctl-db(5).\n"
 	       "\nExit status: 0 recorded (whatever the workload's own status, which is\n"
 	       "printed and stored), 130 or 143 stopped by SIGINT or SIGTERM with the session\n"
 	       "kept, 64 usage error, 69 no root, tracefs or memory cgroup, 1 the recording\n"
@@ -384,29 +394,35 @@ static int list_events(void)
 	const struct hs_decoder_source *s;
 	struct hs_capture *c = NULL;
 	struct hs_decoder *d = NULL;
+	int err, status = HS_EXIT_OK;
 	size_t i;
-	int err;
 
+	/* a mount made for the listing is written down too */
+	if (hs_undo_new(NULL, &co.undo)) {
+		hs_err("record: out of memory");
+		return HS_EXIT_FAILURE;
+	}
 	err = hs_capture_open(&co, &c);
 	if (err) {
 		hs_err("%s", c ? hs_capture_errmsg(c) : strerror(-err));
-		hs_capture_close(c);
-		return err == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_UNAVAILABLE;
+		status = err == -ENOMEM ? HS_EXIT_FAILURE : HS_EXIT_UNAVAILABLE;
+		goto out;
 	}
 	err = hs_decoder_open(hs_capture_tracing_dir(c), HS_DEC_ALL, &d);
 	if (err) {
 		hs_err("tracefs: %s", d ? hs_decoder_errmsg(d) : strerror(-err));
-		hs_decoder_free(d);
-		hs_capture_close(c);
-		return HS_EXIT_FAILURE;
+		status = HS_EXIT_FAILURE;
+		goto out;
 	}
 	for (i = 0; i < hs_decoder_nr_sources(d); i++) {
 		s = hs_decoder_source(d, i);
 		printf("%s:%s\n", s->system, s->name);
 	}
+out:
 	hs_decoder_free(d);
 	hs_capture_close(c);
-	return HS_EXIT_OK;
+	hs_undo_close(co.undo);
+	return status;
 }
 
 /* The recording SIGINT and SIGTERM stop (one per process). */
@@ -476,6 +492,7 @@ static int run(int argc, char **argv)
 	ro.db_name = hs_global.db;
 	ro.note = note;
 	ro.note_arg = &pr;
+	ro.pause_at = getenv("HSCTL_TEST_PAUSE");
 	err = hs_recorder_new(&ro, &rec);
 	if (err) {
 		hs_err("%s", rec ? hs_recorder_errmsg(rec) : strerror(-err));
@@ -485,7 +502,11 @@ static int run(int argc, char **argv)
 	status = hs_cli_open_store(0, &st);
 	if (status)
 		goto out;
-	hs_recorder_recover_stale(st, note, &pr);
+	/* what killed recorders left: on the host (any database's), and in this database */
+	err = hs_recorder_recover(NULL, rec, st, hs_global.db, note, &pr);
+	if (err < 0)
+		hs_warn("%s: cannot read the undo notes of killed recorders: %s", HS_UNDO_DIR,
+			strerror(-err));
 	err = hs_recorder_start(rec, st);
 	if (err) {
 		hs_err("%s", hs_recorder_errmsg(rec));

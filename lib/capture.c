@@ -35,12 +35,14 @@
 #include <sys/eventfd.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <tracefs.h>
 
 #include "capture.h"
 #include "hs.h"
+#include "undo.h"
 
 #define READER_PERIOD_MS 500 			/* a reader reads at least this often */
 #define DEF_BUFFER_KB	8192u			/* per-CPU ring buffer when opts say 0 */
@@ -49,6 +51,10 @@
 #define TRACEFS_MNT	"/sys/kernel/tracing"	/* where we mount tracefs when it is not */
 #define MAX_CPUS	8192			/* sanity bound on the online list */
 #define OWNER_COMM	"hsctl"			/* comm of a live instance owner */
+#define TRACEFS_MAGIC_NR 0x74726163		/* statfs f_type of tracefs */
+#define MNT_ID_UNIQUE	0x4000u			/* STATX_MNT_ID_UNIQUE (Linux 6.8) */
+#define MNT_ID_REUSABLE	0x1000u			/* STATX_MNT_ID (Linux 5.8) */
+#define STATX_MNT_ID_OFF 144			/* offset of stx_mnt_id in struct statx */
 
 /* One CPU's per_cpu/cpuN/stats counters. */
 struct cpu_snap {
@@ -87,6 +93,9 @@ struct hs_capture {
 	bool		mounted;	/* we mounted tracing_dir: unmount at close */
 	struct tracefs_instance *inst;	/* our instance, or NULL */
 	bool		inst_new;	/* we created it (only then destroy it) */
+	struct hs_undo	*undo;		/* the caller's undo note, or NULL */
+	int		undo_inst;	/* its item for the instance, or 0 */
+	int		undo_mount;	/* its item for our mount, or 0 */
 	unsigned int	nr_cpus;	/* entries of rd[] and cpu[]: highest online CPU + 1 */
 	struct reader	*rd;		/* per CPU */
 	struct hs_capture_cpu *cpu;	/* per CPU counters handed out by get_stats */
@@ -466,7 +475,12 @@ static void teardown(struct hs_capture *c)
 			/* EBUSY while anyone holds a per-CPU fd: a forked child may be exiting */
 			for (int tries = 0; tries < 20; tries++) {
 				errno = 0;
-				if (!tracefs_instance_destroy(c->inst) || errno != EBUSY)
+				if (!tracefs_instance_destroy(c->inst)) {
+					hs_undo_done(c->undo, c->undo_inst);
+					c->undo_inst = 0;
+					break;
+				}
+				if (errno != EBUSY)
 					break;
 				usleep(5000);
 			}
@@ -475,10 +489,63 @@ static void teardown(struct hs_capture *c)
 		c->inst = NULL;
 		c->inst_new = false;
 	}
+	/* never created (or not ours): nothing of the note's to undo */
+	if (c->undo_inst && !c->inst_new) {
+		char path[PATH_MAX + 64];
+		struct stat st;
+
+		snprintf(path, sizeof(path), "%s/instances/%s", c->tracing_dir, c->name);
+		if (!c->tracing_dir[0] || stat(path, &st)) {
+			hs_undo_done(c->undo, c->undo_inst);
+			c->undo_inst = 0;
+		}
+	}
 	if (c->mounted) {
-		umount(c->tracing_dir);		/* EBUSY: someone else uses it now; leave it */
+		/* EBUSY: someone else uses it now; leave it (the note keeps it for a recovery) */
+		if (!umount(c->tracing_dir)) {
+			hs_undo_done(c->undo, c->undo_mount);
+			c->undo_mount = 0;
+		}
 		c->mounted = false;
 	}
+}
+
+int hs_tracefs_mount_id(const char *dir, uint64_t *id, bool *unique)
+{
+	struct statx sx;
+	struct statfs sf;
+	uint32_t mask;
+
+	_Static_assert(sizeof(sx) >= STATX_MNT_ID_OFF + sizeof(uint64_t), "struct statx");
+	memset(&sx, 0, sizeof(sx));
+	if (statx(AT_FDCWD, dir, AT_NO_AUTOMOUNT, MNT_ID_UNIQUE | MNT_ID_REUSABLE, &sx))
+		return neg_errno();
+	if (statfs(dir, &sf))
+		return neg_errno();
+	if ((uint64_t)sf.f_type != TRACEFS_MAGIC_NR)
+		return -EINVAL;
+	mask = sx.stx_mask;
+	if (!(mask & (MNT_ID_UNIQUE | MNT_ID_REUSABLE)))
+		return -ENOSYS;
+	memcpy(id, (const char *)&sx + STATX_MNT_ID_OFF, sizeof(*id));
+	*unique = mask & MNT_ID_UNIQUE;
+	return 0;
+}
+
+int hs_tracefs_unmount_if(const char *dir, uint64_t id, bool unique)
+{
+	uint64_t now;
+	bool u;
+	int err;
+
+	err = hs_tracefs_mount_id(dir, &now, &u);
+	if (err)
+		return err == -EINVAL || err == -ENOENT ? -ENOENT : err;
+	if (now != id || u != unique)
+		return -ESTALE;
+	if (umount(dir))
+		return neg_errno();
+	return 0;
 }
 
 static int find_or_mount(struct hs_capture *c)
@@ -503,6 +570,24 @@ static int find_or_mount(struct hs_capture *c)
 		return err == -ENODEV ? -ENOENT : err;
 	}
 	c->mounted = true;
+	if (c->undo) {
+		/* at once: the mount id can only be known now */
+		struct hs_undo_item it = { .kind = HS_UNDO_MOUNT };
+		bool unique = false;
+
+		err = hs_tracefs_mount_id(TRACEFS_MNT, &it.id, &unique);
+		if (!err) {
+			snprintf(it.a, sizeof(it.a), "%s", TRACEFS_MNT);
+			snprintf(it.b, sizeof(it.b), "%s", unique ? "unique" : "reusable");
+			err = hs_undo_add(c->undo, &it);
+		}
+		if (err < 0) {
+			set_err(c, "undo note for the tracefs mount on %s: %s", TRACEFS_MNT,
+				strerror(-err));
+			return err == -ENOENT || err == -ENODEV ? -EIO : err;
+		}
+		c->undo_mount = err;
+	}
 	return 0;
 }
 
@@ -617,6 +702,21 @@ int hs_capture_open(const struct hs_capture_opts *opts, struct hs_capture **out)
 	if (err) {
 		set_err(c, "/sys/devices/system/cpu/online: %s", strerror(-err));
 		goto out;
+	}
+	c->undo = opts->undo;
+	if (c->undo) {
+		/* before tracefs is even looked for: a recovery sees it is in use */
+		struct hs_undo_item it = { .kind = HS_UNDO_INSTANCE };
+
+		snprintf(it.a, sizeof(it.a), "%s", c->name);
+		err = hs_undo_add(c->undo, &it);
+		if (err < 0) {
+			set_err(c, "undo note %s: %s", hs_undo_path(c->undo), strerror(-err));
+			err = err == -ENOENT || err == -ENODEV ? -EIO : err;
+			goto out;
+		}
+		c->undo_inst = err;
+		err = 0;
 	}
 	err = find_or_mount(c);
 	if (err)

@@ -24,6 +24,7 @@
 #include <sys/types.h>
 
 struct hs_capture;
+struct hs_undo;
 
 /* Instances and cgroups hsctl creates are named HS_CAPTURE_PREFIX "<pid>". */
 #define HS_CAPTURE_PREFIX	"hsctl_"
@@ -45,6 +46,8 @@ struct hs_capture_opts {
 	const char	*clock;		/* trace_clock; NULL: "mono" */
 	hs_capture_subbuf_fn on_subbuf;	/* required */
 	void		*arg;		/* first argument of on_subbuf */
+	struct hs_undo	*undo;		/* note the instance and a mount here (lib/undo.h),
+					 * or NULL */
 };
 
 /**
@@ -84,6 +87,9 @@ struct hs_capture_stats {
  * process is gone, creates hsctl_<getpid()> (fails with -EEXIST if it
  * exists and its process lives), sets buffer size, buffer_percent and the
  * clock.  No event is enabled yet and tracing is off in the instance.
+ * With opts->undo, the instance is written in the note before tracefs is
+ * looked for, and a mount right after it was made (with its mount id);
+ * closing marks each undone.
  *
  * Return: 0; -EPERM (not root, or tracefs refused); -ENOENT (no tracefs in
  * this kernel); -EEXIST; -EINVAL (bad options); -ENOMEM; -EIO.
@@ -208,5 +214,28 @@ int hs_capture_cleanup_stale(const char *tracing_dir, unsigned int *removed);
  * when @size is too small, -errno when /proc/mounts cannot be read.
  */
 int hs_tracefs_find(char *buf, size_t size);
+
+/**
+ * hs_tracefs_mount_id() - the mount id of the mount on @dir, if it is tracefs
+ * @dir: the mount point
+ * @id: receives the id
+ * @unique: receives true for a 64-bit id the kernel never hands out again
+ *	(STATX_MNT_ID_UNIQUE, Linux 6.8+), false for the older, reusable one
+ *
+ * Return: 0 when the file system on @dir is tracefs, -EINVAL when it is
+ * another one, -ENOSYS when the kernel tells no mount id, or -errno.
+ */
+int hs_tracefs_mount_id(const char *dir, uint64_t *id, bool *unique);
+
+/**
+ * hs_tracefs_unmount_if() - unmount tracefs from @dir if it is still that mount
+ * @dir: the mount point
+ * @id: the mount id it had when it was mounted
+ * @unique: the kind of @id (see hs_tracefs_mount_id())
+ *
+ * Return: 0 unmounted; -ENOENT no tracefs there any more; -ESTALE another
+ * mount is there now (left alone); -EBUSY in use (left); or -errno.
+ */
+int hs_tracefs_unmount_if(const char *dir, uint64_t id, bool unique);
 
 #endif /* HS_CAPTURE_H */

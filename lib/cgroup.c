@@ -35,6 +35,7 @@
 
 #include "cgroup.h"
 #include "fileio.h"
+#include "undo.h"
 
 #define READ_MAX	(16u << 20)		/* largest counter file read */
 #define EMPTY_WAIT_NS	1000000000ll		/* hs_cgroup_destroy(): at most a second */
@@ -50,6 +51,8 @@ struct hs_cgroup {
 	char		path[PATH_MAX];		/* the directory */
 	char		procs[PATH_MAX];	/* path/cgroup.procs, ready for the forked
 						 * child of hs_cgroup_attach() */
+	struct hs_undo	*undo;			/* the creator's undo note, or NULL */
+	int		undo_seq;		/* its item, or 0 */
 };
 
 /* ---- small helpers ---- */
@@ -317,7 +320,7 @@ static int kill_members(const char *dir, bool *self_inside)
  * this call removed it, -ENOENT when it was gone already, -EBUSY when it
  * would not empty in time, or -errno.
  */
-static int empty_and_remove(const char *dir, int ver)
+static int empty_and_remove(const char *dir, int ver, unsigned int *killed)
 {
 	int64_t deadline = now_ns() + EMPTY_WAIT_NS;
 	bool self_inside, killed_all = false;
@@ -328,6 +331,8 @@ static int empty_and_remove(const char *dir, int ver)
 		n = kill_members(dir, &self_inside);
 		if (n == -ENOENT)
 			return -ENOENT;
+		if (killed && n > 0 && !*killed)
+			*killed = (unsigned int)n;	/* the first look: what was running */
 		/* v2 (5.14+): cgroup.kill also gets what forks meanwhile; never with us inside */
 		if (ver == 2 && n > 0 && !self_inside && !killed_all &&
 		    !join(path, sizeof(path), dir, "cgroup.kill")) {
@@ -408,7 +413,7 @@ int hs_cgroup_cleanup_stale(unsigned int *removed)
 			continue;
 		if (lstat(path, &st) || !S_ISDIR(st.st_mode))
 			continue;
-		e = empty_and_remove(path, ver);
+		e = empty_and_remove(path, ver, NULL);
 		if (!e)
 			cnt++;
 		else if (e != -ENOENT && !first)
@@ -458,6 +463,22 @@ static int read_limit(const struct hs_cgroup *cg, uint64_t *bytes)
  */
 int hs_cgroup_create(uint64_t limit_bytes, struct hs_cgroup **out, char *err, size_t errlen)
 {
+	return hs_cgroup_create_undo(limit_bytes, NULL, out, err, errlen);
+}
+
+/**
+ * hs_cgroup_create_undo() - hs_cgroup_create(), written down in an undo note first
+ * @limit_bytes: as hs_cgroup_create()
+ * @undo: the note (lib/undo.h), or NULL
+ * @out: as hs_cgroup_create()
+ * @err: as hs_cgroup_create()
+ * @errlen: as hs_cgroup_create()
+ *
+ * Return: as hs_cgroup_create(), or -errno of the note.
+ */
+int hs_cgroup_create_undo(uint64_t limit_bytes, struct hs_undo *undo, struct hs_cgroup **out,
+			  char *err, size_t errlen)
+{
 	char base[PATH_MAX], name[32], file[PATH_MAX], num[32];
 	struct hs_cgroup *cg;
 	int ver, e;
@@ -499,9 +520,22 @@ int hs_cgroup_create(uint64_t limit_bytes, struct hs_cgroup **out, char *err, si
 		set_err(err, errlen, "%s/%s: %s", base, name, strerror(-e));
 		goto out_free;
 	}
+	if (undo) {
+		struct hs_undo_item it = { .kind = HS_UNDO_CGROUP };
+
+		snprintf(it.a, sizeof(it.a), "%s", cg->path);
+		e = hs_undo_add(undo, &it);
+		if (e < 0) {
+			set_err(err, errlen, "undo note %s: %s", hs_undo_path(undo), strerror(-e));
+			goto out_free;
+		}
+		cg->undo = undo;
+		cg->undo_seq = e;
+	}
 	if (mkdir(cg->path, 0755)) {
 		e = -errno;
 		set_err(err, errlen, "mkdir %s: %s", cg->path, strerror(errno));
+		hs_undo_done(undo, cg->undo_seq);	/* not made (EEXIST: not ours) */
 		goto out_free;
 	}
 	if (limit_bytes) {
@@ -525,7 +559,8 @@ int hs_cgroup_create(uint64_t limit_bytes, struct hs_cgroup **out, char *err, si
 	return 0;
 
 out_rmdir:
-	rmdir(cg->path);
+	if (!rmdir(cg->path))
+		hs_undo_done(undo, cg->undo_seq);
 out_free:
 	free(cg);
 	return e;
@@ -687,9 +722,38 @@ int hs_cgroup_destroy(struct hs_cgroup *cg)
 
 	if (!cg)
 		return 0;
-	e = empty_and_remove(cg->path, cg->version);
+	e = empty_and_remove(cg->path, cg->version, NULL);
+	if (!e || e == -ENOENT)
+		hs_undo_done(cg->undo, cg->undo_seq);
 	free(cg);
 	return e == -ENOENT ? 0 : e;
+}
+
+/**
+ * hs_cgroup_remove_dir() - empty and remove a cgroup another process left
+ * @path: its directory; its last component must be hsctl_<digits>
+ * @killed: receives how many processes were inside (may be NULL)
+ *
+ * Return: 0 removed; -ENOENT gone already; -EINVAL not an hsctl cgroup's
+ * name; -EBUSY it would not empty within a second; or -errno.
+ */
+int hs_cgroup_remove_dir(const char *path, unsigned int *killed)
+{
+	char file[PATH_MAX];
+	const char *base = strrchr(path, '/');
+	struct stat st;
+
+	if (killed)
+		*killed = 0;
+	if (!base || path[0] != '/' || stale_pid(base + 1) <= 0)
+		return -EINVAL;
+	if (lstat(path, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -EINVAL;
+	if (join(file, sizeof(file), path, "cgroup.controllers"))
+		return -ENAMETOOLONG;
+	return empty_and_remove(path, access(file, F_OK) ? 1 : 2, killed);
 }
 
 /* ---- counter lists ---- */

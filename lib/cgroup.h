@@ -19,6 +19,7 @@
 #include <sys/types.h>
 
 struct hs_cgroup;
+struct hs_undo;
 
 /**
  * struct hs_kv - one counter of memory.stat, /proc/vmstat or similar
@@ -50,6 +51,35 @@ struct hs_kvlist {
  * root); -EEXIST; -EINVAL (a limit the kernel refused); -ENOMEM; -EIO.
  */
 int hs_cgroup_create(uint64_t limit_bytes, struct hs_cgroup **out, char *err, size_t errlen);
+
+/**
+ * hs_cgroup_create_undo() - hs_cgroup_create(), written down in an undo note first
+ * @limit_bytes: as hs_cgroup_create()
+ * @undo: the note (lib/undo.h), or NULL: no note
+ * @out: as hs_cgroup_create()
+ * @err: as hs_cgroup_create()
+ * @errlen: as hs_cgroup_create()
+ *
+ * The cgroup's directory goes into the note before it is made;
+ * hs_cgroup_destroy() marks it undone once removed.
+ *
+ * Return: as hs_cgroup_create(), or -errno writing the note.
+ */
+int hs_cgroup_create_undo(uint64_t limit_bytes, struct hs_undo *undo, struct hs_cgroup **out,
+			  char *err, size_t errlen);
+
+/**
+ * hs_cgroup_remove_dir() - empty and remove a cgroup another process left
+ * @path: its directory; its last component must be hsctl_<digits>
+ * @killed: receives how many processes were inside (may be NULL)
+ *
+ * Kills (SIGKILL) what is inside and removes the directory, within a
+ * second; v2 is told from v1 by its cgroup.controllers file.
+ *
+ * Return: 0 removed; -ENOENT gone already; -EINVAL not an hsctl cgroup's
+ * name; -EBUSY it would not empty in time; or -errno.
+ */
+int hs_cgroup_remove_dir(const char *path, unsigned int *killed);
 
 /**
  * hs_cgroup_version() - 1 or 2

@@ -246,6 +246,7 @@ int rec_build_session(struct hs_store *st, struct rec_build_in *in,
 	err = hs_recbuild(st, &o, &w, &ck, &br, errbuf, errlen);
 	if (err)
 		return err;
+	rec_test_pause(in->pause_at, "build");	/* the build's transaction is open */
 	in->res.status = in->status;
 	in->res.events = br.events;
 	in->res.touches = br.touches;
@@ -309,22 +310,28 @@ static void note(hs_recorder_note_fn fn, void *arg, const char *fmt, ...)
 }
 
 /**
- * hs_recorder_recover_stale() - build the recordings of recorders that died
+ * rec_recover_sessions() - build the sessions of recorders that died
  * @st: the store
+ * @dead: sessions whose recorder is known dead (from its undo note), may be NULL
+ * @nr_dead: their number
  * @fn: told about every one (a warning), may be NULL
  * @arg: its first argument
  *
- * Same host, pid gone: built as "killed" and the spool dropped.
+ * A session in status 'recording' is built as "killed" and its spool
+ * dropped when it is in @dead, or when it was recorded on this host by a
+ * pid that is gone.
  *
  * Return: the number of sessions built, or -errno of the listing.
  */
-int hs_recorder_recover_stale(struct hs_store *st, hs_recorder_note_fn fn, void *arg)
+int rec_recover_sessions(struct hs_store *st, const int64_t *dead, size_t nr_dead,
+			 hs_recorder_note_fn fn, void *arg)
 {
 	struct hs_stale_recording *sr = NULL;
 	struct hs_recorder_summary sum = { 0 };
 	char host[64] = "", errbuf[512];
-	size_t i, n = 0;
+	size_t i, j, n = 0;
 	int err, built = 0;
+	bool known;
 
 	err = hs_record_list_open(st, &sr, &n);
 	if (err)
@@ -334,8 +341,10 @@ int hs_recorder_recover_stale(struct hs_store *st, hs_recorder_note_fn fn, void 
 	for (i = 0; i < n; i++) {
 		struct rec_build_in in = { .session = sr[i].session, .status = "killed" };
 
-		if (strcmp(sr[i].host, host) || sr[i].pid <= 0 ||
-		    !(kill(sr[i].pid, 0) && errno == ESRCH))
+		for (j = 0, known = false; j < nr_dead && !known; j++)
+			known = dead[j] == sr[i].session;
+		if (!known && (strcmp(sr[i].host, host) || sr[i].pid <= 0 ||
+			       !(kill(sr[i].pid, 0) && errno == ESRCH)))
 			continue;
 		in.res.workload_exit = -1;
 		err = rec_build_session(st, &in, &sum, errbuf, sizeof(errbuf));
@@ -353,4 +362,19 @@ int hs_recorder_recover_stale(struct hs_store *st, hs_recorder_note_fn fn, void 
 	}
 	free(sr);
 	return built;
+}
+
+/**
+ * hs_recorder_recover_stale() - build the recordings of recorders that died
+ * @st: the store
+ * @fn: told about every one (a warning), may be NULL
+ * @arg: its first argument
+ *
+ * Same host, pid gone: built as "killed" and the spool dropped.
+ *
+ * Return: the number of sessions built, or -errno of the listing.
+ */
+int hs_recorder_recover_stale(struct hs_store *st, hs_recorder_note_fn fn, void *arg)
+{
+	return rec_recover_sessions(st, NULL, 0, fn, arg);
 }

@@ -10,10 +10,12 @@
 #define HS_RECORDER_INT_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "fileio.h"
 #include "recorder.h"
@@ -22,6 +24,7 @@
 struct hs_capture_stats;
 struct hs_decoder;
 struct hs_kvlist;
+struct hs_undo;
 struct hs_workload;
 
 uint64_t rec_now_ns(void);
@@ -124,10 +127,27 @@ struct rec_build_in {
 	uint64_t	cache_pages;	/* file workloads: cachestat nr_cache at the end */
 	bool		cache_known;	/* cache_pages is valid */
 	int		cache_err;	/* else why not (-ENOSYS before 6.5); 0: no file */
+	const char	*pause_at;	/* opts.pause_at (a test's stop point), or NULL */
 };
 
 int rec_build_session(struct hs_store *st, struct rec_build_in *in,
 		      struct hs_recorder_summary *sum, char *errbuf, size_t errlen);
+/* Build the 'recording' sessions of dead recorders, and those in @dead.  Return: built or -errno. */
+int rec_recover_sessions(struct hs_store *st, const int64_t *dead, size_t nr_dead,
+			 hs_recorder_note_fn fn, void *arg);
+/* The recorder's undo note (lib/undo.h), or NULL. */
+struct hs_undo *rec_undo(const struct hs_recorder *r);
+
+/*
+ * A test's stop point (hs_recorder_opts.pause_at): the whole process stops
+ * itself with SIGSTOP at @here, so a test can SIGKILL it at exactly that
+ * point.
+ */
+static inline void rec_test_pause(const char *want, const char *here)
+{
+	if (want && !strcmp(want, here))
+		raise(SIGSTOP);
+}
 
 /*
  * Read a small kernel file whole (NUL-terminated, free it): 0 or -errno.

@@ -55,6 +55,7 @@
 #include "recorder-int.h"
 #include "sampling.h"
 #include "store.h"
+#include "undo.h"
 #include "workload.h"
 
 #define KILL_GRACE_S		2.0		/* SIGTERM, then SIGKILL after this */
@@ -169,10 +170,11 @@ static void child_fail(int err_fd, int err)
  * waits for the go byte, then runs the built-in workload or execs the command.
  */
 static int start_child(struct rec_child *c, const struct hs_cgroup *cg, struct hs_workload *wl,
-		       char *const *cmd, int touch_wfd, int touch_rfd)
+		       char *const *cmd, int touch_wfd, int touch_rfd, int note_fd)
 {
 	int go[2], ep[2], err;
 	sigset_t none;
+	ssize_t n;
 	char byte;
 
 	if (pipe2(go, O_CLOEXEC))
@@ -197,6 +199,9 @@ static int start_child(struct rec_child *c, const struct hs_cgroup *cg, struct h
 		close(ep[0]);
 		if (touch_rfd >= 0)
 			close(touch_rfd);
+		/* the undo note's lock says "the recorder lives": not the workload's to hold */
+		if (note_fd >= 0)
+			close(note_fd);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
@@ -205,8 +210,12 @@ static int start_child(struct rec_child *c, const struct hs_cgroup *cg, struct h
 		err = cg ? hs_cgroup_attach(cg, 0) : 0;
 		if (err)
 			child_fail(ep[1], -err);
-		while (read(go[0], &byte, 1) < 0 && errno == EINTR)
-			;
+		do {
+			n = read(go[0], &byte, 1);
+		} while (n < 0 && errno == EINTR);
+		/* EOF: the recorder died before tracing was on; nothing to run for */
+		if (n != 1)
+			_exit(127);
 		close(go[0]);
 		if (wl) {
 			/* No exec to close it: EOF on the error pipe says "running". */
@@ -411,6 +420,9 @@ struct hs_recorder {
 	struct hs_kvlist	ms[2];		/* memory.stat before and after */
 	struct rec_lrugen_log	lg;		/* lru_gen snapshots */
 	struct hs_sampling	*smp;		/* sample_numa: what to restore */
+	struct hs_undo		*undo;		/* what this recording changed (lib/undo.h) */
+	struct hs_workload_opts	wopts;		/* o.workload, with the undo note */
+	int			undo_session;	/* the session's item in the note, or 0 */
 	int64_t			session;	/* the recording's session */
 	int			touch_pipe[2];	/* workload touches */
 	int			wake[2];	/* hs_recorder_stop() wakes the wait */
@@ -551,7 +563,15 @@ void hs_recorder_free(struct hs_recorder *r)
 	free(r->origin);
 	free(r->evjson);
 	free(r->params);
+	/* last: removed when everything in it was undone, else left for a recovery */
+	hs_undo_close(r->undo);
 	free(r);
+}
+
+/* The recorder's undo note (recorder-int.h). */
+struct hs_undo *rec_undo(const struct hs_recorder *r)
+{
+	return r ? r->undo : NULL;
 }
 
 /**
@@ -602,8 +622,14 @@ int hs_recorder_new(const struct hs_recorder_opts *o, struct hs_recorder **out)
 			    (unsigned int)geteuid());
 	if (pipe2(r->wake, O_CLOEXEC | O_NONBLOCK))
 		return fail(r, -errno, "record: pipe: %s", strerror(errno));
+	err = hs_undo_new(o->run_dir, &r->undo);
+	if (err)
+		return fail(r, err, "record: undo note in %s: %s", o->run_dir ? o->run_dir :
+			    HS_UNDO_DIR, strerror(-err));
 	if (o->workload) {
-		err = hs_workload_prepare(o->workload, &r->wl, r->err, sizeof(r->err));
+		r->wopts = *o->workload;
+		r->wopts.undo = r->undo;
+		err = hs_workload_prepare(&r->wopts, &r->wl, r->err, sizeof(r->err));
 		if (err)
 			return fail(r, err, "workload: %s", r->err);
 	}
@@ -628,11 +654,31 @@ static int failed(int err)
 	return err == -ENODEV ? -EIO : err;
 }
 
+/*
+ * The session goes into the undo note too: its spool is what a recovery
+ * builds, and the note tells which database holds it.
+ */
+static int note_session(struct hs_recorder *r)
+{
+	struct hs_undo_item it = { .kind = HS_UNDO_SESSION, .id = (uint64_t)r->session };
+	char *abs = r->o.db_name ? realpath(r->o.db_name, NULL) : NULL;
+	int err;
+
+	snprintf(it.a, sizeof(it.a), "%s", abs ? abs : r->o.db_name ? r->o.db_name : "");
+	free(abs);
+	err = hs_undo_add(r->undo, &it);
+	if (err < 0)
+		return fail(r, failed(err), "record: undo note %s: %s", hs_undo_path(r->undo),
+			    strerror(-err));
+	r->undo_session = err;
+	return 0;
+}
+
 /* Everything up to the recording's session row.  Return: 0 or -errno. */
 static int setup(struct hs_recorder *r)
 {
 	struct hs_capture_opts co = { .buffer_kb = r->o.buffer_kb, .on_subbuf = rec_on_subbuf,
-				      .arg = &r->io };
+				      .arg = &r->io, .undo = r->undo };
 	const struct hs_decoder_source *src;
 	struct utsname un;
 	size_t i;
@@ -675,7 +721,7 @@ static int setup(struct hs_recorder *r)
 				    hs_decoder_errmsg(r->io.cnt[i].dec) : strerror(-err));
 	}
 
-	err = hs_cgroup_create(r->o.limit_bytes, &r->cg, r->err, sizeof(r->err));
+	err = hs_cgroup_create_undo(r->o.limit_bytes, r->undo, &r->cg, r->err, sizeof(r->err));
 	if (err) {
 		fail(r, 0, "memory cgroup: %s", r->err);
 		return err == -ENOMEM || err == -EIO ? err : -ENODEV;
@@ -724,6 +770,9 @@ static int setup(struct hs_recorder *r)
 	err = hs_record_create(r->st, &r->rm, &r->session);
 	if (err)
 		return fail(r, failed(err), "%s: %s", db_name(r), hs_store_errmsg(r->st));
+	err = note_session(r);
+	if (err)
+		return err;
 	err = save_formats(r->st, r->session, hs_capture_tracing_dir(r->cap), r->dec, r->err,
 			   sizeof(r->err));
 	if (err)
@@ -745,7 +794,8 @@ static int launch(struct hs_recorder *r)
 	if (r->wl && pipe2(r->touch_pipe, O_CLOEXEC))
 		return fail(r, failed(-errno), "record: pipe: %s", strerror(errno));
 	/* The child first: no thread exists yet (fork in a threaded process is fragile). */
-	err = start_child(&r->child, r->cg, r->wl, r->o.cmd, r->touch_pipe[1], r->touch_pipe[0]);
+	err = start_child(&r->child, r->cg, r->wl, r->o.cmd, r->touch_pipe[1], r->touch_pipe[0],
+			  hs_undo_fd(r->undo));
 	if (err)
 		return fail(r, failed(err), "record: fork: %s", strerror(-err));
 #ifdef SYS_pidfd_open
@@ -784,7 +834,8 @@ static int launch(struct hs_recorder *r)
 	if (err)
 		return fail(r, failed(err), "tracefs: %s", hs_capture_errmsg(r->cap));
 	if (r->o.sample_numa) {
-		err = hs_sampling_numa_enable(&r->smp, r->err, sizeof(r->err));
+		err = hs_sampling_numa_enable_undo(NULL, r->undo, &r->smp, r->err,
+						   sizeof(r->err));
 		if (err) {
 			fail(r, 0, "--sample numa: %s", r->err);
 			hs_capture_stop(r->cap);
@@ -793,6 +844,7 @@ static int launch(struct hs_recorder *r)
 		}
 		note(r, HS_RECORDER_INFO, "sampling: %s", hs_sampling_describe(r->smp));
 	}
+	rec_test_pause(r->o.pause_at, "workload");	/* all set up, the workload not run */
 	err = release_child(&r->child);
 	if (err) {
 		fail(r, failed(err), "record: cannot run '%s': %s",
@@ -830,6 +882,8 @@ int hs_recorder_start(struct hs_recorder *r, struct hs_store *st)
 			note(r, HS_RECORDER_WARN, "%s: session %" PRId64
 			     " left in status recording: %s", db_name(r), r->session,
 			     hs_store_errmsg(r->st));
+		else
+			hs_undo_done(r->undo, r->undo_session);
 		return err;
 	}
 	r->state = REC_STARTED;
@@ -951,6 +1005,7 @@ static int finish(struct hs_recorder *r, enum stop_reason why)
 	r->in.ms[1] = &r->ms[1];
 	r->in.cs = &r->cs;
 	r->in.lg = &r->lg;
+	r->in.pause_at = r->o.pause_at;
 	r->in.res.workload_exit = WIFEXITED(r->child.status) ? WEXITSTATUS(r->child.status) : -1;
 	r->in.res.workload_signal = WIFSIGNALED(r->child.status) ? WTERMSIG(r->child.status) : 0;
 	r->in.res.runtime_ns = r->child.end_ns - r->child.start_ns;
@@ -1054,6 +1109,7 @@ int hs_recorder_build(struct hs_recorder *r)
 	if (!r->o.keep_spool && hs_spool_drop(r->st, r->session))
 		note(r, HS_RECORDER_WARN, "%s: spool of session %" PRId64 ": %s", db_name(r),
 		     r->session, hs_store_errmsg(r->st));
+	hs_undo_done(r->undo, r->undo_session);	/* built: nothing left to recover */
 	r->sum.wexit = r->in.res.workload_exit;
 	r->sum.wsig = r->in.res.workload_signal;
 	r->sum.runtime_s = (double)r->in.res.runtime_ns / 1e9;

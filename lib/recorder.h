@@ -21,8 +21,11 @@
  *  free     undoes whatever is left: the workload, threads, cgroup, tracefs
  *           instance, data file.
  *
- * A recording whose process was killed is built later, as status
- * "killed", by hs_recorder_recover_stale().  lib/ never prints: failures come
+ * Every change to the host (data file, tracefs instance and mount, cgroup,
+ * numa_balancing, the session's spool) is written in the recorder's undo
+ * note (lib/undo.h) before it is made and marked undone when it was.  A
+ * recording whose process was killed is cleaned up and built later, as
+ * status "killed", by hs_recorder_recover() (lib/recorder-undo.c).  lib/ never prints: failures come
  * back as -errno with a one-line message in hs_recorder_errmsg(), warnings go
  * to the note callback.  Needs root.
  */
@@ -63,7 +66,14 @@ struct hs_recorder_opts {
 	bool		keep_spool;	/* keep the raw spool after the build */
 	bool		sample_numa;	/* sample a command's accesses (NUMA hinting faults) */
 	bool		count;		/* decode while recording for hs_recorder_progress() */
-	const char	*db_name;	/* the database in messages; NULL: "database" */
+	const char	*db_name;	/* the database's file, in messages and in the undo
+					 * note; NULL: "database" */
+	const char	*run_dir;	/* where the undo note goes (lib/undo.h); NULL:
+					 * HS_UNDO_DIR, /run/hsctl */
+	const char	*pause_at;	/* tests only: stop the process (SIGSTOP) at
+					 * "workload" (all set up, the workload not yet
+					 * released) or "build" (inside the build's
+					 * transaction); NULL: never */
 	hs_recorder_note_fn note;	/* warnings and debug lines; NULL: dropped */
 	void		*note_arg;	/* its first argument */
 };
@@ -112,7 +122,8 @@ struct hs_recorder_progress {
  *	hs_recorder_errmsg() can be read, and must be freed with hs_recorder_free()
  *
  * Exactly one of a workload and a command; --sample only with a command.  A
- * built-in workload's data file is created here (removed by free).
+ * built-in workload's data file is created here (removed by free), and
+ * written in the undo note, created then in opts.run_dir.
  *
  * Return: 0; -EINVAL (bad options; a bad workload option); -EPERM (not
  * root); -ENOMEM; other -errno of the workload's file.
@@ -136,13 +147,42 @@ const char *hs_recorder_errmsg(const struct hs_recorder *r);
  *
  * A session still in status 'recording' whose hsctl process (on this host)
  * is gone is built from its spool as status "killed" and its spool dropped;
- * one that cannot be built is left as it is.  Run it before a new recording
- * on the same database; its tracefs instance and cgroup are removed by
- * hs_recorder_start() (lib/capture.c, lib/cgroup.c).
+ * one that cannot be built is left as it is.  The database part of
+ * hs_recorder_recover(), which also puts back what the recorder changed on
+ * the host; hs_recorder_start() removes stale hsctl_<pid> instances and
+ * cgroups too (lib/capture.c, lib/cgroup.c).
  *
  * Return: the number of sessions built, or -errno when the list could not be read.
  */
 int hs_recorder_recover_stale(struct hs_store *st, hs_recorder_note_fn note, void *arg);
+
+/**
+ * hs_recorder_recover() - undo what killed recorders left, and build their sessions
+ * @run_dir: the undo notes' directory; NULL: HS_UNDO_DIR (/run/hsctl)
+ * @self: the recorder about to start (its own note is left alone), or NULL
+ * @st: the database whose killed recordings to build, or NULL: none
+ * @db_path: its file, to tell its sessions in the notes (NULL: none)
+ * @note: one warning per item put back (or kept for later, with why) and per
+ *	session built, one debug line per item that needed nothing; may be NULL
+ * @arg: its first argument
+ *
+ * The notes of processes that are gone (their lock free; a pid alive with
+ * another start time is another process) are undone item by item, in this
+ * order: the cgroup (killing what still runs in it), numa_balancing and the
+ * scan period (only while they hold what the recorder wrote), the tracefs
+ * instance, the tracefs mount (only the very mount it made, not while a
+ * live recorder uses tracefs, not while busy), the data file.  Notes of live
+ * processes are left alone.  Then the sessions of @st still in status
+ * 'recording' whose recorder died are built from their spool as "killed",
+ * as hs_recorder_recover_stale() does; a note's session in another database
+ * gets a line naming it.  Needs root for the notes.
+ *
+ * Return: the number of warning lines, or -errno when the notes could not
+ * be read (-EACCES when not root); the sessions are built even then.
+ */
+int hs_recorder_recover(const char *run_dir, const struct hs_recorder *self,
+			struct hs_store *st, const char *db_path, hs_recorder_note_fn note,
+			void *arg);
 
 /**
  * hs_recorder_start() - set everything up and start the workload under tracing

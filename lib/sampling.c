@@ -94,6 +94,7 @@
 #include "fileio.h"
 #include "hs.h"
 #include "sampling.h"
+#include "undo.h"
 
 #define NUMA_SYSCTL	"/proc/sys/kernel/numa_balancing"
 #define SCAN_DIR	"/sys/kernel/debug/sched/numa_balancing"
@@ -111,10 +112,12 @@ struct knob {
 	char		old[VAL_MAX];	/* its text before (newline kept) */
 	size_t		oldlen;		/* bytes of old */
 	bool		changed;	/* written by enable: restore writes old back */
+	int		undo_seq;	/* its item in the undo note, or 0 */
 };
 
 struct hs_sampling {
 	struct knob	k[NR_KNOBS];	/* numa_balancing, scan_period_max_ms */
+	struct hs_undo	*undo;		/* the undo note, or NULL */
 	volatile sig_atomic_t restored;	/* restore ran (or began) */
 	volatile sig_atomic_t failed;	/* values restore could not write back */
 	char		desc[NR_DESC][DESC_MAX]; /* set, restored, restore failed */
@@ -212,14 +215,42 @@ static int knob_load(struct knob *k, unsigned long *v)
 	return e ? e : parse_ulong(k->old, v);
 }
 
-static int knob_set(struct knob *k, unsigned long v)
+/*
+ * Write the knob down in the undo note (old value, the one about to be
+ * written; equal when it is only in use).  Return: 0 or -errno.
+ */
+static int knob_note(struct hs_undo *undo, struct knob *k, unsigned long v)
+{
+	struct hs_undo_item it = { .kind = HS_UNDO_SYSCTL };
+	int e;
+
+	if (!undo)
+		return 0;
+	snprintf(it.a, sizeof(it.a), "%s", k->path);
+	snprintf(it.b, sizeof(it.b), "%.*s", (int)strcspn(k->old, "\n"), k->old);
+	snprintf(it.c, sizeof(it.c), "%lu", v);
+	e = hs_undo_add(undo, &it);
+	if (e < 0)
+		return e;
+	k->undo_seq = e;
+	return 0;
+}
+
+static int knob_set(struct hs_undo *undo, struct knob *k, unsigned long v)
 {
 	char buf[VAL_MAX];
 	int n = snprintf(buf, sizeof(buf), "%lu\n", v);
-	int e = write_value(k->path, buf, (size_t)n);
+	int e = knob_note(undo, k, v);
 
-	if (!e)
+	if (e)
+		return e;
+	e = write_value(k->path, buf, (size_t)n);
+	if (!e) {
 		k->changed = true;
+	} else {
+		hs_undo_done(undo, k->undo_seq);	/* the write failed: nothing to undo */
+		k->undo_seq = 0;
+	}
 	return e;
 }
 
@@ -283,7 +314,7 @@ static void tune_scan(struct hs_sampling *s, const char *root, char *note, size_
 		textf(note, size, "scan_period_max_ms %lu (not above the minimum)", vmax);
 		return;
 	}
-	e = knob_set(max, vmin);
+	e = knob_set(s->undo, max, vmin);
 	if (e) {
 		textf(note, size, "scan period not tuned (scan_period_max_ms: %s)",
 			 strerror(-e));
@@ -327,6 +358,22 @@ static void describe_all(struct hs_sampling *s, unsigned long old, unsigned long
 int hs_sampling_numa_enable_at(const char *root, struct hs_sampling **out, char *err,
 			       size_t errlen)
 {
+	return hs_sampling_numa_enable_undo(root, NULL, out, err, errlen);
+}
+
+/**
+ * hs_sampling_numa_enable_undo() - hs_sampling_numa_enable_at(), with an undo note
+ * @root: as hs_sampling_numa_enable_at()
+ * @undo: the note (lib/undo.h), or NULL
+ * @out: as hs_sampling_numa_enable()
+ * @err: as hs_sampling_numa_enable()
+ * @errlen: as hs_sampling_numa_enable()
+ *
+ * Return: as hs_sampling_numa_enable(), or -errno writing the note.
+ */
+int hs_sampling_numa_enable_undo(const char *root, struct hs_undo *undo,
+				 struct hs_sampling **out, char *err, size_t errlen)
+{
 	struct hs_sampling *s;
 	struct knob *nb;
 	unsigned long old, now;
@@ -341,6 +388,7 @@ int hs_sampling_numa_enable_at(const char *root, struct hs_sampling **out, char 
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	s->undo = undo;
 	nb = &s->k[K_NUMA];
 	if (path_join(nb->path, sizeof(nb->path), root, NUMA_SYSCTL)) {
 		textf(err, errlen, "%s: path too long", root);
@@ -357,10 +405,18 @@ int hs_sampling_numa_enable_at(const char *root, struct hs_sampling **out, char 
 	}
 	now = old | NB_NORMAL;
 	if (now != old) {
-		e = knob_set(nb, now);
+		e = knob_set(undo, nb, now);
 		if (e) {
 			textf(err, errlen, "%s: cannot write %lu: %s", nb->path, now,
 				strerror(-e));
+			free(s);
+			return e;
+		}
+	} else {
+		/* not changed, but in use: a recovery must not turn it off under us */
+		e = knob_note(undo, nb, now);
+		if (e) {
+			textf(err, errlen, "undo note %s: %s", hs_undo_path(undo), strerror(-e));
 			free(s);
 			return e;
 		}
@@ -404,6 +460,8 @@ void hs_sampling_restore(struct hs_sampling *s)
 
 		if (k->changed && write_value(k->path, k->old, k->oldlen))
 			s->failed++;
+		else
+			hs_undo_done(s->undo, k->undo_seq);
 	}
 }
 

@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 struct hs_sampling;
+struct hs_undo;
 
 /**
  * hs_sampling_numa_enable() - turn NUMA-balancing hinting faults on for sampling
@@ -53,6 +54,24 @@ int hs_sampling_numa_enable(struct hs_sampling **out, char *err, size_t errlen);
  */
 int hs_sampling_numa_enable_at(const char *root, struct hs_sampling **out, char *err,
 			       size_t errlen);
+
+/**
+ * hs_sampling_numa_enable_undo() - hs_sampling_numa_enable_at(), written down first
+ * @root: as hs_sampling_numa_enable_at()
+ * @undo: an undo note (lib/undo.h), or NULL
+ * @out: as hs_sampling_numa_enable()
+ * @err: as hs_sampling_numa_enable()
+ * @errlen: as hs_sampling_numa_enable()
+ *
+ * Every value is written in @undo (file, old value, new value) before it
+ * is changed, and marked undone when hs_sampling_restore() put it back; a
+ * numa_balancing that was on already is written down as in use (old value
+ * = new value), so that a recovery leaves it on while this process samples.
+ *
+ * Return: as hs_sampling_numa_enable(), or -errno writing the note.
+ */
+int hs_sampling_numa_enable_undo(const char *root, struct hs_undo *undo,
+				 struct hs_sampling **out, char *err, size_t errlen);
 
 /**
  * hs_sampling_restore() - put back every value hs_sampling_numa_enable() changed

@@ -38,6 +38,7 @@
 #include "fileio.h"
 #include "gen.h"
 #include "json.h"
+#include "undo.h"
 #include "workload.h"
 
 #ifndef TMPFS_MAGIC
@@ -85,6 +86,8 @@ struct hs_workload {
 	int		fd;		/* the data file; -1 for ycsb-f */
 	char		*path;		/* its path; NULL for ycsb-f */
 	bool		created;	/* prepare made @path: hs_workload_free() unlinks it */
+	struct hs_undo	*undo;		/* the undo note that has @path, or NULL */
+	int		undo_seq;	/* its item there, or 0 */
 	pid_t		owner;		/* getpid() of the preparing process */
 	uint64_t	kdev;		/* the file's st_dev as major << 20 | minor */
 	uint64_t	ino;		/* its inode number */
@@ -302,6 +305,19 @@ static int create_file(struct hs_workload *w, const char *dir, char *err, size_t
 	}
 	w->created = true;
 	w->owner = getpid();
+	if (w->undo) {
+		/* right after mkostemp() made the name: a killed recorder's file is found */
+		struct hs_undo_item it = { .kind = HS_UNDO_FILE };
+
+		snprintf(it.a, sizeof(it.a), "%s", w->path);
+		e = hs_undo_add(w->undo, &it);
+		if (e < 0) {
+			set_err(err, errlen, "undo note %s: %s", hs_undo_path(w->undo),
+				strerror(-e));
+			return e;
+		}
+		w->undo_seq = e;
+	}
 	e = fill_file(w->fd, w->size);
 	if (e) {
 		if (e == -ENOSPC || e == -EDQUOT)
@@ -506,6 +522,7 @@ int hs_workload_prepare(const struct hs_workload_opts *o, struct hs_workload **o
 	w->kind = (enum wl_kind)k;
 	w->fd = -1;
 	w->owner = getpid();
+	w->undo = o->undo;
 	e = resolve(w, o, err, errlen);
 	if (e)
 		goto out_free;
@@ -868,8 +885,8 @@ void hs_workload_free(struct hs_workload *w)
 		return;
 	if (w->fd >= 0)
 		close(w->fd);
-	if (w->created && w->owner == getpid())
-		unlink(w->path);
+	if (w->created && w->owner == getpid() && (!unlink(w->path) || errno == ENOENT))
+		hs_undo_done(w->undo, w->undo_seq);
 	free(w->path);
 	free(w->json);
 	free(w);

@@ -27,6 +27,7 @@
 #include <sys/types.h>
 
 struct hs_workload;
+struct hs_undo;
 
 /* struct hs_touch flags (the same bits as HS_EVF_* in lib/event.h) */
 #define HS_TOUCH_ANON	0x0001u	/* anonymous memory: page is address >> 12 */
@@ -60,6 +61,8 @@ struct hs_workload_opts {
 	unsigned int	record_size;	/* ycsb-f record bytes; 0: 1024 */
 	double		theta;		/* zipf skew; 0: 0.99 */
 	uint64_t	seed;		/* random seed; 0: 1 */
+	struct hs_undo	*undo;		/* write a created data file down in this undo
+					 * note (lib/undo.h); NULL: none */
 };
 
 /**

@@ -17,7 +17,8 @@
  *  - a command that cannot run: start fails with its errno and the message
  *    `hsctl record` prints, and no session is left;
  *  - a recorder process that dies in the middle (a child that _exit()s):
- *    hs_recorder_recover_stale() builds its session as "killed", with events.
+ *    hs_recorder_recover_stale() builds its session as "killed", with events,
+ *    and hs_recorder_recover() removes the undo note it left.
  *
  * After every live case nothing of this process is left: no tracefs
  * instance or cgroup hsctl_<pid>, the temporary files removed.  When the
@@ -26,6 +27,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -43,6 +45,7 @@
 #include "harness.h"
 #include "recorder.h"
 #include "store.h"
+#include "undo.h"
 #include "workload.h"
 
 #define MIB		(UINT64_C(1) << 20)
@@ -494,6 +497,23 @@ static void t_live_cannot_run(void)
 	hs_store_close(st);
 }
 
+/* Undo notes of process @pid in /run/hsctl (lib/undo.h). */
+static int notes_of(pid_t pid)
+{
+	char prefix[32];
+	struct dirent *de;
+	DIR *d = opendir(HS_UNDO_DIR);
+	int n = 0;
+
+	if (!d)
+		return 0;
+	snprintf(prefix, sizeof(prefix), "%d-", (int)pid);
+	while ((de = readdir(d)))
+		n += !strncmp(de->d_name, prefix, strlen(prefix));
+	closedir(d);
+	return n;
+}
+
 /* A recorder process killed in the middle; the next one's recovery builds it. */
 static void t_live_recover(void)
 {
@@ -568,6 +588,9 @@ static void t_live_recover(void)
 	T_ASSERT(!strncmp(notes, sql, strlen(sql)));
 	/* built once: nothing left to recover */
 	T_EQ_I64(hs_recorder_recover_stale(st, note, NULL), 0);
+	/* its undo note, whose items were all cleaned up by hand above, is removed */
+	T_ASSERT(hs_recorder_recover(NULL, NULL, st, NULL, note, NULL) >= 0);
+	T_EQ_I64(notes_of(pid), 0);
 	hs_store_close(st);
 	nothing_left();
 }

@@ -83,7 +83,7 @@ expect_eq "$OUT" "$DB: schema version 8 (up to date)"
 expect_status 0 H db migrate --format json
 expect_eq "$OUT" "$(printf '{\n  "path": "%s",\n  "from_version": 8,\n  "to_version": 8\n}' "$DB")"
 expect_status 64 H db frobnicate
-expect_grep "unknown action 'frobnicate' (valid: info, migrate)" "$ERR"
+expect_grep "unknown action 'frobnicate' (valid: info, migrate, recover)" "$ERR"
 expect_status 64 H db info extra
 expect_status 64 H db --format yaml
 expect_status 0 H db --help
