@@ -310,7 +310,8 @@ static void note(hs_recorder_note_fn fn, void *arg, const char *fmt, ...)
  * @fn: told about every one (a warning), may be NULL
  * @arg: its first argument
  *
- * Same host, pid gone: built as "killed" and the spool dropped.
+ * Same host, pid gone: built as "killed" and the spool dropped (kept, with a
+ * warning, when dropping it fails).
  *
  * Return: the number of sessions built, or -errno of the listing.
  */
@@ -341,7 +342,9 @@ int hs_recorder_recover_stale(struct hs_store *st, hs_recorder_note_fn fn, void 
 			     sr[i].session, (int)sr[i].pid, errbuf);
 			continue;
 		}
-		hs_spool_drop(st, sr[i].session);
+		if (hs_spool_drop(st, sr[i].session))
+			note(fn, arg, "spool of session %" PRId64 ": %s (kept)", sr[i].session,
+			     hs_store_errmsg(st));
 		note(fn, arg, "session %" PRId64
 		     " of a killed recorder (pid %d) built from its spool: %" PRIu64
 		     " events, status killed", sr[i].session, (int)sr[i].pid, sum.events);
