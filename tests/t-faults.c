@@ -4,9 +4,9 @@
  * in one process as SQLite's own malloc tests run: hs_recorder_recover_stale()
  * builds the spool a killed recorder left (the path `hsctl record` takes
  * first) with its Nth allocation or write made to fail, N = 1, 2, ... (or a
- * sample, as in faults.sh: N = 1..8, the last 8, HSCTL_FAULTS_SAMPLES more
- * spread between; every N with HSCTL_FAULTS_FULL=1), on a fresh copy of the
- * database each time.  A recording made by a child process that then exits
+ * sample, as in faults.sh: N = 1..4, HSCTL_FAULTS_SAMPLES (8) more spread
+ * between, the last 8; every N with HSCTL_FAULTS_FULL=1), on a fresh copy of
+ * the database each time.  A recording made by a child process that then exits
  * is the killed recorder: its spool is testdata/decode's page 655 (one
  * 6.12 sub-buffer, 106 events) with the 6.12 format files, and with
  * $HSCTL_SHARED the first CAPTURE_SUBBUFS sub-buffers of each CPU of the
@@ -44,7 +44,7 @@
 #define CAPTURE_SUBBUFS	6		/* per CPU, of the 6.12 capture */
 
 static char scratch[64];		/* this run's directory */
-static unsigned int samples = 24;	/* HSCTL_FAULTS_SAMPLES */
+static unsigned int samples = 8;	/* HSCTL_FAULTS_SAMPLES */
 static bool full;			/* HSCTL_FAULTS_FULL=1 */
 
 /* ---- files and queries ---- */
@@ -365,16 +365,16 @@ static void loop(const char *tpl)
 					one(tpl, good, before, !kind, n, p, &fired, &absorbed);
 			continue;
 		}
-		/* as faults.sh: 1..8, @samples spread between, the last 8, one past */
+		/* as faults.sh: 1..4, @samples spread between, the last 8, one past */
 		for (n = 1; n <= total + 1; i++, runs++) {
 			one(tpl, good, before, !kind, n, i % 2, &fired, &absorbed);
-			if (total <= samples + 16 || n < 8 || n >= total - 8) {
+			if (total <= samples + 12 || n < 4 || n >= total - 8) {
 				n++;
 				continue;
 			}
-			for (; k < samples && 8 + (k + 1) * (total - 16) / (samples + 1) <= n; k++)
+			for (; k < samples && 4 + (k + 1) * (total - 12) / (samples + 1) <= n; k++)
 				;
-			n = k < samples ? 8 + (k + 1) * (total - 16) / (samples + 1) : total - 7;
+			n = k < samples ? 4 + (k + 1) * (total - 12) / (samples + 1) : total - 7;
 			k++;
 		}
 	}
