@@ -37,9 +37,12 @@
 # After each run with a fault fired: no crash (no signal, no sanitizer
 # report: ASan's and UBSan's exit codes are set to 86 and 87, leak checking
 # on), exit status 1 (runtime failure; hsctl(1)), standard error one line
-# "hsctl: ..." (warnings aside), PRAGMA integrity_check ok, and the database
-# either as before the command or as after a good run (sessions, their
-# statuses, chunks, keys and runs counted): no partial session or run set.
+# "hsctl: ..." (warnings aside; with persistent write faults standard output
+# fails too, and main()'s "writing standard output" may follow), PRAGMA
+# integrity_check ok, and the database either as before the command or as
+# after a good run (sessions, their statuses, chunks, keys and runs
+# counted): no partial session or run set.  A new database that a failed
+# command leaves behind, with its schema or none, must serve it again.
 # A run whose fault fired but which succeeded (SQLite recovers from some
 # failed allocations by itself) must print and store what a good run does.
 
