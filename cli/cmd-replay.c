@@ -1036,6 +1036,9 @@ static int run(int argc, char **argv)
 		}
 		ret = print_machine(plans, jobs, nr, gaps, stored ? ids : NULL, session, kr);
 	}
+	if (ret && ret != -EIO)		/* a write error is reported at exit */
+		hs_err("printing the results: %s",
+		       ret == -ENOMEM ? "out of memory" : strerror(-ret));
 	status = ret ? HS_EXIT_FAILURE : failed ? HS_EXIT_FAILURE : HS_EXIT_OK;
 out:
 	for (i = 0; i < nr; i++) {

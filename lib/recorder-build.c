@@ -318,8 +318,8 @@ static void note(hs_recorder_note_fn fn, void *arg, const char *fmt, ...)
  * @arg: its first argument
  *
  * A session in status 'recording' is built as "killed" and its spool
- * dropped when it is in @dead, or when it was recorded on this host by a
- * pid that is gone.
+ * dropped (kept, with a warning, when dropping it fails) when it is in
+ * @dead, or when it was recorded on this host by a pid that is gone.
  *
  * Return: the number of sessions built, or -errno of the listing.
  */
@@ -354,7 +354,9 @@ int rec_recover_sessions(struct hs_store *st, const int64_t *dead, size_t nr_dea
 			     sr[i].session, (int)sr[i].pid, errbuf);
 			continue;
 		}
-		hs_spool_drop(st, sr[i].session);
+		if (hs_spool_drop(st, sr[i].session))
+			note(fn, arg, "spool of session %" PRId64 ": %s (kept)", sr[i].session,
+			     hs_store_errmsg(st));
 		note(fn, arg, "session %" PRId64
 		     " of a killed recorder (pid %d) built from its spool: %" PRIu64
 		     " events, status killed", sr[i].session, (int)sr[i].pid, sum.events);
