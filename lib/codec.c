@@ -114,7 +114,7 @@ size_t hs_codec_encode(const uint32_t *keys, const uint8_t *meta, size_t n, uint
  * @len: their number
  * @encoding: enum hs_chunk_encoding of the chunk
  * @n: records the chunk must hold
- * @nr_keys: every key must be below this
+ * @nr_keys: every key must be below this (and below 2^32: keys are 32-bit)
  * @keys: receives @n dense key ids
  * @meta: receives @n meta bytes
  * @accesses: receives the number of FD and PT records (may be NULL)
@@ -129,7 +129,7 @@ int hs_codec_decode(const uint8_t *in, size_t len, unsigned int encoding, size_t
 {
 	const uint8_t *p = in, *end = in + len;
 	const char *dummy;
-	uint64_t nacc = 0;
+	uint64_t nacc = 0, limit;
 	int64_t prev = 0;
 	uint8_t pmeta = 0;
 	bool is_acc = true;	/* meta 0 is an FD access */
@@ -141,6 +141,8 @@ int hs_codec_decode(const uint8_t *in, size_t len, unsigned int encoding, size_t
 		*why = "unknown chunk encoding";
 		return -EBADMSG;
 	}
+	/* A dense id is 32 bits: a larger distinct count (a corrupt row) must not wrap keys. */
+	limit = HS_MIN(nr_keys, (uint64_t)UINT32_MAX + 1);
 	for (i = 0; i < n; i++) {
 		uint64_t v;
 		int64_t key;
@@ -151,7 +153,7 @@ int hs_codec_decode(const uint8_t *in, size_t len, unsigned int encoding, size_t
 			return -EBADMSG;
 		}
 		key = prev + unzigzag(v >> 1);
-		if (unlikely(key < 0 || (uint64_t)key >= nr_keys)) {
+		if (unlikely(key < 0 || (uint64_t)key >= limit)) {
 			*why = "key out of range";
 			return -EBADMSG;
 		}

@@ -74,7 +74,7 @@ size_t hs_codec_encode(const uint32_t *keys, const uint8_t *meta, size_t n, uint
  * @len: their number
  * @encoding: enum hs_chunk_encoding of the chunk
  * @n: records the chunk must hold
- * @nr_keys: every key must be below this
+ * @nr_keys: every key must be below this (and below 2^32: keys are 32-bit)
  * @keys: receives @n dense key ids
  * @meta: receives @n meta bytes
  * @accesses: receives the number of FD and PT records (may be NULL)
