@@ -32,6 +32,9 @@ struct hs_global hs_global = {
 };
 
 static void vreport(const char *prefix, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
 	fprintf(stderr, "hsctl: %s", prefix);
 	vfprintf(stderr, fmt, ap);

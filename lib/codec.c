@@ -155,7 +155,7 @@ size_t hs_codec_encode_ts(const uint32_t *keys, const uint8_t *meta, const uint6
  * @len: their number
  * @encoding: enum hs_chunk_encoding of the chunk
  * @n: records the chunk must hold
- * @nr_keys: every key must be below this
+ * @nr_keys: every key must be below this (and below 2^32: keys are 32-bit)
  * @keys: receives @n dense key ids
  * @meta: receives @n meta bytes
  * @ts: receives @n times for HS_ENC_KEYS_META_TS (untouched for
@@ -174,7 +174,7 @@ int hs_codec_decode_ts(const uint8_t *in, size_t len, unsigned int encoding, siz
 {
 	const uint8_t *p = in, *end = in + len;
 	const char *dummy;
-	uint64_t nacc = 0, pts = 0;
+	uint64_t nacc = 0, pts = 0, limit;
 	int64_t prev = 0;
 	uint8_t pmeta = 0;
 	bool is_acc = true;	/* meta 0 is an FD access */
@@ -188,6 +188,8 @@ int hs_codec_decode_ts(const uint8_t *in, size_t len, unsigned int encoding, siz
 		return -EBADMSG;
 	}
 	timed = encoding == HS_ENC_KEYS_META_TS;
+	/* A dense id is 32 bits: a larger distinct count (a corrupt row) must not wrap keys. */
+	limit = HS_MIN(nr_keys, (uint64_t)UINT32_MAX + 1);
 	for (i = 0; i < n; i++) {
 		uint64_t v;
 		int64_t key;
@@ -198,7 +200,7 @@ int hs_codec_decode_ts(const uint8_t *in, size_t len, unsigned int encoding, siz
 			return -EBADMSG;
 		}
 		key = prev + unzigzag(v >> 1);
-		if (unlikely(key < 0 || (uint64_t)key >= nr_keys)) {
+		if (unlikely(key < 0 || (uint64_t)key >= limit)) {
 			*why = "key out of range";
 			return -EBADMSG;
 		}

@@ -136,7 +136,7 @@ int hs_codec_decode_ts(const uint8_t *in, size_t len, unsigned int encoding, siz
  * @len: their number
  * @encoding: enum hs_chunk_encoding of the chunk
  * @n: records the chunk must hold
- * @nr_keys: every key must be below this
+ * @nr_keys: every key must be below this (and below 2^32: keys are 32-bit)
  * @keys: receives @n dense key ids
  * @meta: receives @n meta bytes
  * @accesses: receives the number of FD and PT records (may be NULL)

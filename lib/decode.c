@@ -166,9 +166,9 @@ static const struct event_spec specs[] = {
 	{ HS_DEC_VMSCAN, "vmscan", { "mm_vmscan_write_folio", "mm_vmscan_writepage" },
 	  HS_EV_WRITE_FOLIO, 0, { F(S_PFN, "pfn"), F(S_WB_ANON, "reclaim_flags") } },
 	{ HS_DEC_VMSCAN, "vmscan", { "mm_shrink_slab_start" }, HS_EV_SHRINK_SLAB_START, 0,
-	  { { S_NONE } } },
+	  { { .slot = S_NONE } } },
 	{ HS_DEC_VMSCAN, "vmscan", { "mm_shrink_slab_end" }, HS_EV_SHRINK_SLAB_END, 0,
-	  { { S_NONE } } },
+	  { { .slot = S_NONE } } },
 
 	{ HS_DEC_FAULTS, "exceptions", { "page_fault_user" }, HS_EV_PAGE_FAULT_USER, 0,
 	  { F(S_ADDR, "address"), OPT(S_A, "error_code") } },
@@ -178,9 +178,9 @@ static const struct event_spec specs[] = {
 	{ HS_DEC_SCHED, "sched", { "sched_process_fork" }, HS_EV_PROCESS_FORK, 0,
 	  { F(S_A, "child_pid") } },
 	{ HS_DEC_SCHED, "sched", { "sched_process_exit" }, HS_EV_PROCESS_EXIT, 0,
-	  { { S_NONE } } },
+	  { { .slot = S_NONE } } },
 	{ HS_DEC_SCHED, "sched", { "sched_process_exec" }, HS_EV_PROCESS_EXEC, 0,
-	  { { S_NONE } } },
+	  { { .slot = S_NONE } } },
 	{ HS_DEC_SCHED, "task", { "task_newtask" }, HS_EV_TASK_NEW, 0,
 	  { F(S_A, "pid"), F(S_B, "clone_flags") } },
 };

@@ -184,6 +184,18 @@ static void test_corrupt(void)
 	bad(toolong, sizeof(toolong), HS_ENC_KEYS_META, 1, 10, "varint too long");
 	bad(meta20, sizeof(meta20), HS_ENC_KEYS_META, 1, 10, "bad meta byte");
 	bad(meta05, sizeof(meta05), HS_ENC_KEYS_META, 1, 10, "bad meta byte");
+	/*
+	 * Key 2^32 + 5 (zigzag 2^33 + 10, times 2: 2^34 + 20 = 94 80 80 80 40) is
+	 * below a corrupt distinct count of 2^33 but is no dense id: rejected,
+	 * not wrapped to key 5 (found by tests/fuzz/fuzz-codec).
+	 */
+	{
+		static const uint8_t big[] = { 0x94, 0x80, 0x80, 0x80, 0x40 };
+
+		bad(big, sizeof(big), HS_ENC_KEYS_META, 1, UINT64_C(1) << 33,
+		    "key out of range");
+		bad(big, sizeof(big), HS_ENC_KEYS_META, 1, UINT64_MAX, "key out of range");
+	}
 	/* record count disagreeing with the bytes */
 	bad(three, sizeof(three), HS_ENC_KEYS_META, 2, 10, "bytes after the last record");
 	bad(three, sizeof(three), HS_ENC_KEYS_META, 4, 10, "truncated varint");
