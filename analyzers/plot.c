@@ -56,6 +56,7 @@ static const struct hs_plot_style styles[HS_PLOT_STYLES] = {
 	{ "#777777", "8 4", 2.0 },
 	{ "#333333", "2 3", 2.5 },
 	{ "#999999", "10 3 2 3", 2.0 },
+	{ "#555555", "12 3 3 3 3 3", 2.0 },
 };
 
 /**
@@ -168,6 +169,8 @@ static bool data_range(const struct hs_plot *p, struct frame *f)
 			ymax = f->y0 + 1;
 		step = nice_step((ymax - f->y0) / 5);
 		f->y1 = f->y0 + ceil((ymax - f->y0) / step - 1e-9) * step;
+		if (f->y1 - ymax < step * 0.05)
+			f->y1 += step;	/* headroom: no line runs along the frame */
 	}
 	if (f->y1 <= f->y0)
 		f->y1 = f->y0 + 1;

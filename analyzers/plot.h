@@ -19,8 +19,8 @@
 #include <stddef.h>
 
 #define HS_PLOT_POLICY_STYLES	16	/* styles 0 .. 15: policies (0: OPT) */
-#define HS_PLOT_AUX		16	/* styles 16 .. 19: the kernel and other series */
-#define HS_PLOT_STYLES		20
+#define HS_PLOT_AUX		16	/* styles 16 .. 20: the kernel and other series */
+#define HS_PLOT_STYLES		21
 
 /**
  * struct hs_plot_style - how a series is drawn

@@ -83,6 +83,15 @@ static void text_escaped(struct hs_svg *s, const char *text)
 		s->err = -ENOMEM;
 }
 
+/**
+ * hs_xml_escape() - append @text to a buffer, escaped for XML text and attributes
+ * @buf: the buffer (*buf may be NULL), grown with realloc
+ * @len: bytes used in *buf
+ * @cap: bytes allocated
+ * @text: UTF-8 text
+ *
+ * Return: 0 or -ENOMEM.
+ */
 int hs_xml_escape(char **buf, size_t *len, size_t *cap, const char *text)
 {
 	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
@@ -163,6 +172,12 @@ int hs_svg_new(double width, double height, const char *title, struct hs_svg **o
 	return 0;
 }
 
+/**
+ * hs_svg_free() - free a writer and its text
+ * @s: the writer, or NULL
+ *
+ * Return: nothing.
+ */
 void hs_svg_free(struct hs_svg *s)
 {
 	if (!s)
@@ -188,6 +203,8 @@ static void stroke(struct hs_svg *s, const struct hs_svg_stroke *st)
  * @x2: end x
  * @y2: end y
  * @st: the stroke
+ *
+ * Return: nothing.
  */
 void hs_svg_line(struct hs_svg *s, double x1, double y1, double x2, double y2,
 		 const struct hs_svg_stroke *st)
@@ -211,6 +228,8 @@ void hs_svg_line(struct hs_svg *s, double x1, double y1, double x2, double y2,
  * @xy: x0, y0, x1, y1, ... (2 * @n numbers)
  * @n: points (nothing is drawn below 2)
  * @st: the stroke
+ *
+ * Return: nothing.
  */
 void hs_svg_polyline(struct hs_svg *s, const double *xy, size_t n,
 		     const struct hs_svg_stroke *st)
@@ -239,6 +258,8 @@ void hs_svg_polyline(struct hs_svg *s, const double *xy, size_t n,
  * @h: height
  * @fill: "#rrggbb", or NULL for none
  * @st: its outline, or NULL for none
+ *
+ * Return: nothing.
  */
 void hs_svg_rect(struct hs_svg *s, double x, double y, double w, double h, const char *fill,
 		 const struct hs_svg_stroke *st)
@@ -264,6 +285,8 @@ void hs_svg_rect(struct hs_svg *s, double x, double y, double w, double h, const
  * @cy: centre y
  * @r: radius
  * @fill: "#rrggbb"
+ *
+ * Return: nothing.
  */
 void hs_svg_circle(struct hs_svg *s, double cx, double cy, double r, const char *fill)
 {
@@ -286,6 +309,8 @@ void hs_svg_circle(struct hs_svg *s, double cx, double cy, double r, const char 
  * @rotate: degrees about (x, y) (-90: reads upwards), 0 for none
  * @bold: a bold face
  * @text: UTF-8 text (escaped)
+ *
+ * Return: nothing.
  */
 void hs_svg_text(struct hs_svg *s, double x, double y, double size, enum hs_svg_anchor anchor,
 		 double rotate, bool bold, const char *text)

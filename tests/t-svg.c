@@ -166,8 +166,11 @@ static void log_axis(void)
 	T_EQ_I64(hs_plot_svg(&p, &svg, NULL), 0);
 	if (!svg)
 		return;
-	/* y auto: 0 .. 4 (nice step 1 above the top point); x = 0 is left out */
-	T_ASSERT(strstr(svg, "<polyline points=\"78.0,90.5 310.0,40.0\""));
+	/*
+	 * y auto: from 0, nice step 1 (4 / 5 = 0.8), up to 4 and one step of
+	 * headroom above the top point: 0 .. 5.  x = 0 is left out.
+	 */
+	T_ASSERT(strstr(svg, "<polyline points=\"78.0,120.8 310.0,80.4\""));
 	T_ASSERT(strstr(svg, "text-anchor=\"middle\">1</text>"));
 	T_ASSERT(strstr(svg, "<text x=\"155.3\" y=\"260.0\" font-size=\"13.0\" "
 			"text-anchor=\"middle\">10</text>"));
