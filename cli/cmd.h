@@ -136,5 +136,6 @@ int hs_cli_json_row(struct hs_json *j, const struct hs_sql_row *row);
 extern const struct hs_cmd hs_cmd_import, hs_cmd_gen, hs_cmd_replay, hs_cmd_sessions,
 	hs_cmd_sql, hs_cmd_policy, hs_cmd_db, hs_cmd_record, hs_cmd_mrc;
 extern const struct hs_cmd hs_cmd_export;
+extern const struct hs_cmd hs_cmd_report;
 
 #endif /* HS_CMD_H */
