@@ -259,7 +259,8 @@ static void legend(struct hs_svg *s, const struct hs_plot *p, double x, double y
 		const struct hs_svg_stroke st = { ps->color, ps->width, ps->dash };
 
 		hs_svg_line(s, x, y - 4.5, x + 34, y - 4.5, &st);
-		hs_svg_circle(s, x + 17, y - 4.5, 2.5, ps->color);
+		if (p->series[i].n <= MARKER_MAX)	/* its points have dots too */
+			hs_svg_circle(s, x + 17, y - 4.5, 2.5, ps->color);
 		hs_svg_text(s, x + 42, y, FONT_TICK, HS_SVG_START, 0, false, p->series[i].name);
 	}
 }

@@ -439,14 +439,14 @@ static int compute(struct hs_store *st, const struct hs_session_info *info, stru
 		return ret;
 
 	/* The stack curves. */
-	for (size_t i = 0; i < np; i++) {
+	for (size_t i = 0; !ret && i < np; i++) {
+		uint64_t **h;
+
 		if (!pl[i].stack)
 			continue;
-		if (!strcmp(pl[i].ops->name, "lru"))
-			lru = calloc(ns, sizeof(*lru));
-		else
-			opt = calloc(ns, sizeof(*opt));
-		if (!lru && !opt)
+		h = !strcmp(pl[i].ops->name, "lru") ? &lru : &opt;
+		*h = calloc(ns, sizeof(**h));
+		if (!*h)
 			ret = -ENOMEM;
 	}
 	if (!ret && (lru || opt))
@@ -533,8 +533,7 @@ static const char css[] =
 	"th{background:#eee;text-align:left}td.n{text-align:right;font-variant-numeric:"
 	"tabular-nums}figure{margin:1em 0}figcaption{font-size:.9em;color:#333}"
 	"svg{max-width:100%;height:auto}p.note{font-size:.9em;color:#333}"
-	"span.sw{display:inline-block;width:34px;height:0;vertical-align:middle;"
-	"margin-right:.4em}";
+	"td.p{white-space:nowrap}svg.sw{vertical-align:middle}";
 
 static void kv(struct report *r, const char *k, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -560,14 +559,16 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : NAN;
 }
 
-/* A policy's name with a sample of its line style, for tables. */
+/* A policy's name after a sample of its line, as the charts draw it, for tables. */
 static void policy_cell(struct report *r, const struct hs_policy_ops *ops)
 {
 	const struct hs_plot_style *ps = hs_plot_style(hs_cli_policy_style(ops));
 
-	bprintf(&r->html, "<td><span class=\"sw\" style=\"border-top:%.1fpx %s %s\"></span>",
-		ps->width + 0.5, *ps->dash ? (strlen(ps->dash) <= 3 ? "dotted" : "dashed") :
-		"solid", ps->color);
+	bprintf(&r->html, "<td class=\"p\"><svg class=\"sw\" width=\"34\" height=\"10\" "
+		"viewBox=\"0 0 34 10\" aria-hidden=\"true\"><line x1=\"0\" y1=\"5\" "
+		"x2=\"34\" y2=\"5\" stroke=\"%s\" stroke-width=\"%.1f\"%s%s%s/></svg> ",
+		ps->color, ps->width, *ps->dash ? " stroke-dasharray=\"" : "", ps->dash,
+		*ps->dash ? "\"" : "");
 	besc(&r->html, ops->name);
 	bprintf(&r->html, "</td>");
 }
@@ -996,7 +997,7 @@ static void section_generations(struct report *r, struct hs_store *st)
 {
 	struct hs_plot_series *sr = calloc(2 * r->np, sizeof(*sr));
 	struct hs_plot pmax = { .title = "Generations over time: max_seq",
-				.xlabel = "accesses replayed", .ylabel = "max_seq (agings + 1)",
+				.xlabel = "accesses replayed", .ylabel = "max_seq (youngest generation)",
 				.ymin = NAN, .ymax = NAN, .series = sr };
 	struct hs_plot plive = { .title = "Live generations",
 				 .xlabel = "accesses replayed",
