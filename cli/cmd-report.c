@@ -734,12 +734,14 @@ static void kernel_row(struct report *r, struct hs_store *st)
 	if (isfinite(out))
 		bprintf(&r->html, "%.0f", out);
 	bprintf(&r->html, "</td><td></td></tr>\n");
-	bprintf(&r->html, "</table>\n<p class=\"note\">The kernel row counts pages: <i>born</i> "
-		"is every page brought in during the recording (page cache insertions with "
-		"readahead, and anonymous faults); the second line is those the workload "
-		"accessed, the comparable number to the models' misses. Its evictions are "
-		"pages that died by reclaim or pageout, its refaults lives whose previous life "
-		"ended that way. pswpin / pswpout are the %s counters%s.</p>\n",
+	bprintf(&r->html, "</table>\n<p class=\"note\">The kernel row counts pages of folio "
+		"lives: <i>born</i> is every page brought in during the recording (page cache "
+		"insertions, readahead included, and anonymous faults); the second line is the "
+		"pages of the lives the workload accessed, the nearest the kernel has to the "
+		"models' misses (but a large folio counts all its pages, where a model misses "
+		"one page at a time). Its evictions are the pages that died by reclaim or "
+		"pageout, its refaults the pages of lives whose previous life ended that way. "
+		"pswpin / pswpout are the %s counters%s.</p>\n",
 		scope && !strcmp(scope, "cgroup") ? "cgroup's memory.stat" : "machine-wide vmstat",
 		scope && !strcmp(scope, "cgroup") ? "" : " (other processes count too)");
 	rows_free(&q);
