@@ -205,7 +205,8 @@ static void axes(struct hs_svg *s, const struct hs_plot *p, const struct frame *
 				x = px(f, v);
 				hs_svg_line(s, x, f->t, x, f->b, &grid);
 				fmt_num(buf, sizeof(buf), v);
-				hs_svg_text(s, x, f->b + 18, FONT_TICK, HS_SVG_MIDDLE, 0, false, buf);
+				hs_svg_text(s, x, f->b + 18, FONT_TICK, HS_SVG_MIDDLE, 0, false,
+					    buf);
 			}
 		}
 	} else {

@@ -999,7 +999,8 @@ static void section_generations(struct report *r, struct hs_store *st)
 {
 	struct hs_plot_series *sr = calloc(2 * r->np, sizeof(*sr));
 	struct hs_plot pmax = { .title = "Generations over time: max_seq",
-				.xlabel = "accesses replayed", .ylabel = "max_seq (youngest generation)",
+				.xlabel = "accesses replayed",
+				.ylabel = "max_seq (youngest generation)",
 				.ymin = NAN, .ymax = NAN, .series = sr };
 	struct hs_plot plive = { .title = "Live generations",
 				 .xlabel = "accesses replayed",
@@ -1031,7 +1032,8 @@ static void section_generations(struct report *r, struct hs_store *st)
 
 			b[k] = (double)g->seq;
 			b[n + k] = (double)g->max_seq;
-			b[2 * n + k] = (double)(g->max_seq - HS_MIN(g->min_seq[0], g->min_seq[1]) + 1);
+			b[2 * n + k] = (double)(g->max_seq + 1 -
+						HS_MIN(g->min_seq[0], g->min_seq[1]));
 		}
 		sr[ng] = (struct hs_plot_series){ r->pl[i].ops->name,
 			hs_cli_policy_style(r->pl[i].ops), b, b + n, n };
@@ -1229,8 +1231,8 @@ static int run(int argc, char **argv)
 		else if (ret == -ENOMEM)
 			hs_err("session %" PRId64 ": out of memory", session);
 		else if (ret == -EOVERFLOW)
-			hs_err("session %" PRId64 ": too many distinct keys for the one-pass curves",
-			       session);
+			hs_err("session %" PRId64 ": too many distinct keys for the one-pass "
+			       "curves", session);
 		else if (ret != -EUCLEAN && ret != -EINVAL && ret != -ENOSYS)
 			hs_err("session %" PRId64 ": %s", session, hs_store_errmsg(st));
 		status = hs_exit_from_errno(ret);

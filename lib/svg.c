@@ -117,7 +117,7 @@ int hs_xml_escape(char **buf, size_t *len, size_t *cap, const char *text)
 			break;
 		default:
 			if (*p < 0x20 && *p != '\t' && *p != '\n' && *p != '\r')
-				rep = "\xef\xbf\xbd";	/* U+FFFD: XML 1.0 forbids C0 controls */
+				rep = "\xef\xbf\xbd";	/* U+FFFD: not in XML 1.0 */
 			else
 				rep = one;
 		}

@@ -52,9 +52,11 @@ static void primitives(void)
 		 "<rect x=\"1.0\" y=\"1.0\" width=\"2.0\" height=\"2.0\" fill=\"none\" "
 		 "stroke=\"#000000\" stroke-width=\"1.0\"/>\n"
 		 "<circle cx=\"5.0\" cy=\"6.0\" r=\"2.5\" fill=\"#D55E00\"/>\n"
-		 "<text x=\"10.0\" y=\"20.0\" font-size=\"13.0\" text-anchor=\"end\">x &lt; y</text>\n"
+		 "<text x=\"10.0\" y=\"20.0\" font-size=\"13.0\" text-anchor=\"end\">"
+		 "x &lt; y</text>\n"
 		 "<text x=\"18.0\" y=\"25.0\" font-size=\"14.0\" text-anchor=\"middle\" "
-		 "font-weight=\"bold\" transform=\"rotate(-90.0 18.0 25.0)\">miss ratio (%)</text>\n"
+		 "font-weight=\"bold\" transform=\"rotate(-90.0 18.0 25.0)\">"
+		 "miss ratio (%)</text>\n"
 		 "</svg>\n");
 	T_EQ_U64(len, strlen(text));
 	/* Finishing twice gives the same document; drawing after it adds nothing. */
