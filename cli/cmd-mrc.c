@@ -29,6 +29,7 @@
 #include "mrc.h"
 #include "param.h"
 #include "parse.h"
+#include "plot.h"
 #include "policy.h"
 #include "replay.h"
 #include "store.h"
@@ -51,6 +52,7 @@ struct args {
 	unsigned int	threads;	/* --threads, 0 = all cores */
 	double		sample;		/* --sample rate, 1 = exact */
 	bool		no_store;	/* --no-store */
+	bool		svg;		/* --format svg */
 };
 
 /* One curve: a policy and its points, by either method. */
@@ -86,6 +88,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	uint64_t v;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = a;	/* mrc_format_parse() sets a->svg */
+		break;
 	case 'p':
 		a->policies = arg;
 		break;
@@ -119,11 +124,48 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/*
+ * -f/--format of mrc: the common formats, and svg, a chart of the curves,
+ * which no other command draws.  It replaces hs_format_children here.
+ */
+static const struct argp_option mrc_format_options[] = {
+	{ "format", 'f', "FMT", 0,
+	  "Output format: table, csv, json or svg (a chart; default: table)", 0 },
+	{ 0 }
+};
+
+static error_t mrc_format_parse(int key, char *arg, struct argp_state *state)
+{
+	struct args *a = state->input;
+
+	if (key != 'f')
+		return ARGP_ERR_UNKNOWN;
+	a->svg = !strcmp(arg, "svg");
+	if (a->svg)
+		return 0;
+	if (hs_format_parse(arg, &hs_global.format)) {
+		hs_err("unknown format '%s' (valid: table, csv, json, svg)", arg);
+		return EINVAL;	/* argp_parse() fails: exit 64 */
+	}
+	hs_global.format_set = true;
+	return 0;
+}
+
+static const struct argp mrc_format_argp = {
+	.options = mrc_format_options,
+	.parser = mrc_format_parse,
+};
+
+static const struct argp_child mrc_children[] = {
+	{ &mrc_format_argp, 0, "Output:", 90 },
+	{ 0 }
+};
+
 static const struct argp argp = {
 	.options = options,
 	.parser = parse_opt,
 	.args_doc = "SESSION",
-	.children = hs_format_children,
+	.children = mrc_children,
 	.doc = "Miss-ratio curves of a session: LRU and OPT exact at every size from one pass, "
 	       "other policies replayed at each size; print them and store them.\v"
 	       "EXAMPLES:\n"
@@ -132,6 +174,7 @@ static const struct argp argp = {
 	       "    hsctl mrc 1 --policy lru,opt,arc --sizes 10%..100%/10%\n"
 	       "    hsctl mrc 1 --sizes 16M..1G:20 --format csv # page sessions: memory sizes\n"
 	       "    hsctl mrc 1 --sample 0.01 --sizes 1..100%:100  # SHARDS, 1% of the keys\n"
+	       "    hsctl mrc 1 --policy lru,opt,arc --format svg >mrc.svg  # a chart\n"
 	       "    hsctl sql 'SELECT policy, size, miss_ratio FROM v_mrc WHERE curve = 1'\n"
 	       "\nmiss_ratio is misses / accesses (the table prints it in percent). See "
 	       "hsctl-mrc(1) and hsctl-db(5).",
@@ -333,6 +376,58 @@ static int print_curves(const struct curve *cv, size_t nc, size_t ns,
 	return ret;
 }
 
+/*
+ * --format svg: the curves as one chart, miss ratio in percent over the
+ * size, OPT solid black, each policy in its style (hs_cli_policy_style()),
+ * a recorded session's memory limit marked.  The x axis is logarithmic when
+ * the sizes span more than a factor of 20.
+ */
+static int print_svg(const struct curve *cv, size_t nc, size_t ns,
+		     const struct hs_session_info *info)
+{
+	struct hs_plot_series *sr = calloc(nc, sizeof(*sr));
+	double *x = calloc(ns, sizeof(*x)), *y = calloc(nc * ns, sizeof(*y));
+	char title[384], xlabel[64], mlabel[64];
+	struct hs_plot_mark mark;
+	struct hs_plot p = { .title = title, .xlabel = xlabel, .ylabel = "miss ratio (%)",
+			     .ymin = 0, .ymax = 100, .series = sr, .nr_series = nc };
+	char *svg = NULL;
+	size_t len = 0;
+	int ret = -ENOMEM;
+
+	if (!sr || !x || !y)
+		goto out;
+	for (size_t s = 0; s < ns; s++)
+		x[s] = (double)cv[0].points[s].size;
+	for (size_t i = 0; i < nc; i++) {
+		for (size_t s = 0; s < ns; s++)
+			y[i * ns + s] = 100.0 * ratio(cv[i].points[s].misses, info->accesses);
+		sr[i] = (struct hs_plot_series){ cv[i].ops->name, hs_cli_policy_style(cv[i].ops),
+						 x, y + i * ns, ns };
+	}
+	p.xlog = ns > 1 && x[ns - 1] > 20 * x[0];
+	snprintf(title, sizeof(title), "Miss-ratio curves, session %" PRId64 " (%s)", info->id,
+		 info->name);
+	snprintf(xlabel, sizeof(xlabel), "cache size (%ss%s)", info->unit,
+		 p.xlog ? ", log scale" : "");
+	if (info->memory_limit_pages && !strcmp(info->unit, "page")) {
+		snprintf(mlabel, sizeof(mlabel), "recorded limit %" PRIu64,
+			 info->memory_limit_pages);
+		mark = (struct hs_plot_mark){ (double)info->memory_limit_pages, mlabel };
+		p.marks = &mark;
+		p.nr_marks = 1;
+	}
+	ret = hs_plot_svg(&p, &svg, &len);
+	if (!ret && (fwrite(svg, 1, len, stdout) != len || fflush(stdout)))
+		ret = -EIO;
+out:
+	free(svg);
+	free(sr);
+	free(x);
+	free(y);
+	return ret;
+}
+
 static int store_curves(struct hs_store *st, struct curve *cv, size_t nc, size_t ns,
 			const struct hs_session_info *info, double rate)
 {
@@ -470,7 +565,11 @@ static int run(int argc, char **argv)
 			goto out;
 		}
 	}
-	status = print_curves(cv, nr_pols, ns, &info, a.sample) ? HS_EXIT_FAILURE : HS_EXIT_OK;
+	if (a.svg)
+		status = print_svg(cv, nr_pols, ns, &info) ? HS_EXIT_FAILURE : HS_EXIT_OK;
+	else
+		status = print_curves(cv, nr_pols, ns, &info, a.sample) ? HS_EXIT_FAILURE :
+			 HS_EXIT_OK;
 out:
 	for (i = 0; cv && i < nr_pols; i++)
 		free(cv[i].points);

@@ -61,6 +61,12 @@ int hs_cli_get_session(struct hs_store *st, int64_t id, struct hs_session_info *
 int hs_cli_pick_policies(char *list, const char *def, const char *what,
 			 const struct hs_policy_ops **out, size_t max, size_t *n);
 
+/*
+ * The chart style (analyzers/plot.h) of a policy, the same in every chart:
+ * opt 0 (solid black, the floor), the most compared policies the most distinct.
+ */
+unsigned int hs_cli_policy_style(const struct hs_policy_ops *ops);
+
 /* Set hs_global.format from a --format value: 0, or prints the error and returns HS_EXIT_USAGE. */
 int hs_cli_set_format(const char *arg);
 
@@ -130,5 +136,6 @@ int hs_cli_json_row(struct hs_json *j, const struct hs_sql_row *row);
 extern const struct hs_cmd hs_cmd_import, hs_cmd_gen, hs_cmd_replay, hs_cmd_sessions,
 	hs_cmd_sql, hs_cmd_policy, hs_cmd_db, hs_cmd_record, hs_cmd_mrc, hs_cmd_fidelity;
 extern const struct hs_cmd hs_cmd_export;
+extern const struct hs_cmd hs_cmd_report;
 
 #endif /* HS_CMD_H */

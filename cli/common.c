@@ -277,6 +277,39 @@ const struct hs_policy_ops *hs_cli_find_policy(const char *what, const char *nam
 	return NULL;
 }
 
+/*
+ * Chart styles by policy: the policies most often compared first, so that
+ * they get seven different colours (analyzers/plot.c cycles seven colours
+ * and four dash patterns: every style differs in both from its neighbours).
+ */
+static const char *const style_order[] = {
+	"opt", "lru", "arc", "clock", "mglru", "linux-2q", "hitshield", "lirs", "two-q",
+	"car", "cart", "clock-pro", "fifo", "lrfu",
+};
+
+/**
+ * hs_cli_policy_style() - the chart style of a policy
+ * @ops: the policy
+ *
+ * OPT, the floor every curve is read against, is style 0 (solid black);
+ * every policy has its own style, the same in every chart and every
+ * report.  A policy added later without a place in style_order[] takes
+ * style 14 or 15.
+ *
+ * Return: a style index below 16 (HS_PLOT_POLICY_STYLES, analyzers/plot.h).
+ */
+unsigned int hs_cli_policy_style(const struct hs_policy_ops *ops)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(style_order); i++)
+		if (!strcmp(ops->name, style_order[i]))
+			return (unsigned int)i;
+	for (i = 0; i < hs_policy_count() && hs_policy_at(i) != ops; i++)
+		;
+	return 14 + (unsigned int)(i % 2);
+}
+
 /**
  * hs_cli_pick_policies() - the policies of a --policy list
  * @list: "all", or comma-separated names (split in place); NULL takes @def

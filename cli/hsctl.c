@@ -27,6 +27,7 @@ static const struct hs_cmd *const cmds[] = {
 	&hs_cmd_replay,
 	&hs_cmd_mrc,
 	&hs_cmd_fidelity,
+	&hs_cmd_report,
 	&hs_cmd_sessions,
 	&hs_cmd_sql,
 	&hs_cmd_policy,
