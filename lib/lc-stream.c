@@ -31,9 +31,12 @@
  * Readahead adds are flagged on the life (HS_LIFE_F_READAHEAD: added by the
  * task to the inode of its last page_cache_*_ra event, at or after that
  * event's index, before its next read or fault: the event comes before the
- * kernel sizes the window, so its req_count does not bound it);
- * readahead_only counts those never accessed.  Each page of such an
- * add is streamed as a READAHEAD record at the add (hs_lc_emit_readahead()):
+ * kernel sizes the window, so its req_count does not bound it; but a
+ * synchronous readahead's own request, the req_count pages from its index
+ * that the read or fault waits for, is a demand miss and not flagged);
+ * readahead_only counts those never accessed.  Each page of such an add,
+ * the request excepted, is streamed as a READAHEAD record at the add
+ * (hs_lc_emit_readahead()):
  * the page entered memory there without a reference, and the read that
  * follows, if any, finds it resident.  Swap readahead is not streamed: an
  * anonymous page's insertion does not tell a swap-in the task faulted on
@@ -74,12 +77,16 @@ int hs_lc_emit(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch, bool w
 }
 
 /*
- * Life @id was just born by a readahead add of task @tid: stream each of its
- * pages as a READAHEAD record, if the task is in scope.  An insertion is the
- * kernel's fact, not an access the touch log would see: it streams with
- * HS_LC_TOUCH_ONLY too, like hints and drops.
+ * Life @id was just born by an add inside a readahead window of task @tid:
+ * stream each of its pages outside [@skip_lo, @skip_hi) as a READAHEAD
+ * record, if the task is in scope.  The skipped pages are the ones the read
+ * or fault waits for (a synchronous readahead's request): they enter as
+ * that access's miss.  An insertion is the kernel's fact, not an access the
+ * touch log would see: it streams with HS_LC_TOUCH_ONLY too, like hints and
+ * drops.
  */
-int hs_lc_emit_readahead(struct hs_lifecycle *lc, uint32_t tid, uint32_t id)
+int hs_lc_emit_readahead(struct hs_lifecycle *lc, uint32_t tid, uint32_t id, uint64_t skip_lo,
+			 uint64_t skip_hi)
 {
 	const struct hs_folio_life *l = &lc->life[id];
 	uint8_t kind = l->kind;
@@ -90,6 +97,8 @@ int hs_lc_emit_readahead(struct hs_lifecycle *lc, uint32_t tid, uint32_t id)
 	if (!hs_lc_task_in_scope(lc, TASK(lc, tid)))
 		return 0;
 	for (p = first; p < first + pages; p++) {
+		if (p >= skip_lo && p < skip_hi)
+			continue;
 		err = hs_lc_page_key(lc, kind, dev, ino, p, &kid);
 		if (!err)
 			err = hs_lc_emit(lc, kid, HS_CH_READAHEAD, false);
@@ -289,6 +298,9 @@ int hs_lc_on_readahead(struct hs_lifecycle *lc, uint32_t tid, const struct hs_ev
 	t->ra_valid = ev->a > 0;
 	t->ra_inode = iid;
 	t->ra_lo = ev->index;
+	t->ra_demand_hi = ev->index;
+	if (!(ev->flags & HS_EVF_ASYNC) && ev->a <= UINT64_MAX - ev->index)
+		t->ra_demand_hi = ev->index + ev->a;
 	return 0;
 }
 

@@ -41,7 +41,8 @@ enum hs_death_cause {
 };
 
 /* struct hs_folio_life flags */
-#define HS_LIFE_F_READAHEAD	0x01u	/* added inside a readahead window of the adding task */
+#define HS_LIFE_F_READAHEAD	0x01u	/* added inside a readahead window of the adding task,
+					 * not the pages its read or fault waits for */
 #define HS_LIFE_F_UNSEEN_BIRTH	0x02u	/* no add was seen (resident before the trace, or
 					 * added in a gap): born_ns is 0 */
 #define HS_LIFE_F_GAP		0x04u	/* a lost-events gap fell inside this life, or between

@@ -116,6 +116,10 @@ struct task {
 	uint64_t	gp_index;	/* its first index */
 	uint64_t	gp_last;	/* its last index */
 	uint32_t	ra_inode;	/* readahead window: inode id */
+	uint64_t	ra_demand_hi;	/* a synchronous readahead's request is the pages
+					 * [ra_lo, ra_demand_hi) the read or fault waits
+					 * for: those are demand misses, not readahead
+					 * (ra_lo for an asynchronous one: none are) */
 	uint64_t	ra_lo;		/* first index (the window runs on from it) */
 	uint32_t	anon_head;	/* as a tgid: its live anon lives, linked through
 					 * lpriv.anon_next; NONE when empty */
@@ -270,7 +274,8 @@ int hs_lc_on_exit_exec(struct hs_lifecycle *lc, uint32_t tid, const struct hs_ev
 /* ---- lc-stream.c: the access stream ---- */
 
 int hs_lc_emit(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch, bool write);
-int hs_lc_emit_readahead(struct hs_lifecycle *lc, uint32_t tid, uint32_t id);
+int hs_lc_emit_readahead(struct hs_lifecycle *lc, uint32_t tid, uint32_t id, uint64_t skip_lo,
+			 uint64_t skip_hi);
 int hs_lc_access_page(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch, bool write,
 		      bool stream);
 int hs_lc_gp_flush(struct hs_lifecycle *lc, uint32_t tid);

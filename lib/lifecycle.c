@@ -566,6 +566,7 @@ static int on_add(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *
 	struct task *t;
 	uint32_t iid, id;
 	uint8_t flags = 0;
+	bool ra, demand;
 	int err;
 
 	if (!pages) {
@@ -581,9 +582,14 @@ static int on_add(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *
 	 * The readahead event fires before the kernel sizes its window (its
 	 * req_count is the read's request, not what is read ahead), so every
 	 * add of the inode from the event's index on, until the task's next
-	 * read or fault, belongs to it.
+	 * read or fault, belongs to it.  But a synchronous readahead's request,
+	 * [index, index + req_count), is what the read or fault waits for: a
+	 * folio holding any of those pages is a demand miss, not readahead (its
+	 * other pages still enter the stream as readahead insertions).
 	 */
-	if (t->ra_valid && t->ra_inode == iid && ev->index >= t->ra_lo)
+	ra = t->ra_valid && t->ra_inode == iid && ev->index >= t->ra_lo;
+	demand = ra && ev->index < t->ra_demand_hi;
+	if (ra && !demand)
 		flags |= HS_LIFE_F_READAHEAD;
 	err = hs_lc_birth_scan(lc, kind, ev->dev, ev->ino, ev->index, pages, ev->ts_ns, tid, &b);
 	if (err)
@@ -607,8 +613,8 @@ static int on_add(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *
 		err = hs_lc_fstate_set(lc, ev->pfn, pages, FS_SEEN);
 	if (!err)
 		err = hs_lc_map_link(lc, id);
-	if (!err && (flags & HS_LIFE_F_READAHEAD))
-		err = hs_lc_emit_readahead(lc, tid, id);
+	if (!err && ra)
+		err = hs_lc_emit_readahead(lc, tid, id, t->ra_lo, t->ra_demand_hi);
 	return err;
 }
 

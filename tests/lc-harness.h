@@ -35,6 +35,9 @@
 	.type = HS_EV_FILEMAP_FAULT, .dev = DEV, .ino = (i), .index = (x) }
 #define RA(t, p, i, x, n) { .ts_ns = (t), .pid = (p), .type = HS_EV_READAHEAD, .dev = DEV, \
 	.ino = (i), .index = (x), .a = (n) }
+/* An asynchronous readahead (page_cache_async_ra): no page of it is a demand miss. */
+#define ARA(t, p, i, x, n) { .ts_ns = (t), .pid = (p), .type = HS_EV_READAHEAD, .dev = DEV, \
+	.ino = (i), .index = (x), .a = (n), .flags = HS_EVF_ASYNC }
 #define MBEGIN(t, p) { .ts_ns = (t), .pid = (p), .type = HS_EV_MEMCG_RECLAIM_BEGIN }
 #define MEND(t, p, n) { .ts_ns = (t), .pid = (p), .type = HS_EV_MEMCG_RECLAIM_END, .a = (n) }
 #define SHRINK(t, p, n) { .ts_ns = (t), .pid = (p), .type = HS_EV_SHRINK_INACTIVE, .a = (n), \

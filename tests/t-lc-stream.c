@@ -173,11 +173,13 @@ static void t_bdev(void)
 /*
  * Task 100's readahead of ino 7 asks for page 0 only (req_count 1), and the
  * kernel reads 0..3: the window runs from index 0 until the task's next read,
- * so those four adds are flagged.  Its read of page 0 closes the window, so
- * the add of page 4 is not; task 200's add of page 5 is not either.  Pages
- * 1..3 are never accessed: 3 readahead-only lives.  Each flagged add streams
- * a READAHEAD record at its time (keys 0..3 at 2..5); the read of page 0,
- * held until the end, streams at the latest event's time, 8.
+ * so those four adds belong to it, but page 0 is the read's own request: a
+ * demand miss, not flagged.  Pages 1..3 are flagged.  Its read of page 0
+ * closes the window, so the add of page 4 is not; task 200's add of page 5
+ * is not either.  Pages 1..3 are never accessed: 3 readahead-only lives.
+ * Each flagged add streams a READAHEAD record at its time (pages 1..3, keys
+ * 1..3, at 3..5: keys are numbered at the adds); the read of page 0 (key 0),
+ * held until the end, streams at the latest event's time, 8, as a miss.
  */
 static void t_readahead(void)
 {
@@ -196,18 +198,19 @@ static void t_readahead(void)
 	if (!lc)
 		return;
 	feed_finish(lc, ev, N(ev));
-	LIFE(lc, 0, A_F, 7, 0, 1, 2, 0, D_ALIVE, HS_LIFE_F_READAHEAD, false, 0, 0);
+	LIFE(lc, 0, A_F, 7, 0, 1, 2, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 1, A_F, 7, 1, 1, 3, 0, D_ALIVE, HS_LIFE_F_READAHEAD, false, 0, 0);
 	LIFE(lc, 3, A_F, 7, 3, 1, 5, 0, D_ALIVE, HS_LIFE_F_READAHEAD, false, 0, 0);
 	LIFE(lc, 4, A_F, 7, 4, 1, 7, 0, D_ALIVE, 0, false, 0, 0);
 	LIFE(lc, 5, A_F, 7, 5, 1, 8, 0, D_ALIVE, 0, false, 0, 0);
 	c = checks(lc);
 	T_EQ_U64(c.readahead_only, 3);
-	T_EQ_U64(c.readahead, 4);
-	STREAM_IS(&s, { 0, HS_CH_READAHEAD }, { 1, HS_CH_READAHEAD }, { 2, HS_CH_READAHEAD },
-		  { 3, HS_CH_READAHEAD }, { 0, M_FD });
-	T_EQ_U64(s.ts[0], 2);
-	T_EQ_U64(s.ts[3], 5);
-	T_EQ_U64(s.ts[4], 8);
+	T_EQ_U64(c.readahead, 3);
+	STREAM_IS(&s, { 1, HS_CH_READAHEAD }, { 2, HS_CH_READAHEAD }, { 3, HS_CH_READAHEAD },
+		  { 0, M_FD });
+	T_EQ_U64(s.ts[0], 3);
+	T_EQ_U64(s.ts[2], 5);
+	T_EQ_U64(s.ts[3], 8);
 	hs_lifecycle_free(lc);
 }
 

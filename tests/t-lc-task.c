@@ -220,7 +220,7 @@ static void t_threads_scope(void)
  * scope): 100 is in scope, 200 is not.
  *
  *   t   event                                  life  workload
- *   1   readahead 100 ino 7 [0, 2)
+ *   1   readahead 100 ino 7 [0, 2), async
  *   2   add 100 ino 7 page 0 (in its window)   L0    yes (readahead)
  *   3   add 100 ino 7 page 1 (in its window)   L1    yes (readahead)
  *   4   add 200 ino 7 page 2                   L2    no
@@ -236,7 +236,7 @@ static void t_threads_scope(void)
 static void t_workload_lives(void)
 {
 	static const struct hs_event ev[] = {
-		RA(1, 100, 7, 0, 2),
+		ARA(1, 100, 7, 0, 2),
 		ADD(2, 100, 7, 0, 0x10, 0), ADD(3, 100, 7, 1, 0x11, 0),
 		ADD(4, 200, 7, 2, 0x12, 0), ADD(5, 200, 7, 3, 0x13, 0),
 		FFAULT(6, 100, 0, 7, 3),
