@@ -73,6 +73,10 @@ expect_eq "$OUT" "$(printf 'n\n2')"
 expect_status 0 hs sessions
 expect_status 0 hs db info
 expect_status 0 hs replay 2 --policy lru --size 2 --no-store
+expect_status 0 hs sessions show 2
+expect_status 0 hs export 2 --type text -o -
+expect_eq "$(printf '%s\n' "$OUT" | tr '\n' ' ')" "1 2 3 1 2 4 "
+expect_status 0 hs mrc 2 --no-store
 expect_eq "$(ls hsctl.db*)" "hsctl.db"
 
 # ---- what SQL may not do: reach past the database, or write when read-only ----
