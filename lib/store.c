@@ -427,6 +427,38 @@ static const char *const migrations[] = {
 	"    CASE WHEN c.accesses > 0 THEN p.misses * 1.0 / c.accesses END AS miss_ratio,"
 	"    c.created AS created"
 	"  FROM mrc_points AS p JOIN mrc_curves AS c ON c.id = p.curve;",
+	/*
+	 * 4 -> 5: the run views name what tells their rows apart.  Two runs of
+	 * one policy with other parameters (or of one session at two sizes)
+	 * were indistinguishable rows: v_policy_compare gains params and run,
+	 * v_refaults session and params, v_pingpong params; v_runs gains the
+	 * counters users asked for (cold_misses, opt_gap, peak_resident).  New
+	 * columns go at the end, so the existing ones keep their positions.
+	 */
+	"DROP VIEW v_runs;"
+	"CREATE VIEW v_runs AS"
+	"  SELECT id AS run, session, policy, params, capacity, accesses, hits, misses,"
+	"    CASE WHEN accesses > 0 THEN hits * 1.0 / accesses END AS hit_ratio,"
+	"    evictions, refaults, pingpong_keys, protected, protected_useful,"
+	"    protected_wasted, wall_s, pswpin, pswpout, cold_misses, opt_gap, peak_resident"
+	"  FROM runs;"
+	"DROP VIEW v_policy_compare;"
+	"CREATE VIEW v_policy_compare AS"
+	"  SELECT session, capacity, policy,"
+	"    CASE WHEN accesses > 0 THEN hits * 1.0 / accesses END AS hit_ratio, opt_gap,"
+	"    params, id AS run"
+	"  FROM runs;"
+	"DROP VIEW v_refaults;"
+	"CREATE VIEW v_refaults AS"
+	"  SELECT h.run AS run, r.policy AS policy, r.capacity AS capacity, h.lo AS lo,"
+	"    h.hi AS hi, h.count AS count, r.session AS session, r.params AS params"
+	"  FROM run_refault_hist AS h JOIN runs AS r ON r.id = h.run;"
+	"DROP VIEW v_pingpong;"
+	"CREATE VIEW v_pingpong AS"
+	"  SELECT id AS run, session, policy, capacity, pingpong_keys, pingpong_refaults, misses,"
+	"    CASE WHEN misses > 0 THEN pingpong_refaults * 1.0 / misses END AS miss_share,"
+	"    params"
+	"  FROM runs;",
 };
 
 static int refresh_opt_gaps(struct hs_store *st, int64_t session);

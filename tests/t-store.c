@@ -183,7 +183,7 @@ static void test_memory_open(void)
 	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
 	T_EQ_I64(hs_store_get_info(st, &info), 0);
 	T_EQ_U64(info.application_id, 0x48534354);
-	T_EQ_I64(info.user_version, 4);
+	T_EQ_I64(info.user_version, 5);
 	T_EQ_I64(info.sessions, 0);
 	T_EQ_I64(info.runs, 0);
 	T_EQ_STR(info.journal_mode, "memory");
@@ -473,7 +473,7 @@ static void test_refuse_files(void)
 		return;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 7", 0, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 7 is newer than this hsctl supports (4); upgrade hsctl");
+		 "database schema version 7 is newer than this hsctl supports (5); upgrade hsctl");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY, &st), -EPROTO);
@@ -495,7 +495,7 @@ static void test_refuse_files(void)
 	st = NULL;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 0", HS_STORE_RDONLY, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 0 is older than this hsctl's (4);"
+		 "database schema version 0 is older than this hsctl's (5);"
 		 " run 'hsctl db migrate'");
 	hs_store_close(st);
 	st = NULL;
@@ -658,22 +658,28 @@ static void test_runs(void)
 	T_EQ_STR(q_names(st, "SELECT * FROM v_runs"),
 		 "run|session|policy|params|capacity|accesses|hits|misses|hit_ratio|evictions|"
 		 "refaults|pingpong_keys|protected|protected_useful|protected_wasted|wall_s|"
-		 "pswpin|pswpout");
-	/* hit_ratio = hits / accesses: 250 / 1000, 500 / 1000, none for 0 accesses */
+		 "pswpin|pswpout|cold_misses|opt_gap|peak_resident");
+	/*
+	 * hit_ratio = hits / accesses: 250 / 1000, 500 / 1000, none for 0 accesses;
+	 * opt_gap as in v_policy_compare below
+	 */
 	T_EQ_STR(q(st, "SELECT * FROM v_runs ORDER BY run"),
-		 "1|1|'arc'|'{\"x\":1}'|100|1000|250|750|R0.25|650|150|7|5|3|2|R0.5|40|60;"
-		 "2|1|'opt'|'{}'|100|1000|500|500|R0.5|650|150|7|0|0|0|R0.25|0|0;"
-		 "3|1|'lru'|'{}'|100|0|0|0|NULL|0|0|0|0|0|0|R0|0|0");
+		 "1|1|'arc'|'{\"x\":1}'|100|1000|250|750|R0.25|650|150|7|5|3|2|R0.5|40|60|"
+		 "600|R1.5|100;"
+		 "2|1|'opt'|'{}'|100|1000|500|500|R0.5|650|150|7|0|0|0|R0.25|0|0|600|R1|100;"
+		 "3|1|'lru'|'{}'|100|0|0|0|NULL|0|0|0|0|0|0|R0|0|0|0|R0|0");
 	/* opt_gap = misses / opt's misses: 750 / 500, 500 / 500, 0 / 500 */
 	T_EQ_STR(q_names(st, "SELECT * FROM v_policy_compare"),
-		 "session|capacity|policy|hit_ratio|opt_gap");
+		 "session|capacity|policy|hit_ratio|opt_gap|params|run");
 	T_EQ_STR(q(st, "SELECT * FROM v_policy_compare ORDER BY policy"),
-		 "1|100|'arc'|R0.25|R1.5;1|100|'lru'|NULL|R0;1|100|'opt'|R0.5|R1");
+		 "1|100|'arc'|R0.25|R1.5|'{\"x\":1}'|1;1|100|'lru'|NULL|R0|'{}'|3;"
+		 "1|100|'opt'|R0.5|R1|'{}'|2");
 	/* buckets: 0 is [0, 1), 3 is [4, 8), 47 is [2^46, 2^47) */
-	T_EQ_STR(q_names(st, "SELECT * FROM v_refaults"), "run|policy|capacity|lo|hi|count");
+	T_EQ_STR(q_names(st, "SELECT * FROM v_refaults"),
+		 "run|policy|capacity|lo|hi|count|session|params");
 	T_EQ_STR(q(st, "SELECT * FROM v_refaults ORDER BY run, lo"),
-		 "1|'arc'|100|0|1|1;1|'arc'|100|4|8|4;"
-		 "1|'arc'|100|70368744177664|140737488355328|2");
+		 "1|'arc'|100|0|1|1|1|'{\"x\":1}';1|'arc'|100|4|8|4|1|'{\"x\":1}';"
+		 "1|'arc'|100|70368744177664|140737488355328|2|1|'{\"x\":1}'");
 	T_EQ_STR(q(st, "SELECT run, bucket FROM run_refault_hist ORDER BY bucket"),
 		 "1|0;1|3;1|47");
 	T_EQ_STR(q(st, "SELECT * FROM run_protection"), "1|'second_chance'|5|3|2");
@@ -683,6 +689,9 @@ static void test_runs(void)
 		 "1000|600|R0.125|100|1");
 	/* v_pingpong: 30 of 750 misses */
 	T_EQ_STR(q(st, "SELECT miss_share FROM v_pingpong WHERE run = 1"), "R0.040000000000000001");
+	T_EQ_STR(q_names(st, "SELECT * FROM v_pingpong"),
+		 "run|session|policy|capacity|pingpong_keys|pingpong_refaults|misses|miss_share|"
+		 "params");
 
 	/* a run of a missing session fails and stores nothing */
 	rr[0].session = 42;
@@ -1223,6 +1232,29 @@ out:
 	hs_store_close(st);
 }
 
+/* What migration 5 added, undone: the run views as schema 4 defined them. */
+#define UNDO_5								\
+	"DROP VIEW v_runs; DROP VIEW v_policy_compare; DROP VIEW v_refaults; DROP VIEW v_pingpong;"	\
+	" CREATE VIEW v_runs AS"	\
+	"  SELECT id AS run, session, policy, params, capacity, accesses, hits, misses,"	\
+	"    CASE WHEN accesses > 0 THEN hits * 1.0 / accesses END AS hit_ratio,"	\
+	"    evictions, refaults, pingpong_keys, protected, protected_useful,"	\
+	"    protected_wasted, wall_s, pswpin, pswpout"	\
+	"  FROM runs;"	\
+	" CREATE VIEW v_policy_compare AS"	\
+	"  SELECT session, capacity, policy,"	\
+	"    CASE WHEN accesses > 0 THEN hits * 1.0 / accesses END AS hit_ratio, opt_gap"	\
+	"  FROM runs;"	\
+	" CREATE VIEW v_refaults AS"	\
+	"  SELECT h.run AS run, r.policy AS policy, r.capacity AS capacity, h.lo AS lo,"	\
+	"    h.hi AS hi, h.count AS count"	\
+	"  FROM run_refault_hist AS h JOIN runs AS r ON r.id = h.run;"	\
+	" CREATE VIEW v_pingpong AS"	\
+	"  SELECT id AS run, session, policy, capacity, pingpong_keys, pingpong_refaults, misses,"	\
+	"    CASE WHEN misses > 0 THEN pingpong_refaults * 1.0 / misses END AS miss_share"	\
+	"  FROM runs;"	\
+	" PRAGMA user_version = 4;"
+
 /* What migration 4 added, undone: the miss-ratio curves. */
 #define UNDO_4								\
 	"DROP VIEW v_mrc; DROP TABLE mrc_points; DROP TABLE mrc_curves;"	\
@@ -1331,7 +1363,7 @@ static void test_opt_gap(void)
 		 "3|'opt'|4|0|R1.28;4|'lru'|8|0|R2;5|'opt'|8|1|R1;6|'opt'|4|1|R1");
 
 	/* schema 2 had neither column: migration 3 computes the same */
-	T_EQ_STR(q(st, UNDO_4 " " UNDO_3), "");
+	T_EQ_STR(q(st, UNDO_5 " " UNDO_4 " " UNDO_3), "");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, 0, &st), 0);
@@ -1348,7 +1380,7 @@ out:
 }
 
 /*
- * A schema-1 file: made from a fresh one by dropping what migrations 4, 3
+ * A schema-1 file: made from a fresh one by dropping what migrations 5, 4, 3
  * and 2 added and restoring v_sessions as schema 1 defined it.
  */
 static void test_migrate_v1(void)
@@ -1365,7 +1397,7 @@ static void test_migrate_v1(void)
 	if (!st)
 		return;
 	T_EQ_I64(write_pattern(st, 10), 1);
-	T_EQ_STR(q(st, UNDO_4 " " UNDO_3 " DROP VIEW v_folio_lives; DROP VIEW v_events;"
+	T_EQ_STR(q(st, UNDO_5 " " UNDO_4 " " UNDO_3 " DROP VIEW v_folio_lives; DROP VIEW v_events;"
 		      " DROP VIEW v_record_checks;"
 		      " DROP VIEW v_sessions; CREATE VIEW v_sessions AS SELECT id AS session,"
 		      " source, name, status, started, ended, accesses, distinct_keys"
@@ -1392,7 +1424,7 @@ static void test_migrate_v1(void)
 	if (!st)
 		return;
 	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
-	T_EQ_STR(q(st, "PRAGMA user_version"), "4");
+	T_EQ_STR(q(st, "PRAGMA user_version"), "5");
 	T_EQ_I64(hs_session_get(st, 1, &info), 0);
 	T_EQ_STR(info.name, "trace.txt");
 	T_EQ_U64(info.records, 10);
@@ -1467,7 +1499,7 @@ static void test_mrc(void)
 	T_EQ_STR(q(st, "SELECT count(*) FROM mrc_points"), "0");
 
 	T_EQ_I64(write_pattern(st, 10), 2);
-	T_EQ_STR(q(st, UNDO_4), "");
+	T_EQ_STR(q(st, UNDO_5 " " UNDO_4), "");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY, &st), -EPROTO);
