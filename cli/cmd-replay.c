@@ -542,7 +542,9 @@ static int print_table(const struct plan *plans, const struct hs_replay_job *job
 /*
  * The nested per-run numbers as JSON values: protection per kind, the refault
  * distance histogram ([lo, hi) buckets with a count) and the policy's own
- * metrics.  In CSV they print as JSON text.
+ * metrics.  JSON only: a CSV cell holds one value, not a list or a map, so
+ * CSV leaves them out (stored, they are rows of run_protection, v_refaults
+ * and run_metrics).
  */
 static int json_extras(struct hs_out *o, const struct hs_replay_job *job)
 {
@@ -615,12 +617,16 @@ static int print_machine(const struct plan *plans, const struct hs_replay_job *j
 		"pingpong_refaults", "peak_resident", "prot_occupancy", "opt_gap",
 		"protection", "refault_hist", "metrics",
 	};
+	/* the last NR_NESTED columns are JSON values: JSON output only */
+	enum { NR_NESTED = 3 };
+	bool nested = hs_global.format == HS_FMT_JSON;
+	size_t ncols = ARRAY_SIZE(cols) - (nested ? 0 : NR_NESTED);
 	struct hs_out *o;
 	int ret = 0;
 
 	if (hs_out_new(stdout, hs_global.format, "runs", &o))
 		return -ENOMEM;
-	for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
+	for (size_t c = 0; c < ncols; c++) {
 		enum hs_col_type t = HS_COL_INT;
 
 		if (!strcmp(cols[c], "policy"))
@@ -667,7 +673,7 @@ static int print_machine(const struct plan *plans, const struct hs_replay_job *j
 		hs_out_uint(o, s->peak_resident);
 		hs_out_real(o, s->prot_occupancy);
 		hs_out_real(o, gaps[i]);
-		ret = json_extras(o, &jobs[i]);
+		ret = nested ? json_extras(o, &jobs[i]) : 0;
 		if (ret)
 			break;
 		hs_out_row_end(o);

@@ -33,6 +33,11 @@ expect_eq "$(field opt hits)" 5
 expect_eq "$(field lru opt_gap)" 1.200000
 expect_eq "$(field fifo opt_gap)" 1.600000
 expect_eq "$(field lru hit_ratio)" 0.400000
+# CSV cells hold single values: the lists and maps (protection, refault_hist,
+# metrics) are JSON only, so the header ends at opt_gap and no cell is a list.
+expect_eq "$(printf '%s\n' "$CSV" | head -n 1 | tr ',' '\n' | tail -n 1)" opt_gap
+expect_eq "$(printf '%s\n' "$CSV" | head -n 1 | tr ',' '\n' | wc -l | tr -d ' ')" 26
+expect_no_grep '\[' "$CSV"
 
 # The runs are stored and v_runs agrees.
 expect_status 0 "$HSCTL" -d "$DB" sql "SELECT policy, hits, hit_ratio FROM v_runs ORDER BY policy" --format csv
