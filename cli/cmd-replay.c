@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -539,6 +540,153 @@ static int print_table(const struct plan *plans, const struct hs_replay_job *job
 	return ret;
 }
 
+/* Two runs at one size whose outcome no column of the table tells apart. */
+static bool same_outcome(const struct plan *pa, const struct hs_replay_job *a,
+			 const struct plan *pb, const struct hs_replay_job *b)
+{
+	const struct hs_sim_stats *x = &a->stats, *y = &b->stats;
+
+	return pa->capacity == pb->capacity && x->accesses == y->accesses &&
+	       x->hits == y->hits && x->misses == y->misses &&
+	       x->cold_misses == y->cold_misses && x->evictions == y->evictions &&
+	       x->refaults == y->refaults && x->hint_evictions == y->hint_evictions &&
+	       x->pswpin == y->pswpin && x->pswpout == y->pswpout &&
+	       x->pingpong_keys == y->pingpong_keys &&
+	       x->pingpong_refaults == y->pingpong_refaults &&
+	       x->peak_resident == y->peak_resident &&
+	       !memcmp(x->refault_hist, y->refault_hist, sizeof(x->refault_hist));
+}
+
+/* The value of the policy's own metric @name, or NAN when it did not report it. */
+static double metric(const struct hs_replay_job *job, const char *name)
+{
+	for (size_t m = 0; m < job->metrics.n; m++)
+		if (!strcmp(job->metrics.m[m].name, name))
+			return job->metrics.m[m].value;
+	return NAN;
+}
+
+/*
+ * Why a run of a group of identical rows gave what another policy gives,
+ * when the run itself can tell: its state never diverged from its base.
+ * Return: the words, in @buf, or NULL.
+ */
+static const char *same_reason(const struct plan *p, const struct hs_replay_job *job,
+			       char *buf, size_t len)
+{
+	double set = metric(job, "hitshield.shields_set");
+	double spent = metric(job, "hitshield.shields_spent");
+
+	if (!strcmp(p->ops->name, "hitshield") && spent == 0) {
+		snprintf(buf, len, "%s set %.0f shields and spent 0, so it ran as mglru",
+			 p->label, set);
+		return buf;
+	}
+	if (!strcmp(p->ops->name, "lrfu") && p->ps) {
+		double lambda = hs_param_double(p->ps, "lambda");
+
+		if (lambda == 1 || lambda == 0) {
+			snprintf(buf, len, "%s is exactly %s", p->label,
+				 lambda == 1 ? "LRU" : "LFU");
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+/* Append to a note; a note longer than @len is cut (it only explains). */
+static void note_add(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void note_add(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+/* Print @s wrapped at blanks to 80 columns, continuation lines indented by 6. */
+static void print_wrapped(const char *s)
+{
+	size_t col = 0, n;
+
+	while (*s) {
+		n = strcspn(s, " ");
+		if (col && col + 1 + n > 80) {
+			fputs("\n      ", stdout);
+			col = 6;
+		} else if (col) {
+			putchar(' ');
+			col++;
+		}
+		fwrite(s, 1, n, stdout);
+		col += n;
+		s += n;
+		s += strspn(s, " ");
+	}
+	putchar('\n');
+}
+
+/*
+ * After the table: one note per group of two or more runs at one size with
+ * identical rows, naming them and, where the tool can know, why -- every
+ * miss a first access (no eviction choice mattered), a variant whose own
+ * mechanism never acted (HitShield with no shield spent), a parameter that
+ * makes a policy another (LRFU's lambda of 1 or 0).  Otherwise it says that
+ * no counter tells them apart.
+ */
+static void print_identical(const struct plan *plans, const struct hs_replay_job *jobs,
+			    size_t nr)
+{
+	bool *seen = calloc(nr, sizeof(*seen));
+	char why[160], note[4096];
+
+	if (!seen)
+		return;
+	for (size_t i = 0; i < nr; i++) {
+		const struct hs_sim_stats *s = &jobs[i].stats;
+		bool any_reason = false;
+		size_t n = 1;
+
+		if (seen[i] || jobs[i].err)
+			continue;
+		for (size_t j = i + 1; j < nr; j++)
+			if (!seen[j] && !jobs[j].err &&
+			    same_outcome(&plans[i], &jobs[i], &plans[j], &jobs[j]))
+				seen[j] = true, n++;
+		if (n < 2)
+			continue;
+		note[0] = '\0';
+		note_add(note, sizeof(note), "note: identical rows at size %" PRIu64 ": %s",
+			 plans[i].capacity, plans[i].label);
+		for (size_t j = i + 1; j < nr; j++)
+			if (seen[j] && same_outcome(&plans[i], &jobs[i], &plans[j], &jobs[j]))
+				note_add(note, sizeof(note), " = %s", plans[j].label);
+		if (s->misses == s->cold_misses) {
+			note_add(note, sizeof(note), "; every miss was a key's first access (%"
+				 PRIu64 " cold misses): no eviction choice mattered",
+				 s->cold_misses);
+			any_reason = true;
+		} else {
+			for (size_t j = i; j < nr; j++) {
+				if ((j == i || seen[j]) && !jobs[j].err &&
+				    same_outcome(&plans[i], &jobs[i], &plans[j], &jobs[j]) &&
+				    same_reason(&plans[j], &jobs[j], why, sizeof(why))) {
+					note_add(note, sizeof(note), "; %s", why);
+					any_reason = true;
+				}
+			}
+		}
+		if (!any_reason)
+			note_add(note, sizeof(note), "; no counter tells them apart: they evicted"
+				 " alike on this trace");
+		print_wrapped(note);
+	}
+	free(seen);
+}
+
 /*
  * The nested per-run numbers as JSON values: protection per kind, the refault
  * distance histogram ([lo, hi) buckets with a count) and the policy's own
@@ -883,6 +1031,8 @@ static int run(int argc, char **argv)
 	spread(jobs, nr, kids, kgaps, ids, gaps, k);
 	if (hs_global.format == HS_FMT_TABLE) {
 		ret = print_table(plans, jobs, nr, gaps, &info);
+		if (!ret)
+			print_identical(plans, jobs, nr);
 		fflush(stdout);
 		if (!a.no_store && store_runs(st, recs, k, kids, NULL, &stored))
 			failed++;

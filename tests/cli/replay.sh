@@ -52,6 +52,32 @@ expect_eq "$(printf '%s\n' "$OUT" | awk 'length > 80' | head -n 1)" ""
 expect_status 0 "$HSCTL" -d "$DB" sql "SELECT count(*) FROM runs" --format csv
 expect_grep '^3$' "$OUT"
 
+# Identical rows get a note after the table, saying why when the tool knows.  On
+# tiny.txt, size 4 holds all 4 keys: 4 misses, all first accesses, for every
+# policy; at size 3 LRFU with lambda = 1 is LRU (both 6 misses, FIFO 8);
+# HitShield shields on a key's 4th generation update, which no key reaches
+# in 10 accesses, so both thresholds run as MGLRU.
+notes() {
+	printf '%s\n' "$OUT" | sed -n '/^note: /,$p'
+}
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lru,fifo,lrfu --param lrfu.lambda=1 \
+	--size 3,4 --no-store
+expect_eq "$(notes)" "note: identical rows at size 3: lru = lrfu(lambda=1); lrfu(lambda=1) is exactly
+      LRU
+note: identical rows at size 4: lru = fifo = lrfu(lambda=1); every miss was a
+      key's first access (4 cold misses): no eviction choice mattered"
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy mglru,hitshield \
+	--param hitshield.threshold=0,4 --size 3 --no-store
+expect_eq "$(notes)" "note: identical rows at size 3: mglru = hitshield(threshold=0) =
+      hitshield(threshold=4); hitshield(threshold=0) set 0 shields and spent 0,
+      so it ran as mglru; hitshield(threshold=4) set 0 shields and spent 0, so
+      it ran as mglru"
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lru,fifo --size 3 --no-store
+expect_eq "$(notes)" ""
+# Machine formats print rows only.
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lru,fifo --size 4 --no-store --format csv
+expect_eq "$(notes)" ""
+
 # JSON: an object with a runs array; params is an object.
 expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lrfu --param lrfu.lambda=1,0.5 \
 	--size 3 --format json
