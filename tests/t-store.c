@@ -1105,6 +1105,19 @@ static void test_record_writer(void)
 		 "1|0|1000|1|42|'filemap_add'|0|2|4096|8388609|12|4|0|0|0|0|0|1;"
 		 "1|1|2000|0|42|'touch'|5|0|0|0|0|0|0|139637976731648|0|0|0|32;"
 		 "1|2|3000|0|-1|'lost'|0|0|0|0|0|0|0|0|-1|0|0|31");
+	/* one view per type, the kernel's field names: filemap_add's pfn i_ino index s_dev order */
+	T_EQ_STR(q_names(st, "SELECT * FROM v_ev_filemap_add"),
+		 "session|seq|ts_ns|cpu|common_pid|pfn|i_ino|index|s_dev|order");
+	T_EQ_STR(q(st, "SELECT * FROM v_ev_filemap_add"), "1|0|1000|1|42|4096|12|4|8388609|2");
+	/* touch flags 5: HS_EVF_ANON | HS_EVF_WRITE, through a mapping */
+	T_EQ_STR(q(st, "SELECT tgid, address, write, anon, fd FROM v_ev_touch"),
+		 "42|139637976731648|1|1|0");
+	T_EQ_STR(q(st, "SELECT seq, lost FROM v_ev_lost"), "2|-1");
+	T_EQ_STR(q(st, "SELECT count(*) FROM v_ev_lru_insertion"), "0");
+	/* every type has its view, named as event_types names it */
+	T_EQ_STR(q(st, "SELECT count(*) FROM event_types AS t WHERE t.name <> 'none' AND"
+		      " NOT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'view'"
+		      " AND name = 'v_ev_' || t.name)"), "0");
 	T_EQ_STR(q(st, "SELECT * FROM v_record_checks"),
 		 "1|'reclaim_deaths'|'differs'|R4|R5|'one lost'");
 	T_EQ_STR(q(st, "SELECT session, key, kind, dev, ino, tgid, page FROM record_keys"
@@ -1232,7 +1245,7 @@ out:
 	hs_store_close(st);
 }
 
-/* What migration 5 added, undone: the run views as schema 4 defined them. */
+/* What migration 5 added, undone: the run views as schema 4 defined them, no v_ev_* views. */
 #define UNDO_5								\
 	"DROP VIEW v_runs; DROP VIEW v_policy_compare; DROP VIEW v_refaults; DROP VIEW v_pingpong;"	\
 	" CREATE VIEW v_runs AS"	\
@@ -1253,7 +1266,21 @@ out:
 	"  SELECT id AS run, session, policy, capacity, pingpong_keys, pingpong_refaults, misses,"	\
 	"    CASE WHEN misses > 0 THEN pingpong_refaults * 1.0 / misses END AS miss_share"	\
 	"  FROM runs;"	\
-	" PRAGMA user_version = 4;"
+	" PRAGMA user_version = 4;"	\
+	" DROP VIEW v_ev_filemap_add; DROP VIEW v_ev_filemap_delete; DROP VIEW"	\
+	" v_ev_filemap_get_pages; DROP VIEW v_ev_filemap_fault; DROP VIEW"	\
+	" v_ev_filemap_map_pages; DROP VIEW v_ev_readahead; DROP VIEW v_ev_lru_insertion;"	\
+	" DROP VIEW v_ev_lru_activate; DROP VIEW v_ev_direct_reclaim_begin; DROP VIEW"	\
+	" v_ev_direct_reclaim_end; DROP VIEW v_ev_memcg_reclaim_begin; DROP VIEW"	\
+	" v_ev_memcg_reclaim_end; DROP VIEW v_ev_softlimit_reclaim_begin; DROP VIEW"	\
+	" v_ev_softlimit_reclaim_end; DROP VIEW v_ev_node_reclaim_begin; DROP VIEW"	\
+	" v_ev_node_reclaim_end; DROP VIEW v_ev_kswapd_wake; DROP VIEW v_ev_kswapd_sleep;"	\
+	" DROP VIEW v_ev_lru_isolate; DROP VIEW v_ev_shrink_inactive; DROP VIEW"	\
+	" v_ev_shrink_active; DROP VIEW v_ev_reclaim_pages; DROP VIEW v_ev_write_folio;"	\
+	" DROP VIEW v_ev_shrink_slab_start; DROP VIEW v_ev_shrink_slab_end; DROP VIEW"	\
+	" v_ev_page_fault_user; DROP VIEW v_ev_madvise; DROP VIEW v_ev_process_fork; DROP"	\
+	" VIEW v_ev_process_exit; DROP VIEW v_ev_process_exec; DROP VIEW v_ev_task_new;"	\
+	" DROP VIEW v_ev_lost; DROP VIEW v_ev_touch;"
 
 /* What migration 4 added, undone: the miss-ratio curves. */
 #define UNDO_4								\

@@ -11,7 +11,7 @@ H() {
 	"$HSCTL" -d "$DB" "$@"
 }
 
-# What schema 5 added (the run views' new columns): the views as schema 4 had them.
+# What schema 5 added (the run views' new columns, the v_ev_* views): undone.
 UNDO_5='DROP VIEW v_runs; DROP VIEW v_policy_compare; DROP VIEW v_refaults; DROP VIEW v_pingpong;
 	CREATE VIEW v_runs AS
 	SELECT id AS run, session, policy, params, capacity, accesses, hits, misses,
@@ -31,7 +31,21 @@ UNDO_5='DROP VIEW v_runs; DROP VIEW v_policy_compare; DROP VIEW v_refaults; DROP
 	SELECT id AS run, session, policy, capacity, pingpong_keys, pingpong_refaults, misses,
 	CASE WHEN misses > 0 THEN pingpong_refaults * 1.0 / misses END AS miss_share
 	FROM runs;
-	PRAGMA user_version = 4;'
+	PRAGMA user_version = 4;
+	DROP VIEW v_ev_filemap_add; DROP VIEW v_ev_filemap_delete; DROP VIEW
+	v_ev_filemap_get_pages; DROP VIEW v_ev_filemap_fault; DROP VIEW
+	v_ev_filemap_map_pages; DROP VIEW v_ev_readahead; DROP VIEW v_ev_lru_insertion;
+	DROP VIEW v_ev_lru_activate; DROP VIEW v_ev_direct_reclaim_begin; DROP VIEW
+	v_ev_direct_reclaim_end; DROP VIEW v_ev_memcg_reclaim_begin; DROP VIEW
+	v_ev_memcg_reclaim_end; DROP VIEW v_ev_softlimit_reclaim_begin; DROP VIEW
+	v_ev_softlimit_reclaim_end; DROP VIEW v_ev_node_reclaim_begin; DROP VIEW
+	v_ev_node_reclaim_end; DROP VIEW v_ev_kswapd_wake; DROP VIEW v_ev_kswapd_sleep;
+	DROP VIEW v_ev_lru_isolate; DROP VIEW v_ev_shrink_inactive; DROP VIEW
+	v_ev_shrink_active; DROP VIEW v_ev_reclaim_pages; DROP VIEW v_ev_write_folio;
+	DROP VIEW v_ev_shrink_slab_start; DROP VIEW v_ev_shrink_slab_end; DROP VIEW
+	v_ev_page_fault_user; DROP VIEW v_ev_madvise; DROP VIEW v_ev_process_fork; DROP
+	VIEW v_ev_process_exit; DROP VIEW v_ev_process_exec; DROP VIEW v_ev_task_new;
+	DROP VIEW v_ev_lost; DROP VIEW v_ev_touch;'
 
 # What schema 4 added (the miss-ratio curves of hsctl mrc).
 UNDO_4='DROP VIEW v_mrc; DROP TABLE mrc_points; DROP TABLE mrc_curves;
