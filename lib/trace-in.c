@@ -55,6 +55,8 @@ struct hs_trace_reader {
 	uint64_t		records;	/* records returned so far */
 	uint64_t		lis_next;	/* lis: next block of the pending range */
 	uint64_t		lis_left;	/* lis: blocks of the range still to return */
+	uint64_t		lis_requests;	/* lis: request lines read */
+	uint64_t		lis_multi;	/* lis: ... of more than one block */
 	uint64_t		file_size;	/* size of a regular file, else 0 */
 	char			*field;		/* csv: HS_TRACE_MAX_LINE bytes, unquoted field */
 	uint64_t		max_next;	/* oracle: largest next_access_vtime seen */
@@ -502,6 +504,8 @@ static int next_lis(struct hs_trace_reader *r, uint64_t *key)
 		if (v[0] > UINT64_MAX - (v[1] - 1))
 			return line_fail(r, "block range %llu+%llu overflows 64 bits",
 					 (unsigned long long)v[0], (unsigned long long)v[1]);
+		r->lis_requests++;
+		r->lis_multi += v[1] > 1;
 		r->lis_left = v[1];
 		r->lis_next = r->o.lis_reverse ? v[0] + (v[1] - 1) : v[0];
 	}
@@ -866,6 +870,23 @@ int hs_trace_next(struct hs_trace_reader *r, uint64_t *key, uint8_t *meta)
 const char *hs_trace_errmsg(const struct hs_trace_reader *r)
 {
 	return r->err ? r->msg : "";
+}
+
+/**
+ * hs_trace_lis_requests() - lis: the request lines read so far
+ * @r: the reader
+ * @requests: receives their count
+ * @multi: receives how many span more than one block
+ *
+ * Return: 0, or -EINVAL when @r does not read lis.
+ */
+int hs_trace_lis_requests(const struct hs_trace_reader *r, uint64_t *requests, uint64_t *multi)
+{
+	if (r->o.type != HS_TRACE_LIS)
+		return -EINVAL;
+	*requests = r->lis_requests;
+	*multi = r->lis_multi;
+	return 0;
 }
 
 /**

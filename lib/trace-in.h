@@ -162,6 +162,17 @@ uint64_t hs_trace_records(const struct hs_trace_reader *r);
  */
 int hs_trace_progress(const struct hs_trace_reader *r, uint64_t *done, uint64_t *total);
 
+/**
+ * hs_trace_lis_requests() - lis: the request lines read so far
+ * @r: the reader
+ * @requests: receives their count
+ * @multi: receives how many of them span more than one block (those whose
+ *         order opts.lis_reverse decides)
+ *
+ * Return: 0, or -EINVAL for a reader of another type.
+ */
+int hs_trace_lis_requests(const struct hs_trace_reader *r, uint64_t *requests, uint64_t *multi);
+
 /* Close the file and free the reader; accepts NULL. */
 void hs_trace_close(struct hs_trace_reader *r);
 
