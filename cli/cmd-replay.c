@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -476,11 +477,92 @@ static void check_pageout_policies(const struct args *a, const struct hs_policy_
 	}
 }
 
+/*
+ * Memory a run takes, measured with /usr/bin/time's %M (peak RSS) on a
+ * 3,000,000-access zipf session of 1,287,556 keys, one run at a time and
+ * three at once (the difference is one run; the rest, about 6.5 MiB, is
+ * SQLite and the chunks in flight): bytes per distinct key of the session,
+ * whatever the size, plus bytes per resident key for the policies whose
+ * structures grow with what they hold.  The driver's per-key records are
+ * in every figure.  An unknown policy counts as the largest.
+ */
+static const struct run_cost {
+	const char	*policy;
+	unsigned int	per_key;	/* bytes per distinct key */
+	unsigned int	per_resident;	/* bytes per resident key (capacity) */
+} run_costs[] = {
+	{ "lru", 24, 0 },	{ "fifo", 24, 0 },	{ "clock", 32, 0 },
+	{ "car", 32, 0 },	{ "cart", 32, 0 },	{ "clock-pro", 32, 0 },
+	{ "two-q", 32, 0 },	{ "mglru", 32, 4 },	{ "hitshield", 32, 4 },
+	{ "opt", 32, 8 },	{ "arc", 40, 0 },	{ "lirs", 40, 0 },
+	{ "lrfu", 40, 24 },	{ "linux-2q", 48, 0 },
+};
+#define COST_BASE	(8u << 20)	/* SQLite's cache, chunks in flight, the binary */
+#define COST_UNKNOWN	{ NULL, 48, 24 }
+#define COST_NEXT_USE	8u		/* offline policies: one next-use seq per record */
+#define COST_LOUD	(256ull << 20)	/* a larger estimate is shown without -v */
+
+/*
+ * Before the pass: what the runs together will take, from run_costs[].
+ * With -v always; without it, for several runs when above COST_LOUD (42
+ * runs on P12's 3.2 M keys took 4.4 GB), so a sweep that will not fit is
+ * seen before it starts swapping.
+ */
+static void memory_estimate(const struct plan *plans, size_t nr,
+			    const struct hs_session_info *info)
+{
+	static const struct run_cost unknown = COST_UNKNOWN;
+	uint64_t keys = info->distinct_keys, per_key = 0, resident = 0, next_use = 0, bytes;
+	char extra[160] = "";
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct run_cost *c = &unknown;
+
+		for (size_t k = 0; k < ARRAY_SIZE(run_costs); k++)
+			if (!strcmp(run_costs[k].policy, plans[i].ops->name))
+				c = &run_costs[k];
+		per_key += c->per_key;
+		resident += (uint64_t)c->per_resident * HS_MIN(plans[i].capacity, keys);
+		if (plans[i].ops->flags & HS_POLICY_NEEDS_FUTURE)
+			next_use = COST_NEXT_USE * info->records;
+	}
+	bytes = COST_BASE + keys * per_key + resident + next_use;
+	if (!hs_global.verbose && (nr < 2 || bytes <= COST_LOUD))
+		return;
+	if (resident)
+		snprintf(extra, sizeof(extra), " + %" PRIu64 " bytes for resident keys", resident);
+	if (next_use)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+			 " + %u bytes x %" PRIu64 " records of next uses", COST_NEXT_USE,
+			 info->records);
+	(hs_global.verbose ? hs_info : hs_note)(
+		"replay: %zu run%s over %" PRIu64 " keys: about %.1f MiB of memory (estimate:"
+		" 8 MiB + %" PRIu64 " keys x %" PRIu64 " bytes%s)", nr, nr == 1 ? "" : "s", keys,
+		(double)bytes / (1 << 20), keys, per_key, extra);
+}
+
+/* What the replay's progress callback keeps: how far it got, and the display. */
+struct replay_progress {
+	struct hs_cli_progress	pr;
+	bool			show;		/* stderr is a terminal */
+	uint64_t		done;		/* records stepped so far */
+};
+
+/* SIGINT or SIGTERM during the pass: the replay stops at the next chunk. */
+static volatile sig_atomic_t replay_signal;
+
+static void on_signal(int sig)
+{
+	replay_signal = sig;
+}
+
 static void show_progress(void *arg, uint64_t done, uint64_t total)
 {
+	struct replay_progress *rp = arg;
 	double el, rate;
 
-	if (!hs_cli_progress_due(arg, done >= total, &el))
+	rp->done = done;
+	if (!rp->show || !hs_cli_progress_due(&rp->pr, done >= total, &el))
 		return;
 	rate = el > 0 ? (double)done / el : 0;
 	fprintf(stderr, "\rreplay: %5.1f%%  %.1fM records  %.1fM records/s  ETA %.0fs ",
@@ -885,7 +967,8 @@ static int run(int argc, char **argv)
 	struct hs_replay_job *jobs = NULL;
 	struct hs_run_record *recs = NULL;
 	struct hs_session_info info;
-	struct hs_cli_progress pr = { 0 };
+	struct replay_progress rp = { 0 };
+	struct sigaction sa = { 0 }, old_int, old_term;
 	struct hs_store *st = NULL;
 	struct plan *plans = NULL;
 	uint64_t sizes[MAX_SIZES];
@@ -964,14 +1047,36 @@ static int run(int argc, char **argv)
 	ro.pageout = a.pageout >= 0 ? a.pageout : HS_PAGEOUT_IGNORE_REFS;
 	ro.recheck_window = a.recheck_window;
 	ro.paranoid = a.paranoid;
-	hs_cli_progress_start(&pr);
-	if (isatty(STDERR_FILENO)) {
-		ro.progress = show_progress;
-		ro.progress_arg = &pr;
-	}
+	hs_cli_progress_start(&rp.pr);
+	rp.show = isatty(STDERR_FILENO);
+	ro.progress = show_progress;
+	ro.progress_arg = &rp;
+	ro.stop = &replay_signal;
 	hs_info("replaying session %" PRId64 ": %zu runs", session, nr);
+	memory_estimate(plans, nr, &info);
+	/*
+	 * All runs share one pass, so a Ctrl-C in the middle has no finished
+	 * run to keep: catch it to say so, rather than die silently.  The store
+	 * afterwards is one transaction, which a signal may end as it likes.
+	 */
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
 	ret = hs_replay_session(st, session, jobs, nr, &ro);
-	hs_cli_progress_end(&pr, 72);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	hs_cli_progress_end(&rp.pr, 72);
+	if (ret == -EINTR) {
+		hs_err("replay interrupted by %s after %" PRIu64 " of %" PRIu64 " records (%.1f%%):"
+		       " its %zu run%s share one pass over the stream and none had finished;"
+		       " nothing was stored", replay_signal == SIGINT ? "SIGINT" : "SIGTERM",
+		       rp.done, info.records,
+		       info.records ? 100.0 * (double)rp.done / (double)info.records : 0.0, nr,
+		       nr == 1 ? "" : "s");
+		status = 128 + replay_signal;
+		goto out;
+	}
 	if (ret) {
 		if (ret == -EBADMSG)
 			hs_err("session %" PRId64 ": the stored access stream is corrupt", session);
