@@ -6,7 +6,8 @@
  * the end, so a slow input (a pipe) does not hold the database's write lock
  * and other commands may store their work meanwhile.  Any reader error drops
  * what was staged, so a malformed trace leaves no partial session (exit 65
- * with the file, line or byte offset and the reason), and a database file
+ * with the file, line or byte offset and the reason; a text file given
+ * --type u32be is refused so, unless --force), and a database file
  * that the import created, or found empty, is removed or emptied again
  * rather than left with the schema alone (close_failed()).  The new session is printed with
  * hs_cli_print_session(), as `hsctl gen` prints its own.
@@ -39,6 +40,7 @@ enum {
 	OPT_COLUMN,
 	OPT_HEADER,
 	OPT_MAX_ACCESSES,
+	OPT_FORCE,
 };
 
 /* --max-accesses by default: a short .lis file can ask for billions of blocks. */
@@ -63,10 +65,13 @@ static const struct argp_option options[] = {
 	{ "channel", OPT_CHANNEL, "CH", 0, "Access channel: pt or fd (default: pt)", 0 },
 	{ "max-accesses", OPT_MAX_ACCESSES, "N", 0,
 	  "Refuse a trace of more than N accesses, 0 for no limit (default: 1000000000)", 0 },
+	{ "force", OPT_FORCE, NULL, 0,
+	  "u32be: import a file even though it looks like text", 0 },
 	{ 0, 0, 0, 0, "lis options:", 1 },
 	{ "block-order", OPT_BLOCK_ORDER, "ORDER", 0,
-	  "Order of a request's blocks: forward or reverse (default: forward; the ARC and "
-	  "CAR papers' numbers need reverse)", 1 },
+	  "Order of a request's blocks: forward or reverse (default: forward, with a note "
+	  "when a request spans several blocks; the ARC and CAR papers' numbers need "
+	  "reverse)", 1 },
 	{ 0, 0, 0, 0, "csv options:", 2 },
 	{ "column", OPT_COLUMN, "N", 0, "Key column, 1-based (default: 1)", 2 },
 	{ "header", OPT_HEADER, NULL, 0, "Skip the first line", 2 },
@@ -116,6 +121,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--max-accesses '%s': expected a number", arg);
 		a->topts.max_records = v;
 		break;
+	case OPT_FORCE:
+		a->topts.force = true;
+		break;
 	case ARGP_KEY_ARG:
 		if (a->file)
 			argp_error(state, "one FILE at a time (got '%s' too)", arg);
@@ -130,6 +138,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--block-order applies to --type lis only");
 		if (a->column_set && a->topts.type != HS_TRACE_CSV)
 			argp_error(state, "--column and --header apply to --type csv only");
+		if (a->topts.force && a->topts.type != HS_TRACE_U32BE)
+			argp_error(state, "--force applies to --type u32be only");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -153,7 +163,8 @@ static const struct argp argp = {
 	       "lis (ARC 'start n ignored reqno' lines, n blocks each), csv (a column; non-\n"
 	       "numeric keys are hashed with FNV-1a 64), oracle (libCacheSim oracleGeneral,\n"
 	       "24-byte records), u32be (big-endian 32-bit ids). Capacity of a replay counts\n"
-	       "blocks for lis, objects otherwise. See hsctl-import(1).\n"
+	       "blocks for lis, objects otherwise. u32be refuses a file that starts as\n"
+	       "text (digits and line ends) unless --force. See hsctl-import(1).\n"
 	       "\nExit status: 0 imported, 64 usage error, 65 malformed trace (no session is\n"
 	       "left behind), 66 FILE cannot be opened, 69 the database may not be written,\n"
 	       "1 other failure.",
@@ -285,6 +296,23 @@ static void close_failed(struct hs_store *st, enum db_before before)
 		hs_warn("%s: cannot undo its creation: %s", db, strerror(errno));
 }
 
+/*
+ * The ARC and CAR papers touch a multi-block request's blocks last to
+ * first, and a .lis file cannot say so: --block-order forward, the default,
+ * gives other numbers on traces such as P12.  Say so when it mattered (some
+ * request spans several blocks) and the order was not chosen.
+ */
+static void note_block_order(const struct hs_trace_reader *r, const struct args *a)
+{
+	uint64_t requests, multi;
+
+	if (a->order_set || hs_trace_lis_requests(r, &requests, &multi) || !multi)
+		return;
+	hs_note("%" PRIu64 " of %" PRIu64 " requests span several blocks, touched first to last"
+		" (--block-order forward, the default); the ARC and CAR papers' figures need"
+		" --block-order reverse", multi, requests);
+}
+
 static int run(int argc, char **argv)
 {
 	struct args a = {
@@ -357,6 +385,7 @@ static int run(int argc, char **argv)
 	}
 	hs_info("imported %" PRIu64 " records from %s", hs_trace_records(r), a.file);
 	status = hs_cli_print_session(st, id);
+	note_block_order(r, &a);
 
 out_close_store:
 	if (id)

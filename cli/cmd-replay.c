@@ -18,6 +18,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -497,11 +499,92 @@ static void check_pageout_policies(const struct args *a, const struct hs_policy_
 	}
 }
 
+/*
+ * Memory a run takes, measured with /usr/bin/time's %M (peak RSS) on a
+ * 3,000,000-access zipf session of 1,287,556 keys, one run at a time and
+ * three at once (the difference is one run; the rest, about 6.5 MiB, is
+ * SQLite and the chunks in flight): bytes per distinct key of the session,
+ * whatever the size, plus bytes per resident key for the policies whose
+ * structures grow with what they hold.  The driver's per-key records are
+ * in every figure.  An unknown policy counts as the largest.
+ */
+static const struct run_cost {
+	const char	*policy;
+	unsigned int	per_key;	/* bytes per distinct key */
+	unsigned int	per_resident;	/* bytes per resident key (capacity) */
+} run_costs[] = {
+	{ "lru", 24, 0 },	{ "fifo", 24, 0 },	{ "clock", 32, 0 },
+	{ "car", 32, 0 },	{ "cart", 32, 0 },	{ "clock-pro", 32, 0 },
+	{ "two-q", 32, 0 },	{ "mglru", 32, 4 },	{ "hitshield", 32, 4 },
+	{ "opt", 32, 8 },	{ "arc", 40, 0 },	{ "lirs", 40, 0 },
+	{ "lrfu", 40, 24 },	{ "linux-2q", 48, 0 },
+};
+#define COST_BASE	(8u << 20)	/* SQLite's cache, chunks in flight, the binary */
+#define COST_UNKNOWN	{ NULL, 48, 24 }
+#define COST_NEXT_USE	8u		/* offline policies: one next-use seq per record */
+#define COST_LOUD	(256ull << 20)	/* a larger estimate is shown without -v */
+
+/*
+ * Before the pass: what the runs together will take, from run_costs[].
+ * With -v always; without it, for several runs when above COST_LOUD (42
+ * runs on P12's 3.2 M keys took 4.4 GB), so a sweep that will not fit is
+ * seen before it starts swapping.
+ */
+static void memory_estimate(const struct plan *plans, size_t nr,
+			    const struct hs_session_info *info)
+{
+	static const struct run_cost unknown = COST_UNKNOWN;
+	uint64_t keys = info->distinct_keys, per_key = 0, resident = 0, next_use = 0, bytes;
+	char extra[160] = "";
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct run_cost *c = &unknown;
+
+		for (size_t k = 0; k < ARRAY_SIZE(run_costs); k++)
+			if (!strcmp(run_costs[k].policy, plans[i].ops->name))
+				c = &run_costs[k];
+		per_key += c->per_key;
+		resident += (uint64_t)c->per_resident * HS_MIN(plans[i].capacity, keys);
+		if (plans[i].ops->flags & HS_POLICY_NEEDS_FUTURE)
+			next_use = COST_NEXT_USE * info->records;
+	}
+	bytes = COST_BASE + keys * per_key + resident + next_use;
+	if (!hs_global.verbose && (nr < 2 || bytes <= COST_LOUD))
+		return;
+	if (resident)
+		snprintf(extra, sizeof(extra), " + %" PRIu64 " bytes for resident keys", resident);
+	if (next_use)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+			 " + %u bytes x %" PRIu64 " records of next uses", COST_NEXT_USE,
+			 info->records);
+	(hs_global.verbose ? hs_info : hs_note)(
+		"replay: %zu run%s over %" PRIu64 " keys: about %.1f MiB of memory (estimate:"
+		" 8 MiB + %" PRIu64 " keys x %" PRIu64 " bytes%s)", nr, nr == 1 ? "" : "s", keys,
+		(double)bytes / (1 << 20), keys, per_key, extra);
+}
+
+/* What the replay's progress callback keeps: how far it got, and the display. */
+struct replay_progress {
+	struct hs_cli_progress	pr;
+	bool			show;		/* stderr is a terminal */
+	uint64_t		done;		/* records stepped so far */
+};
+
+/* SIGINT or SIGTERM during the pass: the replay stops at the next chunk. */
+static volatile sig_atomic_t replay_signal;
+
+static void on_signal(int sig)
+{
+	replay_signal = sig;
+}
+
 static void show_progress(void *arg, uint64_t done, uint64_t total)
 {
+	struct replay_progress *rp = arg;
 	double el, rate;
 
-	if (!hs_cli_progress_due(arg, done >= total, &el))
+	rp->done = done;
+	if (!rp->show || !hs_cli_progress_due(&rp->pr, done >= total, &el))
 		return;
 	rate = el > 0 ? (double)done / el : 0;
 	fprintf(stderr, "\rreplay: %5.1f%%  %.1fM records  %.1fM records/s  ETA %.0fs ",
@@ -604,10 +687,159 @@ static int print_table(const struct plan *plans, const struct hs_replay_job *job
 	return ret;
 }
 
+/* Two runs at one size whose outcome no column of the table tells apart. */
+static bool same_outcome(const struct plan *pa, const struct hs_replay_job *a,
+			 const struct plan *pb, const struct hs_replay_job *b)
+{
+	const struct hs_sim_stats *x = &a->stats, *y = &b->stats;
+
+	return pa->capacity == pb->capacity && x->accesses == y->accesses &&
+	       x->hits == y->hits && x->misses == y->misses &&
+	       x->cold_misses == y->cold_misses && x->evictions == y->evictions &&
+	       x->refaults == y->refaults && x->hint_evictions == y->hint_evictions &&
+	       x->pswpin == y->pswpin && x->pswpout == y->pswpout &&
+	       x->pingpong_keys == y->pingpong_keys &&
+	       x->pingpong_refaults == y->pingpong_refaults &&
+	       x->peak_resident == y->peak_resident &&
+	       !memcmp(x->refault_hist, y->refault_hist, sizeof(x->refault_hist));
+}
+
+/* The value of the policy's own metric @name, or NAN when it did not report it. */
+static double metric(const struct hs_replay_job *job, const char *name)
+{
+	for (size_t m = 0; m < job->metrics.n; m++)
+		if (!strcmp(job->metrics.m[m].name, name))
+			return job->metrics.m[m].value;
+	return NAN;
+}
+
+/*
+ * Why a run of a group of identical rows gave what another policy gives,
+ * when the run itself can tell: its state never diverged from its base.
+ * Return: the words, in @buf, or NULL.
+ */
+static const char *same_reason(const struct plan *p, const struct hs_replay_job *job,
+			       char *buf, size_t len)
+{
+	double set = metric(job, "hitshield.shields_set");
+	double spent = metric(job, "hitshield.shields_spent");
+
+	if (!strcmp(p->ops->name, "hitshield") && spent == 0) {
+		snprintf(buf, len, "%s set %.0f shields and spent 0, so it ran as mglru",
+			 p->label, set);
+		return buf;
+	}
+	if (!strcmp(p->ops->name, "lrfu") && p->ps) {
+		double lambda = hs_param_double(p->ps, "lambda");
+
+		if (lambda == 1 || lambda == 0) {
+			snprintf(buf, len, "%s is exactly %s", p->label,
+				 lambda == 1 ? "LRU" : "LFU");
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+/* Append to a note; a note longer than @len is cut (it only explains). */
+static void note_add(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void note_add(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+/* Print @s wrapped at blanks to 80 columns, continuation lines indented by 6. */
+static void print_wrapped(const char *s)
+{
+	size_t col = 0, n;
+
+	while (*s) {
+		n = strcspn(s, " ");
+		if (col && col + 1 + n > 80) {
+			fputs("\n      ", stdout);
+			col = 6;
+		} else if (col) {
+			putchar(' ');
+			col++;
+		}
+		fwrite(s, 1, n, stdout);
+		col += n;
+		s += n;
+		s += strspn(s, " ");
+	}
+	putchar('\n');
+}
+
+/*
+ * After the table: one note per group of two or more runs at one size with
+ * identical rows, naming them and, where the tool can know, why -- every
+ * miss a first access (no eviction choice mattered), a variant whose own
+ * mechanism never acted (HitShield with no shield spent), a parameter that
+ * makes a policy another (LRFU's lambda of 1 or 0).  Otherwise it says that
+ * no counter tells them apart.
+ */
+static void print_identical(const struct plan *plans, const struct hs_replay_job *jobs,
+			    size_t nr)
+{
+	bool *seen = calloc(nr, sizeof(*seen));
+	char why[160], note[4096];
+
+	if (!seen)
+		return;
+	for (size_t i = 0; i < nr; i++) {
+		const struct hs_sim_stats *s = &jobs[i].stats;
+		bool any_reason = false;
+		size_t n = 1;
+
+		if (seen[i] || jobs[i].err)
+			continue;
+		for (size_t j = i + 1; j < nr; j++)
+			if (!seen[j] && !jobs[j].err &&
+			    same_outcome(&plans[i], &jobs[i], &plans[j], &jobs[j]))
+				seen[j] = true, n++;
+		if (n < 2)
+			continue;
+		note[0] = '\0';
+		note_add(note, sizeof(note), "note: identical rows at size %" PRIu64 ": %s",
+			 plans[i].capacity, plans[i].label);
+		for (size_t j = i + 1; j < nr; j++)
+			if (seen[j] && same_outcome(&plans[i], &jobs[i], &plans[j], &jobs[j]))
+				note_add(note, sizeof(note), " = %s", plans[j].label);
+		if (s->misses == s->cold_misses) {
+			note_add(note, sizeof(note), "; every miss was a key's first access (%"
+				 PRIu64 " cold misses): no eviction choice mattered",
+				 s->cold_misses);
+			any_reason = true;
+		} else {
+			for (size_t j = i; j < nr; j++) {
+				if ((j == i || seen[j]) && !jobs[j].err &&
+				    same_outcome(&plans[i], &jobs[i], &plans[j], &jobs[j]) &&
+				    same_reason(&plans[j], &jobs[j], why, sizeof(why))) {
+					note_add(note, sizeof(note), "; %s", why);
+					any_reason = true;
+				}
+			}
+		}
+		if (!any_reason)
+			note_add(note, sizeof(note), "; no counter tells them apart: they evicted"
+				 " alike on this trace");
+		print_wrapped(note);
+	}
+	free(seen);
+}
+
 /*
  * The nested per-run numbers as JSON values: protection per kind, the refault
  * distance histogram ([lo, hi) buckets with a count) and the policy's own
- * metrics.  In CSV they print as JSON text.
+ * metrics.  JSON only: a CSV cell holds one value, not a list or a map, so
+ * CSV leaves them out (stored, they are rows of run_protection, v_refaults
+ * and run_metrics).
  */
 static int json_extras(struct hs_out *o, const struct hs_replay_job *job)
 {
@@ -673,7 +905,8 @@ static int json_extras(struct hs_out *o, const struct hs_replay_job *job)
  * The kernel row of the machine formats: the columns of cols[] in print_machine()
  * that apply to the kernel hold its page counts, the others are null.
  */
-static void machine_kernel_row(struct hs_out *o, const struct hs_kernel_row *k, int64_t session)
+static void machine_kernel_row(struct hs_out *o, const struct hs_kernel_row *k, int64_t session,
+			       bool nested)
 {
 	hs_out_null(o);				/* run */
 	hs_out_int(o, session);
@@ -694,9 +927,9 @@ static void machine_kernel_row(struct hs_out *o, const struct hs_kernel_row *k, 
 		hs_out_null(o);
 	hs_out_uint(o, k->readahead_pages);
 	hs_out_uint(o, k->readahead_unused_pages);
-	for (int c = 0; c < 3; c++)		/* protection, refault_hist, metrics */
-		hs_out_null(o);
 	hs_out_str(o, k->pswp_source);
+	for (int c = 0; nested && c < 3; c++)	/* protection, refault_hist, metrics */
+		hs_out_null(o);
 	hs_out_row_end(o);
 }
 
@@ -710,15 +943,19 @@ static int print_machine(const struct plan *plans, const struct hs_replay_job *j
 		"protected_useful", "protected_wasted", "wall_s", "cold_misses",
 		"hint_evictions", "hint_refaults", "drops", "pswpin", "pswpout",
 		"pingpong_refaults", "peak_resident", "prot_occupancy", "opt_gap",
-		"readahead_pages", "readahead_unused", "protection", "refault_hist", "metrics",
-		"pswp_source",
+		"readahead_pages", "readahead_unused", "pswp_source", "protection", "refault_hist",
+		"metrics",
 	};
+	/* the last NR_NESTED columns are JSON values: JSON output only */
+	enum { NR_NESTED = 3 };
+	bool nested = hs_global.format == HS_FMT_JSON;
+	size_t ncols = ARRAY_SIZE(cols) - (nested ? 0 : NR_NESTED);
 	struct hs_out *o;
 	int ret = 0;
 
 	if (hs_out_new(stdout, hs_global.format, "runs", &o))
 		return -ENOMEM;
-	for (size_t c = 0; c < ARRAY_SIZE(cols); c++) {
+	for (size_t c = 0; c < ncols; c++) {
 		enum hs_col_type t = HS_COL_INT;
 
 		if (!strcmp(cols[c], "policy") || !strcmp(cols[c], "pswp_source"))
@@ -732,7 +969,7 @@ static int print_machine(const struct plan *plans, const struct hs_replay_job *j
 		hs_out_column(o, cols[c], t, t == HS_COL_REAL ? "%.6f" : NULL);
 	}
 	if (k)
-		machine_kernel_row(o, k, session);
+		machine_kernel_row(o, k, session, nested);
 	for (size_t i = 0; i < nr; i++) {
 		const struct hs_sim_stats *s = &jobs[i].stats;
 
@@ -769,10 +1006,10 @@ static int print_machine(const struct plan *plans, const struct hs_replay_job *j
 		hs_out_real(o, gaps[i]);
 		hs_out_uint(o, s->readahead_pages);
 		hs_out_uint(o, s->readahead_unused);
-		ret = json_extras(o, &jobs[i]);
+		hs_out_null(o);		/* pswp_source: the kernel row's */
+		ret = nested ? json_extras(o, &jobs[i]) : 0;
 		if (ret)
 			break;
-		hs_out_null(o);		/* pswp_source: the kernel row's */
 		hs_out_row_end(o);
 	}
 	if (ret) {
@@ -865,7 +1102,8 @@ static int run(int argc, char **argv)
 	struct hs_run_record *recs = NULL;
 	struct hs_session_info info;
 	struct hs_kernel_row krow, *kr = NULL;
-	struct hs_cli_progress pr = { 0 };
+	struct replay_progress rp = { 0 };
+	struct sigaction sa = { 0 }, old_int, old_term;
 	struct hs_store *st = NULL;
 	struct plan *plans = NULL;
 	uint64_t sizes[MAX_SIZES];
@@ -953,14 +1191,36 @@ static int run(int argc, char **argv)
 	ro.recheck_window = a.recheck_window;
 	ro.no_readahead = a.no_readahead;
 	ro.paranoid = a.paranoid;
-	hs_cli_progress_start(&pr);
-	if (isatty(STDERR_FILENO)) {
-		ro.progress = show_progress;
-		ro.progress_arg = &pr;
-	}
+	hs_cli_progress_start(&rp.pr);
+	rp.show = isatty(STDERR_FILENO);
+	ro.progress = show_progress;
+	ro.progress_arg = &rp;
+	ro.stop = &replay_signal;
 	hs_info("replaying session %" PRId64 ": %zu runs", session, nr);
+	memory_estimate(plans, nr, &info);
+	/*
+	 * All runs share one pass, so a Ctrl-C in the middle has no finished
+	 * run to keep: catch it to say so, rather than die silently.  The store
+	 * afterwards is one transaction, which a signal may end as it likes.
+	 */
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
 	ret = hs_replay_session(st, session, jobs, nr, &ro);
-	hs_cli_progress_end(&pr, 72);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	hs_cli_progress_end(&rp.pr, 72);
+	if (ret == -EINTR) {
+		hs_err("replay interrupted by %s after %" PRIu64 " of %" PRIu64 " records (%.1f%%):"
+		       " its %zu run%s share one pass over the stream and none had finished;"
+		       " nothing was stored", replay_signal == SIGINT ? "SIGINT" : "SIGTERM",
+		       rp.done, info.records,
+		       info.records ? 100.0 * (double)rp.done / (double)info.records : 0.0, nr,
+		       nr == 1 ? "" : "s");
+		status = 128 + replay_signal;
+		goto out;
+	}
 	if (ret) {
 		if (ret == -EBADMSG)
 			hs_err("session %" PRId64 ": the stored access stream is corrupt", session);
@@ -1023,6 +1283,8 @@ static int run(int argc, char **argv)
 	spread(jobs, nr, kids, kgaps, ids, gaps, k);
 	if (hs_global.format == HS_FMT_TABLE) {
 		ret = print_table(plans, jobs, nr, gaps, &info, kr);
+		if (!ret)
+			print_identical(plans, jobs, nr);
 		fflush(stdout);
 		if (!a.no_store && store_runs(st, recs, k, kids, NULL, &stored))
 			failed++;

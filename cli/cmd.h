@@ -34,6 +34,8 @@ extern struct hs_global hs_global;
 void hs_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Same prefix, "warning: " after it. */
 void hs_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Same prefix, "note: " after it: something the user should know, always shown. */
+void hs_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Debug line on stderr when -v was given. */
 void hs_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -59,6 +59,15 @@ void hs_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+void hs_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("note: ", fmt, ap);
+	va_end(ap);
+}
+
 void hs_info(const char *fmt, ...)
 {
 	va_list ap;

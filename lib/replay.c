@@ -290,6 +290,10 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 		base += n;
 		if (o->progress)
 			o->progress(o->progress_arg, base, records);
+		if (o->stop && *o->stop) {
+			ret = -EINTR;
+			break;
+		}
 	}
 	if (ret == 0 && base != records)
 		ret = -EBADMSG;

@@ -11,6 +11,7 @@
 #ifndef HS_REPLAY_H
 #define HS_REPLAY_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -53,6 +54,11 @@ struct hs_replay_opts {
 	/* Called from the reading thread after each chunk; may be NULL. */
 	void		(*progress)(void *arg, uint64_t records_done, uint64_t records_total);
 	void		*progress_arg;
+	/*
+	 * Read after each chunk; when it points to a non-zero value the replay
+	 * stops there and returns -EINTR (a signal handler sets it).  May be NULL.
+	 */
+	const volatile sig_atomic_t *stop;
 };
 
 /**
@@ -66,8 +72,12 @@ struct hs_replay_opts {
  * A job that fails (bad parameters, a policy breaking its contract) has its
  * err set and stops; the others go on.
  *
- * Return: 0 when the stream was read to its end, -ENOENT (no such session),
- * -EBADMSG (a corrupt stream), -ENOMEM, or another -errno from the store.
+ * All runs share the one pass, so none has finished before the stream's
+ * end: a replay stopped through opts->stop has no results at all.
+ *
+ * Return: 0 when the stream was read to its end, -EINTR when opts->stop
+ * stopped it, -ENOENT (no such session), -EBADMSG (a corrupt stream),
+ * -ENOMEM, or another -errno from the store.
  */
 int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job *jobs,
 		      size_t n, const struct hs_replay_opts *opts);

@@ -54,7 +54,7 @@ void hs_store_close(struct hs_store *st);
 void hs_store_set_busy_timeout(unsigned int ms);
 const char *hs_store_errmsg(const struct hs_store *st);
 int hs_store_user_version(const struct hs_store *st);	/* schema version of the file */
-#define HS_STORE_SCHEMA_VERSION	8			/* the version this build writes */
+#define HS_STORE_SCHEMA_VERSION	9			/* the version this build writes */
 #define HS_STORE_APPLICATION_ID	0x48534354u		/* PRAGMA application_id: "HSCT" */
 
 /* What `hsctl db info` shows. */

@@ -32,6 +32,7 @@
 #define IN_SIZE		(128u * 1024)	/* raw (compressed) bytes read at once */
 #define ORACLE_REC	24u		/* bytes per oracleGeneral record */
 #define U32BE_REC	4u		/* bytes per cache2k id */
+#define SNIFF_TEXT	4096u		/* u32be: bytes looked at for text */
 
 struct hs_trace_reader {
 	int			fd;		/* the input; -1 once closed or never opened */
@@ -54,10 +55,13 @@ struct hs_trace_reader {
 	uint64_t		records;	/* records returned so far */
 	uint64_t		lis_next;	/* lis: next block of the pending range */
 	uint64_t		lis_left;	/* lis: blocks of the range still to return */
+	uint64_t		lis_requests;	/* lis: request lines read */
+	uint64_t		lis_multi;	/* lis: ... of more than one block */
 	uint64_t		file_size;	/* size of a regular file, else 0 */
 	char			*field;		/* csv: HS_TRACE_MAX_LINE bytes, unquoted field */
 	uint64_t		max_next;	/* oracle: largest next_access_vtime seen */
 	uint64_t		max_next_rec;	/* oracle: the record that had it */
+	bool			text_checked;	/* u32be: check_not_text() was run */
 	int			err;		/* sticky negative errno, 0 while fine */
 	char			msg[512];	/* message for err */
 };
@@ -500,6 +504,8 @@ static int next_lis(struct hs_trace_reader *r, uint64_t *key)
 		if (v[0] > UINT64_MAX - (v[1] - 1))
 			return line_fail(r, "block range %llu+%llu overflows 64 bits",
 					 (unsigned long long)v[0], (unsigned long long)v[1]);
+		r->lis_requests++;
+		r->lis_multi += v[1] > 1;
 		r->lis_left = v[1];
 		r->lis_next = r->o.lis_reverse ? v[0] + (v[1] - 1) : v[0];
 	}
@@ -616,6 +622,44 @@ static uint64_t get_le(const unsigned char *p, unsigned int n)
 	return v;
 }
 
+/*
+ * u32be's first SNIFF_TEXT bytes (or the whole input, if shorter)
+ * are all printable ASCII, blanks and line ends, with at least one line end:
+ * a text trace given the wrong --type.  Real binary traces have NUL and high
+ * bytes in their first records (ids are small numbers, times and sizes
+ * fill 32 or 64 bits), so a binary trace is never taken for text.  (Any
+ * format could be checked so; oracle needs it not, see trace-in.h.)
+ * Return: 0, or -EBADMSG unless opts.force.
+ */
+static int check_not_text(struct hs_trace_reader *r)
+{
+	bool line_end = false;
+	size_t i, n;
+	int ret = 0;
+
+	r->text_checked = true;
+	while (r->len - r->pos < SNIFF_TEXT && (ret = refill(r)) == 1)
+		;
+	if (ret < 0)
+		return ret;
+	if (r->o.force)
+		return 0;
+	n = HS_MIN(r->len - r->pos, (size_t)SNIFF_TEXT);
+	for (i = 0; i < n; i++) {
+		unsigned char c = r->buf[r->pos + i];
+
+		if (c == '\n')
+			line_end = true;
+		else if ((c < 0x20 || c > 0x7e) && c != '\t' && c != '\r')
+			return 0;
+	}
+	if (!line_end)
+		return 0;
+	return fail(r, -EBADMSG, "%s: byte 0: text (printable ASCII and line ends), not %s "
+		    "binary records; is it --type text? (--force reads it anyway)", r->path,
+		    hs_trace_type_name(r->o.type));
+}
+
 /* Next fixed-size binary record of @size bytes, or 0 at the end. */
 static int next_record(struct hs_trace_reader *r, unsigned int size, const unsigned char **rec)
 {
@@ -687,6 +731,8 @@ static int next_u32be(struct hs_trace_reader *r, uint64_t *key)
 	const unsigned char *rec;
 	int ret;
 
+	if (!r->text_checked && (ret = check_not_text(r)) < 0)
+		return ret;
 	ret = next_record(r, U32BE_REC, &rec);
 	if (ret <= 0)
 		return ret;
@@ -824,6 +870,23 @@ int hs_trace_next(struct hs_trace_reader *r, uint64_t *key, uint8_t *meta)
 const char *hs_trace_errmsg(const struct hs_trace_reader *r)
 {
 	return r->err ? r->msg : "";
+}
+
+/**
+ * hs_trace_lis_requests() - lis: the request lines read so far
+ * @r: the reader
+ * @requests: receives their count
+ * @multi: receives how many span more than one block
+ *
+ * Return: 0, or -EINVAL when @r does not read lis.
+ */
+int hs_trace_lis_requests(const struct hs_trace_reader *r, uint64_t *requests, uint64_t *multi)
+{
+	if (r->o.type != HS_TRACE_LIS)
+		return -EINVAL;
+	*requests = r->lis_requests;
+	*multi = r->lis_multi;
+	return 0;
 }
 
 /**

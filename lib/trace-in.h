@@ -14,6 +14,13 @@
  *           (u32 time, u64 obj_id, u32 size, i64 next_access_vtime)
  *   u32be   raw big-endian 32-bit ids (the cache2k traces)
  *
+ * u32be refuses a file whose first 4 KiB (decompressed) are printable
+ * ASCII with a line end: that is a text trace given the wrong --type, which
+ * would otherwise import as garbage ids (opts.force reads it anyway).  The
+ * other formats need no such guess: oracle's next-access check refuses text
+ * (ASCII bytes make next_access_vtime point far past the end) and the text
+ * parsers refuse binary data on its first line.
+ *
  * Text formats accept leading and trailing blanks and CRLF line ends.  The
  * meta byte is the same for every record (hs_meta_make() of the options).
  * Nothing here prints or touches SQLite; errors come back as a negative errno
@@ -51,6 +58,8 @@ struct hs_trace_opts {
 	uint64_t		max_records;	/* refuse a trace of more records than
 						 * this (a few bytes of .lis expand to
 						 * 2^24 blocks); 0: no limit */
+	bool			force;		/* u32be: read the file even when
+						 * its first bytes look like text */
 };
 
 /**
@@ -119,7 +128,8 @@ int hs_trace_open(const char *path, const struct hs_trace_opts *opts,
  *
  * Return: 1 with a record, 0 at the end of the input, or a negative errno:
  * -EBADMSG for malformed data (bad number, wrong field count, truncated
- * record, corrupt or truncated gzip data), -ENODATA when the input ended
+ * record, corrupt or truncated gzip data, text given to u32be without
+ * opts.force), -ENODATA when the input ended
  * without a single record, -EFBIG when it holds more than opts.max_records
  * ("FILE:LINE: more than N records"), -EIO for a read error.  After an
  * error the reader keeps returning it.
@@ -151,6 +161,17 @@ uint64_t hs_trace_records(const struct hs_trace_reader *r);
  * Return: 0.
  */
 int hs_trace_progress(const struct hs_trace_reader *r, uint64_t *done, uint64_t *total);
+
+/**
+ * hs_trace_lis_requests() - lis: the request lines read so far
+ * @r: the reader
+ * @requests: receives their count
+ * @multi: receives how many of them span more than one block (those whose
+ *         order opts.lis_reverse decides)
+ *
+ * Return: 0, or -EINVAL for a reader of another type.
+ */
+int hs_trace_lis_requests(const struct hs_trace_reader *r, uint64_t *requests, uint64_t *multi);
 
 /* Close the file and free the reader; accepts NULL. */
 void hs_trace_close(struct hs_trace_reader *r);

@@ -284,7 +284,7 @@ static inline const struct mglru_folio *mglru_cpriv(const struct hs_folio *f)
 	{ .name = "activate_clears_refs", .type = HS_PARAM_BOOL, .def = "false", \
 	  .help = "p68 only: adding a PG_active folio clears refs and PG_referenced (6.13)" }, \
 	{ .name = "reclaim_loop", .type = HS_PARAM_ENUM, .def = "spec", .choices = "spec|kernel", \
-	  .help = "spec: POLICIES.md 1.9 (priority drops on an empty pass); kernel: priority passes" }
+	  .help = "spec: reclaim until the goal, priority drops on an empty pass; kernel: priority passes" }
 
 /**
  * hs_mglru_create() - set up an lruvec for mglru or a patch on it

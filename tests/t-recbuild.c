@@ -1139,6 +1139,31 @@ static void check_capture(struct hs_store *st, int64_t id, const struct hs_recbu
 		       id, HS_EV_SHRINK_INACTIVE));
 	T_ASSERT(ck->reclaim_status != HS_LC_CHECK_NA);
 	T_EQ_U64(ck->shrink_inactive_events, 372);
+	/*
+	 * The per-type views name the kernel's fields; their first rows are the
+	 * first such lines of the fixture's trace.txt.gz (the kernel's own text,
+	 * time rounded to the microsecond):
+	 *   cat-347 [001] 10.012317: mm_vmscan_lru_shrink_inactive: nid=0
+	 *	nr_scanned=65 nr_reclaimed=64 ... flags=RECLAIM_WB_FILE|...
+	 *   sed-340 [001] 9.524362: mm_lru_insertion: pfn=0x93d3 lru=0
+	 *   cat-347 [001] 9.621053: mm_filemap_add_to_page_cache: dev 0:3
+	 *	ino fd00000 pfn=0x939d ofs=2113536 order=0	(index = ofs / 4096)
+	 */
+	T_EQ_I64(q_int(st, "SELECT count(*) FROM v_ev_shrink_inactive WHERE session = %" PRId64,
+		       id), 372);
+	T_EQ_STR(q_text(st, "SELECT common_pid, cpu, (ts_ns + 500) / 1000, nr_scanned, nr_reclaimed, file"
+			" FROM v_ev_shrink_inactive WHERE session = %" PRId64 " ORDER BY seq"
+			" LIMIT 1", id), "347|1|10012317|65|64|1");
+	T_EQ_STR(q_text(st, "SELECT common_pid, cpu, (ts_ns + 500) / 1000, pfn, lru FROM"
+			" v_ev_lru_insertion WHERE session = %" PRId64 " ORDER BY seq LIMIT 1", id),
+		 "340|1|9524362|37843|0");
+	T_EQ_STR(q_text(st, "SELECT common_pid, cpu, (ts_ns + 500) / 1000, s_dev, i_ino, pfn, \"index\","
+			" \"order\" FROM v_ev_filemap_add WHERE session = %" PRId64 " ORDER BY seq"
+			" LIMIT 1", id), "347|1|9621053|3|265289728|37789|516|0");
+	T_EQ_I64(q_int(st, "SELECT count(*) FROM v_ev_lru_insertion WHERE session = %" PRId64,
+		       id), 49588);
+	T_EQ_I64(q_int(st, "SELECT count(*) FROM v_ev_write_folio WHERE session = %" PRId64,
+		       id), 318);
 	T_EQ_U64(res->first_ts, (uint64_t)q_int(st, "SELECT min(ts_ns) FROM events WHERE "
 						"session = %" PRId64, id));
 	T_EQ_U64(res->last_ts, (uint64_t)q_int(st, "SELECT max(ts_ns) FROM events WHERE "

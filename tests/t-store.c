@@ -183,7 +183,7 @@ static void test_memory_open(void)
 	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
 	T_EQ_I64(hs_store_get_info(st, &info), 0);
 	T_EQ_U64(info.application_id, 0x48534354);
-	T_EQ_I64(info.user_version, 8);
+	T_EQ_I64(info.user_version, 9);
 	T_EQ_I64(info.sessions, 0);
 	T_EQ_I64(info.runs, 0);
 	T_EQ_STR(info.journal_mode, "memory");
@@ -560,9 +560,9 @@ static void test_refuse_files(void)
 
 	if (!path)
 		return;
-	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 9", 0, &st), -EPROTO);
+	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 99", 0, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 9 is newer than this hsctl supports (8); upgrade hsctl");
+		 "database schema version 99 is newer than this hsctl supports (9); upgrade hsctl");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY, &st), -EPROTO);
@@ -584,7 +584,7 @@ static void test_refuse_files(void)
 	st = NULL;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 0", HS_STORE_RDONLY, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 0 is older than this hsctl's (8);"
+		 "database schema version 0 is older than this hsctl's (9);"
 		 " run 'hsctl db migrate'");
 	hs_store_close(st);
 	st = NULL;
@@ -747,22 +747,28 @@ static void test_runs(void)
 	T_EQ_STR(q_names(st, "SELECT * FROM v_runs"),
 		 "run|session|policy|params|capacity|accesses|hits|misses|hit_ratio|evictions|"
 		 "refaults|pingpong_keys|protected|protected_useful|protected_wasted|wall_s|"
-		 "pswpin|pswpout");
-	/* hit_ratio = hits / accesses: 250 / 1000, 500 / 1000, none for 0 accesses */
+		 "pswpin|pswpout|cold_misses|opt_gap|peak_resident");
+	/*
+	 * hit_ratio = hits / accesses: 250 / 1000, 500 / 1000, none for 0 accesses;
+	 * opt_gap as in v_policy_compare below
+	 */
 	T_EQ_STR(q(st, "SELECT * FROM v_runs ORDER BY run"),
-		 "1|1|'arc'|'{\"x\":1}'|100|1000|250|750|R0.25|650|150|7|5|3|2|R0.5|40|60;"
-		 "2|1|'opt'|'{}'|100|1000|500|500|R0.5|650|150|7|0|0|0|R0.25|0|0;"
-		 "3|1|'lru'|'{}'|100|0|0|0|NULL|0|0|0|0|0|0|R0|0|0");
+		 "1|1|'arc'|'{\"x\":1}'|100|1000|250|750|R0.25|650|150|7|5|3|2|R0.5|40|60|"
+		 "600|R1.5|100;"
+		 "2|1|'opt'|'{}'|100|1000|500|500|R0.5|650|150|7|0|0|0|R0.25|0|0|600|R1|100;"
+		 "3|1|'lru'|'{}'|100|0|0|0|NULL|0|0|0|0|0|0|R0|0|0|0|R0|0");
 	/* opt_gap = misses / opt's misses: 750 / 500, 500 / 500, 0 / 500 */
 	T_EQ_STR(q_names(st, "SELECT * FROM v_policy_compare"),
-		 "session|capacity|policy|hit_ratio|opt_gap");
+		 "session|capacity|policy|hit_ratio|opt_gap|params|run");
 	T_EQ_STR(q(st, "SELECT * FROM v_policy_compare ORDER BY policy"),
-		 "1|100|'arc'|R0.25|R1.5;1|100|'lru'|NULL|R0;1|100|'opt'|R0.5|R1");
+		 "1|100|'arc'|R0.25|R1.5|'{\"x\":1}'|1;1|100|'lru'|NULL|R0|'{}'|3;"
+		 "1|100|'opt'|R0.5|R1|'{}'|2");
 	/* buckets: 0 is [0, 1), 3 is [4, 8), 47 is [2^46, 2^47) */
-	T_EQ_STR(q_names(st, "SELECT * FROM v_refaults"), "run|policy|capacity|lo|hi|count");
+	T_EQ_STR(q_names(st, "SELECT * FROM v_refaults"),
+		 "run|policy|capacity|lo|hi|count|session|params");
 	T_EQ_STR(q(st, "SELECT * FROM v_refaults ORDER BY run, lo"),
-		 "1|'arc'|100|0|1|1;1|'arc'|100|4|8|4;"
-		 "1|'arc'|100|70368744177664|140737488355328|2");
+		 "1|'arc'|100|0|1|1|1|'{\"x\":1}';1|'arc'|100|4|8|4|1|'{\"x\":1}';"
+		 "1|'arc'|100|70368744177664|140737488355328|2|1|'{\"x\":1}'");
 	T_EQ_STR(q(st, "SELECT run, bucket FROM run_refault_hist ORDER BY bucket"),
 		 "1|0;1|3;1|47");
 	T_EQ_STR(q(st, "SELECT * FROM run_protection"), "1|'second_chance'|5|3|2");
@@ -772,6 +778,9 @@ static void test_runs(void)
 		 "1000|600|R0.125|100|1");
 	/* v_pingpong: 30 of 750 misses */
 	T_EQ_STR(q(st, "SELECT miss_share FROM v_pingpong WHERE run = 1"), "R0.040000000000000001");
+	T_EQ_STR(q_names(st, "SELECT * FROM v_pingpong"),
+		 "run|session|policy|capacity|pingpong_keys|pingpong_refaults|misses|miss_share|"
+		 "params");
 
 	/* a run of a missing session fails and stores nothing */
 	rr[0].session = 42;
@@ -1189,6 +1198,19 @@ static void test_record_writer(void)
 		 "1|0|1000|1|42|'filemap_add'|0|2|4096|8388609|12|4|0|0|0|0|0|1;"
 		 "1|1|2000|0|42|'touch'|5|0|0|0|0|0|0|139637976731648|0|0|0|32;"
 		 "1|2|3000|0|-1|'lost'|0|0|0|0|0|0|0|0|-1|0|0|31");
+	/* one view per type, the kernel's field names: filemap_add's pfn i_ino index s_dev order */
+	T_EQ_STR(q_names(st, "SELECT * FROM v_ev_filemap_add"),
+		 "session|seq|ts_ns|cpu|common_pid|pfn|i_ino|index|s_dev|order");
+	T_EQ_STR(q(st, "SELECT * FROM v_ev_filemap_add"), "1|0|1000|1|42|4096|12|4|8388609|2");
+	/* touch flags 5: HS_EVF_ANON | HS_EVF_WRITE, through a mapping */
+	T_EQ_STR(q(st, "SELECT tgid, address, write, anon, fd FROM v_ev_touch"),
+		 "42|139637976731648|1|1|0");
+	T_EQ_STR(q(st, "SELECT seq, lost FROM v_ev_lost"), "2|-1");
+	T_EQ_STR(q(st, "SELECT count(*) FROM v_ev_lru_insertion"), "0");
+	/* every type has its view, named as event_types names it */
+	T_EQ_STR(q(st, "SELECT count(*) FROM event_types AS t WHERE t.name <> 'none' AND"
+		      " NOT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'view'"
+		      " AND name = 'v_ev_' || t.name)"), "0");
 	T_EQ_STR(q(st, "SELECT * FROM v_record_checks"),
 		 "1|'reclaim_deaths'|'differs'|R4|R5|'one lost'");
 	T_EQ_STR(q(st, "SELECT session, key, kind, dev, ino, tgid, page FROM record_keys"
@@ -1315,6 +1337,43 @@ static void test_record_abort_remove(void)
 out:
 	hs_store_close(st);
 }
+
+/* What migration 9 added, undone: the run views as schema 4 defined them, no v_ev_* views. */
+#define UNDO_9								\
+	"DROP VIEW v_runs; DROP VIEW v_policy_compare; DROP VIEW v_refaults; DROP VIEW v_pingpong;"	\
+	" CREATE VIEW v_runs AS"	\
+	"  SELECT id AS run, session, policy, params, capacity, accesses, hits, misses,"	\
+	"    CASE WHEN accesses > 0 THEN hits * 1.0 / accesses END AS hit_ratio,"	\
+	"    evictions, refaults, pingpong_keys, protected, protected_useful,"	\
+	"    protected_wasted, wall_s, pswpin, pswpout"	\
+	"  FROM runs;"	\
+	" CREATE VIEW v_policy_compare AS"	\
+	"  SELECT session, capacity, policy,"	\
+	"    CASE WHEN accesses > 0 THEN hits * 1.0 / accesses END AS hit_ratio, opt_gap"	\
+	"  FROM runs;"	\
+	" CREATE VIEW v_refaults AS"	\
+	"  SELECT h.run AS run, r.policy AS policy, r.capacity AS capacity, h.lo AS lo,"	\
+	"    h.hi AS hi, h.count AS count"	\
+	"  FROM run_refault_hist AS h JOIN runs AS r ON r.id = h.run;"	\
+	" CREATE VIEW v_pingpong AS"	\
+	"  SELECT id AS run, session, policy, capacity, pingpong_keys, pingpong_refaults, misses,"	\
+	"    CASE WHEN misses > 0 THEN pingpong_refaults * 1.0 / misses END AS miss_share"	\
+	"  FROM runs;"	\
+	" PRAGMA user_version = 8;"	\
+	" DROP VIEW v_ev_filemap_add; DROP VIEW v_ev_filemap_delete; DROP VIEW"	\
+	" v_ev_filemap_get_pages; DROP VIEW v_ev_filemap_fault; DROP VIEW"	\
+	" v_ev_filemap_map_pages; DROP VIEW v_ev_readahead; DROP VIEW v_ev_lru_insertion;"	\
+	" DROP VIEW v_ev_lru_activate; DROP VIEW v_ev_direct_reclaim_begin; DROP VIEW"	\
+	" v_ev_direct_reclaim_end; DROP VIEW v_ev_memcg_reclaim_begin; DROP VIEW"	\
+	" v_ev_memcg_reclaim_end; DROP VIEW v_ev_softlimit_reclaim_begin; DROP VIEW"	\
+	" v_ev_softlimit_reclaim_end; DROP VIEW v_ev_node_reclaim_begin; DROP VIEW"	\
+	" v_ev_node_reclaim_end; DROP VIEW v_ev_kswapd_wake; DROP VIEW v_ev_kswapd_sleep;"	\
+	" DROP VIEW v_ev_lru_isolate; DROP VIEW v_ev_shrink_inactive; DROP VIEW"	\
+	" v_ev_shrink_active; DROP VIEW v_ev_reclaim_pages; DROP VIEW v_ev_write_folio;"	\
+	" DROP VIEW v_ev_shrink_slab_start; DROP VIEW v_ev_shrink_slab_end; DROP VIEW"	\
+	" v_ev_page_fault_user; DROP VIEW v_ev_madvise; DROP VIEW v_ev_process_fork; DROP"	\
+	" VIEW v_ev_process_exit; DROP VIEW v_ev_process_exec; DROP VIEW v_ev_task_new;"	\
+	" DROP VIEW v_ev_lost; DROP VIEW v_ev_touch;"
 
 /* What migration 8 added, undone: mrc_curves.sample_rate and v_mrc showing it. */
 #define UNDO_8								\
@@ -1463,7 +1522,7 @@ static void test_opt_gap(void)
 		 "3|'opt'|4|0|R1.28;4|'lru'|8|0|R2;5|'opt'|8|1|R1;6|'opt'|4|1|R1");
 
 	/* schema 2 had neither column: migration 3 computes the same */
-	T_EQ_STR(q(st, UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4 " " UNDO_3), "");
+	T_EQ_STR(q(st, UNDO_9 " " UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4 " " UNDO_3), "");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, 0, &st), 0);
@@ -1497,7 +1556,7 @@ static void test_migrate_v1(void)
 	if (!st)
 		return;
 	T_EQ_I64(write_pattern(st, 10), 1);
-	T_EQ_STR(q(st, UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4 " " UNDO_3 " DROP VIEW v_folio_lives; DROP VIEW v_events;"
+	T_EQ_STR(q(st, UNDO_9 " " UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4 " " UNDO_3 " DROP VIEW v_folio_lives; DROP VIEW v_events;"
 		      " DROP VIEW v_record_checks;"
 		      " DROP VIEW v_sessions; CREATE VIEW v_sessions AS SELECT id AS session,"
 		      " source, name, status, started, ended, accesses, distinct_keys"
@@ -1524,7 +1583,7 @@ static void test_migrate_v1(void)
 	if (!st)
 		return;
 	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
-	T_EQ_STR(q(st, "PRAGMA user_version"), "8");
+	T_EQ_STR(q(st, "PRAGMA user_version"), "9");
 	T_EQ_I64(hs_session_get(st, 1, &info), 0);
 	T_EQ_STR(info.name, "trace.txt");
 	T_EQ_U64(info.records, 10);
@@ -1614,7 +1673,7 @@ static void test_mrc(void)
 	T_EQ_I64(write_pattern(st, 10), 2);
 	c.session = 2;
 	T_EQ_I64(hs_store_save_mrc(st, &c, 1, ids), 0);
-	T_EQ_STR(q(st, UNDO_8), "");
+	T_EQ_STR(q(st, UNDO_9 " " UNDO_8), "");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, 0, &st), 0);
@@ -1624,7 +1683,7 @@ static void test_mrc(void)
 	T_EQ_STR(q(st, "SELECT size, hits, sample_rate FROM v_mrc ORDER BY size"),
 		 "1|0|R1;3|4|R1");
 	T_EQ_STR(q(st, "DELETE FROM mrc_curves"), "");
-	T_EQ_STR(q(st, UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4), "");
+	T_EQ_STR(q(st, UNDO_9 " " UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4), "");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY, &st), -EPROTO);

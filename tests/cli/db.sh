@@ -11,6 +11,42 @@ H() {
 	"$HSCTL" -d "$DB" "$@"
 }
 
+# What schema 9 added (the run views' new columns, the v_ev_* views): undone.
+UNDO_9='DROP VIEW v_runs; DROP VIEW v_policy_compare; DROP VIEW v_refaults; DROP VIEW v_pingpong;
+	CREATE VIEW v_runs AS
+	SELECT id AS run, session, policy, params, capacity, accesses, hits, misses,
+	CASE WHEN accesses > 0 THEN hits * 1.0 / accesses END AS hit_ratio,
+	evictions, refaults, pingpong_keys, protected, protected_useful,
+	protected_wasted, wall_s, pswpin, pswpout
+	FROM runs;
+	CREATE VIEW v_policy_compare AS
+	SELECT session, capacity, policy,
+	CASE WHEN accesses > 0 THEN hits * 1.0 / accesses END AS hit_ratio, opt_gap
+	FROM runs;
+	CREATE VIEW v_refaults AS
+	SELECT h.run AS run, r.policy AS policy, r.capacity AS capacity, h.lo AS lo,
+	h.hi AS hi, h.count AS count
+	FROM run_refault_hist AS h JOIN runs AS r ON r.id = h.run;
+	CREATE VIEW v_pingpong AS
+	SELECT id AS run, session, policy, capacity, pingpong_keys, pingpong_refaults, misses,
+	CASE WHEN misses > 0 THEN pingpong_refaults * 1.0 / misses END AS miss_share
+	FROM runs;
+	PRAGMA user_version = 8;
+	DROP VIEW v_ev_filemap_add; DROP VIEW v_ev_filemap_delete; DROP VIEW
+	v_ev_filemap_get_pages; DROP VIEW v_ev_filemap_fault; DROP VIEW
+	v_ev_filemap_map_pages; DROP VIEW v_ev_readahead; DROP VIEW v_ev_lru_insertion;
+	DROP VIEW v_ev_lru_activate; DROP VIEW v_ev_direct_reclaim_begin; DROP VIEW
+	v_ev_direct_reclaim_end; DROP VIEW v_ev_memcg_reclaim_begin; DROP VIEW
+	v_ev_memcg_reclaim_end; DROP VIEW v_ev_softlimit_reclaim_begin; DROP VIEW
+	v_ev_softlimit_reclaim_end; DROP VIEW v_ev_node_reclaim_begin; DROP VIEW
+	v_ev_node_reclaim_end; DROP VIEW v_ev_kswapd_wake; DROP VIEW v_ev_kswapd_sleep;
+	DROP VIEW v_ev_lru_isolate; DROP VIEW v_ev_shrink_inactive; DROP VIEW
+	v_ev_shrink_active; DROP VIEW v_ev_reclaim_pages; DROP VIEW v_ev_write_folio;
+	DROP VIEW v_ev_shrink_slab_start; DROP VIEW v_ev_shrink_slab_end; DROP VIEW
+	v_ev_page_fault_user; DROP VIEW v_ev_madvise; DROP VIEW v_ev_process_fork; DROP
+	VIEW v_ev_process_exit; DROP VIEW v_ev_process_exec; DROP VIEW v_ev_task_new;
+	DROP VIEW v_ev_lost; DROP VIEW v_ev_touch;'
+
 # What schema 7 added (hsctl fidelity).
 UNDO_7='DROP VIEW v_fidelity; DROP TABLE fidelity; PRAGMA user_version = 6;'
 
@@ -62,8 +98,8 @@ expect_status 0 H db
 expect_grep '^path  *'"$DB"'$' "$OUT"
 expect_grep '^application_id  *0x48534354$' "$OUT"
 expect_grep '^hsctl_database  *yes$' "$OUT"
-expect_grep '^schema_version  *8$' "$OUT"
-expect_grep '^supported_version  *8$' "$OUT"
+expect_grep '^schema_version  *9$' "$OUT"
+expect_grep '^supported_version  *9$' "$OUT"
 expect_grep '^sessions  *1$' "$OUT"
 expect_grep '^runs  *0$' "$OUT"
 expect_grep '^journal_mode  *wal$' "$OUT"
@@ -71,7 +107,7 @@ expect_grep '^page_size  *[0-9][0-9]*$' "$OUT"
 expect_grep '^file_size  *[1-9][0-9]*$' "$OUT"
 expect_status 0 H db info --format json
 expect_grep '^  "application_id": "0x48534354",$' "$OUT"
-expect_grep '^  "schema_version": 8,$' "$OUT"
+expect_grep '^  "schema_version": 9,$' "$OUT"
 expect_grep '^  "sessions": 1,$' "$OUT"
 expect_grep '^  "journal_mode": "wal"$' "$OUT"
 expect_status 0 H --format csv db info
@@ -79,9 +115,9 @@ expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" \
 	'path,application_id,hsctl_database,schema_version,supported_version,sessions,runs,'\
 'file_size,page_size,pages,free_pages,journal_mode'
 expect_status 0 H db migrate
-expect_eq "$OUT" "$DB: schema version 8 (up to date)"
+expect_eq "$OUT" "$DB: schema version 9 (up to date)"
 expect_status 0 H db migrate --format json
-expect_eq "$OUT" "$(printf '{\n  "path": "%s",\n  "from_version": 8,\n  "to_version": 8\n}' "$DB")"
+expect_eq "$OUT" "$(printf '{\n  "path": "%s",\n  "from_version": 9,\n  "to_version": 9\n}' "$DB")"
 expect_status 64 H db frobnicate
 expect_grep "unknown action 'frobnicate' (valid: info, migrate, recover)" "$ERR"
 expect_status 64 H db info extra
@@ -99,16 +135,16 @@ expect_grep '^sessions$' "$OUT"
 expect_status 65 "$HSCTL" -d empty.db sql 'SELECT 1'
 expect_eq "$ERR" 'hsctl: empty.db: not an hsctl database (empty file)'
 expect_status 0 "$HSCTL" -d empty.db db migrate
-expect_eq "$OUT" 'empty.db: schema version 0 -> 8'
+expect_eq "$OUT" 'empty.db: schema version 0 -> 9'
 expect_status 0 "$HSCTL" -d empty.db db info
-expect_grep '^schema_version  *8$' "$OUT"
+expect_grep '^schema_version  *9$' "$OUT"
 expect_grep '^sessions  *0$' "$OUT"
 expect_status 0 "$HSCTL" -d empty.db sql 'SELECT count(*) AS n FROM v_runs'
 
-# --- a schema-1 file (made from a fresh one by dropping what schemas 7, 6, 5, 4, 3 and 2
+# --- a schema-1 file (made from a fresh one by dropping what schemas 9, 7, 6, 5, 4, 3 and 2
 # added): read-only commands ask for a migration, migrate keeps its sessions ---
 cp "$DB" v1.db
-expect_status 0 "$HSCTL" -d v1.db sql --write "$UNDO_7$UNDO_6$UNDO_5$UNDO_4$UNDO_3"'
+expect_status 0 "$HSCTL" -d v1.db sql --write "$UNDO_9$UNDO_7$UNDO_6$UNDO_5$UNDO_4$UNDO_3"'
 	DROP VIEW v_folio_lives; DROP VIEW v_events;
 	DROP VIEW v_record_checks; DROP VIEW v_sessions;
 	CREATE VIEW v_sessions AS SELECT id AS session, source, name, status, started, ended,
@@ -122,10 +158,10 @@ expect_status 0 "$HSCTL" -d v1.db db info
 expect_grep '^schema_version  *1$' "$OUT"
 expect_grep '^sessions  *1$' "$OUT"
 expect_status 65 "$HSCTL" -d v1.db sql 'SELECT 1'
-expect_eq "$ERR" "hsctl: v1.db: database schema version 1 is older than this hsctl's (8);"\
+expect_eq "$ERR" "hsctl: v1.db: database schema version 1 is older than this hsctl's (9);"\
 " run 'hsctl db migrate'"
 expect_status 0 "$HSCTL" -d v1.db db migrate
-expect_eq "$OUT" 'v1.db: schema version 1 -> 8'
+expect_eq "$OUT" 'v1.db: schema version 1 -> 9'
 expect_status 0 "$HSCTL" -d v1.db sql --format csv \
 	'SELECT session, accesses, memory_limit_pages, workload_exit FROM v_sessions'
 expect_eq "$OUT" "$(printf 'session,accesses,memory_limit_pages,workload_exit\n1,100,,')"
@@ -152,12 +188,12 @@ done
 
 # --- a newer hsctl's file: refused everywhere, never changed ---
 cp "$DB" newer.db
-expect_status 0 "$HSCTL" -d newer.db sql --write 'PRAGMA user_version = 9'
+expect_status 0 "$HSCTL" -d newer.db sql --write 'PRAGMA user_version = 99'
 for cmd in 'db' 'db migrate' 'sessions' 'sql SELECT\ 1' 'gen loop --keys 5 --accesses 10' \
 	'replay 1 --policy lru --size 5'; do
 	eval "expect_status 65 \"\$HSCTL\" -d newer.db $cmd"
 	expect_eq "$ERR" \
-		'hsctl: newer.db: database schema version 9 is newer than this hsctl supports (8);'\
+		'hsctl: newer.db: database schema version 99 is newer than this hsctl supports (9);'\
 ' upgrade hsctl'
 done
 
@@ -172,9 +208,9 @@ expect_status 0 "$HSCTL" -d v2.db sql --format csv "$RUNS_SQL"
 STORED=$OUT
 expect_status 0 "$HSCTL" -d v2.db sql --format csv 'SELECT * FROM v_policy_compare'
 COMPARED=$OUT
-expect_status 0 "$HSCTL" -d v2.db sql --write "$UNDO_7$UNDO_6$UNDO_5$UNDO_4$UNDO_3"
+expect_status 0 "$HSCTL" -d v2.db sql --write "$UNDO_9$UNDO_7$UNDO_6$UNDO_5$UNDO_4$UNDO_3"
 expect_status 0 "$HSCTL" -d v2.db db migrate
-expect_eq "$OUT" 'v2.db: schema version 2 -> 8'
+expect_eq "$OUT" 'v2.db: schema version 2 -> 9'
 expect_status 0 "$HSCTL" -d v2.db sql --format csv "$RUNS_SQL"
 expect_eq "$OUT" "$STORED"
 expect_status 0 "$HSCTL" -d v2.db sql --format csv 'SELECT * FROM v_policy_compare'

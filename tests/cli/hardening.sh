@@ -73,6 +73,10 @@ expect_eq "$OUT" "$(printf 'n\n2')"
 expect_status 0 hs sessions
 expect_status 0 hs db info
 expect_status 0 hs replay 2 --policy lru --size 2 --no-store
+expect_status 0 hs sessions show 2
+expect_status 0 hs export 2 --type text -o -
+expect_eq "$(printf '%s\n' "$OUT" | tr '\n' ' ')" "1 2 3 1 2 4 "
+expect_status 0 hs mrc 2 --no-store
 expect_eq "$(ls hsctl.db*)" "hsctl.db"
 
 # ---- what SQL may not do: reach past the database, or write when read-only ----
@@ -133,7 +137,7 @@ WANT=$OUT
 expect_grep '^lru  *1000  48.98  1530610  ' "$WANT"
 # replay_then_rm ID [OPTION]: replay session ID in the background and delete it
 # 0.3 s after -v says the replay starts; the replay's status in $BG_STATUS, its
-# output in bg.out and bg.err (without the -v line).
+# output in bg.out and bg.err (without the -v lines: the start and the memory estimate).
 replay_then_rm() {
 	"$HSCTL" -v -d "$BIG" replay "$1" --policy $P --size 1000 --threads 1 ${2:-} \
 		>bg.out 2>bg.v &
@@ -150,7 +154,8 @@ replay_then_rm() {
 	fi
 	BG_STATUS=0
 	wait "$r_pid" || BG_STATUS=$?
-	grep -v '^hsctl: replaying session' bg.v >bg.err || true
+	grep -v -e '^hsctl: replaying session' -e '^hsctl: replay: [0-9]* runs* over ' bg.v \
+		>bg.err || true
 }
 replay_then_rm 1 --no-store
 expect_eq "$BG_STATUS" 0

@@ -38,13 +38,24 @@ good() {
 # ---- good imports of hand-made traces ----
 good lirs "$T/small.lirs" 6 4
 good text "$T/small.txt.gz" 6 4
-good lis "$T/small.lis" 6 4
+good lis "$T/small.lis" 6 4 --block-order forward
 good lis "$T/small.lis" 6 4 --block-order reverse
+# Without --block-order, multi-block requests (2 of small.lis's 3) get a note on the order.
+expect_status 0 hs import --type lis "$T/small.lis"
+expect_grep '^session [0-9][0-9]*: 6 accesses, 4 distinct keys (small.lis)$' "$OUT"
+expect_eq "$ERR" "hsctl: note: 2 of 3 requests span several blocks, touched first to last\
+ (--block-order forward, the default); the ARC and CAR papers' figures need\
+ --block-order reverse"
 good csv "$T/small.csv" 4 3 --column 2 --header
 good oracle "$T/small.oracle.bin" 4 2
 good u32be "$T/small.u32be.gz" 5 3
 # Without --header, "obj" is one more (string) key.
 good csv "$T/small.csv" 5 4 --column 2
+# --force reads text as u32be: "1\n2\n" and "3\n4\n" are the ids 0x310a320a and 0x330a340a.
+good u32be "$B/u32be-text.txt" 2 2 --force
+expect_status 0 hs --format csv sql "SELECT hs_key(max(id), 0) AS key FROM sessions \
+	UNION ALL SELECT hs_key(max(id), 1) FROM sessions"
+expect_eq "$(printf '%s\n' "$OUT" | tr '\n' ' ')" "key 822751754 856306698 "
 # The demo trace: the file testdata/README describes, and its counts.
 good text "$TESTDATA/demo.trace" 14574 3170
 expect_eq "$(md5sum <"$TESTDATA/demo.trace" | cut -d' ' -f1)" 86b04244b617f2d1c26e7ca611102c22
@@ -105,6 +116,7 @@ oracle|oracle-truncated.bin||: byte 48: truncated record (10 of 24 bytes)$
 oracle|oracle-wrong-format.bin||: byte 0: record 0 says its next access is [0-9]*, but there are only 1 records
 u32be|u32be-trailing.bin||: byte 12: truncated record (3 of 4 bytes)$
 u32be|empty.txt||: no records$
+u32be|u32be-text.txt||: byte 0: text (printable ASCII and line ends), not u32be binary records; is it --type text? (--force reads it anyway)$
 EOF
 # The other readers on the same garbage.
 expect_status 65 hs import --type lis "$B/text-garbage.bin"
@@ -112,6 +124,9 @@ expect_status 65 hs import --type lirs "$B/text-truncated.gz"
 expect_status 65 hs import --type csv "$B/text-truncated.gz"
 expect_status 65 hs import --type csv "$B/oracle-truncated.bin"
 expect_grep "^hsctl: $B/oracle-truncated.bin:1: NUL byte: binary data, not csv text\$" "$ERR"
+# A binary trace given a text type fails on its first line.
+expect_status 65 hs import --type text "$T/small.u32be.gz"
+expect_grep "^hsctl: $T/small.u32be.gz:1: " "$ERR"
 expect_eq "$(nr_sessions)" "$BEFORE"
 
 # ---- usage and missing input ----
@@ -129,6 +144,9 @@ expect_status 64 hs import --type text --block-order reverse "$T/small.lirs"
 expect_status 64 hs import --type lis --block-order sideways "$T/small.lis"
 expect_status 64 hs import --type text --header "$T/small.lirs"
 expect_status 64 hs import --type csv --column 0 "$T/small.csv"
+expect_status 64 hs import --type text --force "$T/small.lirs"
+expect_grep "force applies to --type u32be only" "$ERR"
+expect_status 64 hs import --type oracle --force "$T/small.oracle.bin"
 expect_status 64 hs import --type text --kind shm "$T/small.lirs"
 expect_status 64 hs import --type text --channel pageout "$T/small.lirs"
 expect_status 64 hs import --type text --format yaml "$T/small.lirs"
@@ -146,7 +164,10 @@ if [ -n "${HSCTL_SHARED:-}" ] && [ -d "$HSCTL_SHARED/traces" ]; then
 	good lirs "$S/lirs/cpp.trace.gz" 9047 1223
 	good lirs "$S/lirs/loop.trace.gz" 505500 1011
 	good lis "$S/arc/OLTP.lis.gz" 914145 186880 --block-order reverse
-	good lis "$S/arc/P3.lis.gz" 3912296 762543
+	good lis "$S/arc/P3.lis.gz" 3912296 762543 --block-order forward
+	# OLTP's 914145 requests are one block each: the order does not matter, no note.
+	expect_status 0 hs import --type lis "$S/arc/OLTP.lis.gz"
+	expect_eq "$ERR" ""
 	good text "$S/libcachesim/cloudPhysicsIO.txt.gz" 113872 48974
 	good oracle "$S/libcachesim/cloudPhysicsIO.oracleGeneral.bin.gz" 113872 48974
 	good u32be "$S/cache2k/trace-mt-db-20160419-busy.trc.bin.gz" 5000000 76349

@@ -3,8 +3,9 @@
 #
 # An import or a replay interrupted by SIGINT or SIGTERM, or killed outright,
 # leaves the database readable and consistent: the interrupted import left no
-# session behind (it is one transaction), the earlier sessions and runs are
-# intact, and a corrupt stored stream makes replay fail with 65, not crash.
+# session behind (it is one transaction), an interrupted replay says that no
+# run had finished and stored none (130 or 143), the earlier sessions and runs
+# are intact, and a corrupt stored stream makes replay fail with 65, not crash.
 . "$TESTS_SRCDIR/cli/setup.sh"
 
 # A session to keep, and a trace large enough to interrupt in flight.
@@ -51,6 +52,28 @@ interrupt() {	# interrupt SIGNAL: signal an import that is blocked mid-way on it
 interrupt INT
 interrupt TERM
 interrupt KILL
+
+# A replay interrupted in its pass: every run shares the one pass, so none has
+# finished; it says so, stores nothing and dies by the signal's status.
+expect_status 0 "$HSCTL" -d "$DB" gen zipf --keys 100000 --accesses 2000000 --seed 2
+LONG=$(printf '%s\n' "$OUT" | sed 's/^session \([0-9]*\):.*/\1/')
+RUNS_BEFORE=$("$HSCTL" -d "$DB" --format csv sql 'SELECT count(*) AS n FROM runs' | tail -n 1)
+replay_interrupt() {	# replay_interrupt SIGNAL STATUS
+	env --default-signal=INT "$HSCTL" -d "$DB" replay "$LONG" --policy all \
+		--size 1000,5000 --threads 1 >/dev/null 2>replay.err &
+	pid=$!
+	sleep 1
+	kill -s "$1" "$pid"
+	st=0
+	wait "$pid" || st=$?
+	expect_eq "$st" "$2"
+	expect_grep "^hsctl: replay interrupted by SIG$1 after [0-9]* of 2000000 records (.*%): its 28 runs share one pass over the stream and none had finished; nothing was stored\$" "$(cat replay.err)"
+	expect_eq "$(wc -l <replay.err | tr -d ' ')" 1
+	expect_eq "$("$HSCTL" -d "$DB" --format csv sql 'SELECT count(*) AS n FROM runs' |
+		tail -n 1)" "$RUNS_BEFORE"
+}
+replay_interrupt INT 130
+replay_interrupt TERM 143
 
 # A corrupt access chunk: replay says so and exits 65.
 expect_status 0 "$HSCTL" -d "$DB" sql --write "UPDATE access_chunks SET data = x'ff' WHERE session = 1"

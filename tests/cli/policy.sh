@@ -131,4 +131,16 @@ expect_grep "unknown action 'frob' (valid: list, describe)" "$ERR"
 expect_status 64 "$HSCTL" policy list --format xml
 expect_eq "$ERR" "hsctl: unknown format 'xml' (valid: table, csv, json)"
 
+# --- hsctl-policies(7) describes every policy and every parameter with its default
+MAN7=$MANDIR/hsctl-policies.7
+[ -r "$MAN7" ] || fail "$MAN7 is missing"
+expect_status 0 "$HSCTL" --format csv policy list
+for pol in $(printf '%s\n' "$OUT" | sed -n '2,$s/,.*//p'); do
+	expect_grep "^\.B $(printf '%s' "$pol" | sed 's/-/\\\\-/g')\$" "$(cat "$MAN7")"
+	"$HSCTL" --format csv policy describe "$pol" | sed 1d | cut -d, -f1,3 >params.csv
+	while IFS=, read -r key def; do
+		expect_grep "^\.IP \"\\\\fB$key\\\\fR = $def\" 4\$" "$(cat "$MAN7")"
+	done <params.csv
+done
+
 finish

@@ -33,6 +33,11 @@ expect_eq "$(field opt hits)" 5
 expect_eq "$(field lru opt_gap)" 1.200000
 expect_eq "$(field fifo opt_gap)" 1.600000
 expect_eq "$(field lru hit_ratio)" 0.400000
+# CSV cells hold single values: the lists and maps (protection, refault_hist,
+# metrics) are JSON only, so the header ends at opt_gap and no cell is a list.
+expect_eq "$(printf '%s\n' "$CSV" | head -n 1 | tr ',' '\n' | tail -n 1)" opt_gap
+expect_eq "$(printf '%s\n' "$CSV" | head -n 1 | tr ',' '\n' | wc -l | tr -d ' ')" 26
+expect_no_grep '\[' "$CSV"
 
 # The runs are stored and v_runs agrees.
 expect_status 0 "$HSCTL" -d "$DB" sql "SELECT policy, hits, hit_ratio FROM v_runs ORDER BY policy" --format csv
@@ -46,6 +51,43 @@ expect_grep '^session 1 (tiny)' "$OUT"
 expect_eq "$(printf '%s\n' "$OUT" | awk 'length > 80' | head -n 1)" ""
 expect_status 0 "$HSCTL" -d "$DB" sql "SELECT count(*) FROM runs" --format csv
 expect_grep '^3$' "$OUT"
+
+# Identical rows get a note after the table, saying why when the tool knows.  On
+# tiny.txt, size 4 holds all 4 keys: 4 misses, all first accesses, for every
+# policy; at size 3 LRFU with lambda = 1 is LRU (both 6 misses, FIFO 8);
+# HitShield shields on a key's 4th generation update, which no key reaches
+# in 10 accesses, so both thresholds run as MGLRU.
+notes() {
+	printf '%s\n' "$OUT" | sed -n '/^note: /,$p'
+}
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lru,fifo,lrfu --param lrfu.lambda=1 \
+	--size 3,4 --no-store
+expect_eq "$(notes)" "note: identical rows at size 3: lru = lrfu(lambda=1); lrfu(lambda=1) is exactly
+      LRU
+note: identical rows at size 4: lru = fifo = lrfu(lambda=1); every miss was a
+      key's first access (4 cold misses): no eviction choice mattered"
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy mglru,hitshield \
+	--param hitshield.threshold=0,4 --size 3 --no-store
+expect_eq "$(notes)" "note: identical rows at size 3: mglru = hitshield(threshold=0) =
+      hitshield(threshold=4); hitshield(threshold=0) set 0 shields and spent 0,
+      so it ran as mglru; hitshield(threshold=4) set 0 shields and spent 0, so
+      it ran as mglru"
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lru,fifo --size 3 --no-store
+expect_eq "$(notes)" ""
+# Machine formats print rows only.
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lru,fifo --size 4 --no-store --format csv
+expect_eq "$(notes)" ""
+
+# The memory estimate (hsctl-replay(1)): 8 MiB + keys x the runs' bytes per key
+# (lru 24 + arc 40 = 64; lrfu 40 + opt 32 = 72), + bytes per resident key
+# (lrfu 24 + opt 8, x min(size 3, 4 keys) = 96), + 8 bytes per record for OPT's
+# next uses (10 records).  Shown with -v; without it only for a large sweep.
+expect_status 0 "$HSCTL" -d "$DB" -v replay 1 --policy lru,arc --size 3 --no-store
+expect_grep '^hsctl: replay: 2 runs over 4 keys: about 8.0 MiB of memory (estimate: 8 MiB + 4 keys x 64 bytes)$' "$ERR"
+expect_status 0 "$HSCTL" -d "$DB" -v replay 1 --policy lrfu,opt --size 3 --no-store
+expect_grep '^hsctl: replay: 2 runs over 4 keys: about 8.0 MiB of memory (estimate: 8 MiB + 4 keys x 72 bytes + 96 bytes for resident keys + 8 bytes x 10 records of next uses)$' "$ERR"
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lru,arc --size 3 --no-store
+expect_eq "$ERR" ""
 
 # JSON: an object with a runs array; params is an object.
 expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lrfu --param lrfu.lambda=1,0.5 \

@@ -126,7 +126,14 @@ expect_status 0 H replay 2 --policy lru,opt --size 50
 expect_status 0 H sql --format csv 'SELECT * FROM v_runs ORDER BY run'
 expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" \
 	'run,session,policy,params,capacity,accesses,hits,misses,hit_ratio,evictions,refaults,'\
-'pingpong_keys,protected,protected_useful,protected_wasted,wall_s,pswpin,pswpout'
+'pingpong_keys,protected,protected_useful,protected_wasted,wall_s,pswpin,pswpout,'\
+'cold_misses,opt_gap,peak_resident'
+# A loop of 50 keys in 50 slots: 50 cold misses, OPT's own misses, all 50 resident.
+expect_status 0 H sql --format csv 'SELECT policy, params, cold_misses, opt_gap, peak_resident
+	FROM v_runs WHERE session = 2 ORDER BY policy'
+expect_eq "$OUT" 'policy,params,cold_misses,opt_gap,peak_resident
+lru,{},50,1,50
+opt,"{""bypass"":false}",50,1,50'
 expect_status 0 H sql --format csv 'SELECT policy, capacity, accesses, hits, misses, hit_ratio,
 	evictions FROM v_runs ORDER BY policy'
 expect_eq "$OUT" 'policy,capacity,accesses,hits,misses,hit_ratio,evictions
