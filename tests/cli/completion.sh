@@ -27,7 +27,7 @@ comp() {
 }
 
 # Commands: the list in the script is the one hsctl --help prints.
-expect_eq "$(comp '')" "db export gen import mrc policy record replay sessions sql "
+expect_eq "$(comp '')" "db export fidelity gen import mrc policy record replay report sessions sql "
 expect_status 0 "$HSCTL" --help
 expect_eq "$(printf '%s\n' "$OUT" | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p' |
 	LC_ALL=C sort | tr '\n' ' ')" "$(comp '')"

@@ -34,9 +34,11 @@ expect_eq "$(field lru opt_gap)" 1.200000
 expect_eq "$(field fifo opt_gap)" 1.600000
 expect_eq "$(field lru hit_ratio)" 0.400000
 # CSV cells hold single values: the lists and maps (protection, refault_hist,
-# metrics) are JSON only, so the header ends at opt_gap and no cell is a list.
-expect_eq "$(printf '%s\n' "$CSV" | head -n 1 | tr ',' '\n' | tail -n 1)" opt_gap
-expect_eq "$(printf '%s\n' "$CSV" | head -n 1 | tr ',' '\n' | wc -l | tr -d ' ')" 26
+# metrics) are JSON only, so the header ends at the readahead counters and
+# pswp_source (the kernel row's) and no cell is a list.
+expect_eq "$(printf '%s\n' "$CSV" | head -n 1 | tr ',' '\n' | tail -n 4 | tr '\n' ' ')" \
+	"opt_gap readahead_pages readahead_unused pswp_source "
+expect_eq "$(printf '%s\n' "$CSV" | head -n 1 | tr ',' '\n' | wc -l | tr -d ' ')" 29
 expect_no_grep '\[' "$CSV"
 
 # The runs are stored and v_runs agrees.
