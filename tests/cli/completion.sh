@@ -31,7 +31,7 @@ expect_eq "$(comp '')" "db export fidelity gen import mrc policy record replay r
 expect_status 0 "$HSCTL" --help
 expect_eq "$(printf '%s\n' "$OUT" | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p' |
 	LC_ALL=C sort | tr '\n' ' ')" "$(comp '')"
-expect_eq "$(comp re)" "record replay "
+expect_eq "$(comp re)" "record replay report "
 # Global options; a command's options, from its --help.
 expect_eq "$(comp --v)" "--verbose --version "
 expect_eq "$(comp replay 1 --pa)" "--pageout --param --paranoid "
