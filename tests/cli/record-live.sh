@@ -136,12 +136,10 @@ expect_grep 'cachestat' "$OUT"
 # fidelity: the kernel's own model (linux-2q here: no MGLRU) agrees with the
 # kernel's reclaims page by page better than the random baseline does, and
 # lru's evictions of the file lie between (scan-twice favours no one by much)
-expect_status 0 "$HSCTL" -d "$DB" --format csv fidelity 1 --policy linux-2q,lru
-fid=$OUT
-share() {	# share POLICY: its share_c4 in $fid, in permille
-	printf '%s\n' "$fid" | awk -F, -v p="$1" '
-		NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-		$col["policy"] == p { printf "%d\n", $col["share_c4"] * 1000 }'
+expect_status 0 "$HSCTL" -d "$DB" fidelity 1 --policy linux-2q,lru
+share() {	# share POLICY: its share_c4 for session 1 in v_fidelity, in permille
+	sql "SELECT CAST(share_c4 * 1000 AS INTEGER) FROM v_fidelity WHERE session = 1
+		AND policy = '$1'"
 }
 if [ "$(share linux-2q)" -gt "$(share random)" ] && [ "$(share linux-2q)" -ge 500 ]; then
 	t_ok
