@@ -35,7 +35,8 @@ struct hs_gen {
 	struct hs_zipf		zipf;		/* zipf, scan-mix and ycsb-f draws */
 	uint64_t		emitted;	/* accesses returned so far */
 	uint64_t		phase;		/* scan-mix: position in hot + scan cycle */
-	uint64_t		fresh;		/* scan-mix: next never-used key */
+	uint64_t		fresh;		/* scan-mix: next never-used key; scan-hot:
+						 * next key of the cyclic scan */
 	uint64_t		pending_key;	/* ycsb-f: page whose write comes next */
 	bool			pending;	/* ycsb-f: a write is due */
 };
@@ -45,6 +46,7 @@ static const char *const gen_names[HS_GEN_NR] = {
 	[HS_GEN_LOOP] = "loop",
 	[HS_GEN_SCAN_MIX] = "scan-mix",
 	[HS_GEN_YCSB_F] = "ycsb-f",
+	[HS_GEN_SCAN_HOT] = "scan-hot",
 };
 
 /**
@@ -210,12 +212,13 @@ void hs_gen_opts_init(struct hs_gen_opts *o, enum hs_gen_type type)
 	o->accesses = HS_GEN_DEF_ACCESSES;
 	o->keys = HS_GEN_DEF_KEYS;
 	o->seed = HS_GEN_DEF_SEED;
-	o->alpha = HS_GEN_DEF_ALPHA;
+	o->alpha = type == HS_GEN_SCAN_HOT ? HS_GEN_HOT_ALPHA : HS_GEN_DEF_ALPHA;
 	o->hot_keys = 0;
-	o->scan_len = HS_GEN_DEF_SCAN_LEN;
-	o->scan_every = HS_GEN_DEF_SCAN_EVERY;
-	o->meta = type == HS_GEN_YCSB_F ? hs_meta_make(HS_CH_PT, HS_TYPE_ANON, false)
-					: hs_meta_make(HS_CH_PT, HS_TYPE_FILE, false);
+	o->scan_len = type == HS_GEN_SCAN_HOT ? HS_GEN_HOT_SCAN_LEN : HS_GEN_DEF_SCAN_LEN;
+	o->scan_every = type == HS_GEN_SCAN_HOT ? HS_GEN_HOT_SCAN_EVERY : HS_GEN_DEF_SCAN_EVERY;
+	o->meta = type == HS_GEN_YCSB_F ? hs_meta_make(HS_CH_PT, HS_TYPE_ANON, false) :
+		  type == HS_GEN_SCAN_HOT ? hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false) :
+					    hs_meta_make(HS_CH_PT, HS_TYPE_FILE, false);
 }
 
 /**
@@ -256,7 +259,7 @@ const char *hs_gen_type_name(enum hs_gen_type type)
  */
 const char *hs_gen_type_list(void)
 {
-	return "zipf, loop, scan-mix, ycsb-f";
+	return "zipf, loop, scan-mix, ycsb-f, scan-hot";
 }
 
 /**
@@ -275,15 +278,21 @@ int hs_gen_new(const struct hs_gen_opts *o, struct hs_gen **out)
 	*out = NULL;
 	if ((unsigned int)o->type >= HS_GEN_NR || !o->accesses || !o->keys)
 		return -EINVAL;
-	if (o->type == HS_GEN_SCAN_MIX && (!o->scan_len || !o->scan_every))
+	if ((o->type == HS_GEN_SCAN_MIX || o->type == HS_GEN_SCAN_HOT) &&
+	    (!o->scan_len || !o->scan_every))
+		return -EINVAL;
+	/* scan-hot needs a hot key and a scanned key */
+	if (o->type == HS_GEN_SCAN_HOT && (o->keys < 2 || o->hot_keys >= o->keys))
 		return -EINVAL;
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
 	g->o = *o;
 	if (!g->o.hot_keys)
-		g->o.hot_keys = g->o.keys;
-	ranks = g->o.type == HS_GEN_SCAN_MIX ? g->o.hot_keys : g->o.keys;
+		g->o.hot_keys = g->o.type == HS_GEN_SCAN_HOT ?
+				(g->o.keys / 8 ? g->o.keys / 8 : 1) : g->o.keys;
+	ranks = g->o.type == HS_GEN_SCAN_MIX || g->o.type == HS_GEN_SCAN_HOT ?
+		g->o.hot_keys : g->o.keys;
 	if (g->o.type != HS_GEN_LOOP) {
 		err = hs_zipf_init(&g->zipf, ranks, g->o.alpha);
 		if (err) {
@@ -322,6 +331,17 @@ int hs_gen_next(struct hs_gen *g, uint64_t *key, uint8_t *meta)
 			*key = hs_zipf_sample(&g->zipf, &g->rng) - 1;
 		else
 			*key = g->fresh++;
+		if (++g->phase == g->o.scan_every + g->o.scan_len)
+			g->phase = 0;
+		break;
+	case HS_GEN_SCAN_HOT:
+		if (g->phase < g->o.scan_every) {
+			*key = hs_zipf_sample(&g->zipf, &g->rng) - 1;
+		} else {
+			*key = g->fresh++;
+			if (g->fresh == g->o.keys)
+				g->fresh = g->o.hot_keys;
+		}
 		if (++g->phase == g->o.scan_every + g->o.scan_len)
 			g->phase = 0;
 		break;

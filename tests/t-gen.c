@@ -210,6 +210,63 @@ static void test_scan_mix(void)
 	free(k);
 }
 
+static void test_scan_hot(void)
+{
+	/* seed 1, alpha 0.5 over 8 hot keys: `hsctl gen scan-hot --keys 48 --hot-keys 8` */
+	static const uint64_t first[16] = { 1, 2, 2, 3, 1, 6, 7, 3, 0, 2, 0, 0, 0, 1, 2, 0 };
+	struct hs_gen_opts o;
+	uint64_t *k, n, i, scan = 0, bad = 0, hot_cnt[8] = { 0 };
+	struct hs_gen *g;
+	uint8_t *m;
+
+	hs_gen_opts_init(&o, HS_GEN_SCAN_HOT);
+	T_EQ_U64(o.scan_len, 16);
+	T_EQ_U64(o.scan_every, 16);
+	T_NEAR(o.alpha, 0.5, 0);
+	T_EQ_U64(o.meta, HS_CH_FD);	/* file pages read(2) like the workload's */
+	T_EQ_U64(o.hot_keys, 0);
+	o.keys = 48;		/* hot_keys 0: 48 / 8 = 6 hot keys */
+	o.accesses = 32;
+	k = stream(&o, NULL, &n);
+	for (i = 0; k && i < n; i++)
+		T_ASSERT(i < 16 ? k[i] < 6 : k[i] == 6 + (i - 16));
+	free(k);
+
+	o.hot_keys = 8;		/* scan keys 8 .. 47: 40 of them */
+	o.accesses = 32 * 5 + 3;
+	k = stream(&o, &m, &n);
+	T_EQ_U64(n, 163);
+	for (i = 0; k && i < 16; i++)
+		T_EQ_U64(k[i], first[i]);
+	/* Cycle of 32: 16 hot keys (< 8), then 16 keys of the scan 8, 9, .. 47, 8, ... */
+	for (i = 0; k && i < n; i++) {
+		bad += m[i] != HS_CH_FD;
+		if (i % 32 < 16) {
+			bad += k[i] >= 8;
+			hot_cnt[k[i] < 8 ? k[i] : 0]++;
+		} else {
+			bad += k[i] != 8 + scan++ % 40;
+		}
+	}
+	T_EQ_U64(bad, 0);
+	T_EQ_U64(scan, 5 * 16);		/* 80 scan keys: two passes over the 40 */
+	T_EQ_U64(k ? k[127] : 0, 31);	/* access 127: scan index 63, key 8 + 63 % 40 */
+	T_EQ_U64(k ? k[159] : 0, 47);	/* the 80th scan key ends the second pass */
+	/* 83 hot accesses */
+	T_EQ_U64(hot_cnt[0] + hot_cnt[1] + hot_cnt[2] + hot_cnt[3] + hot_cnt[4] + hot_cnt[5] +
+		 hot_cnt[6] + hot_cnt[7], 83);
+	free(k);
+	free(m);
+
+	/* a hot set as large as the keys leaves nothing to scan */
+	o.hot_keys = 48;
+	T_EQ_I64(hs_gen_new(&o, &g), -EINVAL);
+	T_ASSERT(!g);
+	o.hot_keys = 0;
+	o.keys = 1;
+	T_EQ_I64(hs_gen_new(&o, &g), -EINVAL);
+}
+
 static double harmonic(uint64_t n, double alpha)
 {
 	double s = 0;
@@ -389,7 +446,9 @@ static void test_names(void)
 	T_EQ_I64(hs_gen_type_parse("ycsb", &t), -EINVAL);
 	T_EQ_STR(hs_gen_type_name(HS_GEN_LOOP), "loop");
 	T_EQ_STR(hs_gen_type_name(HS_GEN_NR), "?");
-	T_EQ_STR(hs_gen_type_list(), "zipf, loop, scan-mix, ycsb-f");
+	T_EQ_STR(hs_gen_type_list(), "zipf, loop, scan-mix, ycsb-f, scan-hot");
+	T_EQ_I64(hs_gen_type_parse("scan-hot", &t), 0);
+	T_EQ_I64(t, HS_GEN_SCAN_HOT);
 
 	hs_gen_opts_init(&o, HS_GEN_ZIPF);
 	T_EQ_U64(o.accesses, 100000);
@@ -415,6 +474,7 @@ static const struct t_case cases[] = {
 	{ "counts", test_counts },
 	{ "loop", test_loop },
 	{ "scan_mix", test_scan_mix },
+	{ "scan_hot", test_scan_hot },
 	{ "zipf_shares", test_zipf_shares },
 	{ "zipf_chi2", test_zipf_chi2 },
 	{ "zipf_edges", test_zipf_edges },
