@@ -11,6 +11,11 @@
  *               half reads and half read-modify-writes (YCSB workload F; PT)
  *   loop        read a file sequentially, again and again (FD): a cyclic
  *               scan slightly larger than memory
+ *   scan-hot    a hot set at the start of a file read all along (16 pread(2)s
+ *               of single Zipf-chosen pages) while one-time scans stream
+ *               through the rest, several times larger than memory (one
+ *               64 KiB pread(2) after every 16 hot reads), pass after pass
+ *               (FD); the same stream as `hsctl gen scan-hot`
  *
  * The parent prepares the workload (creates the data file outside the
  * cgroup, writes it out and drops it from the page cache so the first pass
@@ -48,7 +53,8 @@ struct hs_touch {
  * struct hs_workload_opts - a workload and its options; 0 or NULL: defaults
  */
 struct hs_workload_opts {
-	const char	*name;		/* "scan-twice", "zipf-read", "ycsb-f", "loop" */
+	const char	*name;		/* "scan-twice", "zipf-read", "ycsb-f", "loop",
+					 * "scan-hot" */
 	const char	*file;		/* data file to use as it is (file workloads); NULL:
 					 * create one of @size bytes in @dir */
 	const char	*dir;		/* where to create it; NULL: $TMPDIR, else /var/tmp.
@@ -56,9 +62,10 @@ struct hs_workload_opts {
 					 * cache) */
 	uint64_t	size;		/* file size or anon working set, bytes; 0: 256 MiB */
 	uint64_t	ops;		/* zipf-read / ycsb-f operations; 0: 4 x pages */
-	unsigned int	passes;		/* scan-twice: 2; loop: 0 means 3 */
+	unsigned int	passes;		/* 0 means: scan-twice 2, loop 3, scan-hot 3 */
+	uint64_t	hot_size;	/* scan-hot hot set, bytes, < size; 0: size / 8 */
 	unsigned int	record_size;	/* ycsb-f record bytes; 0: 1024 */
-	double		theta;		/* zipf skew; 0: 0.99 */
+	double		theta;		/* zipf skew; 0: 0.99 (scan-hot 0.5) */
 	uint64_t	seed;		/* random seed; 0: 1 */
 };
 
