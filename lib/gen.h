@@ -26,6 +26,18 @@
  *             operations read it (one access), half read-modify-write it (a
  *             read, then a write of the same page with HS_META_WRITE)
  *
+ *   ycsb-load YCSB's load phase: inserts of scattered keys (splitmix64 of the
+ *             seed) into a B+tree whose nodes are pages of one anonymous
+ *             arena, each insert appending its 1024-byte record to the
+ *             arena too (hs_btload_*() below).  Per insert: the path from
+ *             the root read (hot: the few internal nodes), the leaf written
+ *             (warm: any of hundreds or thousands, reused once per about as
+ *             many inserts), the record page written (used four times, then
+ *             never again), and on a split the halves and the parent written.
+ *             The footprint grows all along.  Pages are arena page numbers,
+ *             anonymous PT accesses; the same stream as `hsctl record
+ *             --workload ycsb-load`
+ *
  * Every stream is exactly @accesses long (ycsb-f's last read-modify-write is
  * cut to its read when one access is left).  Nothing here prints.
  */
@@ -108,6 +120,7 @@ enum hs_gen_type {
 	HS_GEN_SCAN_MIX,	/* Zipf hot set plus periodic one-time scans */
 	HS_GEN_YCSB_F,		/* YCSB workload F */
 	HS_GEN_SCAN_HOT,	/* Zipf hot set plus a cyclic scan several times larger */
+	HS_GEN_YCSB_LOAD,	/* B+tree inserts with appended records */
 	HS_GEN_NR
 };
 
@@ -119,6 +132,7 @@ enum hs_gen_type {
 #define HS_GEN_DEF_SCAN_EVERY	20000	/* --scan-every */
 #define HS_GEN_HOT_SCAN_LEN	16	/* scan-hot --scan-len: one 64 KiB read(2) */
 #define HS_GEN_HOT_SCAN_EVERY	16	/* scan-hot --scan-every */
+#define HS_GEN_LOAD_RECORD	1024	/* ycsb-load record bytes (YCSB's 10 x 100 B) */
 #define HS_GEN_HOT_ALPHA	0.5	/* scan-hot --alpha: a flat hot set, not a few keys */
 
 struct hs_gen_opts {
@@ -140,14 +154,14 @@ struct hs_gen_opts {
  * hs_gen_opts_init() - the defaults of a generator
  * @o: filled with the defaults (hot_keys 0; scan_len and scan_every 5000 and 20000,
  *     16 and 16 for scan-hot; alpha 0.99, 0.5 for scan-hot; meta file/pt, ycsb-f
- *     anon/pt, scan-hot file/fd)
+ *     and ycsb-load anon/pt, scan-hot file/fd)
  * @type: the generator
  */
 void hs_gen_opts_init(struct hs_gen_opts *o, enum hs_gen_type type);
 
 /**
  * hs_gen_type_parse() - look a generator up by name
- * @name: "zipf", "loop", "scan-mix", "ycsb-f" or "scan-hot"
+ * @name: "zipf", "loop", "scan-mix", "ycsb-f", "scan-hot" or "ycsb-load"
  * @out: the type
  *
  * Return: 0, or -EINVAL for an unknown name.
@@ -165,7 +179,7 @@ const char *hs_gen_type_name(enum hs_gen_type type);
 /**
  * hs_gen_type_list() - every generator name, for messages
  *
- * Return: "zipf, loop, scan-mix, ycsb-f, scan-hot".
+ * Return: "zipf, loop, scan-mix, ycsb-f, scan-hot, ycsb-load".
  */
 const char *hs_gen_type_list(void);
 
@@ -192,5 +206,51 @@ int hs_gen_next(struct hs_gen *g, uint64_t *key, uint8_t *meta);
 
 /* Free a generator; accepts NULL. */
 void hs_gen_free(struct hs_gen *g);
+
+/* ---- ycsb-load's B+tree (also run by `hsctl record --workload ycsb-load`) ---- */
+
+#define HS_BTLOAD_MAX_TOUCH	64	/* touches of one insert, at most */
+
+struct hs_btload_touch {
+	uint64_t	page;		/* arena page */
+	bool		write;		/* written, else read */
+};
+
+struct hs_btload;
+
+/**
+ * hs_btload_new() - an empty B+tree (a leaf root at page 0) in an arena of pages
+ * @arena: the caller's memory of @pages pages, or NULL for a growing one of ours
+ * @pages: the caller's arena size in pages, 2 .. 2^32 - 1
+ * @record_size: bytes per record, 1 .. 4096 (a record never straddles pages)
+ * @seed: the keys are the splitmix64 outputs of this state
+ * @out: the tree
+ *
+ * Return: 0, -EINVAL or -ENOMEM.
+ */
+int hs_btload_new(void *arena, uint64_t pages, uint32_t record_size, uint64_t seed,
+		  struct hs_btload **out);
+
+/**
+ * hs_btload_insert() - insert the next key, append its record
+ * @b: the tree
+ * @t: receives the insert's page touches, in order (valid until the next call)
+ * @rec: receives the record's byte offset in the arena
+ *
+ * Return: the number of touches, or -ENOSPC (a caller's arena is full) or
+ * -ENOMEM (ours cannot grow).
+ */
+int hs_btload_insert(struct hs_btload *b, const struct hs_btload_touch **t, uint64_t *rec);
+
+/**
+ * hs_btload_pages() - arena pages handed out so far
+ * @b: the tree
+ *
+ * Return: the count.
+ */
+uint64_t hs_btload_pages(const struct hs_btload *b);
+
+/* Free a tree (not a caller's arena); accepts NULL. */
+void hs_btload_free(struct hs_btload *b);
 
 #endif /* HS_GEN_H */
