@@ -93,17 +93,21 @@ static const struct argp_option options[] = {
 	{ "list-events", OPT_LIST_EVENTS, NULL, 0,
 	  "Print the tracepoints recorded on this kernel (system:event) and exit", 0 },
 	{ 0, 0, 0, 0, "Built-in workloads (instead of a command):", 1 },
-	{ "workload", 'w', "NAME", 0, "scan-twice, zipf-read, ycsb-f, loop or scan-hot", 1 },
+	{ "workload", 'w', "NAME", 0,
+	  "scan-twice, zipf-read, ycsb-f, loop, scan-hot or ycsb-load", 1 },
 	{ "file", OPT_FILE, "PATH", 0, "Data file to read (default: one is created)", 1 },
 	{ "dir", OPT_DIR, "DIR", 0,
 	  "Where to create the data file (default: $TMPDIR, else /var/tmp; not a tmpfs)", 1 },
 	{ "size", OPT_SIZE, "SIZE", 0, "File size or anonymous working set (default: 256M)", 1 },
-	{ "ops", OPT_OPS, "N", 0, "zipf-read and ycsb-f operations (default: 4 x pages)", 1 },
+	{ "ops", OPT_OPS, "N", 0,
+	  "zipf-read and ycsb-f operations (default: 4 x pages), ycsb-load inserts "
+	  "(default: 3 x pages)", 1 },
 	{ "passes", OPT_PASSES, "N", 0,
 	  "scan-twice, loop and scan-hot passes (default: 2, 3 and 3)", 1 },
 	{ "hot-size", OPT_HOT_SIZE, "SIZE", 0,
 	  "scan-hot hot set at the start of the file (default: --size / 8)", 1 },
-	{ "record-size", OPT_RECORD_SIZE, "BYTES", 0, "ycsb-f record size (default: 1024)", 1 },
+	{ "record-size", OPT_RECORD_SIZE, "BYTES", 0,
+	  "ycsb-f and ycsb-load record size (default: 1024)", 1 },
 	{ "theta", OPT_THETA, "X", 0, "Zipf skew (default: 0.99; scan-hot: 0.5)", 1 },
 	{ "seed", OPT_SEED, "N", 0, "Random seed (default: 1)", 1 },
 	{ 0 }
@@ -231,6 +235,7 @@ static const struct argp argp = {
 	       "    hsctl record -m 64M --workload scan-twice --size 200M\n"
 	       "    hsctl record -m 64M --workload ycsb-f --size 160M --ops 1000000 --seed 11\n"
 	       "    hsctl record -m 48M --workload scan-hot --size 256M --hot-size 32M\n"
+	       "    hsctl record -m 8M --workload ycsb-load --size 256M\n"
 	       "    hsctl record -m 256M --duration 60 --name build -- make -j2\n"
 	       "    hsctl replay 1 --policy all              # capacity: the memory limit\n"
 	       "    hsctl sql \"SELECT death_cause, count(*) FROM v_folio_lives GROUP BY 1\"\n"

@@ -70,6 +70,7 @@ enum wl_kind {
 	WL_YCSB_F,
 	WL_LOOP,
 	WL_SCAN_HOT,
+	WL_YCSB_LOAD,
 	WL_NR
 };
 
@@ -79,6 +80,7 @@ static const char *const wl_names[WL_NR + 1] = {
 	[WL_YCSB_F] = "ycsb-f",
 	[WL_LOOP] = "loop",
 	[WL_SCAN_HOT] = "scan-hot",
+	[WL_YCSB_LOAD] = "ycsb-load",
 	[WL_NR] = NULL,
 };
 
@@ -127,7 +129,7 @@ static uint64_t now_ns(void)
 
 static bool is_file_kind(enum wl_kind k)
 {
-	return k != WL_YCSB_F;
+	return k != WL_YCSB_F && k != WL_YCSB_LOAD;
 }
 
 /**
@@ -428,6 +430,12 @@ static int make_json(struct hs_workload *w)
 		hs_json_key(&j, "theta");
 		hs_json_real(&j, w->theta);
 		break;
+	case WL_YCSB_LOAD:
+		hs_json_key(&j, "record_size");
+		hs_json_uint(&j, w->record_size);
+		hs_json_key(&j, "ops");
+		hs_json_uint(&j, w->ops);
+		break;
 	case WL_NR:
 		break;
 	}
@@ -475,6 +483,23 @@ static int resolve(struct hs_workload *w, const struct hs_workload_opts *o, char
 		if (w->record_size > w->size) {
 			set_err(err, errlen, "record_size %u: larger than size %" PRIu64,
 				w->record_size, w->size);
+			return -EINVAL;
+		}
+	}
+	if (w->kind == WL_YCSB_LOAD) {
+		if (o->file) {
+			set_err(err, errlen,
+				"file %s: ycsb-load works on anonymous memory, not a file", o->file);
+			return -EINVAL;
+		}
+		if (w->record_size > WL_PAGE) {
+			set_err(err, errlen, "record_size %u: ycsb-load records are at most 4096 "
+				"bytes (one page)", w->record_size);
+			return -EINVAL;
+		}
+		if (w->size < 2 * WL_PAGE || (w->size >> WL_PAGE_SHIFT) > UINT32_MAX) {
+			set_err(err, errlen, "size %" PRIu64 ": ycsb-load's arena must hold 2 "
+				"to 2^32 - 1 pages", w->size);
 			return -EINVAL;
 		}
 	}
@@ -532,7 +557,7 @@ int hs_workload_prepare(const struct hs_workload_opts *o, struct hs_workload **o
 			break;
 	if (k == WL_NR) {
 		set_err(err, errlen, "unknown workload '%s' (valid: scan-twice, zipf-read, ycsb-f, "
-			"loop, scan-hot)", o->name ? o->name : "");
+			"loop, scan-hot, ycsb-load)", o->name ? o->name : "");
 		return -EINVAL;
 	}
 	w = calloc(1, sizeof(*w));
@@ -574,11 +599,13 @@ int hs_workload_prepare(const struct hs_workload_opts *o, struct hs_workload **o
 			if (e)
 				goto out_free;
 		}
+	} else if (w->kind == WL_YCSB_LOAD) {
+		w->pages = w->size >> WL_PAGE_SHIFT;	/* the arena */
 	} else {
 		w->records = w->size / w->record_size;
 		w->pages = (w->records * w->record_size + WL_PAGE - 1) >> WL_PAGE_SHIFT;
 	}
-	w->ops = o->ops ? o->ops : 4 * w->pages;
+	w->ops = o->ops ? o->ops : w->kind == WL_YCSB_LOAD ? 3 * w->pages : 4 * w->pages;
 	e = make_json(w);
 	if (e) {
 		set_err(err, errlen, "out of memory");
@@ -599,7 +626,7 @@ out_free:
  * Keys in this order: workload; file and created (file workloads); size,
  * pages; passes (scans), ops and theta (zipf-read), record_size, records,
  * ops and theta (ycsb-f), hot_pages, scan_pages, passes and theta
- * (scan-hot); seed.
+ * (scan-hot), record_size and ops (ycsb-load); seed.
  *
  * Return: e.g. {"workload":"scan-twice","file":"/var/tmp/...","created":true,
  * "size":209715200,"pages":51200,"passes":2,"seed":1}; valid until
@@ -616,7 +643,7 @@ const char *hs_workload_describe(const struct hs_workload *w)
  * @kdev: receives the kernel dev_t (major << 20 | minor) as tracepoints show it
  * @ino: receives the inode number
  *
- * Return: 0, or -ENOENT for anonymous workloads (ycsb-f).
+ * Return: 0, or -ENOENT for anonymous workloads (ycsb-f, ycsb-load).
  */
 int hs_workload_file(const struct hs_workload *w, uint64_t *kdev, uint64_t *ino)
 {
@@ -631,7 +658,7 @@ int hs_workload_file(const struct hs_workload *w, uint64_t *kdev, uint64_t *ino)
  * hs_workload_path() - the data file's path
  * @w: the workload
  *
- * Return: the path, or NULL for ycsb-f.
+ * Return: the path, or NULL for ycsb-f and ycsb-load.
  */
 const char *hs_workload_path(const struct hs_workload *w)
 {
@@ -643,7 +670,7 @@ const char *hs_workload_path(const struct hs_workload *w)
  * @w: the workload
  *
  * Return: the file's pages (a partial last page counts), or for ycsb-f the
- * pages under its records.
+ * pages under its records, or for ycsb-load the arena's pages.
  */
 uint64_t hs_workload_pages(const struct hs_workload *w)
 {
@@ -829,6 +856,46 @@ static int run_scan_hot(struct hs_workload *w, struct touch_log *l)
 }
 
 /*
+ * ycsb-load: @ops inserts into lib/gen.c's B+tree, its arena an anonymous
+ * mapping of @pages pages: the tree reads and writes its nodes there, and
+ * each record is written there (bytes of the insert's number).  Every touch
+ * the tree reports is logged at base + arena page, after the insert.  A
+ * full arena ends the run early, as a success.
+ */
+static int run_ycsb_load(struct hs_workload *w, struct touch_log *l)
+{
+	size_t len = (size_t)(w->pages << WL_PAGE_SHIFT);
+	const struct hs_btload_touch *t;
+	struct hs_btload *b;
+	unsigned char *mem;
+	uint64_t base, i, rec, ts;
+	int n, k, e;
+
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return -errno;
+	base = (uint64_t)(uintptr_t)mem >> WL_PAGE_SHIFT;
+	e = hs_btload_new(mem, w->pages, w->record_size, w->seed, &b);
+	for (i = 0; i < w->ops && !e; i++) {
+		n = hs_btload_insert(b, &t, &rec);
+		if (n == -ENOSPC)
+			break;
+		if (n < 0) {
+			e = n;
+			break;
+		}
+		memset(mem + rec, (int)(1 + i % 251), w->record_size);
+		ts = now_ns();
+		for (k = 0; k < n && !e; k++)
+			e = log_touch(l, ts, base + t[k].page,
+				      HS_TOUCH_ANON | (t[k].write ? HS_TOUCH_WRITE : 0));
+	}
+	hs_btload_free(b);
+	munmap(mem, len);
+	return e;
+}
+
+/*
  * YCSB workload F on anonymous memory: load every record in order, then
  * @ops operations on zipfian records (rank k: record k - 1), half reads,
  * half read-modify-writes.
@@ -944,6 +1011,9 @@ int hs_workload_run(struct hs_workload *w, int log_fd)
 		break;
 	case WL_SCAN_HOT:
 		e = run_scan_hot(w, l);
+		break;
+	case WL_YCSB_LOAD:
+		e = run_ycsb_load(w, l);
 		break;
 	default:
 		e = -EINVAL;
