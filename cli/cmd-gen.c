@@ -47,8 +47,11 @@ struct args {
 	enum hs_type		kind;		/* --kind */
 	enum hs_channel		channel;	/* --channel (default: pt) */
 	bool			kind_set;	/* --kind given (else the generator's default) */
+	bool			channel_set;	/* --channel given (else the generator's default) */
 	bool			alpha_set;	/* --alpha given */
 	bool			scan_set;	/* --hot-keys, --scan-len or --scan-every given */
+	bool			scan_len_set;	/* --scan-len given */
+	bool			scan_every_set;	/* --scan-every given */
 };
 
 static const struct argp_option options[] = {
@@ -58,15 +61,20 @@ static const struct argp_option options[] = {
 	  "(default: 10000)", 0 },
 	{ "seed", OPT_SEED, "N", 0, "Random seed (default: 1)", 0 },
 	{ "alpha", OPT_ALPHA, "A", 0,
-	  "Zipf exponent for zipf, scan-mix and ycsb-f, 0 to 100 (default: 0.99)", 0 },
+	  "Zipf exponent for zipf, scan-mix, ycsb-f and scan-hot, 0 to 100 (default: 0.99; "
+	  "scan-hot: 0.5)", 0 },
 	{ "name", OPT_NAME, "NAME", 0, "Session name (default: the generator spec)", 0 },
-	{ "kind", OPT_KIND, "KIND", 0, "Key type: anon or file (default: file; ycsb-f: anon)", 0 },
-	{ "channel", OPT_CHANNEL, "CH", 0, "Access channel: pt or fd (default: pt)", 0 },
-	{ 0, 0, 0, 0, "scan-mix options:", 1 },
-	{ "hot-keys", OPT_HOT_KEYS, "N", 0, "Size of the Zipf hot set (default: --keys)", 1 },
-	{ "scan-len", OPT_SCAN_LEN, "N", 0, "Fresh keys per scan (default: 5000)", 1 },
-	{ "scan-every", OPT_SCAN_EVERY, "N", 0, "Hot accesses between scans (default: 20000)",
-	  1 },
+	{ "kind", OPT_KIND, "KIND", 0,
+	  "Key type: anon or file (default: file; ycsb-f and ycsb-load: anon)", 0 },
+	{ "channel", OPT_CHANNEL, "CH", 0,
+	  "Access channel: pt or fd (default: pt; scan-hot: fd)", 0 },
+	{ 0, 0, 0, 0, "scan-mix and scan-hot options:", 1 },
+	{ "hot-keys", OPT_HOT_KEYS, "N", 0,
+	  "Size of the Zipf hot set (default: --keys; scan-hot: --keys / 8)", 1 },
+	{ "scan-len", OPT_SCAN_LEN, "N", 0,
+	  "Scanned keys per scan (default: 5000; scan-hot: 16)", 1 },
+	{ "scan-every", OPT_SCAN_EVERY, "N", 0,
+	  "Hot accesses between scans (default: 20000; scan-hot: 16)", 1 },
 	{ 0 }
 };
 
@@ -107,6 +115,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_CHANNEL:
 		a->channel = hs_cli_argp_channel(state, arg);
+		a->channel_set = true;
 		break;
 	case OPT_HOT_KEYS:
 		parse_count(state, "hot-keys", arg, MAX_KEYS / 2, &a->o.hot_keys);
@@ -115,10 +124,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_SCAN_LEN:
 		parse_count(state, "scan-len", arg, MAX_ACCESSES, &a->o.scan_len);
 		a->scan_set = true;
+		a->scan_len_set = true;
 		break;
 	case OPT_SCAN_EVERY:
 		parse_count(state, "scan-every", arg, MAX_ACCESSES, &a->o.scan_every);
 		a->scan_set = true;
+		a->scan_every_set = true;
 		break;
 	case ARGP_KEY_ARG:
 		if (a->type_name)
@@ -131,11 +142,26 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!a->type_name)
 			argp_error(state, "missing TYPE (valid: %s)", hs_gen_type_list());
-		if (a->alpha_set && a->o.type == HS_GEN_LOOP)
-			argp_error(state, "--alpha does not apply to loop");
-		if (a->scan_set && a->o.type != HS_GEN_SCAN_MIX)
+		if (a->alpha_set && (a->o.type == HS_GEN_LOOP || a->o.type == HS_GEN_YCSB_LOAD))
+			argp_error(state, "--alpha does not apply to %s", a->type_name);
+		if (a->scan_set && a->o.type != HS_GEN_SCAN_MIX && a->o.type != HS_GEN_SCAN_HOT)
 			argp_error(state, "--hot-keys, --scan-len and --scan-every apply to "
-				   "scan-mix only");
+				   "scan-mix and scan-hot only");
+		if (a->o.type == HS_GEN_SCAN_HOT) {
+			if (!a->scan_len_set)
+				a->o.scan_len = HS_GEN_HOT_SCAN_LEN;
+			if (!a->scan_every_set)
+				a->o.scan_every = HS_GEN_HOT_SCAN_EVERY;
+			if (!a->alpha_set)
+				a->o.alpha = HS_GEN_HOT_ALPHA;
+			if (!a->channel_set)
+				a->channel = HS_CH_FD;	/* the workload read(2)s */
+			if (a->o.keys < 2)
+				argp_error(state, "scan-hot: --keys must be at least 2 (a hot key "
+					   "and a scanned key)");
+			if (a->o.hot_keys >= a->o.keys)
+				argp_error(state, "scan-hot: --hot-keys must be less than --keys");
+		}
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -148,22 +174,39 @@ static const struct argp argp = {
 	.parser = parse_opt,
 	.args_doc = "TYPE",
 	.children = hs_format_children,
-	.doc = "Make a synthetic session: TYPE is zipf, loop, scan-mix or ycsb-f. The same "
+	.doc = "Make a synthetic session: TYPE is zipf, loop, scan-mix, ycsb-f, scan-hot or\n"
+	       "ycsb-load. The same "
 	       "options and seed always make the same session.\v"
 	       "EXAMPLES:\n"
 	       "    hsctl gen zipf --alpha 0.8 --keys 5000 --accesses 200000 --seed 7\n"
 	       "    hsctl gen loop --keys 1200 --accesses 12000     # cyclic scan\n"
 	       "    hsctl gen scan-mix --hot-keys 500 --scan-len 2000 --scan-every 10000\n"
 	       "    hsctl gen ycsb-f --keys 100000 --accesses 1000000 --format json\n"
+	       "    hsctl gen scan-hot --keys 65536 --hot-keys 8192 --accesses 344064\n"
+	       "    hsctl gen ycsb-load --accesses 1000000\n"
 	       "\nGenerators: zipf (key = Zipf rank - 1 over --keys keys), loop (0, 1, ..,\n"
 	       "keys-1, 0, ..), scan-mix (a Zipf hot set of --hot-keys keys; after every\n"
 	       "--scan-every hot accesses a scan of --scan-len never-seen keys), ycsb-f (YCSB\n"
 	       "workload F: Zipf records, half read, half read-modify-write = a read then a\n"
-	       "write of the same page; anonymous PT accesses by default). Capacity of a\n"
-	       "replay counts pages. See hsctl-gen(1).\n"
+	       "write of the same page; anonymous PT accesses by default), scan-hot (--scan-every\n"
+	       "Zipf accesses to a hot set of --hot-keys keys, then the next --scan-len keys\n"
+	       "of a cyclic scan over the other keys; like record --workload scan-hot),\n"
+	       "ycsb-load (B+tree inserts of scattered keys with 1 KiB records appended, in\n"
+	       "one anonymous arena; --keys does not apply; like record --workload ycsb-load).\n"
+	       "Capacity of a replay counts pages. See hsctl-gen(1).\n"
 	       "\nExit status: 0 made, 64 usage error, 69 the database may not be written,\n"
 	       "1 other failure.",
 };
+
+/* The hot set as the generator resolves it (lib/gen.h). */
+static uint64_t hot_keys(const struct hs_gen_opts *o)
+{
+	if (o->hot_keys)
+		return o->hot_keys;
+	if (o->type == HS_GEN_SCAN_HOT)
+		return o->keys / 8 ? o->keys / 8 : 1;
+	return o->keys;
+}
 
 /* "zipf --alpha 0.99 --keys 10000 --accesses 100000 --seed 1": the command that remakes it. */
 static void spec(const struct args *a, char *buf, size_t len)
@@ -172,15 +215,17 @@ static void spec(const struct args *a, char *buf, size_t len)
 	size_t off;
 
 	off = (size_t)snprintf(buf, len, "%s", hs_gen_type_name(o->type));
-	if (o->type != HS_GEN_LOOP && off < len)
+	if (o->type != HS_GEN_LOOP && o->type != HS_GEN_YCSB_LOAD && off < len)
 		off += (size_t)snprintf(buf + off, len - off, " --alpha %g", o->alpha);
-	if (o->type == HS_GEN_SCAN_MIX && off < len)
+	if (o->type == HS_GEN_SCAN_HOT && off < len)	/* the scan's end */
+		off += (size_t)snprintf(buf + off, len - off, " --keys %" PRIu64, o->keys);
+	if ((o->type == HS_GEN_SCAN_MIX || o->type == HS_GEN_SCAN_HOT) && off < len)
 		off += (size_t)snprintf(buf + off, len - off,
 					" --hot-keys %" PRIu64 " --scan-len %" PRIu64
 					" --scan-every %" PRIu64,
-					o->hot_keys ? o->hot_keys : o->keys, o->scan_len,
+					hot_keys(o), o->scan_len,
 					o->scan_every);
-	else if (off < len)
+	else if (o->type != HS_GEN_YCSB_LOAD && off < len)	/* no key space */
 		off += (size_t)snprintf(buf + off, len - off, " --keys %" PRIu64, o->keys);
 	if (off < len)
 		snprintf(buf + off, len - off, " --accesses %" PRIu64 " --seed %" PRIu64,
@@ -203,13 +248,13 @@ static char *params_json(const struct args *a, const char *kind, const char *cha
 	hs_json_uint(&j, o->accesses);
 	hs_json_key(&j, "seed");
 	hs_json_uint(&j, o->seed);
-	if (o->type != HS_GEN_LOOP) {
+	if (o->type != HS_GEN_LOOP && o->type != HS_GEN_YCSB_LOAD) {
 		hs_json_key(&j, "alpha");
 		hs_json_real(&j, o->alpha);
 	}
-	if (o->type == HS_GEN_SCAN_MIX) {
+	if (o->type == HS_GEN_SCAN_MIX || o->type == HS_GEN_SCAN_HOT) {
 		hs_json_key(&j, "hot_keys");
-		hs_json_uint(&j, o->hot_keys ? o->hot_keys : o->keys);
+		hs_json_uint(&j, hot_keys(o));
 		hs_json_key(&j, "scan_len");
 		hs_json_uint(&j, o->scan_len);
 		hs_json_key(&j, "scan_every");
@@ -250,7 +295,8 @@ static int run(int argc, char **argv)
 	if (a.kind_set)
 		kind = a.kind;
 	else
-		kind = a.o.type == HS_GEN_YCSB_F ? HS_TYPE_ANON : HS_TYPE_FILE;
+		kind = a.o.type == HS_GEN_YCSB_F || a.o.type == HS_GEN_YCSB_LOAD ? HS_TYPE_ANON :
+										     HS_TYPE_FILE;
 	a.o.meta = hs_meta_make(a.channel, kind, false);
 	if (a.o.type == HS_GEN_SCAN_MIX &&
 	    (a.o.hot_keys ? a.o.hot_keys : a.o.keys) + a.o.accesses > MAX_KEYS) {
@@ -314,6 +360,6 @@ out_free_gen:
 
 const struct hs_cmd hs_cmd_gen = {
 	.name = "gen",
-	.summary = "Make a synthetic session (zipf, loop, scan-mix, ycsb-f)",
+	.summary = "Make a synthetic session (zipf, loop, scan-mix, ycsb-f, scan-hot, ycsb-load)",
 	.run = run,
 };

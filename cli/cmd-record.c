@@ -62,6 +62,7 @@ enum {
 	OPT_PASSES,
 	OPT_RECORD_SIZE,
 	OPT_THETA,
+	OPT_HOT_SIZE,
 	OPT_SEED,
 	OPT_NO_EVENTS,
 	OPT_KEEP_SPOOL,
@@ -101,15 +102,22 @@ static const struct argp_option options[] = {
 	{ "list-events", OPT_LIST_EVENTS, NULL, 0,
 	  "Print the tracepoints recorded on this kernel (system:event) and exit", 0 },
 	{ 0, 0, 0, 0, "Built-in workloads (instead of a command):", 1 },
-	{ "workload", 'w', "NAME", 0, "scan-twice, zipf-read, ycsb-f or loop", 1 },
+	{ "workload", 'w', "NAME", 0,
+	  "scan-twice, zipf-read, ycsb-f, loop, scan-hot or ycsb-load", 1 },
 	{ "file", OPT_FILE, "PATH", 0, "Data file to read (default: one is created)", 1 },
 	{ "dir", OPT_DIR, "DIR", 0,
 	  "Where to create the data file (default: $TMPDIR, else /var/tmp; not a tmpfs)", 1 },
 	{ "size", OPT_SIZE, "SIZE", 0, "File size or anonymous working set (default: 256M)", 1 },
-	{ "ops", OPT_OPS, "N", 0, "zipf-read and ycsb-f operations (default: 4 x pages)", 1 },
-	{ "passes", OPT_PASSES, "N", 0, "scan-twice and loop passes (default: 2 and 3)", 1 },
-	{ "record-size", OPT_RECORD_SIZE, "BYTES", 0, "ycsb-f record size (default: 1024)", 1 },
-	{ "theta", OPT_THETA, "X", 0, "Zipf skew (default: 0.99)", 1 },
+	{ "ops", OPT_OPS, "N", 0,
+	  "zipf-read and ycsb-f operations (default: 4 x pages), ycsb-load inserts "
+	  "(default: 3 x pages)", 1 },
+	{ "passes", OPT_PASSES, "N", 0,
+	  "scan-twice, loop and scan-hot passes (default: 2, 3 and 3)", 1 },
+	{ "hot-size", OPT_HOT_SIZE, "SIZE", 0,
+	  "scan-hot hot set at the start of the file (default: --size / 8)", 1 },
+	{ "record-size", OPT_RECORD_SIZE, "BYTES", 0,
+	  "ycsb-f and ycsb-load record size (default: 1024)", 1 },
+	{ "theta", OPT_THETA, "X", 0, "Zipf skew (default: 0.99; scan-hot: 0.5)", 1 },
 	{ "seed", OPT_SEED, "N", 0, "Random seed (default: 1)", 1 },
 	{ 0 }
 };
@@ -192,6 +200,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--theta '%s': expected a number in (0, 10)", arg);
 		a->wopt_set = true;
 		break;
+	case OPT_HOT_SIZE:
+		if (hs_parse_size(arg, 1, 4096, 1ull << 40, &a->wopts.hot_size))
+			argp_error(state, "--hot-size '%s': expected a size from 4K to 1T", arg);
+		a->wopt_set = true;
+		break;
 	case OPT_SEED:
 		if (hs_parse_u64(arg, 0, UINT64_MAX, &a->wopts.seed))
 			argp_error(state, "--seed '%s': expected an unsigned number", arg);
@@ -230,6 +243,8 @@ static const struct argp argp = {
 	       "EXAMPLES:\n"
 	       "    hsctl record -m 64M --workload scan-twice --size 200M\n"
 	       "    hsctl record -m 64M --workload ycsb-f --size 160M --ops 1000000 --seed 11\n"
+	       "    hsctl record -m 48M --workload scan-hot --size 256M --hot-size 32M\n"
+	       "    hsctl record -m 8M --workload ycsb-load --size 256M\n"
 	       "    hsctl record -m 256M --duration 60 --name build -- make -j2\n"
 	       "    hsctl replay 1 --policy all              # capacity: the memory limit\n"
 	       "    hsctl sql \"SELECT death_cause, count(*) FROM v_folio_lives GROUP BY 1\"\n"

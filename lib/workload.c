@@ -53,6 +53,9 @@
 #define WL_MAX_PASSES	1000000u
 #define WL_DEF_RECORD	1024u
 #define WL_DEF_THETA	0.99
+#define WL_HOT_THETA	0.5			/* scan-hot's default: a flat hot set */
+#define WL_HOT_PASSES	3u			/* scan-hot's default passes */
+#define WL_CHUNK_PAGES	(WL_READ_CHUNK >> WL_PAGE_SHIFT)	/* 16 */
 #define WL_READ_CHUNK	(64u * 1024)		/* scan-twice / loop read(2) size */
 #define WL_FILL_CHUNK	(1u << 20)		/* write(2) size when creating the file */
 #define WL_FILL_BYTE	0x5a
@@ -67,6 +70,8 @@ enum wl_kind {
 	WL_ZIPF_READ,
 	WL_YCSB_F,
 	WL_LOOP,
+	WL_SCAN_HOT,
+	WL_YCSB_LOAD,
 	WL_NR
 };
 
@@ -75,6 +80,8 @@ static const char *const wl_names[WL_NR + 1] = {
 	[WL_ZIPF_READ] = "zipf-read",
 	[WL_YCSB_F] = "ycsb-f",
 	[WL_LOOP] = "loop",
+	[WL_SCAN_HOT] = "scan-hot",
+	[WL_YCSB_LOAD] = "ycsb-load",
 	[WL_NR] = NULL,
 };
 
@@ -95,6 +102,8 @@ struct hs_workload {
 	uint64_t	pages;		/* file pages, or the pages under the records */
 	uint64_t	ops;		/* zipf-read / ycsb-f operations */
 	uint64_t	records;	/* ycsb-f: size / record_size */
+	uint64_t	hot_pages;	/* scan-hot: pages 0 .. hot_pages - 1 are hot */
+	uint64_t	scan_chunks;	/* scan-hot: whole 64 KiB chunks after them */
 	uint64_t	seed;		/* PRNG seed, never 0 */
 	double		theta;		/* zipf exponent, in (0, 10) */
 	unsigned int	passes;		/* scan-twice / loop passes */
@@ -123,7 +132,7 @@ static uint64_t now_ns(void)
 
 static bool is_file_kind(enum wl_kind k)
 {
-	return k != WL_YCSB_F;
+	return k != WL_YCSB_F && k != WL_YCSB_LOAD;
 }
 
 /**
@@ -411,6 +420,16 @@ static int make_json(struct hs_workload *w)
 		hs_json_key(&j, "passes");
 		hs_json_uint(&j, w->passes);
 		break;
+	case WL_SCAN_HOT:
+		hs_json_key(&j, "hot_pages");
+		hs_json_uint(&j, w->hot_pages);
+		hs_json_key(&j, "scan_pages");
+		hs_json_uint(&j, w->scan_chunks * WL_CHUNK_PAGES);
+		hs_json_key(&j, "passes");
+		hs_json_uint(&j, w->passes);
+		hs_json_key(&j, "theta");
+		hs_json_real(&j, w->theta);
+		break;
 	case WL_ZIPF_READ:
 		hs_json_key(&j, "ops");
 		hs_json_uint(&j, w->ops);
@@ -426,6 +445,12 @@ static int make_json(struct hs_workload *w)
 		hs_json_uint(&j, w->ops);
 		hs_json_key(&j, "theta");
 		hs_json_real(&j, w->theta);
+		break;
+	case WL_YCSB_LOAD:
+		hs_json_key(&j, "record_size");
+		hs_json_uint(&j, w->record_size);
+		hs_json_key(&j, "ops");
+		hs_json_uint(&j, w->ops);
 		break;
 	case WL_NR:
 		break;
@@ -448,7 +473,8 @@ static int resolve(struct hs_workload *w, const struct hs_workload_opts *o, char
 			"1 TiB", o->size);
 		return -EINVAL;
 	}
-	w->theta = o->theta != 0.0 ? o->theta : WL_DEF_THETA;
+	w->theta = o->theta != 0.0 ? o->theta : w->kind == WL_SCAN_HOT ? WL_HOT_THETA :
+		   WL_DEF_THETA;
 	if (!(w->theta > 0.0 && w->theta < 10.0)) {
 		set_err(err, errlen, "theta %g: must be greater than 0 and less than 10", o->theta);
 		return -EINVAL;
@@ -461,7 +487,8 @@ static int resolve(struct hs_workload *w, const struct hs_workload_opts *o, char
 		set_err(err, errlen, "passes %u: at most %u", o->passes, WL_MAX_PASSES);
 		return -EINVAL;
 	}
-	w->passes = o->passes ? o->passes : w->kind == WL_LOOP ? 3 : 2;
+	w->passes = o->passes ? o->passes : w->kind == WL_LOOP ? 3 :
+		    w->kind == WL_SCAN_HOT ? WL_HOT_PASSES : 2;
 	w->record_size = o->record_size ? o->record_size : WL_DEF_RECORD;
 	if (w->kind == WL_YCSB_F) {
 		if (o->file) {
@@ -475,7 +502,42 @@ static int resolve(struct hs_workload *w, const struct hs_workload_opts *o, char
 			return -EINVAL;
 		}
 	}
+	if (w->kind == WL_YCSB_LOAD) {
+		if (o->file) {
+			set_err(err, errlen,
+				"file %s: ycsb-load works on anonymous memory, not a file", o->file);
+			return -EINVAL;
+		}
+		if (w->record_size > WL_PAGE) {
+			set_err(err, errlen, "record_size %u: ycsb-load records are at most 4096 "
+				"bytes (one page)", w->record_size);
+			return -EINVAL;
+		}
+		if (w->size < 2 * WL_PAGE || (w->size >> WL_PAGE_SHIFT) > UINT32_MAX) {
+			set_err(err, errlen, "size %" PRIu64 ": ycsb-load's arena must hold 2 "
+				"to 2^32 - 1 pages", w->size);
+			return -EINVAL;
+		}
+	}
 	w->seed = o->seed ? o->seed : 1;
+	return 0;
+}
+
+/* scan-hot: the hot set and the whole chunks after it.  Return: 0 or -EINVAL. */
+static int resolve_hot(struct hs_workload *w, const struct hs_workload_opts *o, char *err,
+		       size_t errlen)
+{
+	uint64_t hot = o->hot_size ? o->hot_size : w->size / 8;
+
+	w->hot_pages = hot >> WL_PAGE_SHIFT;
+	if (w->hot_pages < 1 || hot >= w->size ||
+	    (w->size >> WL_PAGE_SHIFT) - w->hot_pages < WL_CHUNK_PAGES) {
+		set_err(err, errlen, "hot_size %" PRIu64 ": the hot set must be at least 4096 "
+			"bytes and leave at least 64 KiB of the %" PRIu64 "-byte file to scan",
+			hot, w->size);
+		return -EINVAL;
+	}
+	w->scan_chunks = ((w->size >> WL_PAGE_SHIFT) - w->hot_pages) / WL_CHUNK_PAGES;
 	return 0;
 }
 
@@ -511,7 +573,7 @@ int hs_workload_prepare(const struct hs_workload_opts *o, struct hs_workload **o
 			break;
 	if (k == WL_NR) {
 		set_err(err, errlen, "unknown workload '%s' (valid: scan-twice, zipf-read, ycsb-f, "
-			"loop)", o->name ? o->name : "");
+			"loop, scan-hot, ycsb-load)", o->name ? o->name : "");
 		return -EINVAL;
 	}
 	w = calloc(1, sizeof(*w));
@@ -549,11 +611,18 @@ int hs_workload_prepare(const struct hs_workload_opts *o, struct hs_workload **o
 		}
 		w->ino = (uint64_t)st.st_ino;
 		w->pages = (w->size + WL_PAGE - 1) >> WL_PAGE_SHIFT;
+		if (w->kind == WL_SCAN_HOT) {
+			e = resolve_hot(w, o, err, errlen);
+			if (e)
+				goto out_free;
+		}
+	} else if (w->kind == WL_YCSB_LOAD) {
+		w->pages = w->size >> WL_PAGE_SHIFT;	/* the arena */
 	} else {
 		w->records = w->size / w->record_size;
 		w->pages = (w->records * w->record_size + WL_PAGE - 1) >> WL_PAGE_SHIFT;
 	}
-	w->ops = o->ops ? o->ops : 4 * w->pages;
+	w->ops = o->ops ? o->ops : w->kind == WL_YCSB_LOAD ? 3 * w->pages : 4 * w->pages;
 	e = make_json(w);
 	if (e) {
 		set_err(err, errlen, "out of memory");
@@ -573,7 +642,8 @@ out_free:
  *
  * Keys in this order: workload; file and created (file workloads); size,
  * pages; passes (scans), ops and theta (zipf-read), record_size, records,
- * ops and theta (ycsb-f); seed.
+ * ops and theta (ycsb-f), hot_pages, scan_pages, passes and theta
+ * (scan-hot), record_size and ops (ycsb-load); seed.
  *
  * Return: e.g. {"workload":"scan-twice","file":"/var/tmp/...","created":true,
  * "size":209715200,"pages":51200,"passes":2,"seed":1}; valid until
@@ -590,7 +660,7 @@ const char *hs_workload_describe(const struct hs_workload *w)
  * @kdev: receives the kernel dev_t (major << 20 | minor) as tracepoints show it
  * @ino: receives the inode number
  *
- * Return: 0, or -ENOENT for anonymous workloads (ycsb-f).
+ * Return: 0, or -ENOENT for anonymous workloads (ycsb-f, ycsb-load).
  */
 int hs_workload_file(const struct hs_workload *w, uint64_t *kdev, uint64_t *ino)
 {
@@ -605,7 +675,7 @@ int hs_workload_file(const struct hs_workload *w, uint64_t *kdev, uint64_t *ino)
  * hs_workload_path() - the data file's path
  * @w: the workload
  *
- * Return: the path, or NULL for ycsb-f.
+ * Return: the path, or NULL for ycsb-f and ycsb-load.
  */
 const char *hs_workload_path(const struct hs_workload *w)
 {
@@ -617,7 +687,7 @@ const char *hs_workload_path(const struct hs_workload *w)
  * @w: the workload
  *
  * Return: the file's pages (a partial last page counts), or for ycsb-f the
- * pages under its records.
+ * pages under its records, or for ycsb-load the arena's pages.
  */
 uint64_t hs_workload_pages(const struct hs_workload *w)
 {
@@ -744,6 +814,105 @@ static int run_zipf_read(struct hs_workload *w, struct touch_log *l)
 }
 
 /*
+ * scan-hot: per pass, for every 64 KiB chunk after the hot set, 16 pread(2)s
+ * of single hot pages (Zipf rank k: page k - 1), then one pread(2) of the
+ * chunk.  One Zipf draw per hot read and nothing else from the PRNG, so
+ * `hsctl gen scan-hot --keys HOT+SCAN --hot-keys HOT --alpha THETA` makes the
+ * same pages.
+ */
+static int run_scan_hot(struct hs_workload *w, struct touch_log *l)
+{
+	uint64_t c, i, p, page, ts;
+	unsigned int pass;
+	struct hs_zipf z;
+	struct hs_rng rng;
+	ssize_t r;
+	char *buf;
+	int e;
+
+	e = hs_zipf_init(&z, w->hot_pages, w->theta);
+	if (e)
+		return e;
+	buf = malloc(WL_READ_CHUNK);
+	if (!buf)
+		return -ENOMEM;
+	hs_rng_seed(&rng, w->seed);
+	for (pass = 0; pass < w->passes && !e; pass++) {
+		for (c = 0; c < w->scan_chunks && !e; c++) {
+			for (i = 0; i < WL_CHUNK_PAGES && !e; i++) {
+				page = hs_zipf_sample(&z, &rng) - 1;
+				do
+					r = pread(w->fd, buf, WL_PAGE,
+						  (off_t)(page << WL_PAGE_SHIFT));
+				while (r < 0 && errno == EINTR);
+				if (r < 0)
+					e = -errno;
+				else if (r == 0)
+					e = -EIO;
+				else
+					e = log_touch(l, now_ns(), page, HS_TOUCH_FD);
+			}
+			if (e)
+				break;
+			page = w->hot_pages + c * WL_CHUNK_PAGES;
+			do
+				r = pread(w->fd, buf, WL_READ_CHUNK,
+					  (off_t)(page << WL_PAGE_SHIFT));
+			while (r < 0 && errno == EINTR);
+			if (r < 0)
+				e = -errno;
+			else if (r < (ssize_t)WL_READ_CHUNK)
+				e = -EIO;	/* the file shrank under us */
+			ts = now_ns();
+			for (p = 0; p < WL_CHUNK_PAGES && !e; p++)
+				e = log_touch(l, ts, page + p, HS_TOUCH_FD);
+		}
+	}
+	free(buf);
+	return e;
+}
+
+/*
+ * ycsb-load: @ops inserts into lib/gen.c's B+tree, its arena an anonymous
+ * mapping of @pages pages: the tree reads and writes its nodes there, and
+ * each record is written there (bytes of the insert's number).  Every touch
+ * the tree reports is logged at base + arena page, after the insert.  A
+ * full arena ends the run early, as a success.
+ */
+static int run_ycsb_load(struct hs_workload *w, struct touch_log *l)
+{
+	size_t len = (size_t)(w->pages << WL_PAGE_SHIFT);
+	const struct hs_btload_touch *t;
+	struct hs_btload *b;
+	unsigned char *mem;
+	uint64_t base, i, rec, ts;
+	int n, k, e;
+
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED)
+		return -errno;
+	base = (uint64_t)(uintptr_t)mem >> WL_PAGE_SHIFT;
+	e = hs_btload_new(mem, w->pages, w->record_size, w->seed, &b);
+	for (i = 0; i < w->ops && !e; i++) {
+		n = hs_btload_insert(b, &t, &rec);
+		if (n == -ENOSPC)
+			break;
+		if (n < 0) {
+			e = n;
+			break;
+		}
+		memset(mem + rec, (int)(1 + i % 251), w->record_size);
+		ts = now_ns();
+		for (k = 0; k < n && !e; k++)
+			e = log_touch(l, ts, base + t[k].page,
+				      HS_TOUCH_ANON | (t[k].write ? HS_TOUCH_WRITE : 0));
+	}
+	hs_btload_free(b);
+	munmap(mem, len);
+	return e;
+}
+
+/*
  * YCSB workload F on anonymous memory: load every record in order, then
  * @ops operations on zipfian records (rank k: record k - 1), half reads,
  * half read-modify-writes.
@@ -856,6 +1025,12 @@ int hs_workload_run(struct hs_workload *w, int log_fd)
 		break;
 	case WL_YCSB_F:
 		e = run_ycsb_f(w, l);
+		break;
+	case WL_SCAN_HOT:
+		e = run_scan_hot(w, l);
+		break;
+	case WL_YCSB_LOAD:
+		e = run_ycsb_load(w, l);
 		break;
 	default:
 		e = -EINVAL;

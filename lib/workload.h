@@ -11,6 +11,15 @@
  *               half reads and half read-modify-writes (YCSB workload F; PT)
  *   loop        read a file sequentially, again and again (FD): a cyclic
  *               scan slightly larger than memory
+ *   scan-hot    a hot set at the start of a file read all along (16 pread(2)s
+ *               of single Zipf-chosen pages) while one-time scans stream
+ *               through the rest, several times larger than memory (one
+ *               64 KiB pread(2) after every 16 hot reads), pass after pass
+ *               (FD); the same stream as `hsctl gen scan-hot`
+ *   ycsb-load   anonymous memory: YCSB's load phase, @ops inserts into a
+ *               B+tree whose nodes are pages of one mapping, each appending
+ *               its record there too (PT; one thread); the same stream as
+ *               `hsctl gen ycsb-load`
  *
  * The parent prepares the workload (creates the data file outside the
  * cgroup, writes it out and drops it from the page cache so the first pass
@@ -49,17 +58,21 @@ struct hs_touch {
  * struct hs_workload_opts - a workload and its options; 0 or NULL: defaults
  */
 struct hs_workload_opts {
-	const char	*name;		/* "scan-twice", "zipf-read", "ycsb-f", "loop" */
+	const char	*name;		/* "scan-twice", "zipf-read", "ycsb-f", "loop",
+					 * "scan-hot", "ycsb-load" */
 	const char	*file;		/* data file to use as it is (file workloads); NULL:
 					 * create one of @size bytes in @dir */
 	const char	*dir;		/* where to create it; NULL: $TMPDIR, else /var/tmp.
 					 * A tmpfs is refused (its pages are shmem, not file
 					 * cache) */
 	uint64_t	size;		/* file size or anon working set, bytes; 0: 256 MiB */
-	uint64_t	ops;		/* zipf-read / ycsb-f operations; 0: 4 x pages */
-	unsigned int	passes;		/* scan-twice: 2; loop: 0 means 3 */
-	unsigned int	record_size;	/* ycsb-f record bytes; 0: 1024 */
-	double		theta;		/* zipf skew; 0: 0.99 */
+	uint64_t	ops;		/* zipf-read / ycsb-f operations; 0: 4 x pages;
+					 * ycsb-load inserts; 0: 3 x pages */
+	unsigned int	passes;		/* 0 means: scan-twice 2, loop 3, scan-hot 3 */
+	uint64_t	hot_size;	/* scan-hot hot set, bytes, < size; 0: size / 8 */
+	unsigned int	record_size;	/* ycsb-f / ycsb-load record bytes; 0: 1024
+					 * (ycsb-load: at most 4096) */
+	double		theta;		/* zipf skew; 0: 0.99 (scan-hot 0.5) */
 	uint64_t	seed;		/* random seed; 0: 1 */
 	struct hs_undo	*undo;		/* write a created data file down in this undo
 					 * note (lib/undo.h); NULL: none */
@@ -103,7 +116,7 @@ const char *hs_workload_describe(const struct hs_workload *w);
  * @kdev: receives the kernel dev_t (major << 20 | minor) as tracepoints show it
  * @ino: receives the inode number
  *
- * Return: 0, or -ENOENT for anonymous workloads (ycsb-f).
+ * Return: 0, or -ENOENT for anonymous workloads (ycsb-f, ycsb-load).
  */
 int hs_workload_file(const struct hs_workload *w, uint64_t *kdev, uint64_t *ino);
 

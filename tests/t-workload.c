@@ -3,9 +3,10 @@
  * Unit tests of the built-in workloads (lib/workload.c), no root needed:
  * every option and file error with its message; the created file (size,
  * non-zero bytes, out of the page cache by cachestat(2), identity, unlinked
- * only by the preparing process); the exact touch logs of scan-twice and
- * loop; zipf-read's and ycsb-f's determinism for a seed and their skew,
- * checked against Zipf(0.99) over 64 ranks computed by hand (H = sum of
+ * only by the preparing process); the exact touch logs of scan-twice,
+ * loop, scan-hot and ycsb-load (the pages of gen's with the same options);
+ * zipf-read's and ycsb-f's determinism for a seed and their skew, checked
+ * against Zipf(0.99) over 64 ranks computed by hand (H = sum of
  * k^-0.99 for k = 1..64 = 4.8312, so P(rank 1) = 0.2070, P(rank 2) =
  * 0.1041 and P(ranks 1..4) = 0.4334; the bounds are 5 standard deviations
  * of 10,000 draws); the batch sizes on a SOCK_SEQPACKET socket, which keeps
@@ -30,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "access.h"
+#include "gen.h"
 #include "harness.h"
 #include "workload.h"
 
@@ -145,7 +148,9 @@ static void t_names(void)
 	T_EQ_STR(n[1], "zipf-read");
 	T_EQ_STR(n[2], "ycsb-f");
 	T_EQ_STR(n[3], "loop");
-	T_ASSERT(n[4] == NULL);
+	T_EQ_STR(n[4], "scan-hot");
+	T_EQ_STR(n[5], "ycsb-load");
+	T_ASSERT(n[6] == NULL);
 }
 
 static void t_err_unknown(void)
@@ -155,10 +160,12 @@ static void t_err_unknown(void)
 
 	T_EQ_I64(prep(&o, &w), -EINVAL);
 	T_ASSERT(w == NULL);
-	T_EQ_STR(errbuf, "unknown workload 'x' (valid: scan-twice, zipf-read, ycsb-f, loop)");
+	T_EQ_STR(errbuf, "unknown workload 'x' (valid: scan-twice, zipf-read, ycsb-f, loop, "
+		 "scan-hot, ycsb-load)");
 	o.name = NULL;
 	T_EQ_I64(prep(&o, &w), -EINVAL);
-	T_EQ_STR(errbuf, "unknown workload '' (valid: scan-twice, zipf-read, ycsb-f, loop)");
+	T_EQ_STR(errbuf, "unknown workload '' (valid: scan-twice, zipf-read, ycsb-f, loop, "
+		 "scan-hot, ycsb-load)");
 }
 
 static void t_err_options(void)
@@ -435,6 +442,125 @@ static void t_scan_twice(void)
 static void t_loop(void)
 {
 	check_scan("loop", 3, 40);		/* 120 touches */
+}
+
+/*
+ * scan-hot over 48 pages, 8 of them hot: 40 to scan, so 2 whole 64 KiB
+ * chunks (pages 8..39; 40..47 are never read).  Per pass and chunk: 16 hot
+ * reads, then the chunk's 16 pages; 2 passes = 128 touches, the pages of
+ * `hsctl gen scan-hot --keys 40 --hot-keys 8 --accesses 128` (seed 1,
+ * alpha 0.5), whose first hot keys are 1 2 2 3 1 6 7 3 0 2 0 0 0 1 2 0.
+ */
+static void t_scan_hot(void)
+{
+	static const uint64_t first[16] = { 1, 2, 2, 3, 1, 6, 7, 3, 0, 2, 0, 0, 0, 1, 2, 0 };
+	struct hs_workload_opts o = { .name = "scan-hot", .dir = tdir, .size = 48 * PG,
+				      .hot_size = 8 * PG, .passes = 2 };
+	struct hs_gen_opts go;
+	struct hs_workload *w;
+	struct hs_gen *g = NULL;
+	struct hs_touch *t;
+	uint64_t key, scan = 0;
+	bool layout = true, same = true, flags = true;
+	uint8_t meta;
+	long n, i;
+
+	T_EQ_I64(prep(&o, &w), 0);
+	if (t_case_failed())
+		return;
+	T_ASSERT(strstr(hs_workload_describe(w), "\"hot_pages\":8,\"scan_pages\":32,"
+			"\"passes\":2,\"theta\":0.5,\"seed\":1}") != NULL);
+	T_EQ_I64(run_collect(w, &t, &n), 0);
+	T_EQ_I64(n, 128);
+	hs_gen_opts_init(&go, HS_GEN_SCAN_HOT);
+	go.keys = 40;
+	go.hot_keys = 8;
+	go.accesses = 128;
+	T_EQ_I64(hs_gen_new(&go, &g), 0);
+	for (i = 0; t && g && i < n; i++) {
+		if (i % 32 < 16)
+			layout &= t[i].page < 8;
+		else
+			layout &= t[i].page == 8 + scan++ % 32;
+		if (i < 16)
+			T_EQ_U64(t[i].page, first[i]);
+		flags &= t[i].flags == FD && t[i].pad == 0;
+		same &= hs_gen_next(g, &key, &meta) == 1 && key == t[i].page;
+	}
+	T_ASSERT(layout);
+	T_ASSERT(flags);
+	T_ASSERT(same);
+	T_EQ_U64(scan, 64);
+	hs_gen_free(g);
+	free(t);
+	hs_workload_free(w);
+
+	/* the hot set must leave a 64 KiB chunk to scan */
+	o.hot_size = 33 * PG;
+	T_EQ_I64(prep(&o, &w), -EINVAL);
+	T_EQ_STR(errbuf, "hot_size 135168: the hot set must be at least 4096 bytes and leave "
+		 "at least 64 KiB of the 196608-byte file to scan");
+	o.hot_size = 100;
+	T_EQ_I64(prep(&o, &w), -EINVAL);
+}
+
+/*
+ * ycsb-load: 300 inserts in a 128-page arena: 255 of two touches (leaf page
+ * 0, record page), the root split (7 touches, t-gen), 44 of four (root
+ * read, leaf, record page; none splits) = 510 + 7 + 44 * 3 = 649, the pages
+ * of `hsctl gen ycsb-load --accesses 649` relative to the mapping.  Then an
+ * arena too small for the inserts ends the run early, as a success.
+ */
+static void t_ycsb_load(void)
+{
+	struct hs_workload_opts o = { .name = "ycsb-load", .size = 128 * PG, .ops = 300 };
+	const uint32_t aw = HS_TOUCH_ANON | HS_TOUCH_WRITE;
+	struct hs_gen_opts go;
+	struct hs_workload *w;
+	struct hs_gen *g = NULL;
+	struct hs_touch *t;
+	uint64_t key, base;
+	bool same = true;
+	uint8_t meta;
+	long n, i;
+
+	T_EQ_I64(prep(&o, &w), 0);
+	if (t_case_failed())
+		return;
+	T_EQ_STR(hs_workload_describe(w), "{\"workload\":\"ycsb-load\",\"size\":524288,"
+		 "\"pages\":128,\"record_size\":1024,\"ops\":300,\"seed\":1}");
+	T_ASSERT(hs_workload_path(w) == NULL);
+	T_EQ_I64(run_collect(w, &t, &n), 0);
+	T_EQ_I64(n, 649);
+	base = t ? t[0].page : 0;
+	hs_gen_opts_init(&go, HS_GEN_YCSB_LOAD);
+	go.accesses = 649;
+	T_EQ_I64(hs_gen_new(&go, &g), 0);
+	for (i = 0; t && g && i < n; i++) {
+		same &= hs_gen_next(g, &key, &meta) == 1 && t[i].page == base + key &&
+			((meta & HS_META_WRITE) ? aw : HS_TOUCH_ANON) == t[i].flags;
+	}
+	T_ASSERT(same);
+	if (t && n > 514) {
+		T_EQ_U64(t[514].flags, HS_TOUCH_ANON);	/* the new root, read */
+		T_EQ_U64(t[514].page - base, 65);	/* after the 64 record pages */
+	}
+	hs_gen_free(g);
+	free(t);
+	hs_workload_free(w);
+
+	/* 16 pages: the leaf and 15 record pages = 60 inserts, then the arena is full */
+	o.size = 16 * PG;
+	o.ops = 1000;
+	T_EQ_I64(prep(&o, &w), 0);
+	T_EQ_I64(run_collect(w, &t, &n), 0);
+	T_EQ_I64(n, 120);
+	free(t);
+	hs_workload_free(w);
+
+	o.record_size = 4097;
+	T_EQ_I64(prep(&o, &w), -EINVAL);
+	T_EQ_STR(errbuf, "record_size 4097: ycsb-load records are at most 4096 bytes (one page)");
 }
 
 /* A partial last page is one more page: 10 pages + 1 byte = 11 per pass. */
@@ -794,6 +920,8 @@ static const struct t_case cases[] = {
 	{ "scan_twice", t_scan_twice },
 	{ "loop", t_loop },
 	{ "partial_page", t_partial_page },
+	{ "scan_hot", t_scan_hot },
+	{ "ycsb_load", t_ycsb_load },
 	{ "zipf_determinism", t_zipf_determinism },
 	{ "zipf_skew", t_zipf_skew },
 	{ "ycsb_f", t_ycsb_f },

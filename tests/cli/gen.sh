@@ -76,13 +76,27 @@ expect_grep '^anon,fd,loop --keys 10 --accesses 10 --seed 1$' "$OUT"
 expect_status 0 hs gen zipf --keys 10 --accesses 10 --format csv
 expect_grep '^session,accesses,distinct_keys,name,unit$' "$OUT"
 expect_grep '^[0-9]*,10,[0-9]*,zipf --alpha 0.99 --keys 10 --accesses 10 --seed 1,page$' "$OUT"
+# scan-hot: 16 hot reads (keys 0..7), then 16 keys of the scan over 8..47, read(2)s
+expect_status 0 hs gen scan-hot --keys 48 --hot-keys 8 --accesses 64
+W='scan-hot --alpha 0.5 --keys 48 --hot-keys 8 --scan-len 16 --scan-every 16'
+expect_grep "^session [0-9]*: 64 accesses, 40 distinct keys ($W --accesses 64 --seed 1)\$" "$OUT"
+ID=$(echo "$OUT" | sed -n 's/^session \([0-9]*\):.*/\1/p')
+expect_status 0 hs --format csv sql "SELECT kind, channel FROM sessions WHERE id = $ID"
+expect_grep '^file,fd$' "$OUT"
+expect_status 0 hs export --type text "$ID"
+expect_eq "$(echo "$OUT" | head -n 20 | tr '\n' ' ')" "1 2 2 3 1 6 7 3 0 2 0 0 0 1 2 0 8 9 10 11 "
+# ycsb-load: 192 arena pages in 2000 accesses (t-gen checks them one by one)
+expect_status 0 hs gen ycsb-load --accesses 2000
+W='(ycsb-load --accesses 2000 --seed 1)'
+expect_grep "^session [0-9]*: 2000 accesses, 192 distinct keys $W\$" "$OUT"
 
 # ---- usage errors ----
 N=$(hs --format csv sql "SELECT count(*) FROM sessions" | tail -n 1)
 expect_status 64 hs gen
-expect_grep 'missing TYPE (valid: zipf, loop, scan-mix, ycsb-f)' "$ERR"
+expect_grep "missing TYPE (valid: zipf, loop, scan-mix, ycsb-f, scan-hot, ycsb-load)" "$ERR"
 expect_status 64 hs gen lru
-expect_grep "unknown generator 'lru' (valid: zipf, loop, scan-mix, ycsb-f)" "$ERR"
+W='zipf, loop, scan-mix, ycsb-f, scan-hot, ycsb-load'
+expect_grep "unknown generator 'lru' (valid: $W)" "$ERR"
 expect_status 64 hs gen zipf loop
 expect_status 64 hs gen zipf --keys 0
 expect_status 64 hs gen zipf --keys 10x
@@ -93,6 +107,11 @@ expect_status 64 hs gen zipf --seed -1
 expect_status 64 hs gen loop --alpha 1
 expect_status 64 hs gen zipf --hot-keys 5
 expect_status 64 hs gen scan-mix --scan-len 0
+expect_status 64 hs gen scan-hot --keys 8 --hot-keys 8
+expect_grep 'scan-hot: --hot-keys must be less than --keys' "$ERR"
+expect_status 64 hs gen scan-hot --keys 1
+expect_status 64 hs gen ycsb-load --alpha 1
+expect_grep 'alpha does not apply to ycsb-load' "$ERR"
 expect_status 64 hs gen zipf --kind shm
 expect_status 64 hs gen zipf --channel drop
 expect_status 64 hs gen zipf --format xml
