@@ -302,7 +302,9 @@ expect_status 0 "$HSCTL" -d "$SH" export --type text 1
 rec_keys=$(printf '%s\n' "$OUT" | canon | cksum)
 expect_status 0 "$HSCTL" -d "$SH" export --type text 2
 expect_eq "$(printf '%s\n' "$OUT" | canon | cksum)" "$rec_keys"
-expect_status 0 "$HSCTL" -d "$SH" --format csv replay 1 --policy lru,car --no-store
+# gen's stream has no readahead records: compare like with like
+expect_status 0 "$HSCTL" -d "$SH" --format csv replay 1 --policy lru,car --no-store \
+	--no-readahead
 lru=$(printf '%s\n' "$OUT" | awk -F, '$3 == "lru" { print $8 }')
 car=$(printf '%s\n' "$OUT" | awk -F, '$3 == "car" { print $8 }')
 [ -n "$lru" ] && [ -n "$car" ] && [ $((lru * 100)) -ge $((car * 115)) ] && t_ok ||
