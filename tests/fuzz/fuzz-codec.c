@@ -5,16 +5,17 @@
  *
  *   1. as an access chunk: an 8-byte header gives the record count, the
  *      session's distinct-key count and the encoding, the rest is the chunk.
- *      hs_codec_decode() must agree with the small reference decoder below,
- *      written from the byte layout in man/hsctl-db.5 (accept or reject alike,
- *      the same keys, meta bytes and access count), and what it accepts must
- *      re-encode to the same bytes less one byte per redundant meta change;
+ *      hs_codec_decode_ts() must agree with the small reference decoder below,
+ *      written from the byte layout in man/hsctl-db.5 for encodings 1 and 2
+ *      (accept or reject alike, the same keys, meta bytes, times and access
+ *      count), and what it accepts must re-encode to the same bytes less one
+ *      byte per redundant meta change;
  *   2. as a key chunk: hs_codec_ids_decode() must agree with its reference,
  *      and since that encoding has one form per id sequence, what it accepts
  *      must re-encode to exactly the input;
- *   3. as records (4 bytes of key, 1 of meta, made valid): encode, then
- *      decode with the largest key + 1 as distinct count, must give them back
- *      within hs_codec_bound() bytes;
+ *   3. as records (4 bytes of key, 1 of meta, made valid for encoding 1):
+ *      encode, then decode with the largest key + 1 as distinct count, must
+ *      give them back within hs_codec_bound() bytes;
  *   4. as original ids (8 bytes each): the same round trip for key chunks.
  */
 #include "config.h"
@@ -34,6 +35,7 @@
 struct ref_rec {
 	int64_t		key;
 	uint8_t		meta;
+	uint64_t	t;	/* encoding 2: the record's time */
 };
 
 /* A varint of at most @max bytes, as man/hsctl-db.5 specifies one.  Return: true if valid. */
@@ -66,18 +68,24 @@ static int64_t unz(uint64_t v)
 	return v & 1 ? -(int64_t)(v >> 1) - 1 : (int64_t)(v >> 1);
 }
 
-/* Encoding 1 of an access chunk, straight from the man page. */
+/*
+ * Encodings 1 and 2 of an access chunk, straight from the man page: 2 is 1
+ * with a time delta (a varint of at most ten bytes, the sum within 64 bits)
+ * after each record, and channel 5 (READAHEAD) valid.
+ */
 static bool ref_decode(const uint8_t *p, size_t len, unsigned int enc, size_t n,
 		       uint64_t nr_keys, struct ref_rec *out, uint64_t *acc, size_t *redundant)
 {
 	const uint8_t *end = p + len;
+	bool timed = enc == HS_ENC_KEYS_META_TS;
+	uint64_t t = 0;
 	int64_t key = 0;
 	uint8_t meta = 0;
 	size_t i;
 
 	*acc = 0;
 	*redundant = 0;
-	if (enc != HS_ENC_KEYS_META)
+	if (enc != HS_ENC_KEYS_META && !timed)
 		return false;
 	for (i = 0; i < n; i++) {
 		uint64_t v;
@@ -94,8 +102,16 @@ static bool ref_decode(const uint8_t *p, size_t len, unsigned int enc, size_t n,
 			if (*p == meta)
 				(*redundant)++;
 			meta = *p++;
-			if ((meta & 0xe0) || (meta & 7) > 4)
+			if ((meta & 0xe0) || (meta & 7) > (timed ? 5 : 4))
 				return false;
+		}
+		if (timed) {
+			uint64_t d;
+
+			if (!ref_varint(&p, end, 10, &d) || d > UINT64_MAX - t)
+				return false;
+			t += d;
+			out[i].t = t;
 		}
 		out[i].key = key;
 		out[i].meta = meta;
@@ -137,13 +153,14 @@ static uint64_t get_le(const uint8_t *p, unsigned int n)
 static void check_decode(const uint8_t *data, size_t size)
 {
 	static uint32_t keys[MAX_N];
-	static uint8_t meta[MAX_N], again[MAX_N * 6];
+	static uint8_t meta[MAX_N], again[MAX_N * 16];
+	static uint64_t ts[MAX_N];
 	static struct ref_rec ref[MAX_N];
 	uint64_t nr_keys, acc = 0, racc;
 	unsigned int enc;
 	const char *why = NULL;
 	size_t n, i, red, len;
-	bool ok;
+	bool ok, timed;
 	int ret;
 
 	if (size < 8)
@@ -155,7 +172,8 @@ static void check_decode(const uint8_t *data, size_t size)
 	data += 8;
 	size -= 8;
 
-	ret = hs_codec_decode(data, size, enc, n, nr_keys, keys, meta, &acc, &why);
+	timed = enc == HS_ENC_KEYS_META_TS;
+	ret = hs_codec_decode_ts(data, size, enc, n, nr_keys, keys, meta, ts, &acc, &why);
 	ok = ref_decode(data, size, enc, n, nr_keys, ref, &racc, &red);
 	FUZZ_CHECK(ret == 0 || ret == -EBADMSG, "hs_codec_decode() = %d", ret);
 	FUZZ_CHECK((ret == 0) == ok, "hs_codec_decode() = %d (%s), the reference %s", ret,
@@ -172,9 +190,13 @@ static void check_decode(const uint8_t *data, size_t size)
 		FUZZ_CHECK(keys[i] == ref[i].key && meta[i] == ref[i].meta,
 			   "record %zu: (%u, %#x), the reference (%lld, %#x)", i, keys[i],
 			   meta[i], (long long)ref[i].key, ref[i].meta);
-		FUZZ_CHECK(hs_meta_is_valid(meta[i]), "record %zu: bad meta %#x", i, meta[i]);
+		FUZZ_CHECK(timed ? hs_meta_is_valid_ts(meta[i]) : hs_meta_is_valid(meta[i]),
+			   "record %zu: bad meta %#x", i, meta[i]);
+		FUZZ_CHECK(!timed || ts[i] == ref[i].t, "record %zu: time %llu, the reference %llu",
+			   i, (unsigned long long)ts[i], (unsigned long long)ref[i].t);
 	}
-	len = hs_codec_encode(keys, meta, n, again);
+	len = timed ? hs_codec_encode_ts(keys, meta, ts, n, again) :
+		      hs_codec_encode(keys, meta, n, again);
 	FUZZ_CHECK(len + red == size, "re-encoded in %zu bytes, %zu redundant meta changes,"
 		   " from %zu", len, red, size);
 	if (!red)
@@ -228,9 +250,10 @@ static void check_round_trip(const uint8_t *data, size_t size)
 		uint8_t m = data[5 * i + 4] & HS_META_DEFINED;
 
 		keys[i] = (uint32_t)get_le(data + 5 * i, 4);
-		/* channels 5-7 do not exist: fold them onto 0-2 */
-		if ((m & HS_META_CHANNEL_MASK) >= HS_CH_NR)
-			m = (uint8_t)(m - HS_CH_NR);
+		/* channels 5-7 are not in an untimed chunk (5, READAHEAD, only in
+		 * encoding 2; 6 and 7 nowhere): fold them onto 0-2 */
+		if ((m & HS_META_CHANNEL_MASK) >= HS_CH_READAHEAD)
+			m = (uint8_t)(m - HS_CH_READAHEAD);
 		meta[i] = m;
 		want += hs_channel_is_access(hs_meta_channel(m));
 		nr_keys = HS_MAX(nr_keys, (uint64_t)keys[i] + 1);
