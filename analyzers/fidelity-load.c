@@ -125,15 +125,11 @@ out:
 
 static int push(struct hs_fid_event **a, size_t *n, size_t *cap, uint64_t pos, uint32_t key)
 {
-	if (*n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 1024;
-		struct hs_fid_event *grown = realloc(*a, ncap * sizeof(**a));
+	struct hs_fid_event *grown = hs_grow(*a, cap, *n + 1, sizeof(**a), 1024);
 
-		if (!grown)
-			return -ENOMEM;
-		*a = grown;
-		*cap = ncap;
-	}
+	if (!grown)
+		return -ENOMEM;
+	*a = grown;
 	(*a)[*n].pos = pos;
 	(*a)[*n].key = key;
 	(*n)++;

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define container_of(ptr, type, member) \
@@ -27,5 +28,31 @@ enum hs_exit {
 	HS_EXIT_NOINPUT		= 66,	/* cannot open input (EX_NOINPUT) */
 	HS_EXIT_UNAVAILABLE	= 69,	/* tracefs or permission unavailable (EX_UNAVAILABLE) */
 };
+
+/*
+ * Room for @need elements of @size bytes in @arr, which has room for *@cap:
+ * the array itself when it has, else @arr reallocated to the first doubling
+ * of *@cap (of @first, when empty) that holds @need, *@cap updated.
+ * Return: the array, or NULL (out of memory; @arr and *@cap untouched).
+ */
+static inline void *hs_grow(void *arr, size_t *cap, size_t need, size_t size, size_t first)
+{
+	size_t ncap = *cap ? *cap : first;
+	void *grown;
+
+	if (need <= *cap)
+		return arr;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return NULL;
+		ncap *= 2;
+	}
+	if (ncap > SIZE_MAX / size)
+		return NULL;
+	grown = realloc(arr, ncap * size);
+	if (grown)
+		*cap = ncap;
+	return grown;
+}
 
 #endif /* HS_HS_H */

@@ -38,7 +38,8 @@
 int hs_session_key_ids(struct hs_store *st, int64_t session, uint64_t **ids, uint64_t *n)
 {
 	sqlite3_stmt *s = NULL;
-	uint64_t *out = NULL, have = 0, cap = 0;
+	uint64_t *out = NULL, *grown;
+	size_t have = 0, cap = 0;
 	const char *why = NULL;
 	int err = 0, rc;
 
@@ -60,20 +61,12 @@ int hs_session_key_ids(struct hs_store *st, int64_t session, uint64_t **ids, uin
 					(long long)session, (long long)sqlite3_column_int64(s, 0));
 			goto out;
 		}
-		if (have + (uint64_t)nr > cap) {
-			uint64_t ncap = cap ? cap * 2 : HS_KEY_CHUNK_IDS;
-			uint64_t *grown;
-
-			while (ncap < have + (uint64_t)nr)
-				ncap *= 2;
-			grown = realloc(out, ncap * sizeof(*out));
-			if (!grown) {
-				err = store_err(st, -ENOMEM, "out of memory");
-				goto out;
-			}
-			out = grown;
-			cap = ncap;
+		grown = hs_grow(out, &cap, have + (size_t)nr, sizeof(*out), HS_KEY_CHUNK_IDS);
+		if (!grown) {
+			err = store_err(st, -ENOMEM, "out of memory");
+			goto out;
 		}
+		out = grown;
 		if (hs_codec_ids_decode(sqlite3_column_blob(s, 4),
 					(size_t)sqlite3_column_bytes(s, 4), (unsigned int)enc,
 					(size_t)nr, out + have, &why)) {
@@ -82,7 +75,7 @@ int hs_session_key_ids(struct hs_store *st, int64_t session, uint64_t **ids, uin
 					why ? why : "corrupt");
 			goto out;
 		}
-		have += (uint64_t)nr;
+		have += (size_t)nr;
 	}
 	if (rc != SQLITE_DONE) {
 		err = store_sql_err(st, rc);
@@ -143,17 +136,13 @@ static int load_rkeys(struct hs_store *st, int64_t session, struct rkey **out, s
 		return store_sql_err(st, rc);
 	sqlite3_bind_int64(s, 1, session);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (have == cap) {
-			size_t ncap = cap ? cap * 2 : 4096;
-			struct rkey *grown = realloc(k, ncap * sizeof(*k));
+		struct rkey *grown = hs_grow(k, &cap, have + 1, sizeof(*k), 4096);
 
-			if (!grown) {
-				err = store_err(st, -ENOMEM, "out of memory");
-				goto out;
-			}
-			k = grown;
-			cap = ncap;
+		if (!grown) {
+			err = store_err(st, -ENOMEM, "out of memory");
+			goto out;
 		}
+		k = grown;
 		k[have].key = (uint64_t)sqlite3_column_int64(s, 0);
 		k[have].kind = (uint64_t)sqlite3_column_int64(s, 1);
 		k[have].dev = (uint64_t)sqlite3_column_int64(s, 2);
@@ -255,17 +244,13 @@ int hs_rec_pages(struct hs_store *st, int64_t session, struct hs_rec_page **out,
 		}
 		for (i = rkey_lower(keys, nk, &want);
 		     i < nk && same_object(&keys[i], &want) && keys[i].page < end; i++) {
-			if (have == cap) {
-				size_t ncap = cap ? cap * 2 : 4096;
-				struct hs_rec_page *grown = realloc(pg, ncap * sizeof(*pg));
+			struct hs_rec_page *grown = hs_grow(pg, &cap, have + 1, sizeof(*pg), 4096);
 
-				if (!grown) {
-					err = store_err(st, -ENOMEM, "out of memory");
-					goto out;
-				}
-				pg = grown;
-				cap = ncap;
+			if (!grown) {
+				err = store_err(st, -ENOMEM, "out of memory");
+				goto out;
 			}
+			pg = grown;
 			pg[have].key = keys[i].key;
 			pg[have].born_ns = (uint64_t)sqlite3_column_int64(s, 6);
 			pg[have].died_ns = (uint64_t)sqlite3_column_int64(s, 7);
@@ -323,17 +308,13 @@ int hs_rec_gaps(struct hs_store *st, int64_t session, struct hs_rec_gap **out, s
 	sqlite3_bind_int64(s, 1, session);
 	sqlite3_bind_int(s, 2, HS_EV_LOST);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (have == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			struct hs_rec_gap *grown = realloc(g, ncap * sizeof(*g));
+		struct hs_rec_gap *grown = hs_grow(g, &cap, have + 1, sizeof(*g), 16);
 
-			if (!grown) {
-				err = store_err(st, -ENOMEM, "out of memory");
-				goto out;
-			}
-			g = grown;
-			cap = ncap;
+		if (!grown) {
+			err = store_err(st, -ENOMEM, "out of memory");
+			goto out;
 		}
+		g = grown;
 		g[have].start_ns = (uint64_t)sqlite3_column_int64(s, 0);
 		g[have].end_ns = (uint64_t)sqlite3_column_int64(s, 1);
 		if (g[have].start_ns > g[have].end_ns)
