@@ -94,7 +94,7 @@ say "cgroup2 controllers: $(cat /sys/fs/cgroup/cgroup.controllers)" \
 # MGLRU on (6.1 boots with it off, 6.12 with it on), and debugfs for lru_gen
 if [ -e /sys/kernel/mm/lru_gen/enabled ]; then
 	say "lru_gen/enabled at boot: $(cat /sys/kernel/mm/lru_gen/enabled)"
-	echo y >/sys/kernel/mm/lru_gen/enabled
+	echo "${LAB_LRU_GEN:-y}" >/sys/kernel/mm/lru_gen/enabled
 	say "lru_gen/enabled now: $(cat /sys/kernel/mm/lru_gen/enabled)"
 else
 	say "FAIL no /sys/kernel/mm/lru_gen"

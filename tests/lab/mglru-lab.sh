@@ -24,9 +24,11 @@ PACKAGE=
 INSTALL=1
 TIMEOUT=1200
 MEM=512M
+LRU_GEN=y
 KEEP=
 # The guest's recordings, sized for a 512 MiB guest under TCG (see README)
-# (LAB_ZRAM, LAB_RUN_1, LAB_RUN_2, LAB_RUN_3 in the environment replace them).
+# (LAB_ZRAM, LAB_RUN_1, LAB_RUN_2, LAB_RUN_3 in the environment replace them;
+# LAB_RUN_4 .. LAB_RUN_9 add more).
 ZRAM=${LAB_ZRAM:-256M}
 RUN_1=${LAB_RUN_1-record -m 64M --workload scan-twice --size 96M --dir /data}
 RUN_2=${LAB_RUN_2-record -m 48M --workload ycsb-f --size 96M --ops 100000}
@@ -50,6 +52,8 @@ workloads with a static hsctl inside it, and report on the host.
       --no-install     do not apt-get install qemu-system-x86, busybox-static, cpio
       --timeout SEC    per boot (default: $TIMEOUT)
       --mem SIZE       guest memory (default: $MEM)
+      --lru-gen y|n    MGLRU on (y, default) or off (n, the classic active/
+                       inactive LRU) in the guest: the kernel's own A/B
       --keep           keep the run's temporary directory
   -h, --help           this text
 
@@ -73,6 +77,12 @@ while [ $# -gt 0 ]; do
 	--no-install) INSTALL=; shift ;;
 	--timeout) TIMEOUT=${2:?}; shift 2 ;;
 	--mem) MEM=${2:?}; shift 2 ;;
+	--lru-gen)
+		case ${2:-} in
+		y | n) LRU_GEN=$2 ;;
+		*) echo "$PROG: --lru-gen takes y or n, not '${2:-}'" >&2; exit 64 ;;
+		esac
+		shift 2 ;;
 	--keep) KEEP=1; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 64 ;;
@@ -308,6 +318,10 @@ initramfs() {	# initramfs KPKG OUT
 		echo "LAB_RUN_1='$RUN_1'"
 		echo "LAB_RUN_2='$RUN_2'"
 		echo "LAB_RUN_3='$RUN_3'"
+		for i in 4 5 6 7 8 9; do
+			eval "echo \"LAB_RUN_$i='\${LAB_RUN_$i:-}'\""
+		done
+		echo "LAB_LRU_GEN='$LRU_GEN'"
 	} >"$stage/lab.conf"
 	modules "$kpkg" "$stage"
 	(cd "$stage" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out"
@@ -326,6 +340,32 @@ h() {	# h ARGS: hsctl on the guest's database; a failure is printed and counted
 
 q() {	# q SQL: one column, csv without the header
 	"$HSCTL" -d "$DB" sql --format csv "$1" | sed 1d
+}
+
+profiles() {	# profiles SESSION: the models matching the kernel the session was recorded on
+	local rel gen major minor
+	rel=$(q "SELECT kernel FROM recordings WHERE session = $1")
+	gen=$(q "SELECT lru_gen FROM recordings WHERE session = $1")
+	major=${rel%%.*}
+	minor=${rel#*.}
+	minor=${minor%%[!0-9]*}
+	# hsctl fidelity's own choice (analyzers/fidelity.c, hs_fid_default_policy())
+	if [ "$major" -lt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -lt 8 ]; }; then
+		MG_PROFILE=p61
+	elif [ "$major" -eq 6 ] && [ "$minor" -lt 14 ]; then
+		MG_PROFILE=p68
+	else
+		MG_PROFILE=p614
+	fi
+	if [ "$major" -lt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -lt 10 ]; }; then
+		L2_PROFILE=p61
+	else
+		L2_PROFILE=p610
+	fi
+	case $gen in
+	absent | "") MODEL=linux-2q ;;
+	*) if [ $(($gen & 1)) -eq 1 ]; then MODEL=mglru; else MODEL=linux-2q; fi ;;
+	esac
 }
 
 report() {	# report: what the guest recorded, checked and replayed on the host
@@ -390,8 +430,15 @@ report() {	# report: what the guest recorded, checked and replayed on the host
 				AND c.name = 'file') AS memcg_file_pages_end,
 			(SELECT count(*) FROM v_folio_lives WHERE session = $s AND kind = 'file'
 				AND death_cause = 'alive') AS file_lives_alive_end"
-		echo "-- replay at the recorded limit"
-		h replay "$s" --policy mglru,lru,opt
+		profiles "$s"
+		echo "-- replay at the recorded limit, the booted kernel's profiles:" \
+			"mglru.profile=$MG_PROFILE linux-2q.profile=$L2_PROFILE"
+		h replay "$s" --policy mglru,linux-2q,lru,opt --no-store \
+			--param "mglru.profile=$MG_PROFILE" --param "linux-2q.profile=$L2_PROFILE"
+		echo "-- per-page fidelity at the recorded limit (the model matching the kernel," \
+			"lru, and a random baseline)"
+		h fidelity "$s" --policy "$MODEL,lru" --param "mglru.profile=$MG_PROFILE" \
+			--param "linux-2q.profile=$L2_PROFILE"
 	done
 }
 
