@@ -226,13 +226,31 @@ int hs_undo_new(const char *dir, struct hs_undo **out)
 	return 0;
 }
 
-/* The directory exists, is a directory, not a symlink, and is ours alone. */
+/*
+ * The directory exists, is a directory, not a symlink, and is ours alone.
+ * Its parent is made too when missing: a minimal system (an initramfs, a
+ * container) may have no /run at all.
+ */
 static int check_dir(const char *dir)
 {
+	char parent[PATH_MAX];
 	struct stat st;
+	char *slash;
+	int made;
 
-	if (mkdir(dir, 0700) && errno != EEXIST)
-		return -errno;
+	made = mkdir(dir, 0700) ? errno : 0;
+	if (made == ENOENT) {
+		snprintf(parent, sizeof(parent), "%s", dir);
+		slash = strrchr(parent, '/');
+		if (slash && slash != parent) {
+			*slash = '\0';
+			if (mkdir(parent, 0755) && errno != EEXIST)
+				return -errno;
+		}
+		made = mkdir(dir, 0700) ? errno : 0;
+	}
+	if (made && made != EEXIST)
+		return -made;
 	if (lstat(dir, &st))
 		return -errno;
 	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
@@ -354,7 +372,9 @@ int hs_undo_fd(const struct hs_undo *u)
 
 const char *hs_undo_path(const struct hs_undo *u)
 {
-	return u ? u->path : "";
+	if (!u)
+		return "";
+	return u->path[0] ? u->path : u->dir;	/* the directory, before the note is made */
 }
 
 void hs_undo_close(struct hs_undo *u)

@@ -123,10 +123,11 @@ int hs_undo_done(struct hs_undo *u, int seq);
 int hs_undo_fd(const struct hs_undo *u);
 
 /**
- * hs_undo_path() - the note's file
+ * hs_undo_path() - the note's file, for messages
  * @u: the note
  *
- * Return: the path, or "" before the first hs_undo_add().
+ * Return: the path, or the notes' directory before the first hs_undo_add()
+ * has made it ("" for a NULL note).
  */
 const char *hs_undo_path(const struct hs_undo *u);
 

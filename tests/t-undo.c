@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -179,7 +180,7 @@ static void t_live_note(void)
 	pid_t pid;
 
 	T_EQ_I64(hs_undo_new(dir, &u), 0);
-	T_EQ_STR(hs_undo_path(u), "");
+	T_EQ_STR(hs_undo_path(u), dir);	/* the directory, for messages, until the note exists */
 	item(&it, HS_UNDO_INSTANCE, "hsctl_1", "", "", 0);
 	T_EQ_I64(hs_undo_add(u, &it), 1);
 	T_ASSERT(hs_undo_fd(u) >= 0);
@@ -201,6 +202,27 @@ static void t_live_note(void)
 	T_EQ_I64(hs_undo_add(NULL, &it), 0);
 	T_EQ_I64(hs_undo_done(NULL, 1), 0);
 	hs_undo_close(NULL);
+}
+
+/* A system without /run (the lab's initramfs): the notes' parent is made too. */
+static void t_missing_parent(void)
+{
+	char sub[PATH_MAX], notes[PATH_MAX + 8];
+	struct hs_undo_item it;
+	struct hs_undo *u = NULL;
+	struct stat st;
+
+	snprintf(sub, sizeof(sub), "%s/run", dir);
+	snprintf(notes, sizeof(notes), "%s/hsctl", sub);
+	T_EQ_I64(hs_undo_new(notes, &u), 0);
+	item(&it, HS_UNDO_INSTANCE, "hsctl_2", "", "", 0);
+	T_EQ_I64(hs_undo_add(u, &it), 1);
+	T_ASSERT(!lstat(notes, &st) && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700);
+	T_ASSERT(!strncmp(hs_undo_path(u), notes, strlen(notes)));
+	T_EQ_I64(hs_undo_done(u, 1), 0);
+	hs_undo_close(u);
+	T_EQ_I64(rmdir(notes), 0);
+	T_EQ_I64(rmdir(sub), 0);
 }
 
 static void t_ended(void)
@@ -263,6 +285,7 @@ static const struct t_case cases[] = {
 	{ "kept_items", t_kept_items },
 	{ "live_note", t_live_note },
 	{ "ended", t_ended },
+	{ "missing_parent", t_missing_parent },
 	{ "pid_reuse_and_torn", t_pid_reuse_and_torn },
 };
 
