@@ -437,8 +437,11 @@ report() {	# report: what the guest recorded, checked and replayed on the host
 			--param "mglru.profile=$MG_PROFILE" --param "linux-2q.profile=$L2_PROFILE"
 		echo "-- per-page fidelity at the recorded limit (the model matching the kernel," \
 			"lru, and a random baseline)"
-		h fidelity "$s" --policy "$MODEL,lru" --param "mglru.profile=$MG_PROFILE" \
-			--param "linux-2q.profile=$L2_PROFILE"
+		if [ "$MODEL" = mglru ]; then
+			h fidelity "$s" --policy mglru,lru --param "mglru.profile=$MG_PROFILE"
+		else
+			h fidelity "$s" --policy linux-2q,lru --param "linux-2q.profile=$L2_PROFILE"
+		fi
 	done
 }
 
