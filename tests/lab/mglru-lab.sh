@@ -368,6 +368,19 @@ profiles() {	# profiles SESSION: the models matching the kernel the session was 
 	esac
 }
 
+lru_gen_is() {	# lru_gen_is SESSION: the session recorded the MGLRU state --lru-gen asked for
+	local gen on
+	gen=$(q "SELECT lru_gen FROM recordings WHERE session = $1")
+	case $gen in
+	0x[0-9a-fA-F]* | [0-9]*) on=$(( (gen & 1) ? 1 : 0 )) ;;
+	*) on=x ;;
+	esac
+	if [ "$on" != "$([ "$LRU_GEN" = y ] && echo 1 || echo 0)" ]; then
+		echo "!! session $1: lru_gen '$gen' recorded, --lru-gen $LRU_GEN asked"
+		echo "session $1: lru_gen '$gen', asked $LRU_GEN" >>"$RES/failures"
+	fi
+}
+
 report() {	# report: what the guest recorded, checked and replayed on the host
 	local s
 	echo "== sessions"
@@ -431,6 +444,7 @@ report() {	# report: what the guest recorded, checked and replayed on the host
 			(SELECT count(*) FROM v_folio_lives WHERE session = $s AND kind = 'file'
 				AND death_cause = 'alive') AS file_lives_alive_end"
 		profiles "$s"
+		lru_gen_is "$s"
 		echo "-- replay at the recorded limit, the booted kernel's profiles:" \
 			"mglru.profile=$MG_PROFILE linux-2q.profile=$L2_PROFILE"
 		h replay "$s" --policy mglru,linux-2q,lru,opt --no-store \
