@@ -1884,6 +1884,17 @@ static int stage_begin(struct hs_session_writer *w, const struct hs_session_meta
 			return store_err(st, -ENOMEM, "out of memory");
 		*f[i] = w->owned[i];
 	}
+	/*
+	 * The temporary database holds nothing that must survive a crash, and a
+	 * 10 M record import stages some 30 MB: 64 KiB pages (taken only while
+	 * the temporary database is still empty), a journal in memory and a
+	 * 64 MiB cache spare most of the 4 KiB writes, journal writes and reads
+	 * back that the defaults make of it (about 60 % of an import's system time).
+	 */
+	err = store_exec(st, "PRAGMA temp.page_size = 65536; PRAGMA temp.journal_mode = MEMORY;"
+			 " PRAGMA temp.cache_size = -65536");
+	if (err)
+		return err;
 	err = store_exec(st, "CREATE TEMP TABLE IF NOT EXISTS hs_stage (chunk_no INTEGER"
 			 " PRIMARY KEY, first_seq INTEGER, nr_records INTEGER, nr_accesses"
 			 " INTEGER, encoding INTEGER, data BLOB); DELETE FROM temp.hs_stage");
@@ -2095,6 +2106,48 @@ int hs_session_add(struct hs_session_writer *w, uint64_t key, uint8_t meta)
 	if (unlikely(++w->n == HS_CHUNK_RECORDS)) {
 		w->err = flush_chunk(w);
 		return w->err;
+	}
+	return 0;
+}
+
+/**
+ * hs_session_add_many() - append records that share one meta byte
+ * @w: the writer
+ * @keys: original ids (renumbered densely here)
+ * @n: their number
+ * @meta: channel, type and write bits (access.h) of every one
+ *
+ * hs_session_add() for each key, with one check and array copies.
+ *
+ * Return: as hs_session_add(); on a failed chunk write the records after
+ * that chunk are not added.
+ */
+int hs_session_add_many(struct hs_session_writer *w, const uint64_t *keys, size_t n,
+			uint8_t meta)
+{
+	size_t take;
+
+	if (unlikely(w->err))
+		return w->err;
+	if (unlikely(!hs_meta_is_valid(meta)))
+		return store_err(w->st, -EINVAL, "bad meta byte 0x%02x", meta);
+	if (unlikely(w->timed > 0))
+		return store_err(w->st, -EINVAL, "a record without a time in a timed session");
+	if (!n)
+		return 0;
+	w->timed = -1;
+	while (n) {
+		take = HS_MIN(n, HS_CHUNK_RECORDS - w->n);
+		memcpy(w->raw + w->n, keys, take * sizeof(*keys));
+		memset(w->meta + w->n, meta, take);
+		w->n += take;
+		keys += take;
+		n -= take;
+		if (w->n == HS_CHUNK_RECORDS) {
+			w->err = flush_chunk(w);
+			if (w->err)
+				return w->err;
+		}
 	}
 	return 0;
 }
