@@ -353,7 +353,7 @@ int hs_keymap_add(struct hs_keymap *km, uint64_t key, uint32_t *id)
  */
 long hs_keymap_add_many(struct hs_keymap *km, const uint64_t *keys, size_t n, uint32_t *ids)
 {
-	uint64_t ring[PREFETCH_AHEAD];	/* hashes of the keys prefetched, by i % PREFETCH_AHEAD */
+	uint64_t ring[PREFETCH_AHEAD];	/* hashes of the prefetched keys, at i % PREFETCH_AHEAD */
 	long added = 0;
 	size_t i;
 	int ret;

@@ -1884,17 +1884,6 @@ static int stage_begin(struct hs_session_writer *w, const struct hs_session_meta
 			return store_err(st, -ENOMEM, "out of memory");
 		*f[i] = w->owned[i];
 	}
-	/*
-	 * The temporary database holds nothing that must survive a crash, and a
-	 * 10 M record import stages some 30 MB: 64 KiB pages (taken only while
-	 * the temporary database is still empty), a journal in memory and a
-	 * 64 MiB cache spare most of the 4 KiB writes, journal writes and reads
-	 * back that the defaults make of it (about 60 % of an import's system time).
-	 */
-	err = store_exec(st, "PRAGMA temp.page_size = 65536; PRAGMA temp.journal_mode = MEMORY;"
-			 " PRAGMA temp.cache_size = -65536");
-	if (err)
-		return err;
 	err = store_exec(st, "CREATE TEMP TABLE IF NOT EXISTS hs_stage (chunk_no INTEGER"
 			 " PRIMARY KEY, first_seq INTEGER, nr_records INTEGER, nr_accesses"
 			 " INTEGER, encoding INTEGER, data BLOB); DELETE FROM temp.hs_stage");
