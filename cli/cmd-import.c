@@ -218,6 +218,9 @@ static int import_params(const struct hs_trace_opts *o, char **out)
 	return hs_json_take(&j, out);
 }
 
+/* Records moved from the reader to the writer at once (a 32 KiB stack array). */
+#define COPY_BATCH	4096
+
 /*
  * Read every record into the open session.  Return: 0 or a negative errno,
  * with *why the message and *bad_data set when the trace was at fault.
@@ -227,18 +230,26 @@ static int copy_records(struct hs_trace_reader *r, struct hs_session_writer *w,
 {
 	struct hs_cli_progress pr;
 	bool tty = isatty(STDERR_FILENO);
-	uint64_t key;
+	uint64_t keys[COPY_BATCH], before;
 	uint8_t meta;
-	int ret;
+	long n;
+	int ret = 0;
 
 	hs_cli_progress_start(&pr);
-	while ((ret = hs_trace_next(r, &key, &meta)) == 1) {
-		ret = hs_session_add(w, key, meta);
+	for (;;) {
+		before = hs_trace_records(r);
+		n = hs_trace_next_many(r, keys, COPY_BATCH, &meta);
+		if (n <= 0) {
+			ret = (int)n;
+			break;
+		}
+		ret = hs_session_add_many(w, keys, (size_t)n, meta);
 		if (ret) {
 			*why = hs_store_errmsg(st);
 			break;
 		}
-		if (tty && !(hs_trace_records(r) & 0xfffff))
+		/* about every 2^20 records, as the count passes a multiple of it */
+		if (tty && (before ^ hs_trace_records(r)) >> 20)
 			show_progress(&pr, r);
 	}
 	hs_cli_progress_end(&pr, 60);

@@ -256,15 +256,13 @@ static int make_room(struct hs_keymap *km)
  * alone.  Return: true and *@id if known; else false, with *@h its hash and
  * *@slot the empty slot that ends its probe.
  */
-KM_INLINE bool find(const struct hs_keymap *km, const uint64_t *key, unsigned int words,
-			uint64_t *h, size_t *slot, uint32_t *id)
+KM_INLINE bool find_h(const struct hs_keymap *km, const uint64_t *key, unsigned int words,
+			  uint64_t h, size_t *slot, uint32_t *id)
 {
-	uint64_t tag;
+	uint64_t tag = key_tag(key, words, h);
 	size_t i;
 
-	*h = key_hash(key, words);
-	tag = key_tag(key, words, *h);
-	for (i = *h & km->mask;; i = (i + 1) & km->mask) {
+	for (i = h & km->mask;; i = (i + 1) & km->mask) {
 		const struct km_slot *s = &km->slots[i];
 
 		if (!s->id1)
@@ -278,19 +276,26 @@ KM_INLINE bool find(const struct hs_keymap *km, const uint64_t *key, unsigned in
 	return false;
 }
 
+/* find_h() of a key whose hash is not known yet, which goes to *@h. */
+KM_INLINE bool find(const struct hs_keymap *km, const uint64_t *key, unsigned int words,
+			uint64_t *h, size_t *slot, uint32_t *id)
+{
+	*h = key_hash(key, words);
+	return find_h(km, key, words, *h, slot, id);
+}
+
 /*
  * Find @key, adding it with the next dense id and a zeroed record if new.
  * Return: 0 (known), 1 (added), -ENOMEM or -EOVERFLOW.
  */
-KM_INLINE int find_add(struct hs_keymap *km, const uint64_t *key, unsigned int words,
-			   uint32_t *id)
+KM_INLINE int find_add_h(struct hs_keymap *km, const uint64_t *key, unsigned int words,
+			     uint64_t h, uint32_t *id)
 {
 	size_t i, kb = words * sizeof(uint64_t);
 	char *rec;
-	uint64_t h;
 	int err;
 
-	if (find(km, key, words, &h, &i, id))
+	if (find_h(km, key, words, h, &i, id))
 		return 0;
 	if (unlikely(km->count >= km->limit || km->count == km->recs_cap ||
 		     km->count == HS_KEYMAP_MAX_KEYS)) {
@@ -310,6 +315,13 @@ KM_INLINE int find_add(struct hs_keymap *km, const uint64_t *key, unsigned int w
 	km->slots[i].id1 = km->count + 1;
 	*id = km->count++;
 	return 1;
+}
+
+/* find_add_h() with the key's hash computed here. */
+KM_INLINE int find_add(struct hs_keymap *km, const uint64_t *key, unsigned int words,
+			   uint32_t *id)
+{
+	return find_add_h(km, key, words, key_hash(key, words), id);
 }
 
 /**
@@ -341,14 +353,26 @@ int hs_keymap_add(struct hs_keymap *km, uint64_t key, uint32_t *id)
  */
 long hs_keymap_add_many(struct hs_keymap *km, const uint64_t *keys, size_t n, uint32_t *ids)
 {
+	uint64_t ring[PREFETCH_AHEAD];	/* hashes of the prefetched keys, at i % PREFETCH_AHEAD */
 	long added = 0;
 	size_t i;
 	int ret;
 
+	/* each key is hashed once, when its slot is prefetched */
+	for (i = 0; i < n && i < PREFETCH_AHEAD; i++) {
+		ring[i] = hash(keys[i]);
+		__builtin_prefetch(&km->slots[ring[i] & km->mask]);
+	}
 	for (i = 0; i < n; i++) {
-		if (i + PREFETCH_AHEAD < n)
-			__builtin_prefetch(&km->slots[hash(keys[i + PREFETCH_AHEAD]) & km->mask]);
-		ret = find_add(km, &keys[i], 1, &ids[i]);
+		uint64_t h = ring[i % PREFETCH_AHEAD];
+
+		if (i + PREFETCH_AHEAD < n) {
+			uint64_t ha = hash(keys[i + PREFETCH_AHEAD]);
+
+			ring[i % PREFETCH_AHEAD] = ha;
+			__builtin_prefetch(&km->slots[ha & km->mask]);
+		}
+		ret = find_add_h(km, &keys[i], 1, h, &ids[i]);
 		if (unlikely(ret < 0))
 			return ret;
 		added += ret;

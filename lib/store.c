@@ -2100,6 +2100,48 @@ int hs_session_add(struct hs_session_writer *w, uint64_t key, uint8_t meta)
 }
 
 /**
+ * hs_session_add_many() - append records that share one meta byte
+ * @w: the writer
+ * @keys: original ids (renumbered densely here)
+ * @n: their number
+ * @meta: channel, type and write bits (access.h) of every one
+ *
+ * hs_session_add() for each key, with one check and array copies.
+ *
+ * Return: as hs_session_add(); on a failed chunk write the records after
+ * that chunk are not added.
+ */
+int hs_session_add_many(struct hs_session_writer *w, const uint64_t *keys, size_t n,
+			uint8_t meta)
+{
+	size_t take;
+
+	if (unlikely(w->err))
+		return w->err;
+	if (unlikely(!hs_meta_is_valid(meta)))
+		return store_err(w->st, -EINVAL, "bad meta byte 0x%02x", meta);
+	if (unlikely(w->timed > 0))
+		return store_err(w->st, -EINVAL, "a record without a time in a timed session");
+	if (!n)
+		return 0;
+	w->timed = -1;
+	while (n) {
+		take = HS_MIN(n, HS_CHUNK_RECORDS - w->n);
+		memcpy(w->raw + w->n, keys, take * sizeof(*keys));
+		memset(w->meta + w->n, meta, take);
+		w->n += take;
+		keys += take;
+		n -= take;
+		if (w->n == HS_CHUNK_RECORDS) {
+			w->err = flush_chunk(w);
+			if (w->err)
+				return w->err;
+		}
+	}
+	return 0;
+}
+
+/**
  * hs_session_add_ts() - append one record with its time
  * @w: the writer
  * @key: original id (renumbered densely here)

@@ -104,6 +104,9 @@ int hs_session_begin(struct hs_store *st, const struct hs_session_meta *m,
 		     struct hs_session_writer **out);
 /* Append one record; @key is the original id (renumbered densely here). */
 int hs_session_add(struct hs_session_writer *w, uint64_t key, uint8_t meta);
+/* hs_session_add() for @n records of one meta byte, with array copies. */
+int hs_session_add_many(struct hs_session_writer *w, const uint64_t *keys, size_t n,
+			uint8_t meta);
 /*
  * Append one record with its trace-clock time (ns, never before the previous
  * record's); a session's records all have times (recordings: encoding 2, which

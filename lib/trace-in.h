@@ -137,6 +137,22 @@ int hs_trace_open(const char *path, const struct hs_trace_opts *opts,
 int hs_trace_next(struct hs_trace_reader *r, uint64_t *key, uint8_t *meta);
 
 /**
+ * hs_trace_next_many() - up to @max records at once
+ * @r: the reader
+ * @keys: receives the keys
+ * @max: room in @keys (at least 1)
+ * @meta: receives the meta byte (the same for every record)
+ *
+ * The same records, errors and messages as @max calls of hs_trace_next(),
+ * faster: oracle and u32be records are decoded straight from the buffer.
+ *
+ * Return: records stored (> 0), or 0 at the end, or a negative errno as
+ * hs_trace_next() returns them; records read before an error come first,
+ * the error with the next call.
+ */
+long hs_trace_next_many(struct hs_trace_reader *r, uint64_t *keys, size_t max, uint8_t *meta);
+
+/**
  * hs_trace_errmsg() - the reason for the last error
  * @r: the reader
  *

@@ -623,6 +623,120 @@ static void test_read_cb(void)
 	T_ASSERT(strstr(err, "cb3.txt:2: expected a decimal key, got 'x'"));
 }
 
+/*
+ * What one way of reading a file gave: the record count, an FNV-1a style
+ * digest of the keys in order, the final return value and message.
+ */
+struct digest {
+	uint64_t	n;
+	uint64_t	hash;
+	long		ret;
+	char		msg[512];
+};
+
+/* Read @file with hs_trace_next_many(@batch at a time), or hs_trace_next() if @batch is 0. */
+static struct digest read_digest(const char *file, const struct hs_trace_opts *o, size_t batch)
+{
+	static uint64_t keys[5000];
+	struct digest d = { .hash = 14695981039346656037ull };
+	struct hs_trace_reader *r;
+	uint8_t meta;
+	long i;
+
+	d.ret = hs_trace_open(file, o, &r);
+	while (!d.ret) {
+		if (batch)
+			d.ret = hs_trace_next_many(r, keys, batch, &meta);
+		else
+			d.ret = hs_trace_next(r, keys, &meta);
+		if (d.ret <= 0)
+			break;
+		T_EQ_U64(meta, o->meta);
+		for (i = 0; i < d.ret; i++)
+			d.hash = (d.hash ^ keys[i]) * 1099511628211ull;
+		d.n += (uint64_t)d.ret;
+		d.ret = 0;
+	}
+	if (r) {
+		T_EQ_U64(hs_trace_records(r), d.n);
+		snprintf(d.msg, sizeof(d.msg), "%s", hs_trace_errmsg(r));
+	}
+	hs_trace_close(r);
+	return d;
+}
+
+/* hs_trace_next_many() at several batch sizes reads @file exactly as hs_trace_next(). */
+static void expect_same_many(const char *file, const struct hs_trace_opts *o, uint64_t want_n,
+			     long want_ret)
+{
+	static const size_t batches[] = { 1, 2, 7, 4096, 5000 };
+	struct digest one = read_digest(file, o, 0), many;
+	size_t i;
+
+	T_EQ_U64(one.n, want_n);
+	T_EQ_I64(one.ret, want_ret);
+	for (i = 0; i < ARRAY_SIZE(batches); i++) {
+		many = read_digest(file, o, batches[i]);
+		T_EQ_U64(many.n, one.n);
+		T_EQ_U64(many.hash, one.hash);
+		T_EQ_I64(many.ret, one.ret);
+		T_EQ_STR(many.msg, one.msg);
+	}
+}
+
+/*
+ * The batch reader on files of many records (several 256 KiB buffers, so
+ * the fast path stops at refills), plain and gzip: clean, with a bad
+ * next-access time deep inside, truncated, and against --max-accesses.
+ */
+static void test_many(void)
+{
+	const unsigned int n = 30000;	/* 720000 bytes of oracle records */
+	struct hs_trace_opts o = opts(HS_TRACE_ORACLE);
+	unsigned char *buf = malloc((size_t)n * 24);
+	unsigned int i;
+	int gz;
+
+	T_ASSERT(buf);
+	if (!buf)
+		return;
+	o.meta = hs_meta_make(HS_CH_FD, HS_TYPE_ANON, false);
+	for (i = 0; i < n; i++)	/* key i % 1000; next access 1000 later, or none */
+		oracle_rec(buf + (size_t)i * 24, i, i % 1000, 4096,
+			   i + 1000 < n ? (int64_t)i + 1000 : -1);
+	for (gz = 0; gz < 2; gz++) {
+		o.max_records = 0;
+		expect_same_many(put("many.oracle", buf, (size_t)n * 24, gz), &o, n, 0);
+		expect_same_many(put("many.oracle", buf, (size_t)n * 24 - 5, gz), &o, n - 1,
+				 -EBADMSG);
+		o.max_records = 12345;
+		expect_same_many(put("many.oracle", buf, (size_t)n * 24, gz), &o, 12345, -EFBIG);
+		o.max_records = n;
+		expect_same_many(put("many.oracle", buf, (size_t)n * 24, gz), &o, n, 0);
+	}
+	o.max_records = 0;
+	oracle_rec(buf + 20000 * 24, 20000, 0, 4096, 19999);	/* next access in the past */
+	expect_same_many(put("many.oracle", buf, (size_t)n * 24, false), &o, 20000, -EBADMSG);
+	oracle_rec(buf + 20000 * 24, 20000, 0, 4096, (int64_t)n + 1);	/* past the end */
+	expect_same_many(put("many.oracle", buf, (size_t)n * 24, false), &o, n, -EBADMSG);
+
+	/* u32be: the same bytes as 180000 ids; a text file is refused before any */
+	o = opts(HS_TRACE_U32BE);
+	expect_same_many(put("many.u32", buf, (size_t)n * 24, false), &o, n * 6, 0);
+	expect_same_many(put("many.u32", buf, (size_t)n * 24 - 1, true), &o, n * 6 - 1,
+			 -EBADMSG);
+	o.max_records = 100000;
+	expect_same_many(put("many.u32", buf, (size_t)n * 24, true), &o, 100000, -EFBIG);
+	o.max_records = 0;
+	expect_same_many(puts_file("many.txt", "1\n2\n3\n"), &o, 0, -EBADMSG);
+
+	/* a text format goes through hs_trace_next() */
+	o = opts(HS_TRACE_TEXT);
+	expect_same_many(puts_file("many.txt", "1\n2\n3\nx\n"), &o, 3, -EBADMSG);
+	expect_same_many(puts_file("empty.txt", ""), &o, 0, -ENODATA);
+	free(buf);
+}
+
 static const struct t_case cases[] = {
 	{ "types", test_types },
 	{ "fnv", test_fnv },
@@ -643,6 +757,7 @@ static const struct t_case cases[] = {
 	{ "gz_members", test_gz_members },
 	{ "max_records", test_max_records },
 	{ "read_cb", test_read_cb },
+	{ "many", test_many },
 };
 
 int main(int argc, char **argv)
