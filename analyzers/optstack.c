@@ -129,14 +129,18 @@
  * access), though in only 0.43 "blocks" of adjacent slots per reuse, so a
  * tree that moves blocks (as the carry below does for the next-use stack)
  * would do about 0.65 block moves per access where the next-use stack does
- * 1.65: a constant factor, not the O(log n) of the paper.  L[]
- * itself changes by about one mark per access (the old marks lie between
- * d and the next old point; they are replaced by points that surface from
- * under them), but finding those points needs the order of the points that
+ * 1.65: a constant factor, not the O(log n) of the paper.  L[] itself
+ * changes little (about one new mark per access, and only at the slots from
+ * d to the next point <= p, where points hidden under the old mark
+ * surface), but finding those points needs the order of the points that
  * are not marks: "remove the largest mark <= p and push t" is not enough
  * (d d b b d b a d c b a: before the last access the stack is 9 6 8 -4 ..,
  * L = 9 6 6 -4; after it 10 9 8 -4, not 10 9 6 -4).  An O(log n) update of
- * the marks is the open step.
+ * the marks is the open step.  A lead, checked by brute force too: with
+ * d_i = D_i - 1 for each interval i processed so far and, for each time
+ * point y, z(y) the largest k with exactly k intervals over y of d_i <= k,
+ * a reuse has D = 2 + max z(y) over y in (p, t): a range maximum over time,
+ * if z can be kept up to date under "d joins every point of (p, t)".
  *
  * Cost: O((b + 1) log n) expected per access for b blocks; memory per key:
  * a 56-byte tree node and hist[] (8 bytes).  On P12 (13.2 million accesses,

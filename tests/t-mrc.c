@@ -8,9 +8,9 @@
  * the driver hit exactly as often as the one-pass curves say at EVERY
  * capacity from 1 to past the number of keys, on random streams of several
  * shapes; and against a second model that reads only the past (a stack of
- * time points, the essay's "view from the past").  Then the size grids: counts, percentages, memory sizes, linear
- * and log-spaced ranges, with their numbers written out; and the one-pass
- * curves of a stored session.
+ * time points, the essay's "view from the past").  Then the size grids:
+ * counts, percentages, memory sizes, linear and log-spaced ranges, with
+ * their numbers written out; and the one-pass curves of a stored session.
  */
 #include "config.h"
 
