@@ -140,7 +140,11 @@
  * d_i = D_i - 1 for each interval i processed so far and, for each time
  * point y, z(y) the largest k with exactly k intervals over y of d_i <= k,
  * a reuse has D = 2 + max z(y) over y in (p, t): a range maximum over time,
- * if z can be kept up to date under "d joins every point of (p, t)".
+ * if z can be kept up to date under "d joins every point of (p, t)".  It
+ * can, naively: z(y) is the smallest element of a set H(y) (at first all of
+ * 0, 1, 2, ...), and interval (p, t) removes from H(y), for each y in
+ * (p, t), its largest element below d = D - 1.  Every such update is on a
+ * suffix of the time points (t is now), which a faster structure may use.
  *
  * Cost: O((b + 1) log n) expected per access for b blocks; memory per key:
  * a 56-byte tree node and hist[] (8 bytes).  On P12 (13.2 million accesses,
