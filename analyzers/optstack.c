@@ -85,8 +85,70 @@
  * and a drop of a key in the middle would leave a hole.  The callers feed
  * pure access streams (cli/cmd-mrc.c falls back to the replay otherwise).
  *
+ * A view from the past.  The OPT distance of an access depends only on the
+ * accesses before it (Bilardi, Ekanadham and Pattnaik, "Optimal on-line
+ * computation of stack distances for MIN and OPT", CF 2017), though MIN
+ * itself looks ahead.  Derived here and checked by brute force against
+ * policies/opt.c at every capacity (tests/t-mrc.c, "crit-model", keeps it as
+ * an independent model); not used for speed yet, see the end.
+ *
+ *   1. Intervals.  A reuse of key x at time t, x last accessed at p, is the
+ *      open interval (p, t) of time points.  Taking the intervals in the
+ *      order of their ends and accepting one when every point it covers has
+ *      fewer than C - 1 accepted intervals over it (an immediate reuse
+ *      covers nothing) accepts exactly MIN's hits at capacity C: C - 1
+ *      slots besides the one the access at a point needs (Hawkeye's
+ *      OPTgen; the greedy is the classic optimum for packing intervals).
+ *   2. Per capacity, a set of time points.  At capacity k = C - 1 let S_k
+ *      hold, for each load j = 0 .. k, the latest point before t with at
+ *      least j intervals over it (paddings -1, -2, ... stand in while there
+ *      is none).  Interval (p, t) is accepted iff S_k has a point <= p (the
+ *      latest point at load k is no later than p).  Accepting it adds one
+ *      to the load of (p, t): the points of S_k above p move up one load,
+ *      so S_k loses its largest point <= p and gains t; rejecting it only
+ *      replaces the top point t - 1 by t.  With p below everything on a
+ *      first access: in both cases S_k loses the point that goes first in
+ *      the order "points <= p before points > p, larger before smaller"
+ *      and gains t.
+ *   3. One stack.  The order of step 2 does not depend on k, so Mattson's
+ *      argument applies: S_0, S_1, ... are the tops of one stack of time
+ *      points, updated by putting t on top and carrying the old top down,
+ *      the point that goes first carried on at each slot.  The distance is
+ *      1 + the slot (from 0) of the topmost point <= p, so
+ *      D = 1 + #{k : L[k] > p} where L[k] = min S_k is non-increasing: a
+ *      rank query over time, as for LRU.
+ *
+ * Example, a b c a b d a (times 0 .. 6), top first: after the three cold
+ * accesses 2 -2 -3 ..; a at 3 (p = 0): the topmost point <= 0 is -2 at slot
+ * 1, distance 2 (MIN hits it from 2 slots on); and so on in tests/t-mrc.c.
+ *
+ * The catch is the update of L[].  The carry leaves every point above the
+ * topmost old one (<= p, at slot d) in place and moves the old points below
+ * that are larger than every old point above them, each to the next one's
+ * slot: on P12's first 300,000 accesses 547 million moves (1,800 per
+ * access), though in only 0.43 "blocks" of adjacent slots per reuse, so a
+ * tree that moves blocks (as the carry below does for the next-use stack)
+ * would do about 0.65 block moves per access where the next-use stack does
+ * 1.65: a constant factor, not the O(log n) of the paper.  L[] itself
+ * changes little (about one new mark per access, and only at the slots from
+ * d to the next point <= p, where points hidden under the old mark
+ * surface), but finding those points needs the order of the points that
+ * are not marks: "remove the largest mark <= p and push t" is not enough
+ * (d d b b d b a d c b a: before the last access the stack is 9 6 8 -4 ..,
+ * L = 9 6 6 -4; after it 10 9 8 -4, not 10 9 6 -4).  An O(log n) update of
+ * the marks is the open step.  A lead, checked by brute force too: with
+ * d_i = D_i - 1 for each interval i processed so far and, for each time
+ * point y, z(y) the largest k with exactly k intervals over y of d_i <= k,
+ * a reuse has D = 2 + max z(y) over y in (p, t): a range maximum over time,
+ * if z can be kept up to date under "d joins every point of (p, t)".  It
+ * can, naively: z(y) is the smallest element of a set H(y) (at first all of
+ * 0, 1, 2, ...), and interval (p, t) removes from H(y), for each y in
+ * (p, t), its largest element below d = D - 1.  Every such update is on a
+ * suffix of the time points (t is now), which a faster structure may use.
+ *
  * Cost: O((b + 1) log n) expected per access for b blocks; memory per key:
- * a 56-byte tree node and hist[] (8 bytes).
+ * a 56-byte tree node and hist[] (8 bytes).  On P12 (13.2 million accesses,
+ * 3.15 million keys) about 40 s of CPU, most of it in the carry.
  */
 #include "config.h"
 

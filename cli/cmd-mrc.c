@@ -180,36 +180,6 @@ static const struct argp argp = {
 	       "hsctl-mrc(1) and hsctl-db(5).",
 };
 
-static int pick_sizes(const char *spec, const struct hs_session_info *info, uint64_t **sizes,
-		      size_t *n)
-{
-	uint64_t unit_bytes = 0;
-	int ret;
-
-	if (!strcmp(info->unit, "page"))
-		unit_bytes = 4096;
-	else if (!strcmp(info->unit, "block"))
-		unit_bytes = 512;
-	ret = hs_mrc_sizes_parse(spec, info->distinct_keys, unit_bytes, sizes, n);
-	switch (ret) {
-	case 0:
-		return 0;
-	case -ENOMEM:
-		hs_err("out of memory");
-		return HS_EXIT_FAILURE;
-	case -E2BIG:
-		hs_err("--sizes '%s': more than %u sizes", spec, HS_MRC_MAX_SIZES);
-		return HS_EXIT_USAGE;
-	case -ERANGE:
-		hs_err("--sizes '%s': a size outside 1 .. %u %ss", spec, UINT32_MAX, info->unit);
-		return HS_EXIT_USAGE;
-	default:
-		hs_err("--sizes '%s': expected N, N%%%s, A..B, A..B/STEP or A..B:COUNT, "
-		       "comma-separated (A <= B)", spec, unit_bytes ? ", a size such as 64M" : "");
-		return HS_EXIT_USAGE;
-	}
-}
-
 static bool is_stack_policy(const struct hs_policy_ops *ops)
 {
 	return !strcmp(ops->name, "lru") || !strcmp(ops->name, "opt");
@@ -492,7 +462,7 @@ static int run(int argc, char **argv)
 	}
 	if (strcmp(info.status, "complete"))
 		hs_warn("session %" PRId64 " is %s: using what was recorded", session, info.status);
-	status = pick_sizes(a.sizes ? a.sizes : DEFAULT_SIZES, &info, &sizes, &ns);
+	status = hs_cli_pick_sizes(a.sizes ? a.sizes : DEFAULT_SIZES, "--sizes", &info, &sizes, &ns);
 	if (status)
 		goto out;
 

@@ -347,37 +347,6 @@ static const char *prot_def(const char *policy)
 
 /* ---- computing the curves and the detailed runs ---- */
 
-static int pick_sizes(const char *spec, const char *what, const struct hs_session_info *info,
-		      uint64_t **sizes, size_t *n)
-{
-	uint64_t unit_bytes = 0;
-	int ret;
-
-	if (!strcmp(info->unit, "page"))
-		unit_bytes = 4096;
-	else if (!strcmp(info->unit, "block"))
-		unit_bytes = 512;
-	ret = hs_mrc_sizes_parse(spec, info->distinct_keys, unit_bytes, sizes, n);
-	switch (ret) {
-	case 0:
-		return 0;
-	case -ENOMEM:
-		hs_err("out of memory");
-		return HS_EXIT_FAILURE;
-	case -E2BIG:
-		hs_err("%s '%s': more than %u sizes", what, spec, HS_MRC_MAX_SIZES);
-		return HS_EXIT_USAGE;
-	case -ERANGE:
-		hs_err("%s '%s': a size outside 1 .. %u %ss", what, spec, UINT32_MAX, info->unit);
-		return HS_EXIT_USAGE;
-	default:
-		hs_err("%s '%s': expected N, N%%%s, A..B, A..B/STEP or A..B:COUNT, "
-		       "comma-separated (A <= B)", what, spec,
-		       unit_bytes ? ", a size such as 64M" : "");
-		return HS_EXIT_USAGE;
-	}
-}
-
 static bool is_stack_policy(const struct hs_policy_ops *ops)
 {
 	return !strcmp(ops->name, "lru") || !strcmp(ops->name, "opt");
@@ -1160,11 +1129,11 @@ static int run(int argc, char **argv)
 	}
 	if (strcmp(info.status, "complete"))
 		hs_warn("session %" PRId64 " is %s: using what was recorded", session, info.status);
-	status = pick_sizes(a.sizes ? a.sizes : DEFAULT_SIZES, "--sizes", &info, &sizes, &ns);
+	status = hs_cli_pick_sizes(a.sizes ? a.sizes : DEFAULT_SIZES, "--sizes", &info, &sizes, &ns);
 	if (status)
 		goto out;
 	if (a.at) {
-		status = pick_sizes(a.at, "--at", &info, &atv, &nat);
+		status = hs_cli_pick_sizes(a.at, "--at", &info, &atv, &nat);
 		if (status)
 			goto out;
 		if (nat != 1) {

@@ -64,6 +64,13 @@ int hs_cli_pick_policies(char *list, const char *def, const char *what,
 			 const struct hs_policy_ops **out, size_t max, size_t *n);
 
 /*
+ * The sizes of a --sizes list (analyzers/mrc.h's grammar) for a session, in
+ * its units; 0, or the exit status after printing why, the option named @what.
+ */
+int hs_cli_pick_sizes(const char *spec, const char *what, const struct hs_session_info *info,
+		      uint64_t **sizes, size_t *n);
+
+/*
  * The chart style (analyzers/plot.h) of a policy, the same in every chart:
  * opt 0 (solid black, the floor), the most compared policies the most distinct.
  */

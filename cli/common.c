@@ -3,9 +3,9 @@
  * What every command shares: the global options, the -f/--format option
  * (one child argp that every command's argp includes), the one error
  * reporter, errno-to-exit-status mapping, words chosen from a fixed list
- * (actions, --kind, --channel) or naming a policy, opening the database and
- * reporting its errors and timing the progress line of a long import or
- * replay.  It calls nothing in the command files or cli/print.c.
+ * (actions, --kind, --channel) or naming a policy, the sizes of a --sizes
+ * list, opening the database and reporting its errors and timing the
+ * progress line of a long import or replay.  It calls nothing in the command files or cli/print.c.
  */
 #include "config.h"
 
@@ -21,6 +21,7 @@
 
 #include "cmd.h"
 #include "hs.h"
+#include "mrc.h"
 #include "output.h"
 #include "parse.h"
 #include "policy.h"
@@ -317,6 +318,51 @@ unsigned int hs_cli_policy_style(const struct hs_policy_ops *ops)
 	for (i = 0; i < hs_policy_count() && hs_policy_at(i) != ops; i++)
 		;
 	return 14 + (unsigned int)(i % 2);
+}
+
+/**
+ * hs_cli_pick_sizes() - the sizes of a --sizes (or --at) list
+ * @spec: the list, in hs_mrc_sizes_parse()'s grammar
+ * @what: the option's name for the messages ("--sizes")
+ * @info: the session: its distinct keys give N%, its unit memory sizes
+ * @sizes: receives the sorted sizes (free() them)
+ * @n: receives their number
+ *
+ * Memory sizes (64M) count 4096-byte pages in page sessions and 512-byte
+ * blocks in block sessions; other units take counts and shares only.
+ *
+ * Return: 0, HS_EXIT_FAILURE (out of memory) or HS_EXIT_USAGE, after
+ * printing why.
+ */
+int hs_cli_pick_sizes(const char *spec, const char *what, const struct hs_session_info *info,
+		      uint64_t **sizes, size_t *n)
+{
+	uint64_t unit_bytes = 0;
+	int ret;
+
+	if (!strcmp(info->unit, "page"))
+		unit_bytes = 4096;
+	else if (!strcmp(info->unit, "block"))
+		unit_bytes = 512;
+	ret = hs_mrc_sizes_parse(spec, info->distinct_keys, unit_bytes, sizes, n);
+	switch (ret) {
+	case 0:
+		return 0;
+	case -ENOMEM:
+		hs_err("out of memory");
+		return HS_EXIT_FAILURE;
+	case -E2BIG:
+		hs_err("%s '%s': more than %u sizes", what, spec, HS_MRC_MAX_SIZES);
+		return HS_EXIT_USAGE;
+	case -ERANGE:
+		hs_err("%s '%s': a size outside 1 .. %u %ss", what, spec, UINT32_MAX, info->unit);
+		return HS_EXIT_USAGE;
+	default:
+		hs_err("%s '%s': expected N, N%%%s, A..B, A..B/STEP or A..B:COUNT, "
+		       "comma-separated (A <= B)", what, spec,
+		       unit_bytes ? ", a size such as 64M" : "");
+		return HS_EXIT_USAGE;
+	}
 }
 
 /**

@@ -7,9 +7,10 @@
  * matters: the OPT policy (demand variant) and the LRU policy run through
  * the driver hit exactly as often as the one-pass curves say at EVERY
  * capacity from 1 to past the number of keys, on random streams of several
- * shapes.  Then the size grids: counts, percentages, memory sizes, linear
- * and log-spaced ranges, with their numbers written out; and the one-pass
- * curves of a stored session.
+ * shapes; and against a second model that reads only the past (a stack of
+ * time points, the essay's "view from the past").  Then the size grids:
+ * counts, percentages, memory sizes, linear and log-spaced ranges, with
+ * their numbers written out; and the one-pass curves of a stored session.
  */
 #include "config.h"
 
@@ -714,12 +715,145 @@ static void test_sample(void)
 	hs_store_close(st);
 }
 
+/*
+ * A second, independent model of the OPT distances that reads only the
+ * past: the stack of time points of the essay in analyzers/optstack.c ("A
+ * view from the past"), naive, O(depth) per access.  Slot j (0 = top) holds
+ * a time point; at first nr_keys + 1 paddings -1, -2, ... (older than any
+ * access).
+ * An access at time t whose key was last accessed at p (or never: p below
+ * every point) has distance 1 + the slot of the topmost point <= p; then t
+ * goes on top and the old top is carried down Mattson's way, the carried
+ * point and the one in the slot trading places when the slot's point goes
+ * first: points <= p go before points > p, and among either the larger goes
+ * first.  The point carried past the bottom leaves.
+ */
+static bool crit_first(int64_t a, int64_t b, int64_t p)
+{
+	if ((a <= p) != (b <= p))
+		return a <= p;
+	return a > b;
+}
+
+static void crit_run(const struct stream *s, uint64_t *dists)
+{
+	size_t slots = (size_t)s->nr_keys + 1;
+	int64_t *st = malloc(slots * sizeof(*st));
+	int64_t *last = malloc((size_t)s->nr_keys * sizeof(*last));
+
+	if (!st || !last) {
+		t_fail(__FILE__, __LINE__, "out of memory");
+		goto out;
+	}
+	for (size_t j = 0; j < slots; j++)
+		st[j] = -(int64_t)j - 1;
+	for (uint32_t k = 0; k < s->nr_keys; k++)
+		last[k] = INT64_MIN;
+	for (size_t t = 0; t < s->n; t++) {
+		int64_t p = last[s->keys[t]], c = st[0];
+		size_t d;
+
+		for (d = 0; d < slots && st[d] > p; d++)
+			;
+		dists[t] = p == INT64_MIN ? COLD : (d < slots ? d + 1 : 0);
+		st[0] = (int64_t)t;
+		for (size_t j = 1; j < slots; j++) {
+			if (crit_first(st[j], c, p)) {
+				int64_t e = st[j];
+
+				st[j] = c;
+				c = e;
+			}
+		}
+		last[s->keys[t]] = (int64_t)t;
+	}
+out:
+	free(last);
+	free(st);
+}
+
+static void check_against_crit(const struct stream *s, const char *name, uint64_t seed)
+{
+	uint64_t *want = malloc((s->n ? s->n : 1) * sizeof(*want));
+	uint64_t *got = malloc((s->n ? s->n : 1) * sizeof(*got));
+	struct hs_optstack *os = NULL;
+
+	if (!want || !got) {
+		t_fail(__FILE__, __LINE__, "out of memory");
+		goto out;
+	}
+	crit_run(s, want);
+	os = opt_run(s, got);
+	for (size_t i = 0; os && i < s->n; i++) {
+		if (got[i] != want[i]) {
+			t_fail(__FILE__, __LINE__, "%s seed %" PRIu64 " access %zu: distance %"
+			       PRIu64 ", the stack of time points says %" PRIu64, name, seed, i,
+			       got[i], want[i]);
+			break;
+		}
+	}
+out:
+	hs_optstack_free(os);
+	free(got);
+	free(want);
+}
+
+/*
+ * The stack of time points by hand on a b c a b d a (times 0 .. 6), top
+ * first, paddings -1, -2, ... below:
+ *   0 a cold        0 -2 -3 ..     (the top, -1, is the victim)
+ *   1 b cold        1 -2 -3 ..
+ *   2 c cold        2 -2 -3 ..
+ *   3 a, p = 0: the topmost point <= 0 is -2, in slot 1: distance 2; the
+ *               carried 2 is left there, -2 carried on: nothing in (-2, 0]
+ *               below, so it leaves      3  2 -3 -4 ..
+ *   4 b, p = 1: -3 in slot 2: distance 3;     4  2  3 -4 ..
+ *   5 d cold                                  5  2  3 -4 ..
+ *   6 a, p = 3: 2 in slot 1: distance 2.
+ * The same distances as the OPT stack's (test_hand_abcabda); then random
+ * streams of every shape, small (every corner) and long.
+ */
+static void test_crit_model(void)
+{
+	static const uint64_t want[] = { COLD, COLD, COLD, 2, 3, COLD, 2 };
+	uint64_t got[ARRAY_SIZE(want)];
+	struct stream s;
+
+	if (stream_parse(&s, "abcabda")) {
+		t_fail(__FILE__, __LINE__, "setup");
+		return;
+	}
+	crit_run(&s, got);
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		T_EQ_U64(got[i], want[i]);
+	stream_free(&s);
+	for (uint64_t seed = 1; seed <= 400; seed++) {
+		uint32_t nr = 1 + (uint32_t)(seed % 13);
+
+		if (make_stream(&s, (enum shape)(seed % 4), nr, 5 + seed % 120, 1000 + seed)) {
+			t_fail(__FILE__, __LINE__, "out of memory");
+			continue;
+		}
+		check_against_crit(&s, "small", seed);
+		stream_free(&s);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(runs); i++) {
+		if (make_stream(&s, runs[i].shape, runs[i].keys, runs[i].n, 300 + i)) {
+			t_fail(__FILE__, __LINE__, "out of memory");
+			continue;
+		}
+		check_against_crit(&s, runs[i].name, 300 + i);
+		stream_free(&s);
+	}
+}
+
 static const struct t_case cases[] = {
 	{ "hand-abcabda", test_hand_abcabda },
 	{ "hand-records", test_hand_records },
 	{ "naive-model", test_naive_model },
 	{ "every-capacity", test_every_capacity },
 	{ "random-small", test_random_small },
+	{ "crit-model", test_crit_model },
 	{ "errors", test_errors },
 	{ "sizes", test_sizes },
 	{ "session", test_session },
