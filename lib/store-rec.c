@@ -1065,6 +1065,284 @@ int hs_rec_add_lrugen(struct hs_session_writer *w, uint64_t ts_ns, const struct 
 	return rec_done(w, err);
 }
 
+/*
+ * Task names (hs_rec_add_tasks()).  A pid's name can change only at marks
+ * the events show: its birth (task_newtask, sched_process_fork: a = the
+ * child), an exec (sched_process_exec), and, for every pid, a loss (what
+ * was lost may have been any of those).  Between two marks a pid is one
+ * task with one name (a rename through prctl(PR_SET_NAME) is not traced:
+ * hsctl-db(5) says so), so a name seen inside that span holds for all of it,
+ * and a span seen with two names gets none.
+ */
+#define MARK_LOST	INT32_MIN	/* the pid of a loss: it sorts first */
+
+struct task_mark {
+	int32_t		pid;		/* the task, or MARK_LOST */
+	bool		exit;		/* sched_process_exit: not a mark, the task's
+					 * last instant */
+	uint64_t	ts;		/* trace clock */
+};
+
+struct task_span {
+	int32_t		pid;
+	uint64_t	from;		/* the name holds from here (0: the start) ... */
+	uint64_t	to;		/* ... until here (UINT64_MAX: the end) */
+	const char	*comm;
+};
+
+static int mark_cmp(const void *a, const void *b)
+{
+	const struct task_mark *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (int)x->exit - (int)y->exit;
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct task_span *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return strcmp(x->comm, y->comm);
+}
+
+/* The marks of one pid (its own and the losses), sorted by time each. */
+struct pid_marks {
+	const struct task_mark *own, *lost;
+	size_t		nr_own, nr_lost;
+};
+
+/* The latest mark at or before @t (0: none) and the first after it (UINT64_MAX: none). */
+static void span_at(const struct pid_marks *m, uint64_t t, uint64_t *from, uint64_t *to)
+{
+	size_t lo = 0, hi = m->nr_lost, i;
+
+	*from = 0;
+	*to = UINT64_MAX;
+	while (lo < hi) {		/* the first loss after t */
+		i = lo + (hi - lo) / 2;
+		if (m->lost[i].ts <= t)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	if (lo > 0)
+		*from = m->lost[lo - 1].ts;
+	if (lo < m->nr_lost)
+		*to = m->lost[lo].ts;
+	for (i = 0; i < m->nr_own; i++) {
+		if (m->own[i].exit)
+			continue;
+		if (m->own[i].ts <= t && m->own[i].ts > *from)
+			*from = m->own[i].ts;
+		if (m->own[i].ts > t && m->own[i].ts < *to)
+			*to = m->own[i].ts;
+	}
+}
+
+/*
+ * The instant @s names its task at, or false: when @s spans a mark, the
+ * name may be from either side, unless the task exited inside it and
+ * nothing was born or exec'd with its pid after that: the kernel saves a
+ * task's comm at its last switch, after sched_process_exit, so a
+ * saved_cmdlines entry that changed across the exit is its final name.
+ */
+static bool seen_at(const struct pid_marks *m, const struct hs_task_seen *s, uint64_t *t)
+{
+	uint64_t from, to, x = 0;
+	size_t i;
+
+	if (s->lo_ns >= s->hi_ns) {
+		*t = s->hi_ns;
+		return true;
+	}
+	for (i = 0; i < m->nr_own; i++)
+		if (m->own[i].exit && m->own[i].ts > s->lo_ns && m->own[i].ts <= s->hi_ns)
+			x = m->own[i].ts;
+	if (x) {
+		span_at(m, x, &from, &to);
+		if (to > s->hi_ns) {
+			*t = x;
+			return true;
+		}
+	}
+	span_at(m, s->lo_ns, &from, &to);
+	if (to > s->hi_ns) {
+		*t = s->hi_ns;
+		return true;
+	}
+	return false;
+}
+
+/* Load the marks of the session's events, sorted: losses first. */
+static int load_marks(struct hs_session_writer *w, struct task_mark **out, size_t *n)
+{
+	static const char sql[] = "SELECT type, pid, a, ts_ns FROM events WHERE session = ?1"
+				  " AND type IN (?2, ?3, ?4, ?5, ?6)";
+	struct hs_store *st = w->st;
+	struct task_mark *m = NULL, *nm;
+	size_t nr = 0, cap = 0;
+	sqlite3_stmt *s = NULL;
+	int rc, type;
+
+	rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sql_err(st, rc);
+	sqlite3_bind_int64(s, 1, w->session);
+	sqlite3_bind_int(s, 2, HS_EV_TASK_NEW);
+	sqlite3_bind_int(s, 3, HS_EV_PROCESS_FORK);
+	sqlite3_bind_int(s, 4, HS_EV_PROCESS_EXEC);
+	sqlite3_bind_int(s, 5, HS_EV_PROCESS_EXIT);
+	sqlite3_bind_int(s, 6, HS_EV_LOST);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (nr == cap) {
+			cap = cap ? 2 * cap : 256;
+			nm = realloc(m, cap * sizeof(*m));
+			if (!nm) {
+				sqlite3_finalize(s);
+				free(m);
+				return store_err(st, -ENOMEM, "out of memory");
+			}
+			m = nm;
+		}
+		type = sqlite3_column_int(s, 0);
+		m[nr].ts = (uint64_t)sqlite3_column_int64(s, 3);
+		m[nr].exit = type == HS_EV_PROCESS_EXIT;
+		if (type == HS_EV_LOST)
+			m[nr].pid = MARK_LOST;
+		else if (type == HS_EV_TASK_NEW || type == HS_EV_PROCESS_FORK)
+			m[nr].pid = (int32_t)sqlite3_column_int64(s, 2);
+		else
+			m[nr].pid = sqlite3_column_int(s, 1);
+		nr++;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		free(m);
+		return store_sql_err(st, rc);
+	}
+	if (nr)
+		qsort(m, nr, sizeof(*m), mark_cmp);
+	*out = m;
+	*n = nr;
+	return 0;
+}
+
+/* Insert one span of a name. */
+static int insert_span(struct hs_session_writer *w, sqlite3_stmt *s, const struct task_span *sp)
+{
+	sqlite3_bind_int64(s, 1, w->session);
+	sqlite3_bind_int(s, 2, sp->pid);
+	sqlite3_bind_text(s, 3, sp->comm, -1, SQLITE_STATIC);
+	if (sp->from)
+		sqlite3_bind_int64(s, 4, i64(sp->from));
+	else
+		sqlite3_bind_null(s, 4);
+	if (sp->to != UINT64_MAX)
+		sqlite3_bind_int64(s, 5, i64(sp->to));
+	else
+		sqlite3_bind_null(s, 5);
+	return step_insert(w->st, s);
+}
+
+/**
+ * hs_rec_add_tasks() - store the names of the recording's tasks
+ * @w: a writer opened on the recording, its events added
+ * @seen: the recorder's sightings, in any order
+ * @n: their number
+ *
+ * Each sighting that falls inside one span between its pid's marks (see
+ * above) names the task for that span; a span named twice differently, and
+ * a sighting across a mark, give nothing.  The rows go to tasks, which the
+ * comm column of v_events and the v_ev_* views reads.
+ *
+ * Return: 0 or -errno (the writer then fails its commit).
+ */
+int hs_rec_add_tasks(struct hs_session_writer *w, const struct hs_task_seen *seen, size_t n)
+{
+	static const char sql[] = "INSERT INTO tasks (session, pid, comm, from_ns, to_ns)"
+				  " VALUES (?1, ?2, ?3, ?4, ?5)";
+	struct task_mark *m = NULL;
+	struct task_span *sp = NULL;
+	struct pid_marks pm = { 0 };
+	size_t nm = 0, nsp = 0, i, j, k;
+	sqlite3_stmt *s = NULL;
+	uint64_t t;
+	int err, rc;
+
+	err = rec_ready(w);
+	if (err || !n)
+		return err;
+	if (w->flush) {
+		err = w->flush(w);	/* the marks come from the events stored */
+		if (err)
+			return rec_done(w, err);
+	}
+	err = load_marks(w, &m, &nm);
+	if (err)
+		return rec_done(w, err);
+	sp = malloc(n * sizeof(*sp));
+	if (!sp) {
+		free(m);
+		return rec_done(w, store_err(w->st, -ENOMEM, "out of memory"));
+	}
+	for (pm.nr_lost = 0; pm.nr_lost < nm && m[pm.nr_lost].pid == MARK_LOST; pm.nr_lost++)
+		;
+	pm.lost = m;
+	for (i = 0; i < n; i++) {
+		const struct hs_task_seen *x = &seen[i];
+		size_t lo = pm.nr_lost, hi = nm, mid;
+
+		if (x->pid <= 0 || memchr(x->comm, '\0', sizeof(x->comm)) == NULL || !x->comm[0])
+			continue;
+		while (lo < hi) {	/* the pid's first mark */
+			mid = lo + (hi - lo) / 2;
+			if (m[mid].pid < x->pid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		pm.own = m + lo;
+		for (pm.nr_own = 0; lo + pm.nr_own < nm && m[lo + pm.nr_own].pid == x->pid;
+		     pm.nr_own++)
+			;
+		if (!seen_at(&pm, x, &t))
+			continue;
+		sp[nsp].pid = x->pid;
+		sp[nsp].comm = x->comm;
+		span_at(&pm, t, &sp[nsp].from, &sp[nsp].to);
+		nsp++;
+	}
+	if (nsp)
+		qsort(sp, nsp, sizeof(*sp), span_cmp);
+	rc = sqlite3_prepare_v2(w->st->db, sql, -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		err = store_sql_err(w->st, rc);
+	for (i = 0; !err && i < nsp; i = j) {
+		bool same = true;
+
+		for (j = i + 1; j < nsp && sp[j].pid == sp[i].pid && sp[j].from == sp[i].from &&
+				sp[j].to == sp[i].to; j++)
+			;
+		for (k = i + 1; k < j; k++)
+			same = same && !strcmp(sp[k].comm, sp[i].comm);
+		if (same)
+			err = insert_span(w, s, &sp[i]);
+	}
+	sqlite3_finalize(s);
+	free(sp);
+	free(m);
+	return rec_done(w, err);
+}
+
 /**
  * hs_rec_finish() - store what the recording gave
  * @w: a writer opened on the recording
