@@ -1067,19 +1067,34 @@ int hs_rec_add_lrugen(struct hs_session_writer *w, uint64_t ts_ns, const struct 
 
 /*
  * Task names (hs_rec_add_tasks()).  A pid's name can change only at marks
- * the events show: its birth (task_newtask, sched_process_fork: a = the
+ * the events show: a birth (task_newtask, sched_process_fork: a = the
  * child), an exec (sched_process_exec), and, for every pid, a loss (what
- * was lost may have been any of those).  Between two marks a pid is one
- * task with one name (a rename through prctl(PR_SET_NAME) is not traced:
- * hsctl-db(5) says so), so a name seen inside that span holds for all of it,
- * and a span seen with two names gets none.
+ * was lost may have been either).  Between two marks a pid is one task with
+ * one name, its span (renames through prctl(PR_SET_NAME) are not traced:
+ * hsctl-db(5) says so).
+ *
+ * A sighting is a name read at some instant of (lo, hi]: /proc at the time
+ * of the read, or a saved_cmdlines entry that changed between two reads,
+ * which the kernel saved at a context switch of the pid's task then.  The
+ * spans of the pid that overlap (lo, hi] are the candidates; one is ruled
+ * out when its task was dead all through (a span that a birth ends, with no
+ * exit of the pid in the window before that birth).  A span left alone is
+ * the one.  Of several, one is also ruled out when its name is known and
+ * differs: known from other sightings, or, for a span that starts
+ * at a birth, the parent's name at that time (a child starts with its
+ * parent's comm).  A single candidate left gets the name.  This is why a
+ * short-lived command is named although its fork, exec and exit all fall
+ * between two reads: its pre-exec span has its parent's name.  Names found
+ * make other spans known, so the deduction runs until nothing changes.  A
+ * span given two names gets none.  Inherited names only rule out: they are
+ * not stored, as a thread may rename itself right after its creation.
  */
-#define MARK_LOST	INT32_MIN	/* the pid of a loss: it sorts first */
+enum mark_kind { MK_LOST, MK_BIRTH, MK_EXEC, MK_EXIT };
 
 struct task_mark {
-	int32_t		pid;		/* the task, or MARK_LOST */
-	bool		exit;		/* sched_process_exit: not a mark, the task's
-					 * last instant */
+	int32_t		pid;		/* the task, or INT32_MIN for a loss */
+	int32_t		by;		/* MK_BIRTH: the creating task */
+	enum mark_kind	kind;		/* MK_EXIT is no mark: the task's last instant */
 	uint64_t	ts;		/* trace clock */
 };
 
@@ -1087,7 +1102,17 @@ struct task_span {
 	int32_t		pid;
 	uint64_t	from;		/* the name holds from here (0: the start) ... */
 	uint64_t	to;		/* ... until here (UINT64_MAX: the end) */
-	const char	*comm;
+	const char	*comm;		/* NULL: two names (a conflict) */
+};
+
+struct task_names {
+	struct task_mark *m;		/* all marks, by (pid, ts): losses first */
+	size_t		nm;
+	size_t		nr_lost;	/* m[0 .. nr_lost) */
+	struct task_span *sp;		/* names found, by (pid, from) ... */
+	size_t		nsp;
+	size_t		nsorted;	/* ... up to here; those after came in this pass */
+	size_t		cap;
 };
 
 static int mark_cmp(const void *a, const void *b)
@@ -1098,7 +1123,7 @@ static int mark_cmp(const void *a, const void *b)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
-	return (int)x->exit - (int)y->exit;
+	return (int)x->kind - (int)y->kind;
 }
 
 static int span_cmp(const void *a, const void *b)
@@ -1109,81 +1134,178 @@ static int span_cmp(const void *a, const void *b)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->from != y->from)
 		return x->from < y->from ? -1 : 1;
-	if (x->to != y->to)
-		return x->to < y->to ? -1 : 1;
-	return strcmp(x->comm, y->comm);
+	return 0;
 }
 
-/* The marks of one pid (its own and the losses), sorted by time each. */
-struct pid_marks {
-	const struct task_mark *own, *lost;
-	size_t		nr_own, nr_lost;
-};
-
-/* The latest mark at or before @t (0: none) and the first after it (UINT64_MAX: none). */
-static void span_at(const struct pid_marks *m, uint64_t t, uint64_t *from, uint64_t *to)
+/* The marks of @pid: *own and its number. */
+static size_t own_marks(const struct task_names *tn, int32_t pid, const struct task_mark **own)
 {
-	size_t lo = 0, hi = m->nr_lost, i;
+	size_t lo = tn->nr_lost, hi = tn->nm, mid, n;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (tn->m[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (n = 0; lo + n < tn->nm && tn->m[lo + n].pid == pid; n++)
+		;
+	*own = tn->m + lo;
+	return n;
+}
+
+/*
+ * The span of @pid around @t: the latest mark at or before @t (0: none) and
+ * the first after it (UINT64_MAX: none); *birth_by gets the creator when
+ * the span starts at a birth, else 0.
+ */
+static void span_at(const struct task_names *tn, int32_t pid, uint64_t t, uint64_t *from,
+		    uint64_t *to, int32_t *birth_by)
+{
+	const struct task_mark *own;
+	size_t lo = 0, hi = tn->nr_lost, i, n;
 
 	*from = 0;
 	*to = UINT64_MAX;
+	*birth_by = 0;
 	while (lo < hi) {		/* the first loss after t */
 		i = lo + (hi - lo) / 2;
-		if (m->lost[i].ts <= t)
+		if (tn->m[i].ts <= t)
 			lo = i + 1;
 		else
 			hi = i;
 	}
 	if (lo > 0)
-		*from = m->lost[lo - 1].ts;
-	if (lo < m->nr_lost)
-		*to = m->lost[lo].ts;
-	for (i = 0; i < m->nr_own; i++) {
-		if (m->own[i].exit)
+		*from = tn->m[lo - 1].ts;
+	if (lo < tn->nr_lost)
+		*to = tn->m[lo].ts;
+	n = own_marks(tn, pid, &own);
+	for (i = 0; i < n; i++) {
+		if (own[i].kind == MK_EXIT)
 			continue;
-		if (m->own[i].ts <= t && m->own[i].ts > *from)
-			*from = m->own[i].ts;
-		if (m->own[i].ts > t && m->own[i].ts < *to)
-			*to = m->own[i].ts;
+		if (own[i].ts <= t && own[i].ts >= *from) {
+			*from = own[i].ts;
+			*birth_by = own[i].kind == MK_BIRTH ? own[i].by : 0;
+		}
+		if (own[i].ts > t && own[i].ts < *to)
+			*to = own[i].ts;
 	}
+}
+
+static struct task_span *find_span(const struct task_names *tn, int32_t pid, uint64_t from)
+{
+	struct task_span key = { .pid = pid, .from = from }, *s = NULL;
+	size_t i;
+
+	if (tn->nsorted)
+		s = bsearch(&key, tn->sp, tn->nsorted, sizeof(*tn->sp), span_cmp);
+	for (i = tn->nsorted; !s && i < tn->nsp; i++)
+		if (tn->sp[i].pid == pid && tn->sp[i].from == from)
+			s = &tn->sp[i];
+	return s;
+}
+
+/* The known name of @pid at @t (depth: how far up to inherit), or NULL. */
+static const char *name_at(const struct task_names *tn, int32_t pid, uint64_t t, int depth)
+{
+	const struct task_span *s;
+	uint64_t from, to;
+	int32_t by;
+
+	span_at(tn, pid, t, &from, &to, &by);
+	s = find_span(tn, pid, from);
+	if (s)
+		return s->comm;
+	if (by > 0 && depth > 0)
+		return name_at(tn, by, from, depth - 1);
+	return NULL;
+}
+
+/* Give span [@from, @to) of @pid the name @comm (unsorted until the pass ends). */
+static int name_span(struct task_names *tn, int32_t pid, uint64_t from, uint64_t to,
+		     const char *comm, bool *changed)
+{
+	struct task_span *s = find_span(tn, pid, from), *ns;
+
+	if (s) {
+		if (s->comm && strcmp(s->comm, comm)) {
+			s->comm = NULL;
+			*changed = true;
+		}
+		return 0;
+	}
+	if (tn->nsp == tn->cap) {
+		tn->cap = tn->cap ? 2 * tn->cap : 64;
+		ns = realloc(tn->sp, tn->cap * sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		tn->sp = ns;
+	}
+	tn->sp[tn->nsp++] = (struct task_span){ pid, from, to, comm };
+	*changed = true;
+	return 0;
 }
 
 /*
- * The instant @s names its task at, or false: when @s spans a mark, the
- * name may be from either side, unless the task exited inside it and
- * nothing was born or exec'd with its pid after that: the kernel saves a
- * task's comm at its last switch, after sched_process_exit, so a
- * saved_cmdlines entry that changed across the exit is its final name.
+ * The one span of (lo, hi] that @x can name: *from, *to; false when none
+ * or more than one is left (see above).  A span alone in the window is the
+ * one, whatever the names known: its task may have renamed itself.
  */
-static bool seen_at(const struct pid_marks *m, const struct hs_task_seen *s, uint64_t *t)
+static bool sighting_span(const struct task_names *tn, const struct hs_task_seen *x,
+			  uint64_t *from, uint64_t *to)
 {
-	uint64_t from, to, x = 0;
-	size_t i;
+	uint64_t t = x->lo_ns, f, e, first_birth = 0, only_from = 0, only_to = 0;
+	const struct task_mark *own;
+	bool exit_before = false;
+	size_t i, n, spans = 0, left = 0;
+	const char *known;
+	int32_t by;
 
-	if (s->lo_ns >= s->hi_ns) {
-		*t = s->hi_ns;
+	if (x->lo_ns >= x->hi_ns) {
+		span_at(tn, x->pid, x->hi_ns, from, to, &by);
 		return true;
 	}
-	for (i = 0; i < m->nr_own; i++)
-		if (m->own[i].exit && m->own[i].ts > s->lo_ns && m->own[i].ts <= s->hi_ns)
-			x = m->own[i].ts;
-	if (x) {
-		span_at(m, x, &from, &to);
-		if (to > s->hi_ns) {
-			*t = x;
-			return true;
+	n = own_marks(tn, x->pid, &own);
+	for (i = 0; i < n; i++) {	/* the first mark in the window, and exits before it */
+		if (own[i].ts <= x->lo_ns || own[i].ts > x->hi_ns)
+			continue;
+		if (own[i].kind == MK_EXIT) {
+			exit_before = true;
+			continue;
 		}
+		if (own[i].kind == MK_BIRTH && !exit_before)
+			first_birth = own[i].ts;
+		break;
 	}
-	span_at(m, s->lo_ns, &from, &to);
-	if (to > s->hi_ns) {
-		*t = s->hi_ns;
+	for (;;) {
+		span_at(tn, x->pid, t, &f, &e, &by);
+		/* a task dead all through the window saved nothing in it */
+		if (!(first_birth && e == first_birth && f <= x->lo_ns)) {
+			spans++;
+			only_from = f;
+			only_to = e;
+			known = name_at(tn, x->pid, t, 8);
+			if (!known || !strcmp(known, x->comm)) {
+				*from = f;
+				*to = e;
+				left++;
+			}
+		}
+		if (e > x->hi_ns || e == UINT64_MAX)
+			break;
+		t = e;
+	}
+	if (spans == 1) {
+		*from = only_from;
+		*to = only_to;
 		return true;
 	}
-	return false;
+	return left == 1;
 }
 
 /* Load the marks of the session's events, sorted: losses first. */
-static int load_marks(struct hs_session_writer *w, struct task_mark **out, size_t *n)
+static int load_marks(struct hs_session_writer *w, struct task_names *tn)
 {
 	static const char sql[] = "SELECT type, pid, a, ts_ns FROM events WHERE session = ?1"
 				  " AND type IN (?2, ?3, ?4, ?5, ?6)";
@@ -1215,13 +1337,18 @@ static int load_marks(struct hs_session_writer *w, struct task_mark **out, size_
 		}
 		type = sqlite3_column_int(s, 0);
 		m[nr].ts = (uint64_t)sqlite3_column_int64(s, 3);
-		m[nr].exit = type == HS_EV_PROCESS_EXIT;
-		if (type == HS_EV_LOST)
-			m[nr].pid = MARK_LOST;
-		else if (type == HS_EV_TASK_NEW || type == HS_EV_PROCESS_FORK)
+		m[nr].by = 0;
+		m[nr].pid = sqlite3_column_int(s, 1);
+		if (type == HS_EV_LOST) {
+			m[nr].kind = MK_LOST;
+			m[nr].pid = INT32_MIN;
+		} else if (type == HS_EV_TASK_NEW || type == HS_EV_PROCESS_FORK) {
+			m[nr].kind = MK_BIRTH;
+			m[nr].by = m[nr].pid;
 			m[nr].pid = (int32_t)sqlite3_column_int64(s, 2);
-		else
-			m[nr].pid = sqlite3_column_int(s, 1);
+		} else {
+			m[nr].kind = type == HS_EV_PROCESS_EXEC ? MK_EXEC : MK_EXIT;
+		}
 		nr++;
 	}
 	sqlite3_finalize(s);
@@ -1231,12 +1358,14 @@ static int load_marks(struct hs_session_writer *w, struct task_mark **out, size_
 	}
 	if (nr)
 		qsort(m, nr, sizeof(*m), mark_cmp);
-	*out = m;
-	*n = nr;
+	tn->m = m;
+	tn->nm = nr;
+	for (tn->nr_lost = 0; tn->nr_lost < nr && m[tn->nr_lost].kind == MK_LOST; tn->nr_lost++)
+		;
 	return 0;
 }
 
-/* Insert one span of a name. */
+/* Insert one named span. */
 static int insert_span(struct hs_session_writer *w, sqlite3_stmt *s, const struct task_span *sp)
 {
 	sqlite3_bind_int64(s, 1, w->session);
@@ -1253,16 +1382,18 @@ static int insert_span(struct hs_session_writer *w, sqlite3_stmt *s, const struc
 	return step_insert(w->st, s);
 }
 
+/* The passes of the deduction; each finds at least one name or ends it. */
+#define TASK_PASSES	16
+
 /**
  * hs_rec_add_tasks() - store the names of the recording's tasks
  * @w: a writer opened on the recording, its events added
  * @seen: the recorder's sightings, in any order
  * @n: their number
  *
- * Each sighting that falls inside one span between its pid's marks (see
- * above) names the task for that span; a span named twice differently, and
- * a sighting across a mark, give nothing.  The rows go to tasks, which the
- * comm column of v_events and the v_ev_* views reads.
+ * Each sighting names the one span of its pid it can be from (see above);
+ * the rows go to tasks, which the comm column of v_events and the v_ev_*
+ * views reads.
  *
  * Return: 0 or -errno (the writer then fails its commit).
  */
@@ -1270,13 +1401,12 @@ int hs_rec_add_tasks(struct hs_session_writer *w, const struct hs_task_seen *see
 {
 	static const char sql[] = "INSERT INTO tasks (session, pid, comm, from_ns, to_ns)"
 				  " VALUES (?1, ?2, ?3, ?4, ?5)";
-	struct task_mark *m = NULL;
-	struct task_span *sp = NULL;
-	struct pid_marks pm = { 0 };
-	size_t nm = 0, nsp = 0, i, j, k;
+	struct task_names tn = { 0 };
 	sqlite3_stmt *s = NULL;
-	uint64_t t;
-	int err, rc;
+	bool changed = true;
+	uint64_t from, to;
+	int err, rc, pass;
+	size_t i;
 
 	err = rec_ready(w);
 	if (err || !n)
@@ -1286,60 +1416,39 @@ int hs_rec_add_tasks(struct hs_session_writer *w, const struct hs_task_seen *see
 		if (err)
 			return rec_done(w, err);
 	}
-	err = load_marks(w, &m, &nm);
-	if (err)
-		return rec_done(w, err);
-	sp = malloc(n * sizeof(*sp));
-	if (!sp) {
-		free(m);
-		return rec_done(w, store_err(w->st, -ENOMEM, "out of memory"));
-	}
-	for (pm.nr_lost = 0; pm.nr_lost < nm && m[pm.nr_lost].pid == MARK_LOST; pm.nr_lost++)
-		;
-	pm.lost = m;
-	for (i = 0; i < n; i++) {
-		const struct hs_task_seen *x = &seen[i];
-		size_t lo = pm.nr_lost, hi = nm, mid;
+	err = load_marks(w, &tn);
+	for (pass = 0; !err && changed && pass < TASK_PASSES; pass++) {
+		changed = false;
+		for (i = 0; !err && i < n; i++) {
+			const struct hs_task_seen *x = &seen[i];
 
-		if (x->pid <= 0 || memchr(x->comm, '\0', sizeof(x->comm)) == NULL || !x->comm[0])
-			continue;
-		while (lo < hi) {	/* the pid's first mark */
-			mid = lo + (hi - lo) / 2;
-			if (m[mid].pid < x->pid)
-				lo = mid + 1;
-			else
-				hi = mid;
+			if (x->pid <= 0 || !memchr(x->comm, '\0', sizeof(x->comm)) || !x->comm[0])
+				continue;
+			/* exact reads first: they are what the deduction starts from */
+			if (!pass && x->lo_ns < x->hi_ns)
+				continue;
+			if (sighting_span(&tn, x, &from, &to))
+				err = name_span(&tn, x->pid, from, to, x->comm, &changed);
 		}
-		pm.own = m + lo;
-		for (pm.nr_own = 0; lo + pm.nr_own < nm && m[lo + pm.nr_own].pid == x->pid;
-		     pm.nr_own++)
-			;
-		if (!seen_at(&pm, x, &t))
-			continue;
-		sp[nsp].pid = x->pid;
-		sp[nsp].comm = x->comm;
-		span_at(&pm, t, &sp[nsp].from, &sp[nsp].to);
-		nsp++;
+		if (tn.nsp)
+			qsort(tn.sp, tn.nsp, sizeof(*tn.sp), span_cmp);
+		tn.nsorted = tn.nsp;
+		if (!pass)
+			changed = true;
 	}
-	if (nsp)
-		qsort(sp, nsp, sizeof(*sp), span_cmp);
-	rc = sqlite3_prepare_v2(w->st->db, sql, -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		err = store_sql_err(w->st, rc);
-	for (i = 0; !err && i < nsp; i = j) {
-		bool same = true;
-
-		for (j = i + 1; j < nsp && sp[j].pid == sp[i].pid && sp[j].from == sp[i].from &&
-				sp[j].to == sp[i].to; j++)
-			;
-		for (k = i + 1; k < j; k++)
-			same = same && !strcmp(sp[k].comm, sp[i].comm);
-		if (same)
-			err = insert_span(w, s, &sp[i]);
+	if (err == -ENOMEM)
+		err = store_err(w->st, -ENOMEM, "out of memory");
+	if (!err) {
+		rc = sqlite3_prepare_v2(w->st->db, sql, -1, &s, NULL);
+		if (rc != SQLITE_OK)
+			err = store_sql_err(w->st, rc);
 	}
+	for (i = 0; !err && i < tn.nsp; i++)
+		if (tn.sp[i].comm)
+			err = insert_span(w, s, &tn.sp[i]);
 	sqlite3_finalize(s);
-	free(sp);
-	free(m);
+	free(tn.sp);
+	free(tn.m);
 	return rec_done(w, err);
 }
 

@@ -1155,6 +1155,11 @@ static int write_recording(struct hs_store *st, int64_t session, const char *sta
  *		 only the new one is named
  *	pid 500: saved_cmdlines changed across its exec: no name
  *	pid 600: seen as two names with no mark between: no name
+ *	pid 700: forked by 200 (hsctl-gen), exec'd and exited between two reads
+ *		 of saved_cmdlines that changed to cat2: its pre-exec spans are
+ *		 hsctl-gen (inherited), so cat2 is its exec'd span's
+ *	pid 800: the same, read as hsctl-gen: it may be from before the exec,
+ *		 so no name
  */
 static void test_task_names(void)
 {
@@ -1176,6 +1181,16 @@ static void test_task_names(void)
 		{ .ts_ns = 5500, .pid = 400, .type = HS_EV_FILEMAP_ADD },	/* 14 new 400 */
 		{ .ts_ns = 7000, .pid = -1, .type = HS_EV_LOST, .a = 3 },	/* 15 */
 		{ .ts_ns = 7500, .pid = 100, .type = HS_EV_FILEMAP_ADD },	/* 16 after it */
+		{ .ts_ns = 8100, .pid = 200, .type = HS_EV_TASK_NEW, .a = 700 },	/* 17 */
+		{ .ts_ns = 8101, .pid = 200, .type = HS_EV_PROCESS_FORK, .a = 700 },	/* 18 */
+		{ .ts_ns = 8110, .pid = 200, .type = HS_EV_TASK_NEW, .a = 800 },	/* 19 */
+		{ .ts_ns = 8111, .pid = 200, .type = HS_EV_PROCESS_FORK, .a = 800 },	/* 20 */
+		{ .ts_ns = 8150, .pid = 700, .type = HS_EV_FILEMAP_FAULT },	/* 21 pre-exec */
+		{ .ts_ns = 8200, .pid = 700, .type = HS_EV_PROCESS_EXEC },	/* 22 */
+		{ .ts_ns = 8210, .pid = 800, .type = HS_EV_PROCESS_EXEC },	/* 23 */
+		{ .ts_ns = 8250, .pid = 700, .type = HS_EV_FILEMAP_ADD },	/* 24 */
+		{ .ts_ns = 8260, .pid = 800, .type = HS_EV_FILEMAP_ADD },	/* 25 */
+		{ .ts_ns = 8300, .pid = 700, .type = HS_EV_PROCESS_EXIT },	/* 26 */
 	};
 	static const struct hs_task_seen seen[] = {
 		{ .pid = 100, .lo_ns = 5000, .hi_ns = 5000, .comm = "kswapd0" },
@@ -1187,6 +1202,9 @@ static void test_task_names(void)
 		{ .pid = 600, .lo_ns = 1200, .hi_ns = 1200, .comm = "a" },
 		{ .pid = 600, .lo_ns = 1300, .hi_ns = 1300, .comm = "b" },
 		{ .pid = 0, .lo_ns = 1300, .hi_ns = 1300, .comm = "swapper/0" },
+		{ .pid = 200, .lo_ns = 9000, .hi_ns = 9000, .comm = "hsctl-gen" },
+		{ .pid = 700, .lo_ns = 7600, .hi_ns = 9500, .comm = "cat2" },
+		{ .pid = 800, .lo_ns = 7600, .hi_ns = 9500, .comm = "hsctl-gen" },
 	};
 	const struct hs_session_meta m = { .source = "record", .id = 1, .visibility = "exact" };
 	const struct hs_record_result res = { .status = "complete", .workload_exit = 0 };
@@ -1208,20 +1226,22 @@ static void test_task_names(void)
 	T_EQ_I64(hs_rec_finish(w, &res), 0);
 	T_EQ_I64(hs_session_commit(w, NULL), 0);
 
-	T_EQ_STR(q(st, "SELECT pid, comm, from_ns, to_ns FROM tasks ORDER BY pid"),
-		 "100|'kswapd0'|NULL|7000;200|'hsctl-gen'|2000|7000;300|'worker'|3001|7000;"
-		 "400|'cat'|5000|7000");
+	T_EQ_STR(q(st, "SELECT pid, comm, from_ns, to_ns FROM tasks ORDER BY pid, from_ns"),
+		 "100|'kswapd0'|NULL|7000;200|'hsctl-gen'|2000|7000;200|'hsctl-gen'|7000|NULL;"
+		 "300|'worker'|3001|7000;400|'cat'|5000|7000;700|'cat2'|8200|NULL");
 	T_EQ_STR(q(st, "SELECT group_concat(coalesce(comm, '-'), ',') FROM"
 		      " (SELECT comm FROM v_events ORDER BY seq)"),
 		 "'kswapd0,-,-,-,hsctl-gen,-,hsctl-gen,-,-,hsctl-gen,hsctl-gen,worker,worker,"
-		 "hsctl-gen,cat,-,-'");
+		 "hsctl-gen,cat,-,-,hsctl-gen,hsctl-gen,hsctl-gen,hsctl-gen,-,cat2,-,cat2,-,cat2'");
 	T_EQ_STR(q(st, "SELECT seq, common_pid, comm FROM v_ev_filemap_add ORDER BY seq"),
 		 "0|100|'kswapd0';1|200|NULL;2|600|NULL;3|400|NULL;5|500|NULL;6|200|'hsctl-gen';"
-		 "8|500|NULL;11|300|'worker';14|400|'cat';16|100|NULL");
+		 "8|500|NULL;11|300|'worker';14|400|'cat';16|100|NULL;24|700|'cat2';25|800|NULL");
 	/* the fork's comm is the parent's, as trace-cmd report shows it */
 	T_EQ_STR(q(st, "SELECT seq, parent_pid, child_pid, comm FROM v_ev_process_fork"
-		      " ORDER BY seq"), "10|200|300|'hsctl-gen';13|200|400|'hsctl-gen'");
-	T_EQ_STR(q(st, "SELECT seq, comm FROM v_ev_process_exit"), "12|'worker'");
+		      " ORDER BY seq"), "10|200|300|'hsctl-gen';13|200|400|'hsctl-gen';"
+		 "18|200|700|'hsctl-gen';20|200|800|'hsctl-gen'");
+	T_EQ_STR(q(st, "SELECT seq, comm FROM v_ev_process_exit ORDER BY seq"),
+		 "12|'worker';26|'cat2'");
 	/* the names go with their session */
 	T_EQ_I64(hs_session_remove(st, 1), 0);
 	T_EQ_STR(q(st, "SELECT count(*) FROM tasks"), "0");
