@@ -120,6 +120,11 @@ struct rec_comms {
 	char		*path;		/* <tracefs>/saved_cmdlines, or NULL */
 	struct rec_cmdline *cur;	/* its entries at the last read, by pid */
 	size_t		nr_cur;
+	size_t		cur_cap;	/* room in cur */
+	struct rec_cmdline *next;	/* the next read parses here (swapped with cur) */
+	size_t		next_cap;	/* room in next */
+	char		*text;		/* the file's text */
+	size_t		text_cap;	/* room in text */
 	bool		have_cur;	/* read once */
 	uint64_t	last_ns;	/* when the last read began */
 	struct hs_task_seen *seen;	/* the sightings so far */
