@@ -6,9 +6,10 @@
  * memory.stat deltas, its own checks (swap-outs and swap-ins against the
  * machine's counters, the touched file's pages still alive against
  * cachestat(2), reclaim deaths against the *_reclaim_end events), the
- * per-CPU capture counts and the lru_gen snapshots, then the recording's
- * result row.  A recording whose recorder died is built the same way from
- * what the store kept (status "killed", no counters).
+ * per-CPU capture counts, the lru_gen snapshots and the task names
+ * (lib/recorder-comm.c), then the recording's result row.  A recording
+ * whose recorder died is built the same way from what the store kept
+ * (status "killed", no counters, no task names).
  */
 #include "config.h"
 
@@ -260,6 +261,9 @@ int rec_build_session(struct hs_store *st, struct rec_build_in *in,
 		err = add_cpus(w, in);
 	if (!err)
 		err = add_lrugen(w, in->lg);
+	/* names for the events' pids; with --no-events there are none to name */
+	if (!err && in->comms && !in->no_events)
+		err = hs_rec_add_tasks(w, in->comms->seen, in->comms->nr_seen);
 	in->res.build_s = (double)(rec_now_ns() - t0) / 1e9;
 	if (!err)
 		err = hs_rec_finish(w, &in->res);

@@ -109,6 +109,34 @@ struct rec_lrugen_log {
 	bool		enabled;	/* debugfs lru_gen is readable */
 };
 
+/* ---- task names (lib/recorder-comm.c) ---- */
+
+#define REC_COMM_PERIOD_S	1.0	/* saved_cmdlines and the workload's /proc comm */
+
+struct rec_cmdline;
+struct hs_cgroup;
+
+struct rec_comms {
+	char		*path;		/* <tracefs>/saved_cmdlines, or NULL */
+	struct rec_cmdline *cur;	/* its entries at the last read, by pid */
+	size_t		nr_cur;
+	size_t		cur_cap;	/* room in cur */
+	struct rec_cmdline *next;	/* the next read parses here (swapped with cur) */
+	size_t		next_cap;	/* room in next */
+	char		*text;		/* the file's text */
+	size_t		text_cap;	/* room in text */
+	bool		have_cur;	/* read once */
+	uint64_t	last_ns;	/* when the last read began */
+	struct hs_task_seen *seen;	/* the sightings so far */
+	size_t		nr_seen;
+	size_t		cap;
+	bool		failed;		/* out of memory: no more sightings */
+};
+
+void rec_comms_open(struct rec_comms *c, const char *tdir);
+void rec_comms_take(struct rec_comms *c, const struct hs_cgroup *cg, bool last);
+void rec_comms_free(struct rec_comms *c);
+
 /* ---- building a session from the spool (lib/recorder-build.c) ---- */
 
 struct rec_build_in {
@@ -123,6 +151,7 @@ struct rec_build_in {
 	const struct hs_kvlist *ms[2];	/* memory.stat before, after (or NULL) */
 	const struct hs_capture_stats *cs; /* capture counters (or NULL) */
 	const struct rec_lrugen_log *lg; /* lru_gen snapshots (or NULL) */
+	const struct rec_comms *comms;	/* task names (or NULL: none known) */
 	struct hs_record_result res;	/* filled in here: events, build_s, ... */
 	uint64_t	cache_pages;	/* file workloads: cachestat nr_cache at the end */
 	bool		cache_known;	/* cache_pages is valid */

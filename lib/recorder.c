@@ -419,6 +419,8 @@ struct hs_recorder {
 	struct hs_kvlist	vm[2];		/* /proc/vmstat before and after */
 	struct hs_kvlist	ms[2];		/* memory.stat before and after */
 	struct rec_lrugen_log	lg;		/* lru_gen snapshots */
+	struct rec_comms	comms;		/* task names (lib/recorder-comm.c) */
+	double			next_comm;	/* workload seconds of the next names read */
 	struct hs_sampling	*smp;		/* sample_numa: what to restore */
 	struct hs_undo		*undo;		/* what this recording changed (lib/undo.h) */
 	struct hs_workload_opts	wopts;		/* o.workload, with the undo note */
@@ -558,6 +560,7 @@ void hs_recorder_free(struct hs_recorder *r)
 		hs_kvlist_free(&r->ms[i]);
 	}
 	lrugen_free(&r->lg);
+	rec_comms_free(&r->comms);
 	hs_sampling_free(r->smp);
 	free(r->cpus);
 	free(r->origin);
@@ -830,6 +833,7 @@ static int launch(struct hs_recorder *r)
 	if (hs_cgroup_stat(r->cg, &r->ms[0]))
 		memset(&r->ms[0], 0, sizeof(r->ms[0]));
 	r->cpu0 = cpu_seconds();
+	rec_comms_open(&r->comms, hs_capture_tracing_dir(r->cap));	/* before: not ours */
 	err = hs_capture_start(r->cap);
 	if (err)
 		return fail(r, failed(err), "tracefs: %s", hs_capture_errmsg(r->cap));
@@ -957,6 +961,7 @@ static int finish(struct hs_recorder *r, enum stop_reason why)
 	else if (why == STOP_TIMEOUT)
 		stop_workload(r, SIGTERM);
 	lrugen_take(&r->lg);	/* the generations as the workload left them */
+	rec_comms_take(&r->comms, r->cg, true);	/* while forks are still traced */
 
 	hs_sampling_restore(r->smp);
 	err = hs_capture_stop(r->cap);
@@ -1005,6 +1010,7 @@ static int finish(struct hs_recorder *r, enum stop_reason why)
 	r->in.ms[1] = &r->ms[1];
 	r->in.cs = &r->cs;
 	r->in.lg = &r->lg;
+	r->in.comms = &r->comms;
 	r->in.pause_at = r->o.pause_at;
 	r->in.res.workload_exit = WIFEXITED(r->child.status) ? WEXITSTATUS(r->child.status) : -1;
 	r->in.res.workload_signal = WIFSIGNALED(r->child.status) ? WTERMSIG(r->child.status) : 0;
@@ -1044,6 +1050,10 @@ int hs_recorder_wait(struct hs_recorder *r, double timeout_s)
 			lrugen_take(&r->lg);
 			r->next_lg = el + LRUGEN_PERIOD_S;
 		}
+		if (el >= r->next_comm) {
+			rec_comms_take(&r->comms, r->cg, false);
+			r->next_comm = el + REC_COMM_PERIOD_S;
+		}
 		if (child_reap(&r->child, WNOHANG)) {
 			/*
 			 * Ctrl-C reaches the whole foreground group: the workload may
@@ -1069,6 +1079,7 @@ int hs_recorder_wait(struct hs_recorder *r, double timeout_s)
 			ms = ms_until(now, t0 + (uint64_t)(timeout_s * 1e9), ms);
 		if (r->lg.enabled)
 			ms = ms_until(now, start + (uint64_t)(r->next_lg * 1e9), ms);
+		ms = ms_until(now, start + (uint64_t)(r->next_comm * 1e9), ms);
 		if (r->o.duration > 0)
 			ms = ms_until(now, start + (uint64_t)(r->o.duration * 1e9), ms);
 		pfd[0] = (struct pollfd){ .fd = r->wake[0], .events = POLLIN };

@@ -1065,6 +1065,393 @@ int hs_rec_add_lrugen(struct hs_session_writer *w, uint64_t ts_ns, const struct 
 	return rec_done(w, err);
 }
 
+/*
+ * Task names (hs_rec_add_tasks()).  A pid's name can change only at marks
+ * the events show: a birth (task_newtask, sched_process_fork: a = the
+ * child), an exec (sched_process_exec), and, for every pid, a loss (what
+ * was lost may have been either).  Between two marks a pid is one task with
+ * one name, its span (renames through prctl(PR_SET_NAME) are not traced:
+ * hsctl-db(5) says so).
+ *
+ * A sighting is a name read at some instant of (lo, hi]: /proc at the time
+ * of the read, or a saved_cmdlines entry that changed between two reads,
+ * which the kernel saved at a context switch of the pid's task then.  The
+ * spans of the pid that overlap (lo, hi] are the candidates; one is ruled
+ * out when its task was dead all through (a span that a birth ends, with no
+ * exit of the pid in the window before that birth).  A span left alone is
+ * the one.  Of several, one is also ruled out when its name is known and
+ * differs: known from other sightings, or, for a span that starts
+ * at a birth, the parent's name at that time (a child starts with its
+ * parent's comm).  A single candidate left gets the name.  This is why a
+ * short-lived command is named although its fork, exec and exit all fall
+ * between two reads: its pre-exec span has its parent's name.  Names found
+ * make other spans known, so the deduction runs until nothing changes.  A
+ * span given two names gets none.  Inherited names only rule out: they are
+ * not stored, as a thread may rename itself right after its creation.
+ */
+enum mark_kind { MK_LOST, MK_BIRTH, MK_EXEC, MK_EXIT };
+
+struct task_mark {
+	int32_t		pid;		/* the task, or INT32_MIN for a loss */
+	int32_t		by;		/* MK_BIRTH: the creating task */
+	enum mark_kind	kind;		/* MK_EXIT is no mark: the task's last instant */
+	uint64_t	ts;		/* trace clock */
+};
+
+struct task_span {
+	int32_t		pid;
+	uint64_t	from;		/* the name holds from here (0: the start) ... */
+	uint64_t	to;		/* ... until here (UINT64_MAX: the end) */
+	const char	*comm;		/* NULL: two names (a conflict) */
+};
+
+struct task_names {
+	struct task_mark *m;		/* all marks, by (pid, ts): losses first */
+	size_t		nm;
+	size_t		nr_lost;	/* m[0 .. nr_lost) */
+	struct task_span *sp;		/* names found, by (pid, from) ... */
+	size_t		nsp;
+	size_t		nsorted;	/* ... up to here; those after came in this pass */
+	size_t		cap;
+};
+
+static int mark_cmp(const void *a, const void *b)
+{
+	const struct task_mark *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (int)x->kind - (int)y->kind;
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct task_span *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return 0;
+}
+
+/* The marks of @pid: *own and its number. */
+static size_t own_marks(const struct task_names *tn, int32_t pid, const struct task_mark **own)
+{
+	size_t lo = tn->nr_lost, hi = tn->nm, mid, n;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (tn->m[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (n = 0; lo + n < tn->nm && tn->m[lo + n].pid == pid; n++)
+		;
+	*own = tn->m + lo;
+	return n;
+}
+
+/*
+ * The span of @pid around @t: the latest mark at or before @t (0: none) and
+ * the first after it (UINT64_MAX: none); *birth_by gets the creator when
+ * the span starts at a birth, else 0.
+ */
+static void span_at(const struct task_names *tn, int32_t pid, uint64_t t, uint64_t *from,
+		    uint64_t *to, int32_t *birth_by)
+{
+	const struct task_mark *own;
+	size_t lo = 0, hi = tn->nr_lost, i, n;
+
+	*from = 0;
+	*to = UINT64_MAX;
+	*birth_by = 0;
+	while (lo < hi) {		/* the first loss after t */
+		i = lo + (hi - lo) / 2;
+		if (tn->m[i].ts <= t)
+			lo = i + 1;
+		else
+			hi = i;
+	}
+	if (lo > 0)
+		*from = tn->m[lo - 1].ts;
+	if (lo < tn->nr_lost)
+		*to = tn->m[lo].ts;
+	n = own_marks(tn, pid, &own);
+	for (i = 0; i < n; i++) {
+		if (own[i].kind == MK_EXIT)
+			continue;
+		if (own[i].ts <= t && own[i].ts >= *from) {
+			*from = own[i].ts;
+			*birth_by = own[i].kind == MK_BIRTH ? own[i].by : 0;
+		}
+		if (own[i].ts > t && own[i].ts < *to)
+			*to = own[i].ts;
+	}
+}
+
+static struct task_span *find_span(const struct task_names *tn, int32_t pid, uint64_t from)
+{
+	struct task_span key = { .pid = pid, .from = from }, *s = NULL;
+	size_t i;
+
+	if (tn->nsorted)
+		s = bsearch(&key, tn->sp, tn->nsorted, sizeof(*tn->sp), span_cmp);
+	for (i = tn->nsorted; !s && i < tn->nsp; i++)
+		if (tn->sp[i].pid == pid && tn->sp[i].from == from)
+			s = &tn->sp[i];
+	return s;
+}
+
+/* The known name of @pid at @t (depth: how far up to inherit), or NULL. */
+static const char *name_at(const struct task_names *tn, int32_t pid, uint64_t t, int depth)
+{
+	const struct task_span *s;
+	uint64_t from, to;
+	int32_t by;
+
+	span_at(tn, pid, t, &from, &to, &by);
+	s = find_span(tn, pid, from);
+	if (s)
+		return s->comm;
+	if (by > 0 && depth > 0)
+		return name_at(tn, by, from, depth - 1);
+	return NULL;
+}
+
+/* Give span [@from, @to) of @pid the name @comm (unsorted until the pass ends). */
+static int name_span(struct task_names *tn, int32_t pid, uint64_t from, uint64_t to,
+		     const char *comm, bool *changed)
+{
+	struct task_span *s = find_span(tn, pid, from), *ns;
+
+	if (s) {
+		if (s->comm && strcmp(s->comm, comm)) {
+			s->comm = NULL;
+			*changed = true;
+		}
+		return 0;
+	}
+	if (tn->nsp == tn->cap) {
+		tn->cap = tn->cap ? 2 * tn->cap : 64;
+		ns = realloc(tn->sp, tn->cap * sizeof(*ns));
+		if (!ns)
+			return -ENOMEM;
+		tn->sp = ns;
+	}
+	tn->sp[tn->nsp++] = (struct task_span){ pid, from, to, comm };
+	*changed = true;
+	return 0;
+}
+
+/*
+ * The one span of (lo, hi] that @x can name: *from, *to; false when none
+ * or more than one is left (see above).  A span alone in the window is the
+ * one, whatever the names known: its task may have renamed itself.
+ */
+static bool sighting_span(const struct task_names *tn, const struct hs_task_seen *x,
+			  uint64_t *from, uint64_t *to)
+{
+	uint64_t t = x->lo_ns, f, e, first_birth = 0, only_from = 0, only_to = 0;
+	const struct task_mark *own;
+	bool exit_before = false;
+	size_t i, n, spans = 0, left = 0;
+	const char *known;
+	int32_t by;
+
+	if (x->lo_ns >= x->hi_ns) {
+		span_at(tn, x->pid, x->hi_ns, from, to, &by);
+		return true;
+	}
+	n = own_marks(tn, x->pid, &own);
+	for (i = 0; i < n; i++) {	/* the first mark in the window, and exits before it */
+		if (own[i].ts <= x->lo_ns || own[i].ts > x->hi_ns)
+			continue;
+		if (own[i].kind == MK_EXIT) {
+			exit_before = true;
+			continue;
+		}
+		if (own[i].kind == MK_BIRTH && !exit_before)
+			first_birth = own[i].ts;
+		break;
+	}
+	for (;;) {
+		span_at(tn, x->pid, t, &f, &e, &by);
+		/* a task dead all through the window saved nothing in it */
+		if (!(first_birth && e == first_birth && f <= x->lo_ns)) {
+			spans++;
+			only_from = f;
+			only_to = e;
+			known = name_at(tn, x->pid, t, 8);
+			if (!known || !strcmp(known, x->comm)) {
+				*from = f;
+				*to = e;
+				left++;
+			}
+		}
+		if (e > x->hi_ns || e == UINT64_MAX)
+			break;
+		t = e;
+	}
+	if (spans == 1) {
+		*from = only_from;
+		*to = only_to;
+		return true;
+	}
+	return left == 1;
+}
+
+/* Load the marks of the session's events, sorted: losses first. */
+static int load_marks(struct hs_session_writer *w, struct task_names *tn)
+{
+	static const char sql[] = "SELECT type, pid, a, ts_ns FROM events WHERE session = ?1"
+				  " AND type IN (?2, ?3, ?4, ?5, ?6)";
+	struct hs_store *st = w->st;
+	struct task_mark *m = NULL, *nm;
+	size_t nr = 0, cap = 0;
+	sqlite3_stmt *s = NULL;
+	int rc, type;
+
+	rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sql_err(st, rc);
+	sqlite3_bind_int64(s, 1, w->session);
+	sqlite3_bind_int(s, 2, HS_EV_TASK_NEW);
+	sqlite3_bind_int(s, 3, HS_EV_PROCESS_FORK);
+	sqlite3_bind_int(s, 4, HS_EV_PROCESS_EXEC);
+	sqlite3_bind_int(s, 5, HS_EV_PROCESS_EXIT);
+	sqlite3_bind_int(s, 6, HS_EV_LOST);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (nr == cap) {
+			cap = cap ? 2 * cap : 256;
+			nm = realloc(m, cap * sizeof(*m));
+			if (!nm) {
+				sqlite3_finalize(s);
+				free(m);
+				return store_err(st, -ENOMEM, "out of memory");
+			}
+			m = nm;
+		}
+		type = sqlite3_column_int(s, 0);
+		m[nr].ts = (uint64_t)sqlite3_column_int64(s, 3);
+		m[nr].by = 0;
+		m[nr].pid = sqlite3_column_int(s, 1);
+		if (type == HS_EV_LOST) {
+			m[nr].kind = MK_LOST;
+			m[nr].pid = INT32_MIN;
+		} else if (type == HS_EV_TASK_NEW || type == HS_EV_PROCESS_FORK) {
+			m[nr].kind = MK_BIRTH;
+			m[nr].by = m[nr].pid;
+			m[nr].pid = (int32_t)sqlite3_column_int64(s, 2);
+		} else {
+			m[nr].kind = type == HS_EV_PROCESS_EXEC ? MK_EXEC : MK_EXIT;
+		}
+		nr++;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		free(m);
+		return store_sql_err(st, rc);
+	}
+	if (nr)
+		qsort(m, nr, sizeof(*m), mark_cmp);
+	tn->m = m;
+	tn->nm = nr;
+	for (tn->nr_lost = 0; tn->nr_lost < nr && m[tn->nr_lost].kind == MK_LOST; tn->nr_lost++)
+		;
+	return 0;
+}
+
+/* Insert one named span. */
+static int insert_span(struct hs_session_writer *w, sqlite3_stmt *s, const struct task_span *sp)
+{
+	sqlite3_bind_int64(s, 1, w->session);
+	sqlite3_bind_int(s, 2, sp->pid);
+	sqlite3_bind_text(s, 3, sp->comm, -1, SQLITE_STATIC);
+	if (sp->from)
+		sqlite3_bind_int64(s, 4, i64(sp->from));
+	else
+		sqlite3_bind_null(s, 4);
+	if (sp->to != UINT64_MAX)
+		sqlite3_bind_int64(s, 5, i64(sp->to));
+	else
+		sqlite3_bind_null(s, 5);
+	return step_insert(w->st, s);
+}
+
+/* The passes of the deduction; each finds at least one name or ends it. */
+#define TASK_PASSES	16
+
+/**
+ * hs_rec_add_tasks() - store the names of the recording's tasks
+ * @w: a writer opened on the recording, its events added
+ * @seen: the recorder's sightings, in any order
+ * @n: their number
+ *
+ * Each sighting names the one span of its pid it can be from (see above);
+ * the rows go to tasks, which the comm column of v_events and the v_ev_*
+ * views reads.
+ *
+ * Return: 0 or -errno (the writer then fails its commit).
+ */
+int hs_rec_add_tasks(struct hs_session_writer *w, const struct hs_task_seen *seen, size_t n)
+{
+	static const char sql[] = "INSERT INTO tasks (session, pid, comm, from_ns, to_ns)"
+				  " VALUES (?1, ?2, ?3, ?4, ?5)";
+	struct task_names tn = { 0 };
+	sqlite3_stmt *s = NULL;
+	bool changed = true;
+	uint64_t from, to;
+	int err, rc, pass;
+	size_t i;
+
+	err = rec_ready(w);
+	if (err || !n)
+		return err;
+	if (w->flush) {
+		err = w->flush(w);	/* the marks come from the events stored */
+		if (err)
+			return rec_done(w, err);
+	}
+	err = load_marks(w, &tn);
+	for (pass = 0; !err && changed && pass < TASK_PASSES; pass++) {
+		changed = false;
+		for (i = 0; !err && i < n; i++) {
+			const struct hs_task_seen *x = &seen[i];
+
+			if (x->pid <= 0 || !memchr(x->comm, '\0', sizeof(x->comm)) || !x->comm[0])
+				continue;
+			/* exact reads first: they are what the deduction starts from */
+			if (!pass && x->lo_ns < x->hi_ns)
+				continue;
+			if (sighting_span(&tn, x, &from, &to))
+				err = name_span(&tn, x->pid, from, to, x->comm, &changed);
+		}
+		if (tn.nsp)
+			qsort(tn.sp, tn.nsp, sizeof(*tn.sp), span_cmp);
+		tn.nsorted = tn.nsp;
+		if (!pass)
+			changed = true;
+	}
+	if (err == -ENOMEM)
+		err = store_err(w->st, -ENOMEM, "out of memory");
+	if (!err) {
+		rc = sqlite3_prepare_v2(w->st->db, sql, -1, &s, NULL);
+		if (rc != SQLITE_OK)
+			err = store_sql_err(w->st, rc);
+	}
+	for (i = 0; !err && i < tn.nsp; i++)
+		if (tn.sp[i].comm)
+			err = insert_span(w, s, &tn.sp[i]);
+	sqlite3_finalize(s);
+	free(tn.sp);
+	free(tn.m);
+	return rec_done(w, err);
+}
+
 /**
  * hs_rec_finish() - store what the recording gave
  * @w: a writer opened on the recording

@@ -54,7 +54,7 @@ void hs_store_close(struct hs_store *st);
 void hs_store_set_busy_timeout(unsigned int ms);
 const char *hs_store_errmsg(const struct hs_store *st);
 int hs_store_user_version(const struct hs_store *st);	/* schema version of the file */
-#define HS_STORE_SCHEMA_VERSION	9			/* the version this build writes */
+#define HS_STORE_SCHEMA_VERSION	10			/* the version this build writes */
 #define HS_STORE_APPLICATION_ID	0x48534354u		/* PRAGMA application_id: "HSCT" */
 
 /* What `hsctl db info` shows. */
@@ -431,6 +431,20 @@ struct hs_record_result {
 	double		build_s;	/* time to build lives and the stream */
 };
 
+/**
+ * struct hs_task_seen - one sighting of a task's name by the recorder
+ *
+ * The name was the task's at some instant t with lo_ns < t <= hi_ns (trace
+ * clock); lo_ns == hi_ns: at hi_ns exactly (/proc/PID/comm read then).
+ * hs_rec_add_tasks() turns sightings into tasks rows.
+ */
+struct hs_task_seen {
+	int32_t		pid;		/* the task (thread id, common_pid) */
+	uint64_t	lo_ns;		/* after this ... */
+	uint64_t	hi_ns;		/* ... and at or before this */
+	char		comm[16];	/* the name, NUL-terminated (TASK_COMM_LEN) */
+};
+
 /*
  * The following write into a session writer opened on the recording's
  * session (hs_session_meta.id), inside its transaction.  Return: 0 or -errno
@@ -449,6 +463,8 @@ int hs_rec_add_cpu(struct hs_session_writer *w, int cpu, uint64_t subbufs, uint6
 		   uint64_t events, uint64_t overrun, uint64_t commit_overrun, uint64_t dropped);
 /* One lru_gen snapshot taken at @ts_ns (trace clock): a row per (memcg, node, gen). */
 int hs_rec_add_lrugen(struct hs_session_writer *w, uint64_t ts_ns, const struct hs_lrugen *lg);
+/* Task names from @n sightings, checked against the events stored so far: hsctl-db(5) tasks. */
+int hs_rec_add_tasks(struct hs_session_writer *w, const struct hs_task_seen *seen, size_t n);
 int hs_rec_finish(struct hs_session_writer *w, const struct hs_record_result *r);
 
 /*

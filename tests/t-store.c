@@ -183,7 +183,7 @@ static void test_memory_open(void)
 	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
 	T_EQ_I64(hs_store_get_info(st, &info), 0);
 	T_EQ_U64(info.application_id, 0x48534354);
-	T_EQ_I64(info.user_version, 9);
+	T_EQ_I64(info.user_version, 10);
 	T_EQ_I64(info.sessions, 0);
 	T_EQ_I64(info.runs, 0);
 	T_EQ_STR(info.journal_mode, "memory");
@@ -562,7 +562,8 @@ static void test_refuse_files(void)
 		return;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 99", 0, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 99 is newer than this hsctl supports (9); upgrade hsctl");
+		 "database schema version 99 is newer than this hsctl supports (10);"
+		 " upgrade hsctl");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY, &st), -EPROTO);
@@ -584,7 +585,7 @@ static void test_refuse_files(void)
 	st = NULL;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 0", HS_STORE_RDONLY, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 0 is older than this hsctl's (9);"
+		 "database schema version 0 is older than this hsctl's (10);"
 		 " run 'hsctl db migrate'");
 	hs_store_close(st);
 	st = NULL;
@@ -1143,6 +1144,111 @@ static int write_recording(struct hs_store *st, int64_t session, const char *sta
 	return 0;
 }
 
+/*
+ * Task names (hsctl-db(5) tasks): the recorder's sightings placed between
+ * the marks of the events (births, execs, losses), checked event by event.
+ *	pid 100: seen at 5000 and 6000, no marks: named up to the loss at 7000
+ *	pid 200: exec'd at 2000, seen during (3000, 3001]: named from the exec
+ *	pid 300: born at 3000/3001, exited at 4000, saved_cmdlines changed in
+ *		 (3200, 6000]: its final name, from its birth
+ *	pid 400: an old task (1500), a new one born at 5000 and seen at 6000:
+ *		 only the new one is named
+ *	pid 500: saved_cmdlines changed across its exec: no name
+ *	pid 600: seen as two names with no mark between: no name
+ *	pid 700: forked by 200 (hsctl-gen), exec'd and exited between two reads
+ *		 of saved_cmdlines that changed to cat2: its pre-exec spans are
+ *		 hsctl-gen (inherited), so cat2 is its exec'd span's
+ *	pid 800: the same, read as hsctl-gen: it may be from before the exec,
+ *		 so no name
+ */
+static void test_task_names(void)
+{
+	static const struct hs_event ev[] = {
+		{ .ts_ns = 1000, .pid = 100, .type = HS_EV_FILEMAP_ADD },	/* 0 kswapd0 */
+		{ .ts_ns = 1100, .pid = 200, .type = HS_EV_FILEMAP_ADD },	/* 1 before exec */
+		{ .ts_ns = 1200, .pid = 600, .type = HS_EV_FILEMAP_ADD },	/* 2 conflict */
+		{ .ts_ns = 1500, .pid = 400, .type = HS_EV_FILEMAP_ADD },	/* 3 old 400 */
+		{ .ts_ns = 2000, .pid = 200, .type = HS_EV_PROCESS_EXEC },	/* 4 */
+		{ .ts_ns = 2400, .pid = 500, .type = HS_EV_FILEMAP_ADD },	/* 5 */
+		{ .ts_ns = 2500, .pid = 200, .type = HS_EV_FILEMAP_ADD },	/* 6 */
+		{ .ts_ns = 2500, .pid = 500, .type = HS_EV_PROCESS_EXEC },	/* 7 */
+		{ .ts_ns = 2600, .pid = 500, .type = HS_EV_FILEMAP_ADD },	/* 8 */
+		{ .ts_ns = 3000, .pid = 200, .type = HS_EV_TASK_NEW, .a = 300 },	/* 9 */
+		{ .ts_ns = 3001, .pid = 200, .type = HS_EV_PROCESS_FORK, .a = 300 },	/* 10 */
+		{ .ts_ns = 3500, .pid = 300, .type = HS_EV_FILEMAP_ADD },	/* 11 */
+		{ .ts_ns = 4000, .pid = 300, .type = HS_EV_PROCESS_EXIT },	/* 12 */
+		{ .ts_ns = 5000, .pid = 200, .type = HS_EV_PROCESS_FORK, .a = 400 },	/* 13 */
+		{ .ts_ns = 5500, .pid = 400, .type = HS_EV_FILEMAP_ADD },	/* 14 new 400 */
+		{ .ts_ns = 7000, .pid = -1, .type = HS_EV_LOST, .a = 3 },	/* 15 */
+		{ .ts_ns = 7500, .pid = 100, .type = HS_EV_FILEMAP_ADD },	/* 16 after it */
+		{ .ts_ns = 8100, .pid = 200, .type = HS_EV_TASK_NEW, .a = 700 },	/* 17 */
+		{ .ts_ns = 8101, .pid = 200, .type = HS_EV_PROCESS_FORK, .a = 700 },	/* 18 */
+		{ .ts_ns = 8110, .pid = 200, .type = HS_EV_TASK_NEW, .a = 800 },	/* 19 */
+		{ .ts_ns = 8111, .pid = 200, .type = HS_EV_PROCESS_FORK, .a = 800 },	/* 20 */
+		{ .ts_ns = 8150, .pid = 700, .type = HS_EV_FILEMAP_FAULT },	/* 21 pre-exec */
+		{ .ts_ns = 8200, .pid = 700, .type = HS_EV_PROCESS_EXEC },	/* 22 */
+		{ .ts_ns = 8210, .pid = 800, .type = HS_EV_PROCESS_EXEC },	/* 23 */
+		{ .ts_ns = 8250, .pid = 700, .type = HS_EV_FILEMAP_ADD },	/* 24 */
+		{ .ts_ns = 8260, .pid = 800, .type = HS_EV_FILEMAP_ADD },	/* 25 */
+		{ .ts_ns = 8300, .pid = 700, .type = HS_EV_PROCESS_EXIT },	/* 26 */
+	};
+	static const struct hs_task_seen seen[] = {
+		{ .pid = 100, .lo_ns = 5000, .hi_ns = 5000, .comm = "kswapd0" },
+		{ .pid = 100, .lo_ns = 6000, .hi_ns = 6000, .comm = "kswapd0" },
+		{ .pid = 200, .lo_ns = 3000, .hi_ns = 3001, .comm = "hsctl-gen" },
+		{ .pid = 300, .lo_ns = 3200, .hi_ns = 6000, .comm = "worker" },
+		{ .pid = 400, .lo_ns = 6000, .hi_ns = 6000, .comm = "cat" },
+		{ .pid = 500, .lo_ns = 1000, .hi_ns = 6000, .comm = "sh" },
+		{ .pid = 600, .lo_ns = 1200, .hi_ns = 1200, .comm = "a" },
+		{ .pid = 600, .lo_ns = 1300, .hi_ns = 1300, .comm = "b" },
+		{ .pid = 0, .lo_ns = 1300, .hi_ns = 1300, .comm = "swapper/0" },
+		{ .pid = 200, .lo_ns = 9000, .hi_ns = 9000, .comm = "hsctl-gen" },
+		{ .pid = 700, .lo_ns = 7600, .hi_ns = 9500, .comm = "cat2" },
+		{ .pid = 800, .lo_ns = 7600, .hi_ns = 9500, .comm = "hsctl-gen" },
+	};
+	const struct hs_session_meta m = { .source = "record", .id = 1, .visibility = "exact" };
+	const struct hs_record_result res = { .status = "complete", .workload_exit = 0 };
+	struct hs_session_writer *w = NULL;
+	struct hs_store *st = NULL;
+	int64_t id = 0;
+	size_t i;
+
+	T_EQ_I64(hs_store_open(":memory:", 0, &st), 0);
+	if (!st)
+		return;
+	T_EQ_I64(hs_record_create(st, &rec_meta, &id), 0);
+	T_EQ_I64(hs_session_begin(st, &m, &w), 0);
+	if (!w)
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(ev); i++)
+		T_EQ_I64(hs_rec_add_event(w, &ev[i]), 0);
+	T_EQ_I64(hs_rec_add_tasks(w, seen, ARRAY_SIZE(seen)), 0);
+	T_EQ_I64(hs_rec_finish(w, &res), 0);
+	T_EQ_I64(hs_session_commit(w, NULL), 0);
+
+	T_EQ_STR(q(st, "SELECT pid, comm, from_ns, to_ns FROM tasks ORDER BY pid, from_ns"),
+		 "100|'kswapd0'|NULL|7000;200|'hsctl-gen'|2000|7000;200|'hsctl-gen'|7000|NULL;"
+		 "300|'worker'|3001|7000;400|'cat'|5000|7000;700|'cat2'|8200|NULL");
+	T_EQ_STR(q(st, "SELECT group_concat(coalesce(comm, '-'), ',') FROM"
+		      " (SELECT comm FROM v_events ORDER BY seq)"),
+		 "'kswapd0,-,-,-,hsctl-gen,-,hsctl-gen,-,-,hsctl-gen,hsctl-gen,worker,worker,"
+		 "hsctl-gen,cat,-,-,hsctl-gen,hsctl-gen,hsctl-gen,hsctl-gen,-,cat2,-,cat2,-,cat2'");
+	T_EQ_STR(q(st, "SELECT seq, common_pid, comm FROM v_ev_filemap_add ORDER BY seq"),
+		 "0|100|'kswapd0';1|200|NULL;2|600|NULL;3|400|NULL;5|500|NULL;6|200|'hsctl-gen';"
+		 "8|500|NULL;11|300|'worker';14|400|'cat';16|100|NULL;24|700|'cat2';25|800|NULL");
+	/* the fork's comm is the parent's, as trace-cmd report shows it */
+	T_EQ_STR(q(st, "SELECT seq, parent_pid, child_pid, comm FROM v_ev_process_fork"
+		      " ORDER BY seq"), "10|200|300|'hsctl-gen';13|200|400|'hsctl-gen';"
+		 "18|200|700|'hsctl-gen';20|200|800|'hsctl-gen'");
+	T_EQ_STR(q(st, "SELECT seq, comm FROM v_ev_process_exit ORDER BY seq"),
+		 "12|'worker';26|'cat2'");
+	/* the names go with their session */
+	T_EQ_I64(hs_session_remove(st, 1), 0);
+	T_EQ_STR(q(st, "SELECT count(*) FROM tasks"), "0");
+out:
+	hs_store_close(st);
+}
+
 static void test_record_writer(void)
 {
 	struct hs_session_writer *w = NULL;
@@ -1194,14 +1300,22 @@ static void test_record_writer(void)
 		      " pswpout, workload_exit FROM v_sessions ORDER BY session"),
 		 "1|'record'|'rec1'|'interrupted'|1|3|2|16384|6|'6.18.0'|'absent'|30|NULL|NULL;"
 		 "2|'gen'|'trace.txt'|'complete'|1|9|10|NULL|NULL|NULL|NULL|NULL|NULL|NULL");
+	/* comm last: no names were stored, so none is known */
 	T_EQ_STR(q(st, "SELECT * FROM v_events ORDER BY seq"),
-		 "1|0|1000|1|42|'filemap_add'|0|2|4096|8388609|12|4|0|0|0|0|0|1;"
-		 "1|1|2000|0|42|'touch'|5|0|0|0|0|0|0|139637976731648|0|0|0|32;"
-		 "1|2|3000|0|-1|'lost'|0|0|0|0|0|0|0|0|-1|0|0|31");
+		 "1|0|1000|1|42|'filemap_add'|0|2|4096|8388609|12|4|0|0|0|0|0|1|NULL;"
+		 "1|1|2000|0|42|'touch'|5|0|0|0|0|0|0|139637976731648|0|0|0|32|NULL;"
+		 "1|2|3000|0|-1|'lost'|0|0|0|0|0|0|0|0|-1|0|0|31|NULL");
 	/* one view per type, the kernel's field names: filemap_add's pfn i_ino index s_dev order */
 	T_EQ_STR(q_names(st, "SELECT * FROM v_ev_filemap_add"),
-		 "session|seq|ts_ns|cpu|common_pid|pfn|i_ino|index|s_dev|order");
-	T_EQ_STR(q(st, "SELECT * FROM v_ev_filemap_add"), "1|0|1000|1|42|4096|12|4|8388609|2");
+		 "session|seq|ts_ns|cpu|common_pid|pfn|i_ino|index|s_dev|order|comm");
+	T_EQ_STR(q(st, "SELECT * FROM v_ev_filemap_add"), "1|0|1000|1|42|4096|12|4|8388609|2|NULL");
+	/* every v_ev_* view ends with comm */
+	T_EQ_STR(q(st, "SELECT count(*) FROM sqlite_master AS m WHERE m.type = 'view' AND"
+		      " m.name LIKE 'v!_ev!_%' ESCAPE '!' AND (SELECT c.name FROM"
+		      " pragma_table_info(m.name) AS c ORDER BY c.cid DESC LIMIT 1) <> 'comm'"),
+		 "0");
+	T_EQ_STR(q(st, "SELECT count(*) FROM sqlite_master WHERE type = 'view' AND"
+		      " name LIKE 'v!_ev!_%' ESCAPE '!'"), "33");
 	/* touch flags 5: HS_EVF_ANON | HS_EVF_WRITE, through a mapping */
 	T_EQ_STR(q(st, "SELECT tgid, address, write, anon, fd FROM v_ev_touch"),
 		 "42|139637976731648|1|1|0");
@@ -1337,6 +1451,119 @@ static void test_record_abort_remove(void)
 out:
 	hs_store_close(st);
 }
+
+/* What migration 10 added, undone: tasks, and the views as schema 9 defined them (no comm). */
+#define UNDO_10								\
+	"DROP VIEW v_events; CREATE VIEW v_events AS SELECT e.session AS session, e.seq"	\
+	" AS seq, e.ts_ns AS ts_ns, e.cpu AS cpu, e.pid AS pid, t.name AS type, e.flags AS"	\
+	" flags, e.folio_order AS folio_order, e.pfn AS pfn, e.dev AS dev, e.ino AS ino,"	\
+	" e.idx AS idx, e.last AS last, e.addr AS addr, e.a AS a, e.b AS b, e.c AS c,"	\
+	" e.type AS type_id FROM events AS e LEFT JOIN event_types AS t ON t.type ="	\
+	" e.type; DROP VIEW v_ev_filemap_add; CREATE VIEW v_ev_filemap_add AS SELECT"	\
+	" session, seq, ts_ns, cpu, pid AS common_pid, pfn, ino AS i_ino, idx AS \"index\","	\
+	" dev AS s_dev, folio_order AS \"order\" FROM events WHERE type = (SELECT type FROM"	\
+	" event_types WHERE name = 'filemap_add'); DROP VIEW v_ev_filemap_delete; CREATE"	\
+	" VIEW v_ev_filemap_delete AS SELECT session, seq, ts_ns, cpu, pid AS common_pid,"	\
+	" pfn, ino AS i_ino, idx AS \"index\", dev AS s_dev, folio_order AS \"order\" FROM"	\
+	" events WHERE type = (SELECT type FROM event_types WHERE name ="	\
+	" 'filemap_delete'); DROP VIEW v_ev_filemap_get_pages; CREATE VIEW"	\
+	" v_ev_filemap_get_pages AS SELECT session, seq, ts_ns, cpu, pid AS common_pid,"	\
+	" ino AS i_ino, dev AS s_dev, idx AS \"index\", last AS last_index FROM events WHERE"	\
+	" type = (SELECT type FROM event_types WHERE name = 'filemap_get_pages'); DROP"	\
+	" VIEW v_ev_filemap_fault; CREATE VIEW v_ev_filemap_fault AS SELECT session, seq,"	\
+	" ts_ns, cpu, pid AS common_pid, ino AS i_ino, dev AS s_dev, idx AS \"index\" FROM"	\
+	" events WHERE type = (SELECT type FROM event_types WHERE name = 'filemap_fault');"	\
+	" DROP VIEW v_ev_filemap_map_pages; CREATE VIEW v_ev_filemap_map_pages AS SELECT"	\
+	" session, seq, ts_ns, cpu, pid AS common_pid, ino AS i_ino, dev AS s_dev, idx AS"	\
+	" \"index\", last AS last_index FROM events WHERE type = (SELECT type FROM"	\
+	" event_types WHERE name = 'filemap_map_pages'); DROP VIEW v_ev_readahead; CREATE"	\
+	" VIEW v_ev_readahead AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, ino"	\
+	" AS i_ino, dev AS s_dev, idx AS \"index\", folio_order AS \"order\", a AS req_count,"	\
+	" (flags & 2) != 0 AS async FROM events WHERE type = (SELECT type FROM event_types"	\
+	" WHERE name = 'readahead'); DROP VIEW v_ev_lru_insertion; CREATE VIEW"	\
+	" v_ev_lru_insertion AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, pfn, a"	\
+	" AS lru, b AS flags FROM events WHERE type = (SELECT type FROM event_types WHERE"	\
+	" name = 'lru_insertion'); DROP VIEW v_ev_lru_activate; CREATE VIEW"	\
+	" v_ev_lru_activate AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, pfn"	\
+	" FROM events WHERE type = (SELECT type FROM event_types WHERE name ="	\
+	" 'lru_activate'); DROP VIEW v_ev_direct_reclaim_begin; CREATE VIEW"	\
+	" v_ev_direct_reclaim_begin AS SELECT session, seq, ts_ns, cpu, pid AS common_pid,"	\
+	" a AS \"order\", b AS gfp_flags FROM events WHERE type = (SELECT type FROM"	\
+	" event_types WHERE name = 'direct_reclaim_begin'); DROP VIEW"	\
+	" v_ev_direct_reclaim_end; CREATE VIEW v_ev_direct_reclaim_end AS SELECT session,"	\
+	" seq, ts_ns, cpu, pid AS common_pid, a AS nr_reclaimed FROM events WHERE type ="	\
+	" (SELECT type FROM event_types WHERE name = 'direct_reclaim_end'); DROP VIEW"	\
+	" v_ev_memcg_reclaim_begin; CREATE VIEW v_ev_memcg_reclaim_begin AS SELECT"	\
+	" session, seq, ts_ns, cpu, pid AS common_pid, a AS \"order\", b AS gfp_flags FROM"	\
+	" events WHERE type = (SELECT type FROM event_types WHERE name ="	\
+	" 'memcg_reclaim_begin'); DROP VIEW v_ev_memcg_reclaim_end; CREATE VIEW"	\
+	" v_ev_memcg_reclaim_end AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, a"	\
+	" AS nr_reclaimed FROM events WHERE type = (SELECT type FROM event_types WHERE"	\
+	" name = 'memcg_reclaim_end'); DROP VIEW v_ev_softlimit_reclaim_begin; CREATE VIEW"	\
+	" v_ev_softlimit_reclaim_begin AS SELECT session, seq, ts_ns, cpu, pid AS"	\
+	" common_pid, a AS \"order\", b AS gfp_flags FROM events WHERE type = (SELECT type"	\
+	" FROM event_types WHERE name = 'softlimit_reclaim_begin'); DROP VIEW"	\
+	" v_ev_softlimit_reclaim_end; CREATE VIEW v_ev_softlimit_reclaim_end AS SELECT"	\
+	" session, seq, ts_ns, cpu, pid AS common_pid, a AS nr_reclaimed FROM events WHERE"	\
+	" type = (SELECT type FROM event_types WHERE name = 'softlimit_reclaim_end'); DROP"	\
+	" VIEW v_ev_node_reclaim_begin; CREATE VIEW v_ev_node_reclaim_begin AS SELECT"	\
+	" session, seq, ts_ns, cpu, pid AS common_pid, a AS \"order\", b AS gfp_flags FROM"	\
+	" events WHERE type = (SELECT type FROM event_types WHERE name ="	\
+	" 'node_reclaim_begin'); DROP VIEW v_ev_node_reclaim_end; CREATE VIEW"	\
+	" v_ev_node_reclaim_end AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, a"	\
+	" AS nr_reclaimed FROM events WHERE type = (SELECT type FROM event_types WHERE"	\
+	" name = 'node_reclaim_end'); DROP VIEW v_ev_kswapd_wake; CREATE VIEW"	\
+	" v_ev_kswapd_wake AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, a AS"	\
+	" nid, b AS \"order\" FROM events WHERE type = (SELECT type FROM event_types WHERE"	\
+	" name = 'kswapd_wake'); DROP VIEW v_ev_kswapd_sleep; CREATE VIEW"	\
+	" v_ev_kswapd_sleep AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, a AS"	\
+	" nid FROM events WHERE type = (SELECT type FROM event_types WHERE name ="	\
+	" 'kswapd_sleep'); DROP VIEW v_ev_lru_isolate; CREATE VIEW v_ev_lru_isolate AS"	\
+	" SELECT session, seq, ts_ns, cpu, pid AS common_pid, a AS nr_taken, b AS"	\
+	" nr_scanned, c AS lru FROM events WHERE type = (SELECT type FROM event_types"	\
+	" WHERE name = 'lru_isolate'); DROP VIEW v_ev_shrink_inactive; CREATE VIEW"	\
+	" v_ev_shrink_inactive AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, a AS"	\
+	" nr_reclaimed, b AS nr_scanned, c AS file FROM events WHERE type = (SELECT type"	\
+	" FROM event_types WHERE name = 'shrink_inactive'); DROP VIEW v_ev_shrink_active;"	\
+	" CREATE VIEW v_ev_shrink_active AS SELECT session, seq, ts_ns, cpu, pid AS"	\
+	" common_pid, a AS nr_deactivated, b AS nr_taken, c AS file FROM events WHERE type"	\
+	" = (SELECT type FROM event_types WHERE name = 'shrink_active'); DROP VIEW"	\
+	" v_ev_reclaim_pages; CREATE VIEW v_ev_reclaim_pages AS SELECT session, seq,"	\
+	" ts_ns, cpu, pid AS common_pid, a AS nr_reclaimed, b AS nr_scanned FROM events"	\
+	" WHERE type = (SELECT type FROM event_types WHERE name = 'reclaim_pages'); DROP"	\
+	" VIEW v_ev_write_folio; CREATE VIEW v_ev_write_folio AS SELECT session, seq,"	\
+	" ts_ns, cpu, pid AS common_pid, pfn, (flags & 1) != 0 AS anon FROM events WHERE"	\
+	" type = (SELECT type FROM event_types WHERE name = 'write_folio'); DROP VIEW"	\
+	" v_ev_shrink_slab_start; CREATE VIEW v_ev_shrink_slab_start AS SELECT session,"	\
+	" seq, ts_ns, cpu, pid AS common_pid FROM events WHERE type = (SELECT type FROM"	\
+	" event_types WHERE name = 'shrink_slab_start'); DROP VIEW v_ev_shrink_slab_end;"	\
+	" CREATE VIEW v_ev_shrink_slab_end AS SELECT session, seq, ts_ns, cpu, pid AS"	\
+	" common_pid FROM events WHERE type = (SELECT type FROM event_types WHERE name ="	\
+	" 'shrink_slab_end'); DROP VIEW v_ev_page_fault_user; CREATE VIEW"	\
+	" v_ev_page_fault_user AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, addr"	\
+	" AS address, a AS error_code FROM events WHERE type = (SELECT type FROM"	\
+	" event_types WHERE name = 'page_fault_user'); DROP VIEW v_ev_madvise; CREATE VIEW"	\
+	" v_ev_madvise AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, addr AS"	\
+	" start, a AS len_in, b AS behavior FROM events WHERE type = (SELECT type FROM"	\
+	" event_types WHERE name = 'madvise'); DROP VIEW v_ev_process_fork; CREATE VIEW"	\
+	" v_ev_process_fork AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, pid AS"	\
+	" parent_pid, a AS child_pid FROM events WHERE type = (SELECT type FROM"	\
+	" event_types WHERE name = 'process_fork'); DROP VIEW v_ev_process_exit; CREATE"	\
+	" VIEW v_ev_process_exit AS SELECT session, seq, ts_ns, cpu, pid AS common_pid"	\
+	" FROM events WHERE type = (SELECT type FROM event_types WHERE name ="	\
+	" 'process_exit'); DROP VIEW v_ev_process_exec; CREATE VIEW v_ev_process_exec AS"	\
+	" SELECT session, seq, ts_ns, cpu, pid AS common_pid FROM events WHERE type ="	\
+	" (SELECT type FROM event_types WHERE name = 'process_exec'); DROP VIEW"	\
+	" v_ev_task_new; CREATE VIEW v_ev_task_new AS SELECT session, seq, ts_ns, cpu, pid"	\
+	" AS common_pid, a AS pid, b AS clone_flags FROM events WHERE type = (SELECT type"	\
+	" FROM event_types WHERE name = 'task_new'); DROP VIEW v_ev_lost; CREATE VIEW"	\
+	" v_ev_lost AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, a AS lost FROM"	\
+	" events WHERE type = (SELECT type FROM event_types WHERE name = 'lost'); DROP"	\
+	" VIEW v_ev_touch; CREATE VIEW v_ev_touch AS SELECT session, seq, ts_ns, cpu, pid"	\
+	" AS common_pid, pid AS tgid, addr AS address, dev AS s_dev, ino AS i_ino, idx AS"	\
+	" \"index\", (flags & 4) != 0 AS write, (flags & 1) != 0 AS anon, (flags & 8) != 0"	\
+	" AS fd FROM events WHERE type = (SELECT type FROM event_types WHERE name ="	\
+	" 'touch'); DROP TABLE tasks; PRAGMA user_version = 9;"
 
 /* What migration 9 added, undone: the run views as schema 4 defined them, no v_ev_* views. */
 #define UNDO_9								\
@@ -1522,7 +1749,8 @@ static void test_opt_gap(void)
 		 "3|'opt'|4|0|R1.28;4|'lru'|8|0|R2;5|'opt'|8|1|R1;6|'opt'|4|1|R1");
 
 	/* schema 2 had neither column: migration 3 computes the same */
-	T_EQ_STR(q(st, UNDO_9 " " UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4 " " UNDO_3), "");
+	T_EQ_STR(q(st, UNDO_10 " " UNDO_9 " " UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4
+		      " " UNDO_3), "");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, 0, &st), 0);
@@ -1535,6 +1763,40 @@ out:
 	hs_store_close(st);
 	hs_param_set_free(demand);
 	hs_param_set_free(bypass);
+	rm_db(path);
+}
+
+/*
+ * A schema-9 file with a recording: migration 10 adds tasks, and the events
+ * it had show comm NULL (no names were recorded then).
+ */
+static void test_migrate_v9(void)
+{
+	const char *path = tmp_path("v9.db");
+	struct hs_store *st = NULL;
+	int64_t id = 0;
+
+	if (!path)
+		return;
+	rm_db(path);
+	T_EQ_I64(hs_store_open(path, 0, &st), 0);
+	if (!st)
+		return;
+	T_EQ_I64(hs_record_create(st, &rec_meta, &id), 0);
+	T_EQ_I64(write_recording(st, id, NULL), 0);
+	T_EQ_STR(q(st, UNDO_10), "");
+	T_EQ_STR(q(st, "SELECT count(*) FROM sqlite_master WHERE name = 'tasks'"), "0");
+	hs_store_close(st);
+	st = NULL;
+	T_EQ_I64(hs_store_open(path, 0, &st), 0);
+	if (!st)
+		return;
+	T_EQ_STR(q(st, "PRAGMA user_version"), "10");
+	T_EQ_STR(q(st, "SELECT seq, type, comm FROM v_events ORDER BY seq"),
+		 "0|'filemap_add'|NULL;1|'touch'|NULL;2|'lost'|NULL");
+	T_EQ_STR(q(st, "SELECT seq, common_pid, comm FROM v_ev_filemap_add"), "0|42|NULL");
+	T_EQ_STR(q(st, "SELECT count(*) FROM tasks"), "0");
+	hs_store_close(st);
 	rm_db(path);
 }
 
@@ -1556,7 +1818,8 @@ static void test_migrate_v1(void)
 	if (!st)
 		return;
 	T_EQ_I64(write_pattern(st, 10), 1);
-	T_EQ_STR(q(st, UNDO_9 " " UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4 " " UNDO_3 " DROP VIEW v_folio_lives; DROP VIEW v_events;"
+	T_EQ_STR(q(st, UNDO_10 " " UNDO_9 " " UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4
+		      " " UNDO_3 " DROP VIEW v_folio_lives; DROP VIEW v_events;"
 		      " DROP VIEW v_record_checks;"
 		      " DROP VIEW v_sessions; CREATE VIEW v_sessions AS SELECT id AS session,"
 		      " source, name, status, started, ended, accesses, distinct_keys"
@@ -1583,7 +1846,7 @@ static void test_migrate_v1(void)
 	if (!st)
 		return;
 	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
-	T_EQ_STR(q(st, "PRAGMA user_version"), "9");
+	T_EQ_STR(q(st, "PRAGMA user_version"), "10");
 	T_EQ_I64(hs_session_get(st, 1, &info), 0);
 	T_EQ_STR(info.name, "trace.txt");
 	T_EQ_U64(info.records, 10);
@@ -1673,7 +1936,7 @@ static void test_mrc(void)
 	T_EQ_I64(write_pattern(st, 10), 2);
 	c.session = 2;
 	T_EQ_I64(hs_store_save_mrc(st, &c, 1, ids), 0);
-	T_EQ_STR(q(st, UNDO_9 " " UNDO_8), "");
+	T_EQ_STR(q(st, UNDO_10 " " UNDO_9 " " UNDO_8), "");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, 0, &st), 0);
@@ -1683,7 +1946,8 @@ static void test_mrc(void)
 	T_EQ_STR(q(st, "SELECT size, hits, sample_rate FROM v_mrc ORDER BY size"),
 		 "1|0|R1;3|4|R1");
 	T_EQ_STR(q(st, "DELETE FROM mrc_curves"), "");
-	T_EQ_STR(q(st, UNDO_9 " " UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4), "");
+	T_EQ_STR(q(st, UNDO_10 " " UNDO_9 " " UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4),
+		 "");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, HS_STORE_RDONLY, &st), -EPROTO);
@@ -1714,9 +1978,11 @@ static const struct t_case cases[] = {
 	{ "timed", test_timed },
 	{ "record_spool", test_record_spool },
 	{ "record_writer", test_record_writer },
+	{ "task_names", test_task_names },
 	{ "record_events", test_record_events },
 	{ "record_abort_remove", test_record_abort_remove },
 	{ "migrate_v1", test_migrate_v1 },
+	{ "migrate_v9", test_migrate_v9 },
 	{ "opt_gap", test_opt_gap },
 	{ "mrc", test_mrc },
 };

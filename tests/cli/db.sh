@@ -11,6 +11,118 @@ H() {
 	"$HSCTL" -d "$DB" "$@"
 }
 
+# What schema 10 added (tasks, the views' comm): undone, the views as schema 9 defined them.
+UNDO_10='DROP VIEW v_events; CREATE VIEW v_events AS SELECT e.session AS session, e.seq
+	AS seq, e.ts_ns AS ts_ns, e.cpu AS cpu, e.pid AS pid, t.name AS type, e.flags AS
+	flags, e.folio_order AS folio_order, e.pfn AS pfn, e.dev AS dev, e.ino AS ino,
+	e.idx AS idx, e.last AS last, e.addr AS addr, e.a AS a, e.b AS b, e.c AS c,
+	e.type AS type_id FROM events AS e LEFT JOIN event_types AS t ON t.type =
+	e.type; DROP VIEW v_ev_filemap_add; CREATE VIEW v_ev_filemap_add AS SELECT
+	session, seq, ts_ns, cpu, pid AS common_pid, pfn, ino AS i_ino, idx AS "index",
+	dev AS s_dev, folio_order AS "order" FROM events WHERE type = (SELECT type FROM
+	event_types WHERE name = '\''filemap_add'\''); DROP VIEW v_ev_filemap_delete; CREATE
+	VIEW v_ev_filemap_delete AS SELECT session, seq, ts_ns, cpu, pid AS common_pid,
+	pfn, ino AS i_ino, idx AS "index", dev AS s_dev, folio_order AS "order" FROM
+	events WHERE type = (SELECT type FROM event_types WHERE name =
+	'\''filemap_delete'\''); DROP VIEW v_ev_filemap_get_pages; CREATE VIEW
+	v_ev_filemap_get_pages AS SELECT session, seq, ts_ns, cpu, pid AS common_pid,
+	ino AS i_ino, dev AS s_dev, idx AS "index", last AS last_index FROM events WHERE
+	type = (SELECT type FROM event_types WHERE name = '\''filemap_get_pages'\''); DROP
+	VIEW v_ev_filemap_fault; CREATE VIEW v_ev_filemap_fault AS SELECT session, seq,
+	ts_ns, cpu, pid AS common_pid, ino AS i_ino, dev AS s_dev, idx AS "index" FROM
+	events WHERE type = (SELECT type FROM event_types WHERE name = '\''filemap_fault'\'');
+	DROP VIEW v_ev_filemap_map_pages; CREATE VIEW v_ev_filemap_map_pages AS SELECT
+	session, seq, ts_ns, cpu, pid AS common_pid, ino AS i_ino, dev AS s_dev, idx AS
+	"index", last AS last_index FROM events WHERE type = (SELECT type FROM
+	event_types WHERE name = '\''filemap_map_pages'\''); DROP VIEW v_ev_readahead; CREATE
+	VIEW v_ev_readahead AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, ino
+	AS i_ino, dev AS s_dev, idx AS "index", folio_order AS "order", a AS req_count,
+	(flags & 2) != 0 AS async FROM events WHERE type = (SELECT type FROM event_types
+	WHERE name = '\''readahead'\''); DROP VIEW v_ev_lru_insertion; CREATE VIEW
+	v_ev_lru_insertion AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, pfn, a
+	AS lru, b AS flags FROM events WHERE type = (SELECT type FROM event_types WHERE
+	name = '\''lru_insertion'\''); DROP VIEW v_ev_lru_activate; CREATE VIEW
+	v_ev_lru_activate AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, pfn
+	FROM events WHERE type = (SELECT type FROM event_types WHERE name =
+	'\''lru_activate'\''); DROP VIEW v_ev_direct_reclaim_begin; CREATE VIEW
+	v_ev_direct_reclaim_begin AS SELECT session, seq, ts_ns, cpu, pid AS common_pid,
+	a AS "order", b AS gfp_flags FROM events WHERE type = (SELECT type FROM
+	event_types WHERE name = '\''direct_reclaim_begin'\''); DROP VIEW
+	v_ev_direct_reclaim_end; CREATE VIEW v_ev_direct_reclaim_end AS SELECT session,
+	seq, ts_ns, cpu, pid AS common_pid, a AS nr_reclaimed FROM events WHERE type =
+	(SELECT type FROM event_types WHERE name = '\''direct_reclaim_end'\''); DROP VIEW
+	v_ev_memcg_reclaim_begin; CREATE VIEW v_ev_memcg_reclaim_begin AS SELECT
+	session, seq, ts_ns, cpu, pid AS common_pid, a AS "order", b AS gfp_flags FROM
+	events WHERE type = (SELECT type FROM event_types WHERE name =
+	'\''memcg_reclaim_begin'\''); DROP VIEW v_ev_memcg_reclaim_end; CREATE VIEW
+	v_ev_memcg_reclaim_end AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, a
+	AS nr_reclaimed FROM events WHERE type = (SELECT type FROM event_types WHERE
+	name = '\''memcg_reclaim_end'\''); DROP VIEW v_ev_softlimit_reclaim_begin; CREATE VIEW
+	v_ev_softlimit_reclaim_begin AS SELECT session, seq, ts_ns, cpu, pid AS
+	common_pid, a AS "order", b AS gfp_flags FROM events WHERE type = (SELECT type
+	FROM event_types WHERE name = '\''softlimit_reclaim_begin'\''); DROP VIEW
+	v_ev_softlimit_reclaim_end; CREATE VIEW v_ev_softlimit_reclaim_end AS SELECT
+	session, seq, ts_ns, cpu, pid AS common_pid, a AS nr_reclaimed FROM events WHERE
+	type = (SELECT type FROM event_types WHERE name = '\''softlimit_reclaim_end'\''); DROP
+	VIEW v_ev_node_reclaim_begin; CREATE VIEW v_ev_node_reclaim_begin AS SELECT
+	session, seq, ts_ns, cpu, pid AS common_pid, a AS "order", b AS gfp_flags FROM
+	events WHERE type = (SELECT type FROM event_types WHERE name =
+	'\''node_reclaim_begin'\''); DROP VIEW v_ev_node_reclaim_end; CREATE VIEW
+	v_ev_node_reclaim_end AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, a
+	AS nr_reclaimed FROM events WHERE type = (SELECT type FROM event_types WHERE
+	name = '\''node_reclaim_end'\''); DROP VIEW v_ev_kswapd_wake; CREATE VIEW
+	v_ev_kswapd_wake AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, a AS
+	nid, b AS "order" FROM events WHERE type = (SELECT type FROM event_types WHERE
+	name = '\''kswapd_wake'\''); DROP VIEW v_ev_kswapd_sleep; CREATE VIEW
+	v_ev_kswapd_sleep AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, a AS
+	nid FROM events WHERE type = (SELECT type FROM event_types WHERE name =
+	'\''kswapd_sleep'\''); DROP VIEW v_ev_lru_isolate; CREATE VIEW v_ev_lru_isolate AS
+	SELECT session, seq, ts_ns, cpu, pid AS common_pid, a AS nr_taken, b AS
+	nr_scanned, c AS lru FROM events WHERE type = (SELECT type FROM event_types
+	WHERE name = '\''lru_isolate'\''); DROP VIEW v_ev_shrink_inactive; CREATE VIEW
+	v_ev_shrink_inactive AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, a AS
+	nr_reclaimed, b AS nr_scanned, c AS file FROM events WHERE type = (SELECT type
+	FROM event_types WHERE name = '\''shrink_inactive'\''); DROP VIEW v_ev_shrink_active;
+	CREATE VIEW v_ev_shrink_active AS SELECT session, seq, ts_ns, cpu, pid AS
+	common_pid, a AS nr_deactivated, b AS nr_taken, c AS file FROM events WHERE type
+	= (SELECT type FROM event_types WHERE name = '\''shrink_active'\''); DROP VIEW
+	v_ev_reclaim_pages; CREATE VIEW v_ev_reclaim_pages AS SELECT session, seq,
+	ts_ns, cpu, pid AS common_pid, a AS nr_reclaimed, b AS nr_scanned FROM events
+	WHERE type = (SELECT type FROM event_types WHERE name = '\''reclaim_pages'\''); DROP
+	VIEW v_ev_write_folio; CREATE VIEW v_ev_write_folio AS SELECT session, seq,
+	ts_ns, cpu, pid AS common_pid, pfn, (flags & 1) != 0 AS anon FROM events WHERE
+	type = (SELECT type FROM event_types WHERE name = '\''write_folio'\''); DROP VIEW
+	v_ev_shrink_slab_start; CREATE VIEW v_ev_shrink_slab_start AS SELECT session,
+	seq, ts_ns, cpu, pid AS common_pid FROM events WHERE type = (SELECT type FROM
+	event_types WHERE name = '\''shrink_slab_start'\''); DROP VIEW v_ev_shrink_slab_end;
+	CREATE VIEW v_ev_shrink_slab_end AS SELECT session, seq, ts_ns, cpu, pid AS
+	common_pid FROM events WHERE type = (SELECT type FROM event_types WHERE name =
+	'\''shrink_slab_end'\''); DROP VIEW v_ev_page_fault_user; CREATE VIEW
+	v_ev_page_fault_user AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, addr
+	AS address, a AS error_code FROM events WHERE type = (SELECT type FROM
+	event_types WHERE name = '\''page_fault_user'\''); DROP VIEW v_ev_madvise; CREATE VIEW
+	v_ev_madvise AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, addr AS
+	start, a AS len_in, b AS behavior FROM events WHERE type = (SELECT type FROM
+	event_types WHERE name = '\''madvise'\''); DROP VIEW v_ev_process_fork; CREATE VIEW
+	v_ev_process_fork AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, pid AS
+	parent_pid, a AS child_pid FROM events WHERE type = (SELECT type FROM
+	event_types WHERE name = '\''process_fork'\''); DROP VIEW v_ev_process_exit; CREATE
+	VIEW v_ev_process_exit AS SELECT session, seq, ts_ns, cpu, pid AS common_pid
+	FROM events WHERE type = (SELECT type FROM event_types WHERE name =
+	'\''process_exit'\''); DROP VIEW v_ev_process_exec; CREATE VIEW v_ev_process_exec AS
+	SELECT session, seq, ts_ns, cpu, pid AS common_pid FROM events WHERE type =
+	(SELECT type FROM event_types WHERE name = '\''process_exec'\''); DROP VIEW
+	v_ev_task_new; CREATE VIEW v_ev_task_new AS SELECT session, seq, ts_ns, cpu, pid
+	AS common_pid, a AS pid, b AS clone_flags FROM events WHERE type = (SELECT type
+	FROM event_types WHERE name = '\''task_new'\''); DROP VIEW v_ev_lost; CREATE VIEW
+	v_ev_lost AS SELECT session, seq, ts_ns, cpu, pid AS common_pid, a AS lost FROM
+	events WHERE type = (SELECT type FROM event_types WHERE name = '\''lost'\''); DROP
+	VIEW v_ev_touch; CREATE VIEW v_ev_touch AS SELECT session, seq, ts_ns, cpu, pid
+	AS common_pid, pid AS tgid, addr AS address, dev AS s_dev, ino AS i_ino, idx AS
+	"index", (flags & 4) != 0 AS write, (flags & 1) != 0 AS anon, (flags & 8) != 0
+	AS fd FROM events WHERE type = (SELECT type FROM event_types WHERE name =
+	'\''touch'\''); DROP TABLE tasks; PRAGMA user_version = 9;
+'
 # What schema 9 added (the run views' new columns, the v_ev_* views): undone.
 UNDO_9='DROP VIEW v_runs; DROP VIEW v_policy_compare; DROP VIEW v_refaults; DROP VIEW v_pingpong;
 	CREATE VIEW v_runs AS
@@ -98,8 +210,8 @@ expect_status 0 H db
 expect_grep '^path  *'"$DB"'$' "$OUT"
 expect_grep '^application_id  *0x48534354$' "$OUT"
 expect_grep '^hsctl_database  *yes$' "$OUT"
-expect_grep '^schema_version  *9$' "$OUT"
-expect_grep '^supported_version  *9$' "$OUT"
+expect_grep '^schema_version  *10$' "$OUT"
+expect_grep '^supported_version  *10$' "$OUT"
 expect_grep '^sessions  *1$' "$OUT"
 expect_grep '^runs  *0$' "$OUT"
 expect_grep '^journal_mode  *wal$' "$OUT"
@@ -107,7 +219,7 @@ expect_grep '^page_size  *[0-9][0-9]*$' "$OUT"
 expect_grep '^file_size  *[1-9][0-9]*$' "$OUT"
 expect_status 0 H db info --format json
 expect_grep '^  "application_id": "0x48534354",$' "$OUT"
-expect_grep '^  "schema_version": 9,$' "$OUT"
+expect_grep '^  "schema_version": 10,$' "$OUT"
 expect_grep '^  "sessions": 1,$' "$OUT"
 expect_grep '^  "journal_mode": "wal"$' "$OUT"
 expect_status 0 H --format csv db info
@@ -115,9 +227,10 @@ expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" \
 	'path,application_id,hsctl_database,schema_version,supported_version,sessions,runs,'\
 'file_size,page_size,pages,free_pages,journal_mode'
 expect_status 0 H db migrate
-expect_eq "$OUT" "$DB: schema version 9 (up to date)"
+expect_eq "$OUT" "$DB: schema version 10 (up to date)"
 expect_status 0 H db migrate --format json
-expect_eq "$OUT" "$(printf '{\n  "path": "%s",\n  "from_version": 9,\n  "to_version": 9\n}' "$DB")"
+expect_eq "$OUT" "$(printf '{\n  "path": "%s",\n  "from_version": 10,\n  "to_version": 10\n}' \
+	"$DB")"
 expect_status 64 H db frobnicate
 expect_grep "unknown action 'frobnicate' (valid: info, migrate, recover)" "$ERR"
 expect_status 64 H db info extra
@@ -135,16 +248,16 @@ expect_grep '^sessions$' "$OUT"
 expect_status 65 "$HSCTL" -d empty.db sql 'SELECT 1'
 expect_eq "$ERR" 'hsctl: empty.db: not an hsctl database (empty file)'
 expect_status 0 "$HSCTL" -d empty.db db migrate
-expect_eq "$OUT" 'empty.db: schema version 0 -> 9'
+expect_eq "$OUT" 'empty.db: schema version 0 -> 10'
 expect_status 0 "$HSCTL" -d empty.db db info
-expect_grep '^schema_version  *9$' "$OUT"
+expect_grep '^schema_version  *10$' "$OUT"
 expect_grep '^sessions  *0$' "$OUT"
 expect_status 0 "$HSCTL" -d empty.db sql 'SELECT count(*) AS n FROM v_runs'
 
-# --- a schema-1 file (made from a fresh one by dropping what schemas 9, 7, 6, 5, 4, 3 and 2
+# --- a schema-1 file (made from a fresh one by dropping what schemas 10, 9, 7, 6, 5, 4, 3 and 2
 # added): read-only commands ask for a migration, migrate keeps its sessions ---
 cp "$DB" v1.db
-expect_status 0 "$HSCTL" -d v1.db sql --write "$UNDO_9$UNDO_7$UNDO_6$UNDO_5$UNDO_4$UNDO_3"'
+expect_status 0 "$HSCTL" -d v1.db sql --write "$UNDO_10$UNDO_9$UNDO_7$UNDO_6$UNDO_5$UNDO_4$UNDO_3"'
 	DROP VIEW v_folio_lives; DROP VIEW v_events;
 	DROP VIEW v_record_checks; DROP VIEW v_sessions;
 	CREATE VIEW v_sessions AS SELECT id AS session, source, name, status, started, ended,
@@ -158,10 +271,10 @@ expect_status 0 "$HSCTL" -d v1.db db info
 expect_grep '^schema_version  *1$' "$OUT"
 expect_grep '^sessions  *1$' "$OUT"
 expect_status 65 "$HSCTL" -d v1.db sql 'SELECT 1'
-expect_eq "$ERR" "hsctl: v1.db: database schema version 1 is older than this hsctl's (9);"\
+expect_eq "$ERR" "hsctl: v1.db: database schema version 1 is older than this hsctl's (10);"\
 " run 'hsctl db migrate'"
 expect_status 0 "$HSCTL" -d v1.db db migrate
-expect_eq "$OUT" 'v1.db: schema version 1 -> 9'
+expect_eq "$OUT" 'v1.db: schema version 1 -> 10'
 expect_status 0 "$HSCTL" -d v1.db sql --format csv \
 	'SELECT session, accesses, memory_limit_pages, workload_exit FROM v_sessions'
 expect_eq "$OUT" "$(printf 'session,accesses,memory_limit_pages,workload_exit\n1,100,,')"
@@ -193,8 +306,8 @@ for cmd in 'db' 'db migrate' 'sessions' 'sql SELECT\ 1' 'gen loop --keys 5 --acc
 	'replay 1 --policy lru --size 5'; do
 	eval "expect_status 65 \"\$HSCTL\" -d newer.db $cmd"
 	expect_eq "$ERR" \
-		'hsctl: newer.db: database schema version 99 is newer than this hsctl supports (9);'\
-' upgrade hsctl'
+		'hsctl: newer.db: database schema version 99 is newer than this hsctl supports'\
+' (10); upgrade hsctl'
 done
 
 # --- a schema-2 file with runs: migrate marks the demand-paging OPT runs and
@@ -208,9 +321,9 @@ expect_status 0 "$HSCTL" -d v2.db sql --format csv "$RUNS_SQL"
 STORED=$OUT
 expect_status 0 "$HSCTL" -d v2.db sql --format csv 'SELECT * FROM v_policy_compare'
 COMPARED=$OUT
-expect_status 0 "$HSCTL" -d v2.db sql --write "$UNDO_9$UNDO_7$UNDO_6$UNDO_5$UNDO_4$UNDO_3"
+expect_status 0 "$HSCTL" -d v2.db sql --write "$UNDO_10$UNDO_9$UNDO_7$UNDO_6$UNDO_5$UNDO_4$UNDO_3"
 expect_status 0 "$HSCTL" -d v2.db db migrate
-expect_eq "$OUT" 'v2.db: schema version 2 -> 9'
+expect_eq "$OUT" 'v2.db: schema version 2 -> 10'
 expect_status 0 "$HSCTL" -d v2.db sql --format csv "$RUNS_SQL"
 expect_eq "$OUT" "$STORED"
 expect_status 0 "$HSCTL" -d v2.db sql --format csv 'SELECT * FROM v_policy_compare'
