@@ -9,7 +9,10 @@
  * through set_event_notrace_pid, snapshots the per-CPU stats and turns tracing
  * on.  A reader sleeps in poll() until the kernel wakes it at buffer_percent,
  * then reads sub-buffers (tracefs_cpu_read) without blocking until the buffer
- * is empty.  Stop turns tracing off, wakes the readers through an eventfd, lets
+ * is empty, or, spooling without a callback, splices whole sub-buffers
+ * through a pipe into the caller's file (the kernel hands its pages over:
+ * no copy to user space, one splice pair per pipeful) and reads the partial
+ * last one only when the period elapses.  Stop turns tracing off, wakes the readers through an eventfd, lets
  * each flush what is left (tracefs_cpu_flush, partial pages too), joins them,
  * snapshots the stats again and closes the per-CPU fds, which must all be
  * closed before the instance can be removed (RECORDER.md pitfall 1).  Loss =
@@ -33,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -45,6 +49,7 @@
 #include "undo.h"
 
 #define READER_PERIOD_MS 500 			/* a reader reads at least this often */
+#define SPLICE_PIPE_SZ	(1u << 20)		/* pipe between trace_pipe_raw and a spool */
 #define DEF_BUFFER_KB	8192u			/* per-CPU ring buffer when opts say 0 */
 #define DEF_PERCENT	25u			/* buffer_percent when opts say 0 */
 #define DEF_CLOCK	"mono"			/* lines up with CLOCK_MONOTONIC */
@@ -64,6 +69,9 @@ struct cpu_snap {
 	uint64_t	read_events;	/* "read events:" */
 };
 
+/* What ended a reader early. */
+enum reader_err { RERR_CALLBACK, RERR_READ, RERR_SPOOL };
+
 /* One CPU's reader.  Only rd[cpu].online entries are used. */
 struct reader {
 	struct hs_capture *c;		/* back pointer */
@@ -73,17 +81,23 @@ struct reader {
 	int		fd;		/* trace_pipe_raw (O_NONBLOCK) while started, else -1 */
 	struct tracefs_cpu *tcpu;	/* wraps fd; touched only by the reader thread */
 	void		*buf;		/* one sub-buffer (subbuf_size() bytes) while started */
+	size_t		size;		/* its size */
+	int		out;		/* the caller's spool fd, or -1 */
+	int		pipe[2];	/* trace_pipe_raw -> pipe -> out while splicing, or -1 */
+	size_t		pipe_sz;	/* the pipe's capacity (a multiple of the page size) */
+	bool		splice;		/* splice whole sub-buffers (else read every one) */
 	pthread_t	thread;		/* valid while thread_live */
 	uint64_t	subbufs;	/* handed to on_subbuf; atomic */
 	uint64_t	bytes;		/* their length; atomic */
 	int		err;		/* why this reader ended early: callback value or -errno */
-	bool		err_read;	/* err came from reading, not from on_subbuf */
+	enum reader_err	err_from;	/* where err came from */
 	struct cpu_snap	before;		/* stats at start */
 };
 
 struct hs_capture {
-	hs_capture_subbuf_fn on_subbuf;	/* the consumer */
-	void		*arg;		/* its first argument */
+	hs_capture_subbuf_fn on_subbuf;	/* the consumer, or NULL */
+	hs_capture_spool_fn spool_fd;	/* the spool files, or NULL */
+	void		*arg;		/* their first argument */
 	unsigned int	buffer_kb;	/* asked per-CPU size */
 	unsigned int	buffer_percent;	/* asked wake-up watermark */
 	char		clock_req[16];	/* asked trace clock */
@@ -395,6 +409,8 @@ static int find_cpus(struct hs_capture *c)
 				c->rd[v].c = c;
 				c->rd[v].cpu = (int)v;
 				c->rd[v].fd = -1;
+				c->rd[v].out = -1;
+				c->rd[v].pipe[0] = c->rd[v].pipe[1] = -1;
 			}
 		}
 	}
@@ -673,12 +689,13 @@ int hs_capture_open(const struct hs_capture_opts *opts, struct hs_capture **out)
 		return -ENOMEM;
 	c->stop_fd = -1;
 	snprintf(c->name, sizeof(c->name), HS_CAPTURE_PREFIX "%d", (int)getpid());
-	if (!opts || !opts->on_subbuf) {
-		set_err(c, "capture: no sub-buffer callback");
+	if (!opts || (!opts->on_subbuf && !opts->spool_fd)) {
+		set_err(c, "capture: no sub-buffer callback and no spool");
 		err = -EINVAL;
 		goto out;
 	}
 	c->on_subbuf = opts->on_subbuf;
+	c->spool_fd = opts->spool_fd;
 	c->arg = opts->arg;
 	c->buffer_kb = opts->buffer_kb ? opts->buffer_kb : DEF_BUFFER_KB;
 	c->buffer_percent = opts->buffer_percent ? opts->buffer_percent : DEF_PERCENT;
@@ -845,32 +862,163 @@ static int subbuf_size(struct hs_capture *c, size_t *size)
 	return 0;
 }
 
-static void reader_fail(struct reader *r, int err, bool from_read)
+size_t hs_capture_subbuf_size(struct hs_capture *c)
+{
+	size_t size = 0;
+
+	if (!c || subbuf_size(c, &size))
+		return 0;
+	return size;
+}
+
+static void reader_fail(struct reader *r, int err, enum reader_err from)
 {
 	int zero = 0;
 
 	r->err = err;
-	r->err_read = from_read;
+	r->err_from = from;
 	__atomic_compare_exchange_n(&r->c->first_err, &zero, err, false, __ATOMIC_ACQ_REL,
 				    __ATOMIC_ACQUIRE);
 }
 
+/* All of @len bytes to the spool fd.  Return: 0 or -errno. */
+static int write_out(struct reader *r, const void *buf, size_t len)
+{
+	ssize_t n;
+
+	while (len) {
+		n = write(r->out, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return neg_errno();
+		if (!n)
+			return -EIO;
+		buf = (const char *)buf + n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void count(struct reader *r, uint64_t subbufs, uint64_t bytes)
+{
+	__atomic_add_fetch(&r->subbufs, subbufs, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->bytes, bytes, __ATOMIC_RELAXED);
+}
+
+/* One sub-buffer read into r->buf: to the callback, then to the spool. */
 static int deliver(struct reader *r, int len)
 {
-	__atomic_add_fetch(&r->subbufs, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&r->bytes, (uint64_t)len, __ATOMIC_RELAXED);
-	return r->c->on_subbuf(r->c->arg, r->cpu, r->buf, (size_t)len);
+	int err;
+
+	count(r, 1, (uint64_t)len);
+	if (r->c->on_subbuf) {
+		err = r->c->on_subbuf(r->c->arg, r->cpu, r->buf, (size_t)len);
+		if (err) {
+			reader_fail(r, err, RERR_CALLBACK);
+			return err;
+		}
+	}
+	if (r->out >= 0) {
+		/* the spool holds whole sub-buffers only: a short read is padded */
+		if ((size_t)len < r->size)
+			memset((char *)r->buf + len, 0, r->size - (size_t)len);
+		err = write_out(r, r->buf, r->size);
+		if (err) {
+			reader_fail(r, err, RERR_SPOOL);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Empty the pipe into the spool: @len bytes are in it.  A file system that
+ * cannot take a splice (EINVAL before anything moved) gets them through
+ * r->buf, and the reader reads from then on.
+ */
+static int pipe_out(struct reader *r, size_t len)
+{
+	ssize_t n;
+	int err;
+
+	while (len) {
+		if (r->splice)
+			n = splice(r->pipe[0], NULL, r->out, NULL, len, SPLICE_F_MOVE);
+		else
+			n = read(r->pipe[0], r->buf, HS_MIN(len, r->size));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EINVAL && r->splice) {
+			r->splice = false;
+			continue;
+		}
+		if (n <= 0)
+			return n < 0 ? neg_errno() : -EIO;
+		if (!r->splice) {
+			err = write_out(r, r->buf, (size_t)n);
+			if (err)
+				return err;
+		}
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Splice whole sub-buffers into the spool until trace_pipe_raw has none
+ * left (the writer's partial one stays).  Return: 0, or the error that
+ * ended this reader.
+ */
+static int splice_drain(struct reader *r)
+{
+	ssize_t n;
+	int err;
+
+	while (r->splice) {
+		n = splice(r->fd, NULL, r->pipe[1], NULL, r->pipe_sz,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EINVAL) {
+			r->splice = false;	/* this kernel cannot: read instead */
+			break;
+		}
+		if (n < 0 && errno == EAGAIN)
+			break;
+		if (n < 0) {
+			err = neg_errno();
+			reader_fail(r, err, RERR_READ);
+			return err;
+		}
+		if (!n)
+			break;
+		count(r, (uint64_t)n / r->size, (uint64_t)n);
+		err = pipe_out(r, (size_t)n);
+		if (err) {
+			reader_fail(r, err, RERR_SPOOL);
+			return err;
+		}
+	}
+	return 0;
 }
 
 /*
  * Read until trace_pipe_raw is empty (@flush: tracing is off, take the rest).
+ * A splicing reader splices the whole sub-buffers first and reads (the
+ * partial rest) only when @partial.
  * Return: 0 when empty, or the error that ended this reader.
  */
-static int drain(struct reader *r, bool flush)
+static int drain(struct reader *r, bool flush, bool partial)
 {
 	int err;
 	int n;
 
+	if (r->splice) {
+		err = splice_drain(r);
+		if (err || (!partial && r->splice))
+			return err;
+	}
 	for (;;) {
 		errno = 0;
 		if (flush)
@@ -879,15 +1027,13 @@ static int drain(struct reader *r, bool flush)
 			n = tracefs_cpu_read(r->tcpu, r->buf, true);
 		if (n > 0) {
 			err = deliver(r, n);
-			if (err) {
-				reader_fail(r, err, false);
+			if (err)
 				return err;
-			}
 		} else if (n < 0 && errno == EINTR) {
 			continue;
 		} else if (n < 0 && errno != EAGAIN) {
 			err = neg_errno();
-			reader_fail(r, err, true);
+			reader_fail(r, err, RERR_READ);
 			return err;
 		} else {
 			return 0;
@@ -918,7 +1064,7 @@ static void *reader_main(void *arg)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			reader_fail(r, neg_errno(), true);
+			reader_fail(r, neg_errno(), RERR_READ);
 			return NULL;
 		}
 		if (pfd[1].revents)
@@ -927,12 +1073,13 @@ static void *reader_main(void *arg)
 		 * Woken at buffer_percent, or READER_PERIOD_MS went by: a quiet
 		 * CPU's events then still reach the caller within the period (a
 		 * read takes partial sub-buffers), for a live progress line and
-		 * so that a killed recorder loses little.
+		 * so that a killed recorder loses little.  A splicing reader
+		 * woken at the watermark leaves the partial one to the writer.
 		 */
-		if (drain(r, false))
+		if (drain(r, false, n == 0))
 			return NULL;
 	}
-	drain(r, true);
+	drain(r, true, true);
 	return NULL;
 }
 
@@ -967,6 +1114,13 @@ static void close_readers(struct hs_capture *c)
 		r->fd = -1;
 		free(r->buf);
 		r->buf = NULL;
+		for (int k = 0; k < 2; k++) {
+			if (r->pipe[k] >= 0)
+				close(r->pipe[k]);
+			r->pipe[k] = -1;
+		}
+		r->out = -1;	/* the caller's */
+		r->splice = false;
 	}
 	if (c->stop_fd >= 0)
 		close(c->stop_fd);
@@ -1012,6 +1166,35 @@ static int self_tids(char **out)
 	return 0;
 }
 
+/* The caller's spool fd for @r and, without a callback, the pipe to splice through. */
+static int spool_open(struct hs_capture *c, struct reader *r)
+{
+	int sz, err;
+
+	r->out = c->spool_fd(c->arg, r->cpu);
+	if (r->out < 0) {
+		set_err(c, "%s: cpu%d: no spool file: %s", c->name, r->cpu, strerror(-r->out));
+		err = r->out;
+		r->out = -1;
+		return err;
+	}
+	if (c->on_subbuf)
+		return 0;	/* it reads every sub-buffer anyway */
+	if (pipe2(r->pipe, O_CLOEXEC)) {
+		err = neg_errno();
+		r->pipe[0] = r->pipe[1] = -1;
+		set_err(c, "%s: cpu%d: pipe: %s", c->name, r->cpu, strerror(-err));
+		return err;
+	}
+	/* a larger pipe moves more sub-buffers per splice; the default one still works */
+	fcntl(r->pipe[1], F_SETPIPE_SZ, (int)SPLICE_PIPE_SZ);
+	sz = fcntl(r->pipe[1], F_GETPIPE_SZ);
+	/* splice from trace_pipe_raw wants whole sub-buffers */
+	r->pipe_sz = sz > 0 ? (size_t)sz / r->size * r->size : 0;
+	r->splice = r->pipe_sz > 0;
+	return 0;
+}
+
 static int start_readers(struct hs_capture *c)
 {
 	char path[PATH_MAX + 64];
@@ -1049,9 +1232,15 @@ static int start_readers(struct hs_capture *c)
 		errno = 0;
 		r->tcpu = tracefs_cpu_alloc_fd(r->fd, (int)size, true);
 		r->buf = malloc(size);
+		r->size = size;
 		if (!r->tcpu || !r->buf) {
 			set_err(c, "%s: cpu%d: out of memory", c->name, r->cpu);
 			return -ENOMEM;
+		}
+		if (c->spool_fd) {
+			err = spool_open(c, r);
+			if (err)
+				return err;
 		}
 	}
 	sigfillset(&all);
@@ -1090,7 +1279,7 @@ int hs_capture_start(struct hs_capture *c)
 		__atomic_store_n(&r->subbufs, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&r->bytes, 0, __ATOMIC_RELAXED);
 		r->err = 0;
-		r->err_read = false;
+		r->err_from = RERR_CALLBACK;
 		memset(&c->cpu[i], 0, sizeof(c->cpu[i]));
 	}
 	/* Readers first, so that they are among the threads excluded below. */
@@ -1177,9 +1366,11 @@ int hs_capture_stop(struct hs_capture *c)
 		for (i = 0; i < c->nr_cpus; i++) {
 			if (c->rd[i].err != err)
 				continue;
-			if (c->rd[i].err_read)
+			if (c->rd[i].err_from == RERR_READ)
 				set_err(c, "%s: cpu%u trace_pipe_raw: %s", c->name, i,
 					strerror(-err));
+			else if (c->rd[i].err_from == RERR_SPOOL)
+				set_err(c, "%s: cpu%u spool: %s", c->name, i, strerror(-err));
 			else
 				set_err(c, "%s: cpu%u: the sub-buffer consumer stopped (%d)",
 					c->name, i, err);

@@ -5,7 +5,8 @@
  * "hsctl_<pid>", configures it (per-CPU buffer size, buffer_percent, the mono
  * trace clock so events line up with CLOCK_MONOTONIC), enables the events it
  * is told to, and runs one reader thread per CPU that hands every raw
- * sub-buffer (tracefs_cpu_read) to a callback.  It does not decode: the
+ * sub-buffer (tracefs_cpu_read) to a callback, or splices it into a file
+ * the caller gives for that CPU, or both.  It does not decode: the
  * caller owns lib/decode.c and what happens to the bytes.  Loss is counted
  * from the per-CPU stats files (overrun, commit overrun, dropped events)
  * before and after, so it is exact whatever the buffer mode.  Closing
@@ -37,6 +38,19 @@ struct hs_undo;
  */
 typedef int (*hs_capture_subbuf_fn)(void *arg, int cpu, const void *buf, size_t len);
 
+/*
+ * Called once per online CPU by hs_capture_start(), before its reader
+ * starts: the file descriptor (a regular file, not O_APPEND, owned by the
+ * caller) that CPU's raw sub-buffers are appended to, each exactly
+ * hs_capture_subbuf_size() bytes (the header's commit field says how many
+ * hold events), or -errno to fail the start.  Without on_subbuf, whole
+ * sub-buffers are spliced into it (splice(2): no copy through user space, a
+ * few system calls per wake-up rather than one per sub-buffer); partial ones
+ * are read and written only when the reader's period elapses and at the
+ * stop, so a killed process loses at most the period's events.
+ */
+typedef int (*hs_capture_spool_fn)(void *arg, int cpu);
+
 /**
  * struct hs_capture_opts - how to capture; zero fields take the defaults
  */
@@ -44,8 +58,10 @@ struct hs_capture_opts {
 	unsigned int	buffer_kb;	/* per-CPU ring buffer, KiB; 0: 8192 */
 	unsigned int	buffer_percent;	/* wake readers at this fill; 0: 25 (1..100) */
 	const char	*clock;		/* trace_clock; NULL: "mono" */
-	hs_capture_subbuf_fn on_subbuf;	/* required */
-	void		*arg;		/* first argument of on_subbuf */
+	hs_capture_subbuf_fn on_subbuf;	/* or NULL; one of on_subbuf, spool_fd needed */
+	hs_capture_spool_fn spool_fd;	/* or NULL; with on_subbuf, each sub-buffer is
+					 * read, handed to it, then written to the fd */
+	void		*arg;		/* first argument of on_subbuf and spool_fd */
 	struct hs_undo	*undo;		/* note the instance and a mount here (lib/undo.h),
 					 * or NULL */
 };
@@ -54,7 +70,7 @@ struct hs_capture_opts {
  * struct hs_capture_cpu - one CPU's counters (deltas over the capture)
  */
 struct hs_capture_cpu {
-	uint64_t	subbufs;	/* sub-buffers handed to on_subbuf */
+	uint64_t	subbufs;	/* sub-buffers handed to on_subbuf or spooled */
 	uint64_t	bytes;		/* their total length */
 	uint64_t	overrun;	/* stats "overrun:" delta (overwritten events) */
 	uint64_t	commit_overrun;	/* stats "commit overrun:" delta */
@@ -78,7 +94,7 @@ struct hs_capture_stats {
 
 /**
  * hs_capture_open() - prepare a private tracefs instance
- * @opts: options (on_subbuf required)
+ * @opts: options (on_subbuf or spool_fd required)
  * @out: the capture; on error other than -ENOMEM it is set so that
  *	hs_capture_errmsg() can be read, and must be freed with hs_capture_close()
  *
@@ -122,6 +138,15 @@ const char *hs_capture_tracing_dir(const struct hs_capture *c);
 const char *hs_capture_instance(const struct hs_capture *c);
 
 /**
+ * hs_capture_subbuf_size() - bytes of one sub-buffer as read or spooled
+ * @c: the capture
+ *
+ * Return: the size (the instance's buffer_subbuf_size_kb, else the end of
+ * the data field in events/header_page), or 0 when it cannot be read.
+ */
+size_t hs_capture_subbuf_size(struct hs_capture *c);
+
+/**
  * hs_capture_enable() - enable one event in the instance
  * @c: the capture (before hs_capture_start())
  * @system: "filemap"
@@ -157,10 +182,11 @@ int hs_capture_start(struct hs_capture *c);
  * @c: the capture
  *
  * Turns tracing off, wakes and stops the readers, hands every remaining
- * (also partial) sub-buffer to on_subbuf, joins the readers and takes the
- * stats deltas.  Safe to call when not started (does nothing).
+ * (also partial) sub-buffer to on_subbuf and/or the spool fd, joins the
+ * readers and takes the stats deltas.  Safe to call when not started (does nothing).
  *
- * Return: 0, the first non-zero on_subbuf return, or -errno of a reader.
+ * Return: 0, the first non-zero on_subbuf or spool_fd return, or -errno of a
+ * reader (reading trace_pipe_raw or writing the spool fd).
  */
 int hs_capture_stop(struct hs_capture *c);
 

@@ -321,8 +321,8 @@ static void note(hs_recorder_note_fn fn, void *arg, const char *fmt, ...)
  * @fn: told about every one (a warning), may be NULL
  * @arg: its first argument
  *
- * A session in status 'recording' is built as "killed" and its spool
- * dropped (kept, with a warning, when dropping it fails) when it is in
+ * A session in status 'recording' is built as "killed" (its spool files
+ * moved into the store first) and its spool dropped (kept, with a warning, when dropping it fails) when it is in
  * @dead, or when it was recorded on this host by a pid that is gone.
  *
  * Return: the number of sessions built, or -errno of the listing.
@@ -332,7 +332,7 @@ int rec_recover_sessions(struct hs_store *st, const int64_t *dead, size_t nr_dea
 {
 	struct hs_stale_recording *sr = NULL;
 	struct hs_recorder_summary sum = { 0 };
-	char host[64] = "", errbuf[512];
+	char host[64] = "", errbuf[512], *spool;
 	size_t i, j, n = 0;
 	int err, built = 0;
 	bool known;
@@ -351,6 +351,19 @@ int rec_recover_sessions(struct hs_store *st, const int64_t *dead, size_t nr_dea
 			       !(kill(sr[i].pid, 0) && errno == ESRCH)))
 			continue;
 		in.res.workload_exit = -1;
+		/* what it spooled to files first (a recorder dies before it moves them) */
+		spool = rec_spool_dir(hs_store_path(st), sr[i].session);
+		err = spool ? rec_spool_import(st, sr[i].session, spool, errbuf, sizeof(errbuf))
+			    : -ENOMEM;
+		if (err == -ENOMEM && !spool)
+			snprintf(errbuf, sizeof(errbuf), "%s", strerror(ENOMEM));
+		free(spool);
+		if (err) {
+			note(fn, arg, "session %" PRId64
+			     " of a killed recorder (pid %d) could not be built: spool: %s",
+			     sr[i].session, (int)sr[i].pid, errbuf);
+			continue;
+		}
 		err = rec_build_session(st, &in, &sum, errbuf, sizeof(errbuf));
 		if (err) {
 			note(fn, arg, "session %" PRId64

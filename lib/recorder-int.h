@@ -29,32 +29,21 @@ struct hs_workload;
 
 uint64_t rec_now_ns(void);
 
-/* ---- the spool: raw sub-buffers and touch blobs on their way to SQLite ---- */
-
-struct rec_blob;
-
+/*
+ * ---- the spool: raw sub-buffers and touches in files while the workload runs ----
+ *
+ * <database>-spool-<session>/ holds one file per CPU ("cpu<N>": whole
+ * sub-buffers, spliced in by lib/capture.c), the workload's touch log
+ * ("touches": struct hs_touch records) and the sub-buffer size ("subbuf",
+ * decimal), for a recovery.  After the workload rec_spool_import() moves it
+ * into the store's spool (record_spool) in one transaction and removes it;
+ * a recovery does the same for a recorder that died first.
+ */
 struct rec_spool {
-	pthread_mutex_t	lock;		/* protects everything below */
-	pthread_cond_t	more;		/* a blob was queued or the queue closed */
-	pthread_cond_t	room;		/* bytes fell below SPOOL_MAX_BYTES */
-	struct rec_blob	*head;		/* oldest */
-	struct rec_blob	*tail;		/* newest */
-	struct rec_blob	*pool;		/* free blobs of BLOB_CAP bytes: a malloc/free per
-					 * sub-buffer grew and trimmed the heap (page faults
-					 * were the recorder's biggest cost) */
-	unsigned int	nr_pool;	/* blobs in pool */
-	size_t		bytes;		/* queued */
-	bool		closed;		/* no more blobs will come */
-	int		err;		/* first store error (then blobs are dropped) */
-	uint64_t	dropped;	/* blobs dropped after an error */
-	struct hs_store	*st;		/* written by the writer thread only */
-	int64_t		session;	/* the recording */
-	uint64_t	*seq;		/* next seq per CPU; [nr_cpus] is the touch stream */
-	unsigned int	nr_cpus;	/* CPUs the seq array covers */
+	char		*dir;		/* the directory, or NULL */
+	int		*fd;		/* [nr_cpus + 1]: per CPU, then the touches; -1: none */
+	unsigned int	nr_cpus;	/* CPUs fd[] covers */
 	size_t		subbuf;		/* the kernel's sub-buffer size */
-	unsigned char	*stage;		/* per CPU STAGE_SUBBUFS sub-buffers, one spool row */
-	size_t		*stage_len;	/* bytes staged per CPU */
-	char		errmsg[256];	/* the store's message for err */
 };
 
 /* ---- what the readers count for the progress line ---- */
@@ -66,33 +55,47 @@ struct rec_cpu_count {
 	_Atomic uint64_t missed;	/* in-band lost events (known counts) */
 };
 
-/* The data path of a recording: what the reader threads and the writer share. */
+/* The data path of a recording: what the capture's readers and the touch reader share. */
 struct rec_io {
-	struct rec_spool q;		/* the spool queue */
+	struct rec_spool q;		/* the spool files */
 	struct rec_cpu_count *cnt;	/* per CPU, [nr_cpus] */
 	unsigned int	nr_cpus;	/* configured CPUs */
 	_Atomic uint64_t touches;	/* touch records received */
 	int		touch_fd;	/* read end of the touch pipe, or -1 */
+	int		touch_err;	/* the touch reader's error writing the spool, or 0 */
 	bool		count;		/* decode for the progress line */
 };
 
 /*
- * Whole sub-buffers of one CPU go into the spool 16 to a row: a row per
+ * Whole sub-buffers of one CPU go into record_spool 16 to a row: a row per
  * sub-buffer cost SQLite's per-row work 16 times (lib/recbuild.c splits
  * rows by the sub-buffer size again).
  */
 #define STAGE_SUBBUFS		16u
 
 void rec_io_init(struct rec_io *io);
-/* Fill the blob pool before tracing starts.  Return: 0 or -ENOMEM. */
-int rec_spool_prefill(struct rec_spool *q);
-/* No more blobs: the writer drains the queue and ends. */
-void rec_spool_close(struct rec_spool *q);
 void rec_io_free(struct rec_io *io);
-/* The writer thread (arg: struct rec_spool), the touch reader (arg: struct rec_io). */
-void *rec_spool_writer(void *arg);
+/* The spool directory of @session of database @db (NULL: :memory:), malloc'ed, or NULL. */
+char *rec_spool_dir(const char *db, int64_t session);
+/* Create the spool's directory and files (a stale one is emptied).  Return: 0 or -errno. */
+int rec_spool_create(struct rec_spool *q, const char *dir, unsigned int nr_cpus, size_t subbuf,
+		     char *errbuf, size_t errlen);
+/* Close the spool's files (they stay). */
+void rec_spool_close(struct rec_spool *q);
+/*
+ * Move the spool directory @dir (may be absent) into @session's record_spool
+ * in one transaction, then remove it; already moved (the store has rows for
+ * @session): only remove it.  Return: 0 or -errno, with the reason in @errbuf.
+ */
+int rec_spool_import(struct hs_store *st, int64_t session, const char *dir, char *errbuf,
+		     size_t errlen);
+/* Remove the spool directory @dir and its files. */
+void rec_spool_remove(const char *dir);
+/* hs_capture_spool_fn (arg: struct rec_io). */
+int rec_spool_fd(void *arg, int cpu);
+/* The touch reader thread (arg: struct rec_io). */
 void *rec_touch_reader(void *arg);
-/* hs_capture_subbuf_fn (arg: struct rec_io). */
+/* hs_capture_subbuf_fn (arg: struct rec_io): counts for the progress line. */
 int rec_on_subbuf(void *arg, int cpu, const void *buf, size_t len);
 
 /* ---- lru_gen snapshots (kernels with MGLRU) ---- */

@@ -1,23 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The recorder's data path while the workload runs (lib/recorder.c owns the
- * threads): one capture reader per CPU (lib/capture.c) hands each raw
- * sub-buffer to rec_on_subbuf(), a built-in workload's touch log arrives on
- * a pipe read by rec_touch_reader(), and both queue blobs for one writer
- * thread, rec_spool_writer(), the only user of the store while recording.
- * It appends them to the store's spool, a CPU's whole sub-buffers 16 to a
- * row, and commits about twice a second, so a killed recorder leaves its
- * data behind.  Readers wait when 512 MiB are queued.  Nothing is decoded
- * here except, when asked (a progress line), a count per CPU.
+ * threads): one capture reader per CPU (lib/capture.c) splices whole raw
+ * sub-buffers into that CPU's spool file, a built-in workload's touch log
+ * arrives on a pipe that rec_touch_reader() copies into the touches file,
+ * and nothing touches SQLite: the spool files are in the page cache as soon
+ * as they are written, so a killed recorder leaves its data behind, and the
+ * store's per-row and per-page work (and its WAL's checksums) waits for the
+ * end, when rec_spool_import() moves the files into record_spool in one
+ * transaction.  Nothing is decoded here except, when asked (a progress
+ * line), a count per CPU, which makes the capture read every sub-buffer.
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <stdio.h>
 
 #include "decode.h"
 #include "event.h"
@@ -26,20 +32,9 @@
 #include "store.h"
 #include "workload.h"
 
-#define SPOOL_MAX_BYTES		(512u << 20)	/* queued, not yet in SQLite: readers wait */
-#define SPOOL_COMMIT_NS		500000000ull	/* commit the spool at least this often */
-#define TOUCH_BLOB		(170 * sizeof(struct hs_touch))	/* 4080 bytes */
-
-#define BLOB_CAP		4096u		/* data bytes of a pooled blob (one sub-buffer) */
-#define BLOB_POOL_MAX		4096u		/* free blobs kept for reuse (16 MiB) */
-
-struct rec_blob {
-	struct rec_blob	*next;		/* queue or free-list link */
-	int		cpu;		/* CPU, or HS_SPOOL_TOUCHES */
-	size_t		len;		/* bytes in data */
-	size_t		cap;		/* bytes data can hold */
-	unsigned char	data[];		/* the sub-buffer or touches */
-};
+#define TOUCH_SIZE	24u			/* bytes of one struct hs_touch */
+#define TOUCH_ROW	(2730u * TOUCH_SIZE)	/* touches per record_spool row: 65520 bytes */
+#define TOUCH_BUF	(1u << 16)		/* the touch reader's read size */
 
 /**
  * rec_now_ns() - CLOCK_MONOTONIC in ns: the mono trace clock
@@ -54,235 +49,332 @@ uint64_t rec_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int spool_push(struct rec_spool *q, int cpu, const void *data, size_t len)
-{
-	struct rec_blob *b = NULL;
-
-	if (len <= BLOB_CAP) {
-		pthread_mutex_lock(&q->lock);
-		b = q->pool;
-		if (b) {
-			q->pool = b->next;
-			q->nr_pool--;
-		}
-		pthread_mutex_unlock(&q->lock);
-	}
-	if (!b) {
-		size_t cap = HS_MAX(len, (size_t)BLOB_CAP);
-
-		b = malloc(sizeof(*b) + cap);
-		if (!b)
-			return -ENOMEM;
-		b->cap = cap;
-	}
-	b->next = NULL;
-	b->cpu = cpu;
-	b->len = len;
-	memcpy(b->data, data, len);
-	pthread_mutex_lock(&q->lock);
-	while (q->bytes > SPOOL_MAX_BYTES && !q->err)
-		pthread_cond_wait(&q->room, &q->lock);
-	if (q->tail)
-		q->tail->next = b;
-	else
-		q->head = b;
-	q->tail = b;
-	q->bytes += len;
-	pthread_cond_signal(&q->more);
-	pthread_mutex_unlock(&q->lock);
-	return 0;
-}
-
-/*
- * Fill the pool before tracing starts, touching every page: hsctl's own
- * threads are not traced, yet the folios they allocate share the per-CPU
- * LRU batches with the workload's, and an insertion no traced fault
- * explains blurs the builder's pairing of anonymous faults and folios.
- */
-#define BLOB_PREFILL		1024u
+/* ---- the spool directory ---- */
 
 /**
- * rec_spool_prefill() - fill the blob pool before tracing starts
+ * rec_spool_dir() - where a session's spool files go
+ * @db: the database's file, or NULL (:memory:)
+ * @session: the session
+ *
+ * Beside the database, so that whoever recovers the database finds them;
+ * an in-memory database (tests) has them in $TMPDIR under hsctl_<pid>_.
+ *
+ * Return: the path (free it), or NULL without memory.
+ */
+char *rec_spool_dir(const char *db, int64_t session)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir;
+	int n;
+
+	if (db)
+		n = asprintf(&dir, "%s-spool-%" PRId64, db, session);
+	else
+		n = asprintf(&dir, "%s/hsctl_%d_spool-%" PRId64, tmp && *tmp ? tmp : "/tmp",
+			     (int)getpid(), session);
+	return n < 0 ? NULL : dir;
+}
+
+/* Remove every file of @dir (ours: nothing but spool files), then @dir. */
+void rec_spool_remove(const char *dir)
+{
+	struct dirent *de;
+	DIR *d;
+	int dfd;
+
+	if (!dir)
+		return;
+	d = opendir(dir);
+	if (d) {
+		dfd = dirfd(d);
+		while ((de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+				unlinkat(dfd, de->d_name, 0);
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+static int open_file(const char *dir, const char *name, char *errbuf, size_t errlen)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path)) {
+		snprintf(errbuf, errlen, "%.400s/%s: %s", dir, name, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	/* not O_APPEND: splice(2) refuses to write to such a file */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fd = -errno;
+		snprintf(errbuf, errlen, "%.400s: %s", path, strerror(-fd));
+	}
+	return fd;
+}
+
+/**
+ * rec_spool_create() - the spool directory and its files, before tracing starts
+ * @q: the spool (closed)
+ * @dir: the directory (rec_spool_dir()); @q keeps its own copy
+ * @nr_cpus: configured CPUs: a file each
+ * @subbuf: the kernel's sub-buffer size
+ * @errbuf: receives the reason of a failure
+ * @errlen: its size
+ *
+ * A directory left by an earlier recording of the same session id (a
+ * session removed since, its spool never imported) is emptied first.
+ *
+ * Return: 0 or -errno.
+ */
+int rec_spool_create(struct rec_spool *q, const char *dir, unsigned int nr_cpus, size_t subbuf,
+		     char *errbuf, size_t errlen)
+{
+	char name[32];
+	unsigned int i;
+	ssize_t n;
+	int fd, len, err;
+
+	rec_spool_remove(dir);
+	if (mkdir(dir, 0700)) {
+		fd = -errno;
+		snprintf(errbuf, errlen, "%.400s: %s", dir, strerror(-fd));
+		return fd;
+	}
+	q->dir = strdup(dir);
+	q->fd = malloc((nr_cpus + 1) * sizeof(*q->fd));
+	if (!q->dir || !q->fd) {
+		snprintf(errbuf, errlen, "%s", strerror(ENOMEM));
+		fd = -ENOMEM;
+		goto fail;
+	}
+	q->nr_cpus = nr_cpus;
+	q->subbuf = subbuf;
+	for (i = 0; i <= nr_cpus; i++)
+		q->fd[i] = -1;
+	fd = open_file(dir, "subbuf", errbuf, errlen);
+	if (fd < 0)
+		goto fail;
+	len = snprintf(name, sizeof(name), "%zu\n", subbuf);
+	n = write(fd, name, (size_t)len);
+	err = n < 0 ? -errno : -EIO;
+	close(fd);
+	if (n != len) {
+		fd = err;
+		snprintf(errbuf, errlen, "%.400s/subbuf: %s", dir, strerror(-fd));
+		goto fail;
+	}
+	for (i = 0; i <= nr_cpus; i++) {
+		if (i < nr_cpus)
+			snprintf(name, sizeof(name), "cpu%u", i);
+		else
+			snprintf(name, sizeof(name), "touches");
+		fd = open_file(dir, name, errbuf, errlen);
+		if (fd < 0)
+			goto fail;
+		q->fd[i] = fd;
+	}
+	return 0;
+fail:
+	/* nothing was spooled yet: a half-made directory goes */
+	rec_spool_close(q);
+	rec_spool_remove(dir);
+	return fd;
+}
+
+/**
+ * rec_spool_close() - close the spool's files (they stay for the import)
  * @q: the spool
  *
- * Return: 0 or -ENOMEM.
+ * Return: nothing.
  */
-int rec_spool_prefill(struct rec_spool *q)
+void rec_spool_close(struct rec_spool *q)
 {
-	struct rec_blob *b;
 	unsigned int i;
 
-	for (i = 0; i < BLOB_PREFILL; i++) {
-		b = malloc(sizeof(*b) + BLOB_CAP);
-		if (!b)
-			return -ENOMEM;
-		memset(b, 0, sizeof(*b) + BLOB_CAP);
-		b->cap = BLOB_CAP;
-		b->next = q->pool;
-		q->pool = b;
-		q->nr_pool++;
+	for (i = 0; q->fd && i <= q->nr_cpus; i++) {
+		if (q->fd[i] >= 0)
+			close(q->fd[i]);
+		q->fd[i] = -1;
 	}
-	return 0;
-}
-
-
-static void spool_fail(struct rec_spool *q, int err);
-
-/* Write CPU @cpu's staged sub-buffers as one spool row (inside the transaction). */
-static void stage_flush(struct rec_spool *q, unsigned int cpu)
-{
-	int err;
-
-	if (q->stage_len[cpu] && !q->err) {
-		err = hs_spool_add(q->st, q->session, (int)cpu, q->seq[cpu]++,
-				   q->stage + (size_t)cpu * STAGE_SUBBUFS * q->subbuf,
-				   q->stage_len[cpu]);
-		if (err)
-			spool_fail(q, err);
-	}
-	q->stage_len[cpu] = 0;
-}
-
-static void stage_flush_all(struct rec_spool *q)
-{
-	unsigned int cpu;
-
-	for (cpu = 0; cpu < q->nr_cpus; cpu++)
-		stage_flush(q, cpu);
-}
-
-/* One blob into the spool: whole sub-buffers are staged, anything else written. */
-static void spool_write(struct rec_spool *q, const struct rec_blob *b)
-{
-	unsigned int slot = b->cpu < 0 ? q->nr_cpus : (unsigned int)b->cpu;
-	size_t *have;
-	int err;
-
-	if (slot > q->nr_cpus)
-		return;
-	if (b->cpu >= 0 && b->len == q->subbuf) {
-		have = &q->stage_len[slot];
-		memcpy(q->stage + (size_t)slot * STAGE_SUBBUFS * q->subbuf + *have, b->data,
-		       b->len);
-		*have += b->len;
-		if (*have == STAGE_SUBBUFS * q->subbuf)
-			stage_flush(q, slot);
-		return;
-	}
-	if (b->cpu >= 0)
-		stage_flush(q, slot);	/* keep the CPU's order */
-	if (q->err)
-		return;
-	err = hs_spool_add(q->st, q->session, b->cpu, q->seq[slot]++, b->data, b->len);
-	if (err)
-		spool_fail(q, err);
-}
-
-static void spool_fail(struct rec_spool *q, int err)
-{
-	if (q->err)
-		return;
-	q->err = err;
-	snprintf(q->errmsg, sizeof(q->errmsg), "%s", hs_store_errmsg(q->st));
-	pthread_cond_broadcast(&q->room);
 }
 
 /**
- * rec_spool_writer() - the writer thread: the only user of the store while recording
- * @arg: the struct rec_spool
+ * rec_spool_fd() - hs_capture_spool_fn: a CPU's spool file
+ * @arg: the struct rec_io
+ * @cpu: the CPU
  *
- * Ends once rec_spool_close() was called and the queue is empty.
- *
- * Return: NULL.
+ * Return: the fd, -EINVAL for a CPU out of range.
  */
-void *rec_spool_writer(void *arg)
+int rec_spool_fd(void *arg, int cpu)
 {
-	struct rec_spool *q = arg;
-	uint64_t last_commit = rec_now_ns();
-	bool in_tx = false;
-	struct rec_blob *b;
-	int err;
+	struct rec_io *io = arg;
 
-	pthread_mutex_lock(&q->lock);
-	for (;;) {
-		while (!q->head && !q->closed) {
-			struct timespec until;
-
-			if (in_tx) {
-				clock_gettime(CLOCK_REALTIME, &until);
-				until.tv_nsec += 200000000;
-				if (until.tv_nsec >= 1000000000) {
-					until.tv_sec++;
-					until.tv_nsec -= 1000000000;
-				}
-				if (pthread_cond_timedwait(&q->more, &q->lock, &until) == ETIMEDOUT)
-					break;
-			} else {
-				pthread_cond_wait(&q->more, &q->lock);
-			}
-		}
-		b = q->head;
-		if (b) {
-			q->head = b->next;
-			if (!q->head)
-				q->tail = NULL;
-			q->bytes -= b->len;
-			pthread_cond_broadcast(&q->room);
-		}
-		if (!b && q->closed)
-			break;
-		pthread_mutex_unlock(&q->lock);
-
-		if (b && !q->err) {
-			if (!in_tx) {
-				err = hs_store_tx_begin(q->st);
-				if (err)
-					spool_fail(q, err);
-				else
-					in_tx = true;
-			}
-			if (!q->err)
-				spool_write(q, b);
-		} else if (b) {
-			q->dropped++;
-		}
-		if (b && b->cap == BLOB_CAP && q->nr_pool < BLOB_POOL_MAX) {
-			pthread_mutex_lock(&q->lock);
-			b->next = q->pool;
-			q->pool = b;
-			q->nr_pool++;
-			pthread_mutex_unlock(&q->lock);
-		} else {
-			free(b);
-		}
-		if (in_tx && (q->err || !b || rec_now_ns() - last_commit > SPOOL_COMMIT_NS)) {
-			if (!q->err)
-				stage_flush_all(q);
-			if (q->err) {
-				hs_store_tx_rollback(q->st);
-			} else {
-				err = hs_store_tx_commit(q->st);
-				if (err)
-					spool_fail(q, err);
-			}
-			in_tx = false;
-			last_commit = rec_now_ns();
-		}
-		pthread_mutex_lock(&q->lock);
-	}
-	pthread_mutex_unlock(&q->lock);
-	if (in_tx) {
-		if (!q->err)
-			stage_flush_all(q);
-		err = q->err ? 0 : hs_store_tx_commit(q->st);
-		if (q->err)
-			hs_store_tx_rollback(q->st);
-		else if (err)
-			spool_fail(q, err);
-	}
-	return NULL;
+	if (cpu < 0 || (unsigned int)cpu >= io->q.nr_cpus || !io->q.fd)
+		return -EINVAL;
+	return io->q.fd[cpu];
 }
 
+/* ---- the import into record_spool ---- */
+
+struct import {
+	struct hs_store	*st;
+	int64_t		session;
+	unsigned char	*buf;		/* one row */
+	size_t		row;		/* its size: STAGE_SUBBUFS sub-buffers */
+	size_t		subbuf;		/* the sub-buffer size */
+	char		*errbuf;
+	size_t		errlen;
+};
+
+/* All of the bytes @fd holds into rows of @cpu.  Return: 0 or -errno. */
+static int import_file(struct import *im, int fd, int cpu, const char *path)
+{
+	size_t have, whole, unit = cpu == HS_SPOOL_TOUCHES ? TOUCH_ROW : im->row;
+	uint64_t seq = 0;
+	ssize_t n;
+	int err;
+
+	for (;;) {
+		for (have = 0; have < unit; have += (size_t)n) {
+			n = read(fd, im->buf + have, unit - have);
+			if (n < 0 && errno == EINTR) {
+				n = 0;
+				continue;
+			}
+			if (n < 0) {
+				err = -errno;
+				snprintf(im->errbuf, im->errlen, "%.400s: %s", path, strerror(-err));
+				return err;
+			}
+			if (!n)
+				break;
+		}
+		if (!have)
+			return 0;
+		/*
+		 * A file cut short by a kill mid-write: its whole sub-buffers
+		 * make one row, the torn rest another, which the build counts
+		 * as a bad sub-buffer (touches: as a bad touch).
+		 */
+		whole = cpu == HS_SPOOL_TOUCHES ? have : have / im->subbuf * im->subbuf;
+		if (whole) {
+			err = hs_spool_add(im->st, im->session, cpu, seq++, im->buf, whole);
+			if (err)
+				goto store_err;
+		}
+		if (have > whole) {
+			err = hs_spool_add(im->st, im->session, cpu, seq++, im->buf + whole,
+					   have - whole);
+			if (err)
+				goto store_err;
+		}
+		if (have < unit)
+			return 0;
+	}
+store_err:
+	snprintf(im->errbuf, im->errlen, "%s", hs_store_errmsg(im->st));
+	return err;
+}
+
+/* The directory's sub-buffer size, 0 when it cannot be read. */
+static size_t read_subbuf(const char *dir)
+{
+	char path[PATH_MAX], *t;
+	unsigned long v;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/subbuf", dir);
+	if (rec_read_text(path, &t, &len))
+		return 0;
+	v = strtoul(t, NULL, 10);
+	free(t);
+	return v >= 64 && v <= (1u << 24) ? (size_t)v : 0;
+}
+
+static int import_dir(struct import *im, const char *dir)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	unsigned int cpu;
+	int err = 0, fd;
+	char tail;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d) {
+		err = -errno;
+		snprintf(im->errbuf, im->errlen, "%.400s: %s", dir, strerror(-err));
+		return err;
+	}
+	while (!err && (de = readdir(d))) {
+		if (!strcmp(de->d_name, "touches"))
+			cpu = UINT_MAX;
+		else if (sscanf(de->d_name, "cpu%u%c", &cpu, &tail) != 1 || cpu > INT_MAX)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			err = -errno;
+			snprintf(im->errbuf, im->errlen, "%.400s: %s", path, strerror(-err));
+			break;
+		}
+		err = import_file(im, fd, cpu == UINT_MAX ? HS_SPOOL_TOUCHES : (int)cpu, path);
+		close(fd);
+	}
+	closedir(d);
+	return err;
+}
+
+int rec_spool_import(struct hs_store *st, int64_t session, const char *dir, char *errbuf,
+		     size_t errlen)
+{
+	struct import im = { .st = st, .session = session, .errbuf = errbuf, .errlen = errlen };
+	struct stat sb;
+	int *cpus = NULL;
+	size_t n = 0;
+	int err;
+
+	if (!dir || stat(dir, &sb))
+		return 0;	/* nothing was spooled to files (or it was moved already) */
+	err = hs_spool_cpus(st, session, &cpus, &n);
+	free(cpus);
+	if (err) {
+		snprintf(errbuf, errlen, "%s", hs_store_errmsg(st));
+		return err;
+	}
+	if (n) {
+		/* moved in an earlier run that died before removing the files */
+		rec_spool_remove(dir);
+		return 0;
+	}
+	im.subbuf = read_subbuf(dir);
+	if (!im.subbuf)
+		im.subbuf = 4096;	/* killed before it was written: the files are empty */
+	im.row = STAGE_SUBBUFS * im.subbuf;
+	im.buf = malloc(HS_MAX(im.row, (size_t)TOUCH_ROW));
+	if (!im.buf) {
+		snprintf(errbuf, errlen, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	err = hs_store_tx_begin(st);
+	if (err) {
+		snprintf(errbuf, errlen, "%s", hs_store_errmsg(st));
+	} else {
+		err = import_dir(&im, dir);
+		if (!err) {
+			err = hs_store_tx_commit(st);
+			if (err)
+				snprintf(errbuf, errlen, "%s", hs_store_errmsg(st));
+		} else {
+			hs_store_tx_rollback(st);
+		}
+	}
+	free(im.buf);
+	if (!err)
+		rec_spool_remove(dir);
+	return err;
+}
 
 static int count_event(void *arg, const struct hs_event *ev)
 {
@@ -301,13 +393,15 @@ static int count_event(void *arg, const struct hs_event *ev)
 }
 
 /**
- * rec_on_subbuf() - hs_capture_subbuf_fn: count (when asked) and queue a sub-buffer
+ * rec_on_subbuf() - hs_capture_subbuf_fn: count a sub-buffer for the progress line
  * @arg: the struct rec_io
  * @cpu: the reader's CPU
  * @buf: the sub-buffer
  * @len: its length
  *
- * Return: 0, -EINVAL for a CPU out of range, -ENOMEM.
+ * The capture writes it to the spool file afterwards.
+ *
+ * Return: 0, -EINVAL for a CPU out of range.
  */
 int rec_on_subbuf(void *arg, int cpu, const void *buf, size_t len)
 {
@@ -316,55 +410,64 @@ int rec_on_subbuf(void *arg, int cpu, const void *buf, size_t len)
 	if (cpu < 0 || (unsigned int)cpu >= r->nr_cpus)
 		return -EINVAL;
 	/*
-	 * Counting costs a decode per sub-buffer, the recorder's main CPU cost
-	 * on this path: only for the progress line.  A corrupt sub-buffer is
-	 * still spooled: the build counts and skips it.
+	 * Counting costs a read(2) and a decode per sub-buffer where a splice
+	 * would do: only for the progress line.  A corrupt sub-buffer is still
+	 * spooled: the build counts and skips it.
 	 */
 	if (r->count)
 		hs_decoder_subbuf(r->cnt[cpu].dec, buf, len, cpu, count_event, &r->cnt[cpu]);
-	return spool_push(&r->q, cpu, buf, len);
+	return 0;
 }
 
 /**
- * rec_touch_reader() - the touch log reader: whole records into blobs of TOUCH_BLOB bytes
+ * rec_touch_reader() - the touch log reader: the pipe into the touches file
  * @arg: the struct rec_io (touch_fd: the pipe's read end)
  *
- * Ends at the end of the pipe (the workload and every writer are gone).
+ * Ends at the end of the pipe (the workload and every writer are gone).  A
+ * partial record at the end is kept: the build counts it as bad.
  *
  * Return: NULL.
  */
 void *rec_touch_reader(void *arg)
 {
 	struct rec_io *r = arg;
-	unsigned char buf[TOUCH_BLOB];
-	size_t have = 0;
-	ssize_t n;
+	int out = r->q.fd ? r->q.fd[r->q.nr_cpus] : -1;
+	unsigned char *buf = malloc(TOUCH_BUF);
+	uint64_t total = 0;
+	ssize_t n, w;
+	size_t off;
 
 	for (;;) {
-		n = read(r->touch_fd, buf + have, sizeof(buf) - have);
+		n = buf ? read(r->touch_fd, buf, TOUCH_BUF) : 0;
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;
-		have += (size_t)n;
-		if (have == sizeof(buf)) {
-			if (spool_push(&r->q, HS_SPOOL_TOUCHES, buf, have))
+		if (r->touch_err)
+			continue;	/* keep the workload's pipe flowing */
+		for (off = 0; off < (size_t)n; off += (size_t)w) {
+			w = write(out, buf + off, (size_t)n - off);
+			if (w < 0 && errno == EINTR) {
+				w = 0;
+				continue;
+			}
+			if (w <= 0) {
+				r->touch_err = w < 0 ? -errno : -EIO;
 				break;
-			atomic_fetch_add(&r->touches, have / sizeof(struct hs_touch));
-			have = 0;
+			}
 		}
+		total += (uint64_t)n;
+		atomic_store(&r->touches, total / TOUCH_SIZE);
 	}
-	if (have) {
-		/* A partial record at the end is kept: the build counts it as bad. */
-		if (!spool_push(&r->q, HS_SPOOL_TOUCHES, buf, have))
-			atomic_fetch_add(&r->touches, have / sizeof(struct hs_touch));
-	}
+	if (!buf)
+		r->touch_err = -ENOMEM;
+	free(buf);
 	return NULL;
 }
 
 
 /**
- * rec_io_init() - an empty data path: no blobs, no threads
+ * rec_io_init() - an empty data path: no files, no threads
  * @io: the data path
  *
  * Return: nothing.
@@ -372,53 +475,24 @@ void *rec_touch_reader(void *arg)
 void rec_io_init(struct rec_io *io)
 {
 	memset(io, 0, sizeof(*io));
-	pthread_mutex_init(&io->q.lock, NULL);
-	pthread_cond_init(&io->q.more, NULL);
-	pthread_cond_init(&io->q.room, NULL);
 	io->touch_fd = -1;
 }
 
 /**
- * rec_spool_close() - no more blobs will come: the writer drains the queue and ends
- * @q: the spool
- *
- * Return: nothing.
- */
-void rec_spool_close(struct rec_spool *q)
-{
-	pthread_mutex_lock(&q->lock);
-	q->closed = true;
-	pthread_cond_broadcast(&q->more);
-	pthread_mutex_unlock(&q->lock);
-}
-
-/**
- * rec_io_free() - free the queue, the pool and the counters (threads joined)
+ * rec_io_free() - close the spool files and free the counters (threads joined)
  * @io: the data path
  *
  * Return: nothing.
  */
 void rec_io_free(struct rec_io *io)
 {
-	struct rec_blob *b;
 	unsigned int i;
 
 	if (io->cnt)
 		for (i = 0; i < io->nr_cpus; i++)
 			hs_decoder_free(io->cnt[i].dec);
 	free(io->cnt);
-	while ((b = io->q.head)) {
-		io->q.head = b->next;
-		free(b);
-	}
-	while ((b = io->q.pool)) {
-		io->q.pool = b->next;
-		free(b);
-	}
-	free(io->q.seq);
-	free(io->q.stage);
-	free(io->q.stage_len);
-	pthread_mutex_destroy(&io->q.lock);
-	pthread_cond_destroy(&io->q.more);
-	pthread_cond_destroy(&io->q.room);
+	rec_spool_close(&io->q);
+	free(io->q.fd);
+	free(io->q.dir);
 }

@@ -4,13 +4,15 @@
  * instance to the built session.  The work is split in two so the traced
  * workload pays as little as possible:
  *
- *  recording  one reader thread per CPU (lib/capture.c) copies raw
- *             sub-buffers; a built-in workload's touch log arrives on a pipe;
- *             one writer thread appends both to the store's spool, committed
- *             about twice a second, so a killed recorder leaves its data
- *             behind (lib/recorder-spool.c).  Nothing is decoded on this path
- *             except, when asked, a count for a progress line.
- *  building   after the workload, lib/recbuild.c decodes the spool, merges
+ *  recording  one reader thread per CPU (lib/capture.c) splices raw
+ *             sub-buffers into that CPU's spool file beside the database; a
+ *             built-in workload's touch log arrives on a pipe and goes to a
+ *             file too, so a killed recorder leaves its data behind
+ *             (lib/recorder-spool.c).  Nothing is decoded and nothing goes
+ *             to SQLite on this path (except, when asked, a count for a
+ *             progress line).
+ *  building   after the workload, the spool files move into the store's
+ *             spool in one transaction; lib/recbuild.c decodes it, merges
  *             the CPUs by time stamp and runs the lifecycle builder, in one
  *             transaction with the counters and checks lib/recorder-build.c
  *             adds.
@@ -431,9 +433,7 @@ struct hs_recorder {
 	int			pidfd;		/* the workload's, or -1 */
 	atomic_int		stop_req;	/* the first stop request's signal, or 0 */
 	int			stop_signal;	/* the signal that ended it, or 0 */
-	pthread_t		writer;		/* spool writer */
 	pthread_t		toucher;	/* touch reader */
-	bool			writer_up;	/* writer started */
 	bool			toucher_up;	/* touch reader started */
 	double			cpu0;		/* CPU seconds when tracing started */
 	double			next_lg;	/* workload seconds of the next lru_gen snapshot */
@@ -507,11 +507,6 @@ static void stop_threads(struct hs_recorder *r)
 	if (r->touch_pipe[0] >= 0) {
 		close(r->touch_pipe[0]);
 		r->touch_pipe[0] = -1;
-	}
-	if (r->writer_up) {
-		rec_spool_close(&r->io.q);
-		pthread_join(r->writer, NULL);
-		r->writer_up = false;
 	}
 }
 
@@ -680,8 +675,10 @@ static int note_session(struct hs_recorder *r)
 /* Everything up to the recording's session row.  Return: 0 or -errno. */
 static int setup(struct hs_recorder *r)
 {
-	struct hs_capture_opts co = { .buffer_kb = r->o.buffer_kb, .on_subbuf = rec_on_subbuf,
-				      .arg = &r->io, .undo = r->undo };
+	/* counting for a progress line makes the readers read every sub-buffer: on a tty only */
+	struct hs_capture_opts co = { .buffer_kb = r->o.buffer_kb,
+				      .on_subbuf = r->io.count ? rec_on_subbuf : NULL,
+				      .spool_fd = rec_spool_fd, .arg = &r->io, .undo = r->undo };
 	const struct hs_decoder_source *src;
 	struct utsname un;
 	size_t i;
@@ -706,15 +703,8 @@ static int setup(struct hs_recorder *r)
 	ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	r->io.nr_cpus = ncpu > 0 ? (unsigned int)ncpu : 1;
 	r->io.cnt = calloc(r->io.nr_cpus, sizeof(*r->io.cnt));
-	r->io.q.seq = calloc(r->io.nr_cpus + 1, sizeof(*r->io.q.seq));
-	r->io.q.nr_cpus = r->io.nr_cpus;
-	r->io.q.subbuf = hs_decoder_subbuf_size(r->dec);
-	r->io.q.stage = malloc((size_t)r->io.nr_cpus * STAGE_SUBBUFS * r->io.q.subbuf);
-	r->io.q.stage_len = calloc(r->io.nr_cpus, sizeof(*r->io.q.stage_len));
-	if (!r->io.cnt || !r->io.q.seq || !r->io.q.stage || !r->io.q.stage_len)
+	if (!r->io.cnt)
 		goto nomem;
-	/* touched now, not while the workload runs (see rec_spool_prefill()) */
-	memset(r->io.q.stage, 0, (size_t)r->io.nr_cpus * STAGE_SUBBUFS * r->io.q.subbuf);
 	/* one decoder per CPU (they keep stats), for the progress line only */
 	for (i = 0; r->io.count && i < r->io.nr_cpus; i++) {
 		err = hs_decoder_open(hs_capture_tracing_dir(r->cap), HS_DEC_ALL,
@@ -780,10 +770,6 @@ static int setup(struct hs_recorder *r)
 			   sizeof(r->err));
 	if (err)
 		return fail(r, failed(err), "record: %s", r->err);
-	r->io.q.st = r->st;
-	r->io.q.session = r->session;
-	if (rec_spool_prefill(&r->io.q))
-		goto nomem;
 	return 0;
 nomem:
 	return fail(r, -ENOMEM, "record: %s", strerror(ENOMEM));
@@ -792,8 +778,20 @@ nomem:
 /* The rest of the start; on failure the caller drops the session.  Return: 0 or -errno. */
 static int launch(struct hs_recorder *r)
 {
+	size_t subbuf;
+	char *dir;
 	int err;
 
+	dir = rec_spool_dir(hs_store_path(r->st), r->session);
+	if (!dir)
+		return fail(r, -ENOMEM, "record: %s", strerror(ENOMEM));
+	subbuf = hs_capture_subbuf_size(r->cap);
+	err = rec_spool_create(&r->io.q, dir, r->io.nr_cpus,
+			       subbuf ? subbuf : hs_decoder_subbuf_size(r->dec), r->err,
+			       sizeof(r->err));
+	free(dir);
+	if (err)
+		return fail(r, failed(err), "record: spool: %s", r->err);
 	if (r->wl && pipe2(r->touch_pipe, O_CLOEXEC))
 		return fail(r, failed(-errno), "record: pipe: %s", strerror(errno));
 	/* The child first: no thread exists yet (fork in a threaded process is fragile). */
@@ -811,17 +809,6 @@ static int launch(struct hs_recorder *r)
 		r->touch_pipe[1] = -1;
 	}
 	r->io.touch_fd = r->touch_pipe[0];
-	/*
-	 * While the workload runs the spool only appends: no WAL checkpoints
-	 * then (they read the log back and write every page a second time, the
-	 * writer's largest cost); the first one comes with the build.
-	 */
-	if (hs_store_query(r->st, "PRAGMA wal_autocheckpoint = 0", NULL, NULL))
-		note(r, HS_RECORDER_INFO, "%s: cannot defer checkpoints: %s", db_name(r),
-		     hs_store_errmsg(r->st));
-	if (start_thread(&r->writer, rec_spool_writer, &r->io.q))
-		return fail(r, -EAGAIN, "record: cannot start a thread");
-	r->writer_up = true;
 	if (r->wl) {
 		if (start_thread(&r->toucher, rec_touch_reader, &r->io))
 			return fail(r, -EAGAIN, "record: cannot start a thread");
@@ -882,12 +869,15 @@ int hs_recorder_start(struct hs_recorder *r, struct hs_store *st)
 		/* Nothing worth keeping was recorded: remove the session row and its spool. */
 		kill_child(r);
 		stop_threads(r);
-		if (hs_session_remove(r->st, r->session))
+		if (hs_session_remove(r->st, r->session)) {
 			note(r, HS_RECORDER_WARN, "%s: session %" PRId64
 			     " left in status recording: %s", db_name(r), r->session,
 			     hs_store_errmsg(r->st));
-		else
+		} else {
+			rec_spool_close(&r->io.q);
+			rec_spool_remove(r->io.q.dir);
 			hs_undo_done(r->undo, r->undo_session);
+		}
 		return err;
 	}
 	r->state = REC_STARTED;
@@ -966,9 +956,9 @@ static int finish(struct hs_recorder *r, enum stop_reason why)
 	hs_sampling_restore(r->smp);
 	err = hs_capture_stop(r->cap);
 	if (err)
-		note(r, HS_RECORDER_WARN, "tracefs: a reader stopped early: %s", strerror(-err));
+		note(r, HS_RECORDER_WARN, "tracefs: %s", hs_capture_errmsg(r->cap));
 	stop_threads(r);
-	hs_store_query(r->st, "PRAGMA wal_autocheckpoint = 1000", NULL, NULL);
+	rec_spool_close(&r->io.q);
 	hs_capture_get_stats(r->cap, &r->cs);
 	/* cs.cpu belongs to the capture, which is closed before the build: keep a copy */
 	r->cpus = calloc(r->cs.nr_cpus ? r->cs.nr_cpus : 1, sizeof(*r->cpus));
@@ -977,8 +967,9 @@ static int finish(struct hs_recorder *r, enum stop_reason why)
 	memcpy(r->cpus, r->cs.cpu, r->cs.nr_cpus * sizeof(*r->cpus));
 	r->cs.cpu = r->cpus;
 	r->in.res.record_cpu_s = cpu_seconds() - r->cpu0;
-	if (r->io.q.err)
-		return fail(r, r->io.q.err, "%s: spool: %s", db_name(r), r->io.q.errmsg);
+	if (r->io.touch_err)
+		return fail(r, r->io.touch_err, "record: spool: %s/touches: %s", r->io.q.dir,
+			    strerror(-r->io.touch_err));
 	if (hs_vmstat_read(&r->vm[1]))
 		memset(&r->vm[1], 0, sizeof(r->vm[1]));
 	if (hs_cgroup_stat(r->cg, &r->ms[1]))
@@ -995,6 +986,17 @@ static int finish(struct hs_recorder *r, enum stop_reason why)
 		note(r, HS_RECORDER_WARN,
 		     "memory cgroup: could not remove it: %s (the next record will)",
 		     strerror(-err));
+	/*
+	 * The spool files into the store, in one transaction.  No WAL
+	 * checkpoint meanwhile (it would read the log back and write every
+	 * page a second time); the first one comes with the build.
+	 */
+	hs_store_query(r->st, "PRAGMA wal_autocheckpoint = 0", NULL, NULL);
+	err = rec_spool_import(r->st, r->session, r->io.q.dir, r->err, sizeof(r->err));
+	hs_store_query(r->st, "PRAGMA wal_autocheckpoint = 1000", NULL, NULL);
+	if (err)
+		return fail(r, err, "%s: spool of session %" PRId64 ": %s (its files are kept; "
+			    "the next 'hsctl record' retries)", db_name(r), r->session, r->err);
 
 	r->in.session = r->session;
 	r->in.status = why == STOP_EXIT ? "complete" : why == STOP_TIMEOUT ? "timeout"

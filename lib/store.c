@@ -1897,6 +1897,17 @@ const char *hs_store_errmsg(const struct hs_store *st)
 }
 
 /**
+ * hs_store_path() - the database's file
+ * @st: the store
+ *
+ * Return: the path it was opened with, or NULL for :memory:.
+ */
+const char *hs_store_path(const struct hs_store *st)
+{
+	return st->path;
+}
+
+/**
  * hs_store_user_version() - the schema version of the open file
  * @st: the store
  *

@@ -53,6 +53,8 @@ int hs_store_open(const char *path, unsigned int flags, struct hs_store **out);
 void hs_store_close(struct hs_store *st);
 void hs_store_set_busy_timeout(unsigned int ms);
 const char *hs_store_errmsg(const struct hs_store *st);
+/* The file it was opened with, NULL for :memory:. */
+const char *hs_store_path(const struct hs_store *st);
 int hs_store_user_version(const struct hs_store *st);	/* schema version of the file */
 #define HS_STORE_SCHEMA_VERSION	10			/* the version this build writes */
 #define HS_STORE_APPLICATION_ID	0x48534354u		/* PRAGMA application_id: "HSCT" */

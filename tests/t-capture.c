@@ -492,6 +492,121 @@ out:
 		unlink(b.path);
 }
 
+/*
+ * The same reads with a spool and no callback: every CPU's sub-buffers are
+ * spliced into its own file, each exactly hs_capture_subbuf_size() bytes, and
+ * decoding the files afterwards gives the same pages as test_filemap().
+ */
+#define SPOOL_CPUS	256
+
+struct spool_files {
+	int		fd[SPOOL_CPUS];	/* per CPU, -1: none asked for */
+	unsigned int	asked;		/* spool_fd calls */
+};
+
+static int spool_fd(void *arg, int cpu)
+{
+	struct spool_files *sf = arg;
+	char path[] = "/tmp/hsctl_t-capture_spool.XXXXXX";
+	int fd;
+
+	if (cpu < 0 || cpu >= SPOOL_CPUS)
+		return -EINVAL;
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	sf->fd[cpu] = fd;
+	sf->asked++;
+	return fd;
+}
+
+static void test_spool(void)
+{
+	struct hs_capture_opts o = { .spool_fd = spool_fd };
+	struct collect col = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct cold_file a = { .bytes = 0 }, b = { .bytes = 0 };
+	struct spool_files sf;
+	struct hs_decoder_stats ds;
+	struct hs_capture_stats st;
+	struct hs_capture *c = NULL;
+	uint64_t file_bytes = 0;
+	unsigned char *buf = NULL;
+	size_t size = 0;
+	unsigned int i;
+	off_t end;
+	int err;
+
+	for (i = 0; i < SPOOL_CPUS; i++)
+		sf.fd[i] = -1;
+	sf.asked = 0;
+	err = make_cold(&a, FILE_A_BYTES);
+	if (!err)
+		err = make_cold(&b, FILE_B_BYTES);
+	if (err) {
+		t_fail(__FILE__, __LINE__, "cold file: %s", strerror(-err));
+		goto out;
+	}
+	T_EQ_I64(hs_decoder_dev_to_kdev(a.st.st_dev, &col.kdev), 0);
+	col.ino_a = a.st.st_ino;
+	col.ino_b = b.st.st_ino;
+	o.arg = &sf;
+	T_EQ_I64(hs_capture_open(&o, &c), 0);
+	if (!c)
+		goto out;
+	size = hs_capture_subbuf_size(c);
+	T_ASSERT(size >= 4096);
+	err = hs_decoder_open(hs_capture_tracing_dir(c), HS_DEC_FILEMAP, &col.dec);
+	if (err) {
+		t_fail(__FILE__, __LINE__, "decoder: %s",
+		       col.dec ? hs_decoder_errmsg(col.dec) : strerror(-err));
+		goto out;
+	}
+	T_EQ_I64(hs_capture_enable(c, "filemap", "mm_filemap_add_to_page_cache"), 0);
+	T_EQ_I64(hs_capture_enable(c, "filemap", "mm_filemap_delete_from_page_cache"), 0);
+	T_EQ_I64(hs_capture_start(c), 0);
+	T_ASSERT(sf.asked >= 1);
+	T_EQ_I64(read_all(b.path), 0);			/* this process: not traced */
+	T_EQ_I64(read_in_child(a.path, true), 0);	/* 1024 pages in, then out */
+	T_EQ_I64(hs_capture_stop(c), 0);
+	T_EQ_I64(hs_capture_get_stats(c, &st), 0);
+	buf = malloc(size ? size : 1);
+	for (i = 0; buf && i < SPOOL_CPUS; i++) {
+		if (sf.fd[i] < 0)
+			continue;
+		end = lseek(sf.fd[i], 0, SEEK_END);
+		T_ASSERT(end >= 0 && (size_t)end % size == 0);
+		T_EQ_U64((uint64_t)end, st.cpu[i].bytes);
+		file_bytes += (uint64_t)end;
+		for (off_t off = 0; off + (off_t)size <= end; off += (off_t)size) {
+			T_EQ_I64(pread(sf.fd[i], buf, size, off), (int64_t)size);
+			collect_subbuf(&col, (int)i, buf, size);
+		}
+	}
+	T_EQ_I64(hs_decoder_get_stats(col.dec, &ds), 0);
+	T_EQ_U64(col.add_a, FILE_A_BYTES / page_size);
+	T_EQ_U64(col.del_a, FILE_A_BYTES / page_size);
+	T_EQ_U64(col.add_b, 0);
+	T_EQ_U64(st.lost, 0);
+	T_EQ_U64(col.lost_ev, 0);
+	T_EQ_I64(col.dec_err, 0);
+	T_EQ_U64(ds.bad, 0);
+	T_EQ_U64(ds.subbufs, st.subbufs);
+	T_EQ_U64(file_bytes, st.bytes);
+	T_EQ_U64(st.bytes, st.subbufs * size);
+out:
+	hs_capture_close(c);
+	for (i = 0; i < SPOOL_CPUS; i++)
+		if (sf.fd[i] >= 0)
+			close(sf.fd[i]);
+	free(buf);
+	hs_decoder_free(col.dec);
+	if (a.bytes)
+		unlink(a.path);		/* normally the child did */
+	if (b.bytes)
+		unlink(b.path);
+}
+
 static void test_cancel(void)
 {
 	struct hs_capture_opts o = { .on_subbuf = collect_subbuf };
@@ -734,6 +849,7 @@ static const struct t_case cases[] = {
 	{ "enable_errors", test_enable_errors },
 	{ "options", test_options },
 	{ "filemap", test_filemap },
+	{ "spool", test_spool },
 	{ "cancel", test_cancel },
 	{ "loss", test_loss },
 	{ "cleanup_stale", test_cleanup_stale },

@@ -522,7 +522,7 @@ static void t_live_recover(void)
 	struct hs_recorder_opts o = { .limit_bytes = LIMIT, .workload = &w, .buffer_kb = 64 };
 	struct hs_recorder *r = NULL;
 	struct hs_store *st;
-	char sql[256], buf[64];
+	char sql[256], buf[64], spool[256];
 	char tdir[256] = "";
 	unsigned int removed = 0;
 	int status = 0, err;
@@ -577,9 +577,17 @@ static void t_live_recover(void)
 	T_EQ_I64(sql_int(st, "SELECT count(*) FROM sessions WHERE status = 'recording'"), 1);
 	id = sql_int(st, "SELECT id FROM sessions WHERE status = 'recording'");
 	snprintf(sql, sizeof(sql), "SELECT status FROM sessions WHERE id = %" PRId64, id);
+	/* its spool is still in files beside the database, none of it in record_spool */
+	snprintf(spool, sizeof(spool), "%s-spool-%" PRId64 "/cpu0", db, id);
+	T_EQ_I64(access(spool, F_OK), 0);
+	T_EQ_I64(sql_int(st, "SELECT count(*) FROM record_spool"), 0);
 	notes[0] = '\0';
 	T_EQ_I64(hs_recorder_recover_stale(st, note, NULL), 1);
 	T_EQ_STR(sql_text(st, sql, buf), "killed");
+	/* moved into the store, built, and the files removed */
+	T_ASSERT(access(spool, F_OK) && errno == ENOENT);
+	*strrchr(spool, '/') = '\0';
+	T_ASSERT(access(spool, F_OK) && errno == ENOENT);
 	snprintf(sql, sizeof(sql), "SELECT count(*) > 0 FROM events WHERE session = %" PRId64, id);
 	T_EQ_I64(sql_int(st, sql), 1);
 	T_EQ_I64(sql_int(st, "SELECT count(*) FROM record_spool"), 0);

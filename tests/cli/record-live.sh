@@ -43,6 +43,8 @@ CGROOT=/sys/fs/cgroup/memory
 
 # One live test at a time on this machine (tracefs mounts, zram, memory pressure).
 live_lock record-live.sh
+# again, now that it is ours: the lock's last holder may have mounted or unmounted tracefs
+mounted_before=$(grep -c ' tracefs ' /proc/mounts || true)
 
 ZRAM_OURS=
 live_cleanup() {
