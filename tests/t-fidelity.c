@@ -272,7 +272,9 @@ static void test_default_policy(void)
 		const char *release, *lru_gen, *policy, *profile;
 	} c[] = {
 		{ "6.1.0-27-cloud-amd64", "0x0007", "mglru", "p61" },
-		{ "6.7.12", "0x0001", "mglru", "p61" },
+		{ "6.2.16", "0x0001", "mglru", "p61" },
+		{ "6.3.0", "0x0001", "mglru", "p63" },
+		{ "6.7.12", "0x0001", "mglru", "p63" },
 		{ "6.8.0-31-generic", "0x0007", "mglru", "p68" },
 		{ "6.12.57+deb13-cloud-amd64", "0x0007", "mglru", "p68" },
 		{ "6.14.1", "0x0003", "mglru", "p614" },
