@@ -208,8 +208,8 @@ static size_t rkey_lower(const struct rkey *k, size_t n, const struct rkey *x)
  * virtual page or the file index.  Keys of the stream that the key table
  * does not name have no address.
  *
- * Return: 0, -EBADMSG (a key chunk is corrupt, or names more keys than
- * @nr_keys), -ENOMEM or another -errno.
+ * Return: 0, -EBADMSG (a key chunk is corrupt, or the key chunks name other
+ * than @nr_keys keys), -ENOMEM or another -errno.
  */
 int hs_session_neigh(struct hs_store *st, int64_t session, uint32_t nr_keys,
 		     struct hs_neigh **out)
@@ -233,7 +233,7 @@ int hs_session_neigh(struct hs_store *st, int64_t session, uint32_t nr_keys,
 	}
 	if (err)
 		goto out;
-	if (n > nr_keys) {
+	if (n != nr_keys) {
 		err = store_err(st, -EBADMSG, "session %lld: %llu keys in its key chunks, %lu in"
 				" its stream", (long long)session, (unsigned long long)n,
 				(unsigned long)nr_keys);

@@ -15,8 +15,10 @@
  * aging, eviction with tiers and the PID controller, shadow entries) and
  * section 2b (PAGEOUT/COLD hints).  The kernel was read to settle doubts
  * (v6.6-6.8 and v6.14-era mm/vmscan.c, a v6.8-era mm/workingset.c); no line
- * of it is copied.  Profiles: p61 = 6.1-6.7, p68 = 6.8-6.13 (the default: the
- * base HitShield was written on), p614 = 6.14 and later.
+ * of it is copied.  Profiles: p61 = 6.1-6.2, p63 = 6.3-6.7, p68 = 6.8-6.13
+ * (the default: the base HitShield was written on), p614 = 6.14 and later.
+ * p61 and p63 differ only in look-around (below); the code calls both
+ * MGLRU_P61 and tells them apart by la61.
  *
  * One lruvec.  Folios of each type (anon, file) sit on per-generation lists;
  * a generation is a sequence number, seq, and its list index is seq % 4:
@@ -117,14 +119,29 @@
  *   - aging walks every folio accessed since the last aging (the young
  *     vector), never misses one (no Bloom filter): promotes slightly more and
  *     earlier than the kernel, whose walk skips sparse page tables;
- *   - look-around (`lookaround`, off by default): the stream has no virtual
- *     addresses, so key ids are taken as page numbers (512 per PMD, window of
- *     64).  For generated streams and imported traces that is fiction; for a
- *     recorded session keys are dense ids in order of first touch, so only a
- *     rough proxy of address adjacency.  Off, hot neighbours of a reclaimed
- *     folio are only seen at the next aging.  The reclaimed folio's own young
- *     PTE is always handled as the kernel does (p61, and p68 with
- *     reclaimer=kswapd, call folio_update_gen() on it, which HitShield counts);
+ *   - look-around (`lookaround`): when the reference check finds a young
+ *     PTE, lru_gen_look_around() scans the PTEs around it (its page table,
+ *     512 pages, cut to a window of 64 centred on it) and takes the young
+ *     ones.  lookaround=auto (the default) does this on real addresses where
+ *     the session has them (hs_policy_env.neigh, lib/neigh.h: a recorded
+ *     session's anonymous pages by process and virtual page, file pages by
+ *     file and index), and not at all where it has none; lookaround=ids
+ *     takes key ids as page numbers (fiction for generated and imported
+ *     streams).  A neighbour is young when its accessed bit is set (a PT
+ *     access since its last scan), so page-cache pages only read(2) are
+ *     never taken: they have no PTE.  Not modelled: the window's cut at
+ *     the VMA's ends (not recorded), a file mapping whose virtual pages are
+ *     not aligned with the file's index, other mappings of a shared page.
+ *     What look-around does with a young neighbour depends on the profile
+ *     and on whether the reclaimer holds an mm_walk (has_walk()): 6.3 and
+ *     later update it in place with one (folio_update_gen()), activate it
+ *     without (p614: lru_gen_set_refs() first); 6.1-6.2 (p61) collect the
+ *     neighbours not in the youngest gen and activate them one by one only
+ *     without a walk and when fewer than PAGEVEC_SIZE, else update them all
+ *     in place.  The reclaimed folio's own young PTE is always handled as
+ *     the kernel does (p63, and p68 with reclaimer=kswapd, call
+ *     folio_update_gen() on it, which HitShield counts; p61 only marks it
+ *     referenced);
  *   - no time: aging and eviction are driven by reclaim only (no min_ttl, no
  *     kswapd background aging, no watermarks); `reclaimer` only decides
  *     whether look-around has an mm_walk.  Memcg reclaim (the default) never
