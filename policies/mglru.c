@@ -1918,7 +1918,7 @@ void hs_mglru_report(const struct hs_policy *p, struct hs_metrics *m)
 const struct hs_policy_ops hs_policy_mglru = {
 	.abi		= HS_POLICY_ABI,
 	.name		= "mglru",
-	.summary	= "Linux multi-gen LRU: generations, tiers, PID (6.1/6.3/6.8/6.14)",
+	.summary	= "Linux multi-gen LRU: generations, tiers, PID (6.1 and later)",
 	.params		= mglru_params,
 	.folio_priv	= sizeof(struct mglru_folio),
 	.flags		= HS_POLICY_ACCESSED_BIT | HS_POLICY_OWN_PAGEOUT |
