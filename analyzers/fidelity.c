@@ -470,8 +470,10 @@ int hs_fid_default_policy(const char *release, const char *lru_gen, const char *
 	mglru = bits & 1;
 	if (mglru) {
 		*policy = "mglru";
-		if (major < 6 || (major == 6 && minor < 8))
+		if (major < 6 || (major == 6 && minor < 3))
 			*profile = "p61";
+		else if (major == 6 && minor < 8)
+			*profile = "p63";
 		else if (major == 6 && minor < 14)
 			*profile = "p68";
 		else

@@ -255,7 +255,7 @@ void hs_fid_kernel_free(struct hs_fid_kernel *k);
  * @lru_gen: the recorded /sys/kernel/mm/lru_gen/enabled ("0x0007"), or
  *	     "absent"; MGLRU is on when its lowest bit is set
  * @policy: receives "mglru" (MGLRU on) or "linux-2q" (off)
- * @profile: receives the profile of that version: mglru p61 (6.1 .. 6.7),
+ * @profile: receives the profile of that version: mglru p61 (6.1 .. 6.2), p63 (6.3 .. 6.7),
  *	     p68 (6.8 .. 6.13) or p614 (6.14 ..); linux-2q p61 (before 6.10) or
  *	     p610
  *

@@ -27,6 +27,7 @@
 #include "evlog.h"
 #include "hs.h"
 #include "lrugen.h"
+#include "neigh.h"
 #include "policy.h"
 #include "replay.h"
 #include "store.h"
@@ -306,6 +307,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 	static const struct hs_replay_opts defaults;
 	const struct hs_replay_opts *o = opts ? opts : &defaults;
 	struct hs_session_reader *r = NULL;
+	struct hs_neigh *neigh = NULL;
 	struct hs_session_info info;
 	struct pipeline pl = { 0 };
 	struct worker *ws = NULL;
@@ -321,6 +323,20 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 	if (info.distinct_keys >= UINT32_MAX)
 		return -EOVERFLOW;
 
+	/*
+	 * The keys' real addresses, for the kernel models' look-around: loaded
+	 * only when a model that reads accessed bits runs (a recorded session
+	 * has them; others have none and get NULL).
+	 */
+	for (j = 0; j < n; j++)
+		if (jobs[j].ops && (jobs[j].ops->flags & HS_POLICY_ACCESSED_BIT))
+			break;
+	if (j < n) {
+		ret = hs_session_neigh(st, session, (uint32_t)info.distinct_keys, &neigh);
+		if (ret)
+			return ret;
+	}
+
 	for (j = 0; j < n; j++) {
 		struct hs_sim_config cfg = {
 			.ops = jobs[j].ops, .params = jobs[j].params,
@@ -333,6 +349,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 				   (uint8_t)o->pageout : UINT8_MAX,
 			.recheck_window = o->recheck_window,
 			.no_readahead = o->no_readahead,
+			.neigh = neigh,
 			.on_evict = jobs[j].evlog ? hs_evlog_add : NULL,
 			.evict_arg = jobs[j].evlog,
 		};
@@ -437,5 +454,6 @@ out:
 	free(ws);
 	free(next);
 	hs_session_read_close(r);
+	hs_neigh_free(neigh);
 	return ret;
 }

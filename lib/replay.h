@@ -75,6 +75,10 @@ struct hs_replay_opts {
  * All runs share the one pass, so none has finished before the stream's
  * end: a replay stopped through opts->stop has no results at all.
  *
+ * When a job's policy reads accessed bits (HS_POLICY_ACCESSED_BIT), the
+ * session's key addresses are loaded (hs_session_neigh()) and given to every
+ * run as hs_policy_env.neigh: NULL for a session without them.
+ *
  * Return: 0 when the stream was read to its end, -EINTR when opts->stop
  * stopped it, -ENOENT (no such session), -EBADMSG (a corrupt stream),
  * -ENOMEM, or another -errno from the store.

@@ -54,6 +54,7 @@
 #include <string.h>
 
 #include "hs.h"
+#include "neigh.h"
 #include "param.h"
 #include "policy.h"
 #include "sim.h"
@@ -186,6 +187,8 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 		return -EINVAL;
 	if (cfg->pageout >= HS_PAGEOUT_NR)
 		return -EINVAL;
+	if (cfg->neigh && cfg->neigh->nr_keys != cfg->nr_keys)
+		return -EINVAL;		/* another session's addresses */
 	batch = cfg->batch_max ? cfg->batch_max : DEFAULT_BATCH;
 
 	sim = calloc(1, sizeof(*sim));
@@ -199,6 +202,7 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	sim->env.priv_off = sizeof(struct hs_folio);
 	sim->env.stride = (sizeof(struct hs_folio) + ops->folio_priv + 7) & ~(size_t)7;
 	sim->env.sim = sim;
+	sim->env.neigh = cfg->neigh;
 	sim->st.capacity = cfg->capacity;
 	sim->driver_pageout = !hs_policy_has_pageout(ops);
 

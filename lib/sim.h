@@ -32,6 +32,7 @@
 struct hs_policy_ops;
 struct hs_param_set;
 struct hs_sim;
+struct hs_neigh;
 
 /* struct hs_folio flags */
 #define HS_FOLIO_RESIDENT	0x01u	/* in the simulated memory */
@@ -85,6 +86,12 @@ struct hs_policy_env {
 	size_t		stride;		/* bytes per record */
 	size_t		priv_off;	/* offset of the private area within a record */
 	struct hs_sim	*sim;		/* for hs_sim_protect() */
+	/*
+	 * The keys' real addresses (a recorded session's, lib/neigh.h), or
+	 * NULL: generated and imported streams have none.  The kernel models'
+	 * look-around reads it.
+	 */
+	const struct hs_neigh *neigh;
 };
 
 static inline struct hs_folio *hs_env_folio(const struct hs_policy_env *env, uint32_t id)
@@ -245,6 +252,8 @@ struct hs_sim_config {
 						 * (0: none is, in a serial replay) */
 	bool		no_readahead;		/* skip READAHEAD records (still counted in
 						 * records) */
+	const struct hs_neigh *neigh;		/* the keys' addresses (hs_policy_env.neigh):
+						 * NULL, or valid until hs_sim_free() */
 	/*
 	 * Called at every eviction, the policy's or a PAGEOUT hint's (@hinted),
 	 * when not NULL: @pos is the number of accesses before the record that

@@ -22,7 +22,9 @@
 #include "codec.h"
 #include "event.h"
 #include "hs.h"
+#include "keymap.h"
 #include "life.h"
+#include "neigh.h"
 #include "store-int.h"
 
 /**
@@ -180,6 +182,88 @@ static size_t rkey_lower(const struct rkey *k, size_t n, const struct rkey *x)
 			hi = mid;
 	}
 	return lo;
+}
+
+/**
+ * hs_session_neigh() - the real addresses of a recorded session's keys
+ * @st: the store
+ * @session: session id
+ * @nr_keys: the session's distinct keys (dense ids are below this)
+ * @out: receives the neighbour index (lib/neigh.h), or NULL when the session
+ *	 has no key table (generated, imported, or recorded before record_keys)
+ *
+ * An anonymous page's space is its process (tgid: one mm per process), a file
+ * or block-device page's its file (kind, dev, ino); the page number is the
+ * virtual page or the file index.  Keys of the stream that the key table
+ * does not name have no address.
+ *
+ * Return: 0, -EBADMSG (a key chunk is corrupt, or the key chunks name other
+ * than @nr_keys keys), -ENOMEM or another -errno.
+ */
+int hs_session_neigh(struct hs_store *st, int64_t session, uint32_t nr_keys,
+		     struct hs_neigh **out)
+{
+	struct hs_keymap *km = NULL;
+	struct hs_neigh *nb = NULL;
+	struct rkey *k = NULL;
+	uint64_t *ids = NULL, n = 0;
+	uint32_t space = HS_NEIGH_NONE;
+	size_t have = 0, i;
+	int err;
+
+	*out = NULL;
+	err = load_rkeys(st, session, &k, &have);
+	if (err || !have)
+		return err;
+	err = hs_session_key_ids(st, session, &ids, &n);
+	if (err == -ENOENT) {
+		err = 0;		/* an empty stream: nothing to place */
+		goto out;
+	}
+	if (err)
+		goto out;
+	if (n != nr_keys) {
+		err = store_err(st, -EBADMSG, "session %lld: %llu keys in its key chunks, %lu in"
+				" its stream", (long long)session, (unsigned long long)n,
+				(unsigned long)nr_keys);
+		goto out;
+	}
+	err = hs_keymap_new((size_t)n, &km);
+	if (!err)
+		err = hs_neigh_new(nr_keys, &nb);
+	if (err) {
+		err = store_err(st, err, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t id;
+
+		if (hs_keymap_add(km, ids[i], &id) < 0) {
+			err = store_err(st, -ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	/* sorted by identity: one space per run of the same object */
+	for (i = 0; i < have; i++) {
+		uint32_t id;
+
+		if (!i || !same_object(&k[i - 1], &k[i]))
+			space++;
+		if (hs_keymap_lookup(km, k[i].key, &id) && id < nr_keys)
+			hs_neigh_set(nb, id, space, k[i].page);
+	}
+	if (hs_neigh_finish(nb)) {
+		err = store_err(st, -ENOMEM, "out of memory");
+		goto out;
+	}
+	*out = nb;
+	nb = NULL;
+out:
+	hs_neigh_free(nb);
+	hs_keymap_free(km);
+	free(ids);
+	free(k);
+	return err;
 }
 
 /**

@@ -492,6 +492,14 @@ int hs_store_kernel_row(struct hs_store *st, int64_t session, struct hs_kernel_r
 /* Original ids of a session's keys in dense order: (*ids)[dense] (malloc'd). */
 int hs_session_key_ids(struct hs_store *st, int64_t session, uint64_t **ids, uint64_t *n);
 
+/*
+ * The real addresses of a recorded session's keys (lib/neigh.h), for the
+ * kernel models' look-around: *out NULL when the session has none.
+ */
+struct hs_neigh;
+int hs_session_neigh(struct hs_store *st, int64_t session, uint32_t nr_keys,
+		     struct hs_neigh **out);
+
 /**
  * struct hs_rec_page - one page of one folio life of a recorded session
  * @key: the page's original key id (record_keys.key)

@@ -56,16 +56,20 @@
  *               with top; on p61/p68 both are 4.
  *   consume     after_protected (the patch) or before_protected (S may then be
  *               spent on a folio the PID would have protected anyway).
- *   The patch was written on 6.8: profile p68 is the default, p61 and p614
- *   are forward/back ports of the same three hunks.
+ *   The patch was written on 6.8: profile p68 is the default, p61, p63 and
+ *   p614 are forward/back ports of the same three hunks.
  *
  * What counts as a folio_update_gen() call in the simulation: one per aging
  * in which the folio's accessed bit was set (one mapping, one call; several
  * accesses between two agings are one call), plus look-around with an mm_walk
- * (reclaimer=kswapd, or p61) -- including the reclaimed folio's own young PTE,
+ * (reclaimer=kswapd, or p63) -- including the reclaimed folio's own young PTE,
  * which reaches the isolated branch of folio_update_gen() and so counts.
  * Without a walk (memcg reclaim on 6.8+) look-around calls folio_activate(),
- * an add, which resets the counter instead.
+ * an add, which resets the counter instead.  On p61 (6.1-6.2) the reclaimed
+ * folio and isolated neighbours are only marked referenced (no count); the
+ * other young neighbours are counted when updated in place (a walk, or 15 or
+ * more of them) and reset when activated.  Neighbours are real ones only on
+ * recorded sessions (mglru.c, lookaround=auto).
  *
  * Statistics (report()): shields set; shields spent; spent and useful (the
  * folio was accessed again before it left); spent and wasted (evicted with
@@ -82,7 +86,7 @@
  * mapping per folio the 4th counted call rarely comes before the reset: on a
  * YCSB-F-like anonymous stream the shield is seldom set (never with section
  * 1.9's reclaim loop and p68; a little more with reclaim_loop=kernel, with
- * kswapd's look-around, or on p61, whose look-around counts the reclaimed
+ * kswapd's look-around, or on p63, whose look-around counts the reclaimed
  * folio's own young PTE).  Many mappings per folio, or large folios whose
  * PTEs are walked in several runs, would count faster; the simulation has
  * neither.

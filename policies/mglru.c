@@ -15,8 +15,10 @@
  * aging, eviction with tiers and the PID controller, shadow entries) and
  * section 2b (PAGEOUT/COLD hints).  The kernel was read to settle doubts
  * (v6.6-6.8 and v6.14-era mm/vmscan.c, a v6.8-era mm/workingset.c); no line
- * of it is copied.  Profiles: p61 = 6.1-6.7, p68 = 6.8-6.13 (the default: the
- * base HitShield was written on), p614 = 6.14 and later.
+ * of it is copied.  Profiles: p61 = 6.1-6.2, p63 = 6.3-6.7, p68 = 6.8-6.13
+ * (the default: the base HitShield was written on), p614 = 6.14 and later.
+ * p61 and p63 differ only in look-around (below); the code calls both
+ * MGLRU_P61 and tells them apart by la61.
  *
  * One lruvec.  Folios of each type (anon, file) sit on per-generation lists;
  * a generation is a sequence number, seq, and its list index is seq % 4:
@@ -117,14 +119,29 @@
  *   - aging walks every folio accessed since the last aging (the young
  *     vector), never misses one (no Bloom filter): promotes slightly more and
  *     earlier than the kernel, whose walk skips sparse page tables;
- *   - look-around (`lookaround`, off by default): the stream has no virtual
- *     addresses, so key ids are taken as page numbers (512 per PMD, window of
- *     64).  For generated streams and imported traces that is fiction; for a
- *     recorded session keys are dense ids in order of first touch, so only a
- *     rough proxy of address adjacency.  Off, hot neighbours of a reclaimed
- *     folio are only seen at the next aging.  The reclaimed folio's own young
- *     PTE is always handled as the kernel does (p61, and p68 with
- *     reclaimer=kswapd, call folio_update_gen() on it, which HitShield counts);
+ *   - look-around (`lookaround`): when the reference check finds a young
+ *     PTE, lru_gen_look_around() scans the PTEs around it (its page table,
+ *     512 pages, cut to a window of 64 centred on it) and takes the young
+ *     ones.  lookaround=auto (the default) does this on real addresses where
+ *     the session has them (hs_policy_env.neigh, lib/neigh.h: a recorded
+ *     session's anonymous pages by process and virtual page, file pages by
+ *     file and index), and not at all where it has none; lookaround=ids
+ *     takes key ids as page numbers (fiction for generated and imported
+ *     streams).  A neighbour is young when its accessed bit is set (a PT
+ *     access since its last scan), so page-cache pages only read(2) are
+ *     never taken: they have no PTE.  Not modelled: the window's cut at
+ *     the VMA's ends (not recorded), a file mapping whose virtual pages are
+ *     not aligned with the file's index, other mappings of a shared page.
+ *     What look-around does with a young neighbour depends on the profile
+ *     and on whether the reclaimer holds an mm_walk (has_walk()): 6.3 and
+ *     later update it in place with one (folio_update_gen()), activate it
+ *     without (p614: lru_gen_set_refs() first); 6.1-6.2 (p61) collect the
+ *     neighbours not in the youngest gen and activate them one by one only
+ *     without a walk and when fewer than PAGEVEC_SIZE, else update them all
+ *     in place.  The reclaimed folio's own young PTE is always handled as
+ *     the kernel does (p63, and p68 with reclaimer=kswapd, call
+ *     folio_update_gen() on it, which HitShield counts; p61 only marks it
+ *     referenced);
  *   - no time: aging and eviction are driven by reclaim only (no min_ttl, no
  *     kswapd background aging, no watermarks); `reclaimer` only decides
  *     whether look-around has an mm_walk.  Memcg reclaim (the default) never
@@ -200,6 +217,7 @@
 #include "hs.h"
 #include "lrugen.h"
 #include "mglru.h"
+#include "neigh.h"
 #include "param.h"
 #include "policy.h"
 #include "qlist.h"
@@ -207,6 +225,7 @@
 #define SCALE_PAGES	32768	/* memory at which reclaim uses the kernel's 32/64 */
 #define PMD_PAGES	512	/* pages per PTE table (look-around region) */
 #define LOOKAROUND	64	/* look-around window (MIN_LRU_BATCH) */
+#define PAGEVEC_SIZE	15	/* 6.1-6.2: fewer young neighbours are activated */
 #define STALL_ROUNDS	1000	/* reclaim rounds without progress before forcing */
 #define PREFETCH	32	/* young-vector entries fetched ahead by the aging walk */
 #define MAX_RECLAIM_RETRIES 16	/* try_charge()'s reclaim retries before OOM */
@@ -609,6 +628,7 @@ static void age(struct hs_policy *p)
 			inc_min_seq(p, t);
 	p->max_seq++;
 	p->agings++;
+	p->walk_live = true;	/* 6.1-6.2: its mm_walk stays until the reclaim ends */
 	sample_gens(p);
 }
 
@@ -877,13 +897,29 @@ static uint64_t isolate_folios(struct hs_policy *p, size_t lim)
 }
 
 /*
- * walk_update_folio() for a young neighbour found by look-around.  Isolated
- * neighbours (gen field 0): p61/p68 mark them referenced (so the reference
- * check keeps them), p614 skips them.
+ * Does this reclaim's look-around run with an mm_walk?  kswapd always has
+ * its node's.  Memcg reclaim: 6.3-6.7 (p63) allocate one for the whole
+ * lru_gen_shrink_lruvec(); 6.1-6.2 (p61) only once an aging in it allocated
+ * one (set_mm_walk(pgdat) leaves a memcg reclaimer without); 6.8 and later
+ * free it when aging ends the pass, so eviction has none.
+ */
+static inline bool has_walk(const struct hs_policy *p)
+{
+	if (p->kswapd)
+		return true;
+	if (p->profile != MGLRU_P61)
+		return false;
+	return !p->la61 || p->walk_live;
+}
+
+/*
+ * walk_update_folio() for a young neighbour found by look-around (6.3 and
+ * later).  Isolated neighbours (gen field 0): p63/p68 mark them referenced
+ * (so the reference check keeps them), p614 skips them.
  */
 static void lookaround_update(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
 {
-	bool walk = p->profile == MGLRU_P61 || p->kswapd;
+	bool walk = has_walk(p);
 	unsigned int new_gen = gen_from_seq(p->max_seq);
 
 	k->flags &= (uint8_t)~MF_ABIT;
@@ -916,40 +952,137 @@ static void lookaround_update(struct hs_policy *p, uint32_t id, struct mglru_fol
 	}
 }
 
+/*
+ * 6.1-6.2's lru_gen_look_around() on the young neighbours @ids (address
+ * order, their accessed bits still set): clear each bit; an isolated one is
+ * only marked referenced; the others not in the youngest gen are collected
+ * (its bitmap).  Without an mm_walk, fewer than PAGEVEC_SIZE collected are
+ * each folio_activate()d; otherwise folio_update_gen() moves them all.
+ */
+static void look_around_61(struct hs_policy *p, const uint32_t *ids, size_t n)
+{
+	uint32_t bits[LOOKAROUND];
+	unsigned int new_gen = gen_from_seq(p->max_seq);
+	size_t i, nbits = 0;
+
+	for (i = 0; i < n; i++) {
+		struct mglru_folio *k = mglru_priv(folio_at(p, ids[i]));
+
+		k->flags &= (uint8_t)~MF_ABIT;
+		if (!k->gen)
+			k->flags |= MF_REFERENCED;	/* folio_set_referenced() */
+		else if (k->gen - 1u != new_gen)
+			bits[nbits++] = ids[i];
+	}
+	if (!has_walk(p) && nbits < PAGEVEC_SIZE) {
+		for (i = 0; i < nbits; i++) {
+			struct mglru_folio *k = mglru_priv(folio_at(p, bits[i]));
+
+			/* folio_activate(): delete, PG_active, add (at max_seq) */
+			del_folio(p, bits[i], k, folio_type(k));
+			k->flags |= MF_ACTIVE;
+			add_folio(p, bits[i], k);
+		}
+		return;
+	}
+	for (i = 0; i < nbits; i++)
+		update_gen(p, mglru_priv(folio_at(p, bits[i])));
+}
+
+/*
+ * The PTEs lru_gen_look_around() scans around page @pg: its page table
+ * (PMD_PAGES), cut to LOOKAROUND pages centred on @pg where it is larger.
+ * The kernel also cuts at the VMA's ends, which a recording does not keep.
+ */
+static void lookaround_window(uint64_t pg, uint64_t *start, uint64_t *end)
+{
+	uint64_t s = pg & ~(uint64_t)(PMD_PAGES - 1), e = s + PMD_PAGES;
+
+	if (e - s > LOOKAROUND) {
+		if (pg - s < LOOKAROUND / 2) {
+			e = s + LOOKAROUND;
+		} else if (e - pg < LOOKAROUND / 2) {
+			s = e - LOOKAROUND;
+		} else {
+			s = pg - LOOKAROUND / 2;
+			e = pg + LOOKAROUND / 2;
+		}
+	}
+	*start = s;
+	*end = e;
+}
+
+/* A neighbour whose PTE look-around finds young and takes (get_pfn_folio()). */
+static inline bool lookaround_takes(const struct hs_policy *p, uint32_t nid,
+				    const struct mglru_folio *self)
+{
+	const struct hs_folio *f = folio_at(p, nid);
+	const struct mglru_folio *k = mglru_cpriv(f);
+
+	if (!hs_folio_is_resident(f) || !fl(k, MF_ABIT))
+		return false;
+	/* before 6.14 the walk of a file folio skips anon neighbours */
+	if (!is_p614(p) && !fl(self, MF_ANON) && fl(k, MF_ANON))
+		return false;
+	return !(is_p614(p) && !k->gen);
+}
+
+/*
+ * The young neighbours of key @id, in address order, into @out (room for
+ * LOOKAROUND): by real address (the session's, lib/neigh.h), or with key
+ * ids taken as page numbers (lookaround=ids).
+ */
+static size_t lookaround_find(const struct hs_policy *p, uint32_t id,
+			      const struct mglru_folio *self, uint32_t *out)
+{
+	const struct hs_neigh *nb = p->env->neigh;
+	uint64_t start, end, addr;
+	uint32_t at, sp, lo, i;
+	size_t n = 0;
+
+	if (p->lookaround == MGLRU_LA_IDS) {
+		lookaround_window(id, &start, &end);
+		end = HS_MIN(end, (uint64_t)p->env->nr_keys);
+		for (addr = start; addr < end && n < LOOKAROUND; addr++)
+			if (addr != id && lookaround_takes(p, (uint32_t)addr, self))
+				out[n++] = (uint32_t)addr;
+		return n;
+	}
+	at = nb->pos[id];
+	if (at == HS_NEIGH_NOPOS)
+		return 0;		/* no address: no page table to look at */
+	sp = nb->space[id];
+	lookaround_window(nb->page[id], &start, &end);
+	for (lo = at; lo > 0; lo--) {
+		uint32_t prev = nb->order[lo - 1];
+
+		if (nb->space[prev] != sp || nb->page[prev] < start)
+			break;
+	}
+	for (i = lo; i < nb->nr_addr && n < LOOKAROUND; i++) {
+		uint32_t nid = nb->order[i];
+
+		if (nb->space[nid] != sp || nb->page[nid] >= end)
+			break;
+		if (nid != id && lookaround_takes(p, nid, self))
+			out[n++] = nid;
+	}
+	return n;
+}
+
 /* lru_gen_look_around(): the young neighbours of a reclaimed folio's PTE. */
 static void look_around(struct hs_policy *p, uint32_t id, const struct mglru_folio *self)
 {
-	uint64_t start = id & ~(uint64_t)(PMD_PAGES - 1), end = start + PMD_PAGES;
-	uint64_t addr;
+	uint32_t ids[LOOKAROUND];
+	size_t n = lookaround_find(p, id, self, ids), i;
 
-	if (end - start > LOOKAROUND) {
-		if (id - start < LOOKAROUND / 2) {
-			end = start + LOOKAROUND;
-		} else if (end - id < LOOKAROUND / 2) {
-			start = end - LOOKAROUND;
-		} else {
-			start = id - LOOKAROUND / 2;
-			end = id + LOOKAROUND / 2;
-		}
+	p->la_young += n;
+	if (p->la61) {
+		look_around_61(p, ids, n);
+		return;
 	}
-	end = HS_MIN(end, (uint64_t)p->env->nr_keys);
-	for (addr = start; addr < end; addr++) {
-		struct hs_folio *f;
-		struct mglru_folio *k;
-
-		if (addr == id)
-			continue;
-		f = folio_at(p, (uint32_t)addr);
-		k = mglru_priv(f);
-		if (!hs_folio_is_resident(f) || !fl(k, MF_ABIT))
-			continue;
-		/* before 6.14 the walk of a file folio skips anon neighbours */
-		if (!is_p614(p) && !fl(self, MF_ANON) && fl(k, MF_ANON))
-			continue;
-		if (is_p614(p) && !k->gen)
-			continue;
-		lookaround_update(p, (uint32_t)addr, k);
-	}
+	for (i = 0; i < n; i++)
+		lookaround_update(p, ids[i], mglru_priv(folio_at(p, ids[i])));
 }
 
 /*
@@ -967,7 +1100,7 @@ static __hot_inline bool reference_check(struct hs_policy *p, uint32_t id, struc
 		return true;
 	}
 	k->flags &= (uint8_t)~MF_ABIT;
-	if (p->lookaround)
+	if (p->lookaround != MGLRU_LA_OFF)
 		look_around(p, id, k);
 	if (is_p614(p)) {
 		/* lru_gen_set_refs(): first young PTE KEEP, later ACTIVATE */
@@ -982,11 +1115,12 @@ static __hot_inline bool reference_check(struct hs_policy *p, uint32_t id, struc
 		return true;
 	}
 	/*
-	 * p61/p68: look-around's folio_update_gen() (p61, or with a walk) or
-	 * folio_set_referenced() marks the isolated folio itself, so
-	 * folio_check_references() sees PG_referenced and a young PTE: ACTIVATE.
+	 * p61/p63/p68: look-around's folio_update_gen() (with a walk, 6.3 on)
+	 * or folio_set_referenced() (6.1-6.2 always) marks the isolated folio
+	 * itself, so folio_check_references() sees PG_referenced and a young
+	 * PTE: ACTIVATE.
 	 */
-	if (p->hooks.update_gen_isolated && (p->profile == MGLRU_P61 || p->kswapd))
+	if (p->hooks.update_gen_isolated && !p->la61 && has_walk(p))
 		p->hooks.update_gen_isolated(p, k);
 	k->flags |= MF_REFERENCED | MF_ACTIVE;
 	return true;
@@ -1255,6 +1389,8 @@ static size_t reclaim_kernel(struct hs_policy *p, struct hs_folio **victims, siz
 		bool better = !must && n == MIN_NR_GENS + 1 &&
 			      (is_p614(p) || young_old_unbalanced(p));
 
+		p->walk_live = false;	/* each priority is one lru_gen_shrink_lruvec() */
+
 		if ((must || better) && priority != DEF_PRIORITY) {
 			age(p);
 			nr_to_scan = 0;
@@ -1300,6 +1436,7 @@ size_t hs_mglru_evict(struct hs_policy *p, struct hs_folio *incoming, const stru
 
 	(void)incoming;
 	(void)a;
+	p->walk_live = false;
 	p->swap_eff = p->swappiness;
 	if (!p->swap_eff && !nr_on_lists(p, LRU_GEN_FILE))
 		p->swap_eff = 1;	/* the kernel would OOM; reclaim anon instead */
@@ -1351,7 +1488,13 @@ int hs_mglru_create(const struct hs_policy_env *env, const struct hs_param_set *
 			hs_q_init(&p->folios[g][t]);
 	p->max_seq = MIN_NR_GENS + 1;	/* lru_gen_init_lruvec() */
 
-	p->profile = (enum mglru_profile)hs_param_enum(ps, "profile");
+	/* p61 and p63 share everything but look-around */
+	static const enum mglru_profile profiles[] = { MGLRU_P61, MGLRU_P61, MGLRU_P68,
+						       MGLRU_P614 };
+	unsigned int prof = hs_param_enum(ps, "profile");
+
+	p->profile = profiles[prof < ARRAY_SIZE(profiles) ? prof : 2];
+	p->la61 = prof == 0;
 	p->swappiness = (unsigned int)hs_param_u64(ps, "swappiness");
 	p->swap_eff = p->swappiness;
 	p->batch = (size_t)hs_param_u64(ps, "batch");
@@ -1362,7 +1505,9 @@ int hs_mglru_create(const struct hs_policy_env *env, const struct hs_param_set *
 	}
 	p->max_scan = (uint64_t)p->batch * 64;	/* MAX_LRU_BATCH = 64 * MIN_LRU_BATCH */
 	p->floor = hs_param_u64(ps, "refault_floor");
-	p->lookaround = hs_param_bool(ps, "lookaround");
+	p->lookaround = (enum mglru_lookaround)hs_param_enum(ps, "lookaround");
+	if (p->lookaround == MGLRU_LA_AUTO)
+		p->lookaround = env->neigh && env->neigh->nr_addr ? MGLRU_LA_ADDR : MGLRU_LA_OFF;
 	p->kswapd = hs_param_enum(ps, "reclaimer") == MGLRU_RECLAIMER_KSWAPD;
 	p->active_clears_refs = hs_param_bool(ps, "activate_clears_refs");
 	p->pageout = (enum mglru_pageout)hs_param_enum(ps, "pageout");
@@ -1761,6 +1906,7 @@ void hs_mglru_report(const struct hs_policy *p, struct hs_metrics *m)
 	hs_metrics_add(m, "mglru.pgrefill", (double)p->pgrefill);
 	hs_metrics_add(m, "mglru.shadow_tokens", (double)nr_tokens(p));
 	hs_metrics_add(m, "mglru.forced", (double)p->forced);
+	hs_metrics_add(m, "mglru.lookaround_young", (double)p->la_young);
 	hs_metrics_add(m, "mglru.workingset_refault",
 		       (double)(p->ws_refault[0] + p->ws_refault[1]));
 	hs_metrics_add(m, "mglru.workingset_activate",
@@ -1772,7 +1918,7 @@ void hs_mglru_report(const struct hs_policy *p, struct hs_metrics *m)
 const struct hs_policy_ops hs_policy_mglru = {
 	.abi		= HS_POLICY_ABI,
 	.name		= "mglru",
-	.summary	= "Linux multi-gen LRU: generations, tiers, PID (6.1/6.8/6.14)",
+	.summary	= "Linux multi-gen LRU: generations, tiers, PID (6.1 and later)",
 	.params		= mglru_params,
 	.folio_priv	= sizeof(struct mglru_folio),
 	.flags		= HS_POLICY_ACCESSED_BIT | HS_POLICY_OWN_PAGEOUT |

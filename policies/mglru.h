@@ -29,7 +29,7 @@
 #define MAX_SWAPPINESS	200
 
 enum mglru_profile {
-	MGLRU_P61,		/* v6.1 .. v6.7 */
+	MGLRU_P61,		/* v6.1 .. v6.7 (p61: 6.1-6.2's look-around, p63: later) */
 	MGLRU_P68,		/* v6.8 .. v6.13: HitShield's base */
 	MGLRU_P614,		/* v6.14 .. */
 };
@@ -44,6 +44,13 @@ enum mglru_pageout {
 enum mglru_cold {
 	MGLRU_COLD_KERNEL,	/* folio_deactivate(): delete and re-add (lru_gen_add_folio) */
 	MGLRU_COLD_OLDEST,	/* POLICIES.md 2b literally: eviction end of the oldest gen */
+};
+
+enum mglru_lookaround {
+	MGLRU_LA_AUTO,		/* the parameter's default: ADDR with addresses, else OFF */
+	MGLRU_LA_OFF,		/* only the reclaimed folio's own PTE */
+	MGLRU_LA_IDS,		/* key ids taken as page numbers (one address space) */
+	MGLRU_LA_ADDR,		/* the keys' real addresses (hs_policy_env.neigh) */
 };
 
 enum mglru_reclaimer {
@@ -213,7 +220,11 @@ struct hs_policy {
 	uint64_t	reclaim;		/* reclaim goal (SWAP_CLUSTER_MAX) */
 	uint64_t	max_scan;		/* folios scanned per pass (MAX_LRU_BATCH) */
 	uint64_t	floor;			/* PID "too few refaults" floor (MIN_LRU_BATCH) */
-	bool		lookaround;		/* look-around on key-id neighbours */
+	enum mglru_lookaround lookaround;	/* resolved: never MGLRU_LA_AUTO */
+	bool		la61;			/* profile p61: 6.1-6.2's look-around (before
+						 * "simplify lru_gen_look_around()") */
+	bool		walk_live;		/* p61 memcg: an aging of this reclaim left
+						 * its mm_walk set (until the reclaim ends) */
 	bool		kswapd;			/* reclaimer = kswapd */
 	bool		active_clears_refs;	/* p68: PG_active add clears refs, referenced */
 	enum mglru_pageout pageout;		/* resolved: never MGLRU_PAGEOUT_PROFILE */
@@ -234,6 +245,7 @@ struct hs_policy {
 	uint64_t	pgscan;			/* isolated */
 	uint64_t	pgrefill;		/* sorted */
 	uint64_t	forced;			/* evictions by the no-progress safety net */
+	uint64_t	la_young;		/* young neighbours look-around found */
 	uint64_t	ws_refault[ANON_AND_FILE];	/* WORKINGSET_REFAULT_{ANON,FILE} */
 	uint64_t	ws_activate[ANON_AND_FILE];	/* WORKINGSET_ACTIVATE_* */
 	uint64_t	ws_restore[ANON_AND_FILE];	/* WORKINGSET_RESTORE_* */
@@ -255,8 +267,8 @@ static inline const struct mglru_folio *mglru_cpriv(const struct hs_folio *f)
  * are the kernel's (profile p68, the base of the HitShield patch).
  */
 #define HS_MGLRU_PARAMS \
-	{ .name = "profile", .type = HS_PARAM_ENUM, .def = "p68", .choices = "p61|p68|p614", \
-	  .help = "kernel version: p61 = 6.1-6.7, p68 = 6.8-6.13, p614 = 6.14 and later" }, \
+	{ .name = "profile", .type = HS_PARAM_ENUM, .def = "p68", .choices = "p61|p63|p68|p614", \
+	  .help = "kernel version: p61 = 6.1-6.2, p63 = 6.3-6.7, p68 = 6.8-6.13, p614 = 6.14+" }, \
 	{ .name = "swappiness", .type = HS_PARAM_U64, .def = "60", .min = 0, .max = 200, \
 	  .help = "anon:file balance (vm.swappiness); 0 keeps anon resident while file exists" }, \
 	{ .name = "batch", .type = HS_PARAM_U64, .def = "64", .min = 1, .max = 4096, \
@@ -267,10 +279,11 @@ static inline const struct mglru_folio *mglru_cpriv(const struct hs_folio *f)
 	  .help = "below 32768 pages use reclaim <= capacity/1024, batch <= capacity/512 (>= 1)" }, \
 	{ .name = "shadow_factor", .type = HS_PARAM_DOUBLE, .def = "2", .min = 0, .max = 1e6, \
 	  .help = "shadow token slots, as a multiple of capacity (oldest overwritten first)" }, \
-	{ .name = "lookaround", .type = HS_PARAM_BOOL, .def = "false", \
-	  .help = "at eviction, treat key ids as page numbers and scan 64 neighbours" }, \
+	{ .name = "lookaround", .type = HS_PARAM_ENUM, .def = "auto", .choices = "auto|off|ids", \
+	  .help = "auto: a reclaimed page's 64 PTE neighbours by real address (recorded " \
+		  "sessions), else none; off; ids: key ids as page numbers" }, \
 	{ .name = "reclaimer", .type = HS_PARAM_ENUM, .def = "memcg", .choices = "memcg|kswapd", \
-	  .help = "memcg: look-around without an mm_walk (6.8+); kswapd: with one" }, \
+	  .help = "memcg: no mm_walk at eviction (6.8+; 6.1-6.2 until it ages); kswapd: one" }, \
 	{ .name = "refault_floor", .type = HS_PARAM_U64, .def = "64", .min = 0, .max = 4294967296.0, \
 	  .help = "PID controller: refaults below this count never protect (MIN_LRU_BATCH)" }, \
 	{ .name = "pageout", .type = HS_PARAM_ENUM, .def = "profile", \

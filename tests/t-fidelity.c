@@ -8,13 +8,16 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "access.h"
 #include "fidelity.h"
 #include "harness.h"
 #include "hs.h"
 #include "life.h"
+#include "neigh.h"
 #include "policy.h"
+#include "replay.h"
 #include "store.h"
 
 /*
@@ -272,7 +275,9 @@ static void test_default_policy(void)
 		const char *release, *lru_gen, *policy, *profile;
 	} c[] = {
 		{ "6.1.0-27-cloud-amd64", "0x0007", "mglru", "p61" },
-		{ "6.7.12", "0x0001", "mglru", "p61" },
+		{ "6.2.16", "0x0001", "mglru", "p61" },
+		{ "6.3.0", "0x0001", "mglru", "p63" },
+		{ "6.7.12", "0x0001", "mglru", "p63" },
 		{ "6.8.0-31-generic", "0x0007", "mglru", "p68" },
 		{ "6.12.57+deb13-cloud-amd64", "0x0007", "mglru", "p68" },
 		{ "6.14.1", "0x0003", "mglru", "p614" },
@@ -447,6 +452,131 @@ out:
 	hs_store_close(st);
 }
 
+/* A metric of a run by name, or -1. */
+static double metric(const struct hs_metrics *m, const char *name)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->m[i].name, name))
+			return m->m[i].value;
+	return -1;
+}
+
+/*
+ * The real neighbourhood of a recorded session (hs_session_neigh()) and
+ * mglru's look-around on it.  The stream is testdata/golden/
+ * mglru-lookaround.golden's, page-table accesses to file pages: a b c d are
+ * pages 0-3 of file (8, 1), e f g h page 0 of files (8, 2) .. (8, 5); their
+ * original ids are 10 .. 17.  The key table also names an anonymous page of
+ * process 7 (id 30, never in the stream), and the stream's key 40 (one more
+ * access, at the end, of b's page-cache sibling i) has no row: no address.
+ *
+ * Spaces follow the key table's identity order (kind, dev, ino, tgid): file
+ * (8,1) = 1 .. (8,5) = 5; the anonymous page is 6 but not in the stream.
+ * order[] is a b c d e f g h (ids 0 .. 7); i (id 8) has none.
+ *
+ * At 4 pages mglru (p68, memcg) evicts a d e c with look-around (the golden
+ * file's hand computation; i's miss at the end evicts b, the last of s5), and
+ * a d e b then c without: lookaround=auto must be on for this session.
+ */
+static void test_neigh(void)
+{
+	static const uint64_t orig[] = { 10, 11, 12, 13, 14, 11, 12, 15, 16, 17, 40 };
+	static const char *const want_on = "0 3 4 2 1", *const want_off = "0 3 4 1 2";
+	const struct hs_policy_ops *mglru = hs_policy_find("mglru");
+	struct hs_session_writer *w = NULL;
+	struct hs_record_result res = { .status = "complete" };
+	struct hs_param_set *ps[2] = { NULL, NULL };
+	const struct hs_policy_ops *ops[2] = { mglru, mglru };
+	struct hs_fid_event *ev[2] = { NULL, NULL };
+	size_t n_ev[2] = { 0, 0 };
+	struct hs_sim_stats stats[2];
+	struct hs_replay_job job = { 0 };
+	struct hs_store *st = NULL;
+	struct hs_neigh *nb = NULL;
+	int64_t id = 0;
+	int err = 0;
+
+	T_ASSERT(mglru != NULL);
+	T_EQ_I64(hs_store_open(":memory:", 0, &st), 0);
+	if (!st || !mglru)
+		goto out;
+	T_EQ_I64(hs_record_create(st, &rec_meta, &id), 0);
+	T_EQ_I64(hs_session_begin(st, &(struct hs_session_meta){ .source = "record",
+		 .origin = "test", .unit = "page", .kind = "file", .channel = "pt", .id = id },
+		 &w), 0);
+	if (!w)
+		goto out;
+	for (size_t i = 0; i < ARRAY_SIZE(orig) && !err; i++)
+		err = hs_session_add_ts(w, orig[i], hs_meta_make(HS_CH_PT, HS_TYPE_FILE, false),
+					100 * (i + 1));
+	for (uint64_t key = 10; key <= 17 && !err; key++) {
+		struct hs_lc_key lk = { .kind = HS_LIFE_FILE, .dev = 8,
+					.ino = key < 14 ? 1 : key - 12,
+					.index = key < 14 ? key - 10 : 0 };
+
+		err = hs_rec_add_key(w, key, &lk);
+	}
+	if (!err)
+		err = hs_rec_add_key(w, 30, &(struct hs_lc_key){ .kind = HS_LIFE_ANON, .tgid = 7,
+							       .index = 5, .address = 5 << 12 });
+	if (!err)
+		err = hs_rec_finish(w, &res);
+	T_EQ_I64(err, 0);
+	T_EQ_I64(hs_session_commit(w, &id), 0);
+
+	T_EQ_I64(hs_session_neigh(st, id, 10, &nb), -EBADMSG);	/* it has 9 keys */
+	T_EQ_I64(hs_session_neigh(st, id, 9, &nb), 0);
+	T_ASSERT(nb != NULL);
+	if (!nb)
+		goto out;
+	T_EQ_U64(nb->nr_keys, 9);
+	T_EQ_U64(nb->nr_addr, 8);
+	for (uint32_t k = 0; k < 8; k++) {
+		T_EQ_U64(nb->order[k], k);
+		T_EQ_U64(nb->pos[k], k);
+		T_EQ_U64(nb->space[k], k < 4 ? 1 : k - 2);
+		T_EQ_U64(nb->page[k], k < 4 ? k : 0);
+	}
+	T_EQ_U64(nb->space[8], HS_NEIGH_NONE);
+	T_EQ_U64(nb->pos[8], HS_NEIGH_NOPOS);
+
+	/* the same replay with look-around on (the default) and off */
+	for (int i = 0; i < 2; i++) {
+		T_EQ_I64(hs_param_set_new(mglru->params, &ps[i]), 0);
+		if (!ps[i])
+			goto out;
+	}
+	T_EQ_I64(hs_param_set_parse(ps[1], "lookaround", "off", NULL, 0), 0);
+	T_EQ_I64(hs_fid_replay_evictions(st, id, ops, (const struct hs_param_set *const *)ps, 2,
+					 4, ev, n_ev, stats), 0);
+	for (int i = 0; i < 2; i++) {
+		char got[64] = "";
+
+		T_EQ_U64(stats[i].misses, 9);
+		T_EQ_U64(n_ev[i], 5);
+		for (size_t e = 0; e < n_ev[i] && e < 5; e++)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%u",
+				 e ? " " : "", (unsigned int)ev[i][e].key);
+		T_EQ_STR(got, i ? want_off : want_on);
+	}
+
+	/* the run's metric: one young neighbour (c, seen from b) */
+	job.ops = mglru;
+	job.params = ps[0];
+	job.capacity = 4;
+	T_EQ_I64(hs_replay_session(st, id, &job, 1, NULL), 0);
+	T_EQ_I64(job.err, 0);
+	T_NEAR(metric(&job.metrics, "mglru.lookaround_young"), 1, 0);
+	free(job.gens);
+out:
+	for (int i = 0; i < 2; i++) {
+		free(ev[i]);
+		hs_param_set_free(ps[i]);
+	}
+	hs_neigh_free(nb);
+	hs_store_close(st);
+}
+
 static const struct t_case cases[] = {
 	{ "hand", test_hand },
 	{ "gap", test_gap },
@@ -456,6 +586,7 @@ static const struct t_case cases[] = {
 	{ "random-baseline", test_random },
 	{ "default-policy", test_default_policy },
 	{ "hand-built-session", test_session },
+	{ "neighbours", test_neigh },
 };
 
 int main(int argc, char **argv)

@@ -17,6 +17,7 @@
 
 #include "access.h"
 #include "harness.h"
+#include "neigh.h"
 #include "param.h"
 #include "policy.h"
 #include "sim.h"
@@ -47,6 +48,9 @@ struct golden {
 	size_t		nr_params;
 	enum hs_pageout_mode pageout;		/* "pageout MODE": the driver's mode */
 	uint64_t	recheck_window;		/* "recheck_window N" */
+	uint32_t	addr_space[MAX_KEYS];	/* "addr KEY SPACE PAGE": 0 = none */
+	uint64_t	addr_page[MAX_KEYS];
+	bool		has_addr;		/* some key has one: the run gets a neigh */
 	char		*keys[MAX_KEYS];	/* token of each dense id */
 	uint32_t	nr_keys;
 	struct step	*steps;
@@ -224,6 +228,24 @@ static int parse_golden(const char *path, struct golden *g)
 			g->recheck_window = strtoull(rest, NULL, 10);
 			continue;
 		}
+		if (!strcmp(tok, "addr")) {
+			char *sp, *pg, *end1, *end2;
+			unsigned long space;
+			uint32_t id;
+
+			tok = strtok_r(rest, " \t", &save);
+			sp = strtok_r(NULL, " \t", &save);
+			pg = strtok_r(NULL, " \t", &save);
+			if (!tok || !sp || !pg || key_id(g, tok, &id))
+				goto bad;
+			space = strtoul(sp, &end1, 10);
+			g->addr_page[id] = strtoull(pg, &end2, 10);
+			if (*end1 || *end2 || !space || space > UINT32_MAX)
+				goto bad;
+			g->addr_space[id] = (uint32_t)space;
+			g->has_addr = true;
+			continue;
+		}
 		if (!strcmp(tok, "param")) {
 			if (g->nr_params == 16)
 				goto bad;
@@ -384,6 +406,7 @@ static void run_golden(size_t idx)
 {
 	const struct hs_policy_ops *ops;
 	struct hs_param_set *ps = NULL;
+	struct hs_neigh *nb = NULL;
 	struct hs_sim_config cfg;
 	struct hs_sim *sim = NULL;
 	uint32_t *rkeys = NULL;
@@ -425,7 +448,22 @@ static void run_golden(size_t idx)
 		goto out;
 	}
 
+	if (g.has_addr) {
+		if (hs_neigh_new(g.nr_keys, &nb)) {
+			t_fail(g.path, 0, "out of memory");
+			goto out;
+		}
+		for (i = 0; i < g.nr_keys; i++)
+			if (g.addr_space[i])
+				hs_neigh_set(nb, (uint32_t)i, g.addr_space[i], g.addr_page[i]);
+		if (hs_neigh_finish(nb)) {
+			t_fail(g.path, 0, "out of memory");
+			goto out;
+		}
+	}
+
 	memset(&cfg, 0, sizeof(cfg));
+	cfg.neigh = nb;
 	cfg.ops = ops;
 	cfg.params = ps;
 	cfg.capacity = g.capacity;
@@ -469,6 +507,7 @@ static void run_golden(size_t idx)
 	}
 out:
 	hs_sim_free(sim);
+	hs_neigh_free(nb);
 	hs_param_set_free(ps);
 	free(rkeys);
 	free(rmeta);

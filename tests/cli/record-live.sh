@@ -30,6 +30,10 @@
 . "$TESTS_SRCDIR/cli/setup.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "live recording needs root (euid $(id -u))"
+# One live test at a time on this machine (tracefs mounts, zram, memory pressure).
+# Taken before counting tracefs mounts: another live test's hsctl mounts it
+# while it records and unmounts it when done.
+live_lock record-live.sh
 mounted_before=$(grep -c ' tracefs ' /proc/mounts || true)
 if [ "$mounted_before" -eq 0 ]; then
 	mkdir -p /sys/kernel/tracing 2>/dev/null || true
@@ -41,10 +45,6 @@ TRACING=/sys/kernel/tracing
 CGROOT=/sys/fs/cgroup/memory
 [ -d "$CGROOT" ] || CGROOT=/sys/fs/cgroup
 
-# One live test at a time on this machine (tracefs mounts, zram, memory pressure).
-live_lock record-live.sh
-# again, now that it is ours: the lock's last holder may have mounted or unmounted tracefs
-mounted_before=$(grep -c ' tracefs ' /proc/mounts || true)
 
 ZRAM_OURS=
 live_cleanup() {
