@@ -350,8 +350,10 @@ profiles() {	# profiles SESSION: the models matching the kernel the session was 
 	minor=${rel#*.}
 	minor=${minor%%[!0-9]*}
 	# hsctl fidelity's own choice (analyzers/fidelity.c, hs_fid_default_policy())
-	if [ "$major" -lt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -lt 8 ]; }; then
+	if [ "$major" -lt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -lt 3 ]; }; then
 		MG_PROFILE=p61
+	elif [ "$major" -eq 6 ] && [ "$minor" -lt 8 ]; then
+		MG_PROFILE=p63
 	elif [ "$major" -eq 6 ] && [ "$minor" -lt 14 ]; then
 		MG_PROFILE=p68
 	else
