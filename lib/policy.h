@@ -133,6 +133,15 @@ struct hs_policy_ops {
 	void	(*dump)(const struct hs_policy *p, FILE *fp);
 	/* Policy-specific end-of-run numbers: call hs_metrics_add() for each. */
 	void	(*report)(const struct hs_policy *p, struct hs_metrics *m);
+	/*
+	 * f will be stepped a few records from now (hs_sim_run()), and its own
+	 * record is in the cache or on its way: __builtin_prefetch() the other
+	 * memory the hooks will touch for it (list neighbours, ghost entries,
+	 * heap slots).  It must not change anything, the policy's state
+	 * included: with or without it the run is the same.  What it reads may
+	 * be stale by the time f is stepped; a wrong prefetch costs only time.
+	 */
+	void	(*prefetch)(struct hs_policy *p, const struct hs_folio *f);
 };
 
 /**

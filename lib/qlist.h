@@ -117,14 +117,41 @@ static inline void hs_q_del(const struct hs_qctx *c, struct hs_qlist *l, uint32_
 	l->nr--;
 }
 
-/* Remove and return the head (oldest) key, or HS_NIL when empty. */
+/*
+ * Remove and return the head (oldest) key, or HS_NIL when empty.  Popping
+ * wrote the new head's link, so that one is in the cache; the one after it,
+ * which the next pop will write, is fetched now: a run of evictions walks
+ * the list a step ahead of itself instead of stalling at every key.
+ */
 static inline uint32_t hs_q_pop_head(const struct hs_qctx *c, struct hs_qlist *l)
 {
 	uint32_t id = l->head;
 
-	if (id != HS_NIL)
+	if (id != HS_NIL) {
 		hs_q_del(c, l, id);
+		if (l->head != HS_NIL) {
+			uint32_t after = hs_q_link(c, l->head)->next;
+
+			if (after != HS_NIL)
+				__builtin_prefetch(hs_q_link(c, after), 1, 3);
+		}
+	}
 	return id;
+}
+
+/*
+ * Fetch the links that unlinking id will write: its neighbours'.  For a
+ * policy's ->prefetch(), when id's own link is already in the cache; reads
+ * only, so a stale answer costs time, never correctness.
+ */
+static inline void hs_q_prefetch_neighbours(const struct hs_qctx *c, uint32_t id)
+{
+	const struct hs_qlink *k = hs_q_link(c, id);
+
+	if (k->prev != HS_NIL)
+		__builtin_prefetch(hs_q_link(c, k->prev), 1, 3);
+	if (k->next != HS_NIL)
+		__builtin_prefetch(hs_q_link(c, k->next), 1, 3);
 }
 
 /* Move id (already on l) to the tail: the LRU "touch". */

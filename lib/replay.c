@@ -70,37 +70,19 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Step one job through one chunk. */
+/* Step one job through one chunk (hs_sim_run() prefetches the keys ahead). */
 static void step_chunk(struct hs_replay_job *job, const struct slot *s, const uint64_t *next)
 {
 	struct hs_sim *sim = job->sim;
 	double t0;
-	size_t i;
+	int ret;
 
 	if (!sim || job->err)
 		return;
 	t0 = now_s();
-	if (next) {
-		const uint64_t *nx = next + s->base;
-
-		for (i = 0; i < s->n; i++) {
-			int ret = hs_sim_step(sim, s->keys[i], s->meta[i], nx[i]);
-
-			if (unlikely(ret < 0)) {
-				job->err = ret;
-				break;
-			}
-		}
-	} else {
-		for (i = 0; i < s->n; i++) {
-			int ret = hs_sim_step(sim, s->keys[i], s->meta[i], HS_NEVER);
-
-			if (unlikely(ret < 0)) {
-				job->err = ret;
-				break;
-			}
-		}
-	}
+	ret = hs_sim_run(sim, s->keys, s->meta, next ? next + s->base : NULL, s->n);
+	if (unlikely(ret < 0))
+		job->err = ret;
 	job->wall_s += now_s() - t0;
 }
 
@@ -350,6 +332,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			.recheck_window = o->recheck_window,
 			.no_readahead = o->no_readahead,
 			.neigh = neigh,
+			.no_prefetch = o->no_prefetch,
 			.on_evict = jobs[j].evlog ? hs_evlog_add : NULL,
 			.evict_arg = jobs[j].evlog,
 		};

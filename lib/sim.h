@@ -55,9 +55,9 @@ struct hs_folio {
 	uint8_t		prot_kind;	/* enum hs_prot_kind of the newest pending one */
 	uint8_t		refaults;	/* refaults so far (saturates at 255) */
 	uint64_t	evicted_at;	/* with HS_FOLIO_SHADOW: seq of the last eviction;
-					 * while resident: seq of the last access (the
-					 * driver's PAGEOUT recheck reads it); otherwise
-					 * stale */
+					 * while resident: seq of its insertion, and with
+					 * the recheck pageout mode (the only reader) of
+					 * its last access; otherwise stale */
 };
 
 /* The policy's private area of f: ops->folio_priv bytes, 8-byte aligned. */
@@ -254,6 +254,9 @@ struct hs_sim_config {
 						 * records) */
 	const struct hs_neigh *neigh;		/* the keys' addresses (hs_policy_env.neigh):
 						 * NULL, or valid until hs_sim_free() */
+	bool		no_prefetch;		/* hs_sim_run() steps without fetching the
+						 * records of keys ahead (the same counts,
+						 * slower: for tests and measurements) */
 	/*
 	 * Called at every eviction, the policy's or a PAGEOUT hint's (@hinted),
 	 * when not NULL: @pos is the number of accesses before the record that
@@ -291,6 +294,26 @@ void hs_sim_free(struct hs_sim *sim);
  * paranoid check failed (the run is then unusable).
  */
 int hs_sim_step(struct hs_sim *sim, uint32_t key, uint8_t meta, uint64_t next_use);
+
+/**
+ * hs_sim_run() - feed a run of stream records, fetching future keys' records ahead
+ * @sim: the run
+ * @keys: dense key ids
+ * @meta: their meta bytes
+ * @next: their next-use seqs (policies with HS_POLICY_NEEDS_FUTURE), or NULL
+ *	  for HS_NEVER
+ * @n: records
+ *
+ * The same as hs_sim_step() on each record in turn, counter for counter, but
+ * faster: while stepping record i it prefetches the records of keys a few
+ * dozen records ahead, and lets the policy prefetch what its hooks will touch
+ * (ops->prefetch), unless cfg.no_prefetch.
+ *
+ * Return: 0, or the first negative hs_sim_step() result (the run is then
+ * unusable, as after hs_sim_step()).
+ */
+int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
+	       const uint64_t *next, size_t n);
 
 /* Victims of the last step (record_victims only); valid until the next step. */
 size_t hs_sim_victims(const struct hs_sim *sim, const uint32_t **ids);

@@ -369,6 +369,20 @@ static enum hs_hint_verdict arc_hint(struct hs_policy *p, struct hs_folio *f,
  * Walk one list: links, membership tags, residency, and for T1/T2 the order:
  * COLD pages first (the LRU end), then the others by last access.
  */
+/*
+ * Every access to a key on a list (a hit in T1 or T2, a miss in B1 or B2)
+ * unlinks it, writing its neighbours' links: fetch them.  List heads (LRU
+ * ends, ghost drops) are popped through hs_q_pop_head(), which fetches one
+ * pop ahead.
+ */
+static void arc_prefetch(struct hs_policy *p, const struct hs_folio *f)
+{
+	const struct arc_key *k = hs_folio_cpriv(f);
+
+	if (k->list != ARC_NONE)
+		hs_q_prefetch_neighbours(&p->ctx, f->id);
+}
+
 static int arc_check_list(const struct hs_policy *p, enum arc_list l)
 {
 	bool resident = l == ARC_T1 || l == ARC_T2;
@@ -464,4 +478,5 @@ const struct hs_policy_ops hs_policy_arc = {
 	.check		= arc_check,
 	.dump		= arc_dump,
 	.report		= arc_report,
+	.prefetch	= arc_prefetch,
 };

@@ -127,6 +127,18 @@ static enum hs_hint_verdict lru_hint(struct hs_policy *p, struct hs_folio *f,
 	return HS_HINT_KEEP;
 }
 
+/*
+ * A hit unlinks f: its list neighbours' links are written, and they are as
+ * random as f.  The tail, where f goes, was written by the previous hit or
+ * insert and is in the cache.  A miss evicts the head, which hs_q_pop_head()
+ * fetched one eviction ahead.
+ */
+static void lru_prefetch(struct hs_policy *p, const struct hs_folio *f)
+{
+	if (hs_folio_is_resident(f) && f->id != p->lru.tail)
+		hs_q_prefetch_neighbours(&p->q, f->id);
+}
+
 static int lru_check(const struct hs_policy *p)
 {
 	if (hs_q_check(&p->q, &p->lru, p->env, true))
@@ -160,4 +172,5 @@ const struct hs_policy_ops hs_policy_lru = {
 	.hint		= lru_hint,
 	.check		= lru_check,
 	.dump		= lru_dump,
+	.prefetch	= lru_prefetch,
 };

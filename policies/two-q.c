@@ -182,6 +182,19 @@ static void tq_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_acce
 		hs_q_move_tail(&p->q, &p->am, f->id);
 }
 
+/*
+ * A hit in Am and a miss found in A1out unlink the key, writing its
+ * neighbours' links: fetch them.  The heads (evictions, A1out trims) are
+ * popped through hs_q_pop_head(), which fetches one pop ahead.
+ */
+static void tq_prefetch(struct hs_policy *p, const struct hs_folio *f)
+{
+	uint32_t where = tq_cpriv(f)->where;
+
+	if (where == TQ_AM || where == TQ_A1OUT)
+		hs_q_prefetch_neighbours(&p->q, f->id);
+}
+
 static void tq_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
 	struct tq_priv *tp = tq_priv(f);
@@ -382,4 +395,5 @@ const struct hs_policy_ops hs_policy_two_q = {
 	.check		= tq_check,
 	.dump		= tq_dump,
 	.report		= tq_report,
+	.prefetch	= tq_prefetch,
 };
