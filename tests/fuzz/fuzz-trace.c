@@ -112,6 +112,31 @@ static void run(const struct hs_trace_opts *o, size_t size, struct run *out)
 	hs_trace_close(r);
 }
 
+/*
+ * The import's batch path: hs_trace_next_many() in batches of @batch gives
+ * the same records, the same end and the same message as @a, read one by one.
+ */
+static void check_many(const struct hs_trace_opts *o, const struct run *a, size_t batch)
+{
+	static uint64_t keys[MAX_RECORDS + 4096];	/* room for a whole batch past the limit */
+	struct hs_trace_reader *r;
+	uint64_t n = 0;
+	uint8_t meta;
+	long got;
+
+	FUZZ_CHECK(hs_trace_open(path, o, &r) == 0, "hs_trace_open(%s)", path);
+	while ((got = hs_trace_next_many(r, keys + n, batch, &meta)) > 0) {
+		FUZZ_CHECK((size_t)got <= batch && meta == META, "batch of %ld, meta %#x", got, meta);
+		n += (uint64_t)got;
+		FUZZ_CHECK(n <= MAX_RECORDS, "more than max_records records in batches");
+	}
+	FUZZ_CHECK(got == a->end && n == a->n && !memcmp(keys, a->keys, n * sizeof(*keys)) &&
+		   !strcmp(hs_trace_errmsg(r), a->msg), "batches of %zu: %llu records, end %ld"
+		   " (%s); one by one: %llu, end %d (%s)", batch, (unsigned long long)n, got,
+		   hs_trace_errmsg(r), (unsigned long long)a->n, a->end, a->msg);
+	hs_trace_close(r);
+}
+
 /* Plain text or lirs, as trace-in.h describes them.  Return: records, or -1 for bad data. */
 static long ref_text(const uint8_t *p, size_t size, uint64_t *keys, bool lirs)
 {
@@ -276,6 +301,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	run(&o, size, &a);
+	check_many(&o, &a, 1 + size % 7);
+	check_many(&o, &a, 4096);
 	switch (FUZZ_TRACE_TYPE) {
 	case HS_TRACE_TEXT:
 	case HS_TRACE_LIRS:
