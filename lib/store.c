@@ -2322,6 +2322,18 @@ static int flush_chunk(struct hs_session_writer *w)
 	return 0;
 }
 
+/* What every append checks first: a sticky error, the meta byte, no mixing with timed records. */
+static int add_check(struct hs_session_writer *w, uint8_t meta)
+{
+	if (unlikely(w->err))
+		return w->err;
+	if (unlikely(!hs_meta_is_valid(meta)))
+		return store_err(w->st, -EINVAL, "bad meta byte 0x%02x", meta);
+	if (unlikely(w->timed > 0))
+		return store_err(w->st, -EINVAL, "a record without a time in a timed session");
+	return 0;
+}
+
 /**
  * hs_session_add() - append one record
  * @w: the writer
@@ -2337,12 +2349,10 @@ static int flush_chunk(struct hs_session_writer *w)
  */
 int hs_session_add(struct hs_session_writer *w, uint64_t key, uint8_t meta)
 {
-	if (unlikely(w->err))
-		return w->err;
-	if (unlikely(!hs_meta_is_valid(meta)))
-		return store_err(w->st, -EINVAL, "bad meta byte 0x%02x", meta);
-	if (unlikely(w->timed > 0))
-		return store_err(w->st, -EINVAL, "a record without a time in a timed session");
+	int err = add_check(w, meta);
+
+	if (unlikely(err))
+		return err;
 	w->timed = -1;
 	w->raw[w->n] = key;
 	w->meta[w->n] = meta;
@@ -2369,13 +2379,10 @@ int hs_session_add_many(struct hs_session_writer *w, const uint64_t *keys, size_
 			uint8_t meta)
 {
 	size_t take;
+	int err = add_check(w, meta);
 
-	if (unlikely(w->err))
-		return w->err;
-	if (unlikely(!hs_meta_is_valid(meta)))
-		return store_err(w->st, -EINVAL, "bad meta byte 0x%02x", meta);
-	if (unlikely(w->timed > 0))
-		return store_err(w->st, -EINVAL, "a record without a time in a timed session");
+	if (unlikely(err))
+		return err;
 	if (!n)
 		return 0;
 	w->timed = -1;
