@@ -4,7 +4,10 @@
  * at one or more capacities, print the comparison and store every run.
  *
  * All (policy, parameters, size) combinations are replayed together in one
- * pass over the stream, spread over the cores (lib/replay.c).  A parameter
+ * pass over the stream, spread over the cores (lib/replay.c), or, when they
+ * would not fit --memory together, in waves of runs that do, one pass each
+ * (lib/plan.c; the default budget is MemAvailable less a margin, read from
+ * $HSCTL_TEST_MEMINFO instead of /proc/meminfo in tests).  A parameter
  * given as a comma list (--param lrfu.lambda=0.1,0.01) makes one run per value.
  * --pageout sets the driver's PAGEOUT mode for every policy without a
  * "pageout" parameter of its own; a mode other than the default joins those
@@ -17,6 +20,9 @@
 #include <argp.h>
 #include <errno.h>
 #include <inttypes.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -100,8 +106,8 @@ static const struct argp_option options[] = {
 	{ "threads", OPT_THREADS, "N", 0, "Worker threads (default: one per core)", 0 },
 	{ "memory", OPT_MEMORY, "SIZE", 0,
 	  "Memory the runs may take at once, in bytes or with K/M/G/T (1.5G); runs that do "
-	  "not fit together replay in waves, one pass over the stream each (default: the "
-	  "machine's available memory less an eighth, at least 256M less)", 0 },
+	  "not fit together replay in waves, one pass over the stream each (default: "
+	  "MemAvailable less an eighth of it or 256M, whichever is more)", 0 },
 	{ "paranoid", OPT_PARANOID, NULL, 0,
 	  "Check every policy's invariants after every step (slow)", 0 },
 	{ "no-store", OPT_NO_STORE, NULL, 0, "Do not store the runs in the database", 0 },
@@ -261,6 +267,7 @@ static const struct argp argp = {
 	       "EXAMPLES:\n"
 	       "    hsctl replay 1 --policy all --size 100,500\n"
 	       "    hsctl replay 1 --policy lru,arc,opt --size 10%,50%\n"
+	       "    hsctl replay 1 --policy all --size 1%,10%,50% --memory 1.5G   # in waves\n"
 	       "    hsctl replay 1 --policy lrfu --param lrfu.lambda=1,0.1,0.001 --size 200\n"
 	       "    hsctl replay 1 --policy opt --param opt.bypass=true --size 200 -f json\n"
 	       "    hsctl replay 4 --policy all          # a recording: at its memory limit\n"
@@ -1324,6 +1331,15 @@ static int run(int argc, char **argv)
 			break;
 		waves_done++;
 		kept += m;
+#ifdef __GLIBC__
+		/*
+		 * A wave's freed records leave glibc's heap holding memory the next
+		 * wave may not reuse (after a large free, glibc raises its mmap
+		 * threshold to 32 MiB, so the policies' arrays below that come from
+		 * the heap): give it back, or each wave starts above the plan.
+		 */
+		malloc_trim(0);
+#endif
 		/* tests only (tests/cli/replay-waves.sh): a Ctrl-C between two waves */
 		if (test_raise && strtoul(test_raise, NULL, 10) == waves_done)
 			raise(SIGINT);
