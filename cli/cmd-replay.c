@@ -236,7 +236,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_MEMORY:
 		if (parse_memory(arg, &a->memory))
-			argp_error(state, "--memory '%s': expected a size such as 512M or 1.5G", arg);
+			argp_error(state, "--memory '%s': expected a size such as 512M or 1.5G",
+				   arg);
 		break;
 	case ARGP_KEY_ARG:
 		if (a->session)
