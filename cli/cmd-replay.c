@@ -4,7 +4,10 @@
  * at one or more capacities, print the comparison and store every run.
  *
  * All (policy, parameters, size) combinations are replayed together in one
- * pass over the stream, spread over the cores (lib/replay.c).  A parameter
+ * pass over the stream, spread over the cores (lib/replay.c), or, when they
+ * would not fit --memory together, in waves of runs that do, one pass each
+ * (lib/plan.c; the default budget is MemAvailable less a margin, read from
+ * $HSCTL_TEST_MEMINFO instead of /proc/meminfo in tests).  A parameter
  * given as a comma list (--param lrfu.lambda=0.1,0.01) makes one run per value.
  * --pageout sets the driver's PAGEOUT mode for every policy without a
  * "pageout" parameter of its own; a mode other than the default joins those
@@ -17,6 +20,9 @@
 #include <argp.h>
 #include <errno.h>
 #include <inttypes.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -31,6 +37,7 @@
 #include "json.h"
 #include "param.h"
 #include "parse.h"
+#include "plan.h"
 #include "policy.h"
 #include "replay.h"
 #include "store.h"
@@ -50,6 +57,7 @@ enum {
 	OPT_RECHECK_WINDOW,
 	OPT_NO_READAHEAD,
 	OPT_LOG_EVICTIONS,
+	OPT_MEMORY,
 };
 
 struct param_arg {
@@ -74,6 +82,7 @@ struct args {
 	bool		window_given;	/* --recheck-window was given */
 	bool		no_readahead;	/* --no-readahead */
 	bool		log_evictions;	/* --log-evictions */
+	uint64_t	memory;		/* --memory in bytes (0 when not given) */
 };
 
 /* One planned run. */
@@ -95,6 +104,10 @@ static const struct argp_option options[] = {
 	{ "param", OPT_PARAM, "POLICY.KEY=V[,V...]", 0,
 	  "Set a policy parameter; a comma list makes one run per value", 0 },
 	{ "threads", OPT_THREADS, "N", 0, "Worker threads (default: one per core)", 0 },
+	{ "memory", OPT_MEMORY, "SIZE", 0,
+	  "Memory the runs may take at once, in bytes or with K/M/G/T (1.5G); runs that do "
+	  "not fit together replay in waves, one pass over the stream each (default: "
+	  "MemAvailable less an eighth of it or 256M, whichever is more)", 0 },
 	{ "paranoid", OPT_PARANOID, NULL, 0,
 	  "Check every policy's invariants after every step (slow)", 0 },
 	{ "no-store", OPT_NO_STORE, NULL, 0, "Do not store the runs in the database", 0 },
@@ -118,6 +131,31 @@ static const struct argp_option options[] = {
 
 /* --pageout words, in the order messages list them (hs_pageout_mode_name()'s). */
 static const char *const pageout_words[] = { "ignore-references", "recheck", "ignore", NULL };
+
+/*
+ * A byte size for --memory: digits, a fraction allowed ("1.5G"), and
+ * hs_parse_size()'s suffixes; at least one byte.
+ */
+static int parse_memory(const char *s, uint64_t *out)
+{
+	size_t len = strspn(s, "0123456789.");
+	char num[32], one[16];
+	uint64_t unit;
+	double v;
+
+	if (!len || len >= sizeof(num) || strlen(s + len) + 2 > sizeof(one))
+		return -EINVAL;
+	memcpy(num, s, len);
+	num[len] = '\0';
+	snprintf(one, sizeof(one), "1%s", s + len);
+	if (hs_parse_size(one, 1, 1, UINT64_MAX, &unit) || hs_parse_double(num, 0, 1e30, &v))
+		return -EINVAL;
+	v *= (double)unit;
+	if (v < 1 || v >= 18446744073709551616.0)
+		return -ERANGE;
+	*out = (uint64_t)v;
+	return 0;
+}
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
@@ -196,6 +234,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_LOG_EVICTIONS:
 		a->log_evictions = true;
 		break;
+	case OPT_MEMORY:
+		if (parse_memory(arg, &a->memory))
+			argp_error(state, "--memory '%s': expected a size such as 512M or 1.5G",
+				   arg);
+		break;
 	case ARGP_KEY_ARG:
 		if (a->session)
 			argp_error(state, "one SESSION at a time (got '%s' too)", arg);
@@ -225,6 +268,7 @@ static const struct argp argp = {
 	       "EXAMPLES:\n"
 	       "    hsctl replay 1 --policy all --size 100,500\n"
 	       "    hsctl replay 1 --policy lru,arc,opt --size 10%,50%\n"
+	       "    hsctl replay 1 --policy all --size 1%,10%,50% --memory 1.5G   # in waves\n"
 	       "    hsctl replay 1 --policy lrfu --param lrfu.lambda=1,0.1,0.001 --size 200\n"
 	       "    hsctl replay 1 --policy opt --param opt.bypass=true --size 200 -f json\n"
 	       "    hsctl replay 4 --policy all          # a recording: at its memory limit\n"
@@ -499,75 +543,114 @@ static void check_pageout_policies(const struct args *a, const struct hs_policy_
 	}
 }
 
-/*
- * Memory a run takes, measured with /usr/bin/time's %M (peak RSS) on a
- * 3,000,000-access zipf session of 1,287,556 keys, one run at a time and
- * three at once (the difference is one run; the rest, about 6.5 MiB, is
- * SQLite and the chunks in flight): bytes per distinct key of the session,
- * whatever the size, plus bytes per resident key for the policies whose
- * structures grow with what they hold.  The driver's per-key records are
- * in every figure.  An unknown policy counts as the largest.
- */
-static const struct run_cost {
-	const char	*policy;
-	unsigned int	per_key;	/* bytes per distinct key */
-	unsigned int	per_resident;	/* bytes per resident key (capacity) */
-} run_costs[] = {
-	{ "lru", 24, 0 },	{ "fifo", 24, 0 },	{ "clock", 32, 0 },
-	{ "car", 32, 0 },	{ "cart", 32, 0 },	{ "clock-pro", 32, 0 },
-	{ "two-q", 32, 0 },	{ "mglru", 32, 4 },	{ "hitshield", 32, 4 },
-	{ "opt", 32, 8 },	{ "arc", 40, 0 },	{ "lirs", 40, 0 },
-	{ "lrfu", 40, 24 },	{ "linux-2q", 48, 0 },
-};
-#define COST_BASE	(8u << 20)	/* SQLite's cache, chunks in flight, the binary */
-#define COST_UNKNOWN	{ NULL, 48, 24 }
-#define COST_NEXT_USE	8u		/* offline policies: one next-use seq per record */
 #define COST_LOUD	(256ull << 20)	/* a larger estimate is shown without -v */
 
-/*
- * Before the pass: what the runs together will take, from run_costs[].
- * With -v always; without it, for several runs when above COST_LOUD (42
- * runs on P12's 3.2 M keys took 4.4 GB), so a sweep that will not fit is
- * seen before it starts swapping.
- */
-static void memory_estimate(const struct plan *plans, size_t nr,
-			    const struct hs_session_info *info)
+static double mib(uint64_t bytes)
 {
-	static const struct run_cost unknown = COST_UNKNOWN;
-	uint64_t keys = info->distinct_keys, per_key = 0, resident = 0, next_use = 0, bytes;
+	return (double)bytes / (1 << 20);
+}
+
+/*
+ * Before the pass: what the runs together would take at once (lib/plan.c),
+ * and the waves they replay in within the budget (--memory, else the
+ * machine's available memory less a margin).  The estimate prints with -v
+ * always; without it, for several runs when above COST_LOUD (42 runs on
+ * P12's 3.2 M keys took 4.4 GB), and the waves whenever there are several,
+ * so a sweep's memory is seen before it starts.  A run that does not fit
+ * alone is a usage error under --memory (the limit was asked for); under
+ * the default, a warning, and it replays in a wave of its own (the budget
+ * is a guess of what the machine has, and the estimate may be high).
+ */
+static int plan_memory(const struct plan *plans, size_t nr, const struct hs_session_info *info,
+		       const struct args *a, struct hs_plan *pl, struct hs_plan_run **out)
+{
+	uint64_t per_key = 0, resident = 0, avail = 0;
+	struct hs_plan_run *runs;
 	char extra[160] = "";
+	int err;
 
-	for (size_t i = 0; i < nr; i++) {
-		const struct run_cost *c = &unknown;
-
-		for (size_t k = 0; k < ARRAY_SIZE(run_costs); k++)
-			if (!strcmp(run_costs[k].policy, plans[i].ops->name))
-				c = &run_costs[k];
-		per_key += c->per_key;
-		resident += (uint64_t)c->per_resident * HS_MIN(plans[i].capacity, keys);
-		if (plans[i].ops->flags & HS_POLICY_NEEDS_FUTURE)
-			next_use = COST_NEXT_USE * info->records;
+	*out = NULL;
+	memset(pl, 0, sizeof(*pl));
+	pl->keys = info->distinct_keys;
+	pl->records = info->records;
+	pl->budget = a->memory;
+	if (!a->memory) {
+		err = hs_plan_default_budget(getenv("HSCTL_TEST_MEMINFO"), &avail, &pl->budget);
+		if (err) {
+			hs_info("no MemAvailable in /proc/meminfo (%s): every run in one pass",
+				strerror(-err));
+			pl->budget = UINT64_MAX;
+		} else {
+			hs_info("replay: memory for the runs: %.1f MiB (MemAvailable %.1f MiB less"
+				" a margin)", mib(pl->budget), mib(avail));
+		}
 	}
-	bytes = COST_BASE + keys * per_key + resident + next_use;
-	if (!hs_global.verbose && (nr < 2 || bytes <= COST_LOUD))
-		return;
-	if (resident)
-		snprintf(extra, sizeof(extra), " + %" PRIu64 " bytes for resident keys", resident);
-	if (next_use)
-		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
-			 " + %u bytes x %" PRIu64 " records of next uses", COST_NEXT_USE,
-			 info->records);
-	(hs_global.verbose ? hs_info : hs_note)(
-		"replay: %zu run%s over %" PRIu64 " keys: about %.1f MiB of memory (estimate:"
-		" 8 MiB + %" PRIu64 " keys x %" PRIu64 " bytes%s)", nr, nr == 1 ? "" : "s", keys,
-		(double)bytes / (1 << 20), keys, per_key, extra);
+	runs = calloc(nr ? nr : 1, sizeof(*runs));
+	if (!runs)
+		return -ENOMEM;
+	for (size_t i = 0; i < nr; i++) {
+		uint64_t k, r;
+
+		runs[i].ops = plans[i].ops;
+		runs[i].capacity = plans[i].capacity;
+		hs_plan_run_cost(plans[i].ops, &k, &r);
+		per_key += k;
+		resident += r * HS_MIN(plans[i].capacity, info->distinct_keys);
+	}
+	err = hs_plan_make(pl, runs, nr);
+	if (err) {
+		free(runs);
+		return err;
+	}
+	*out = runs;
+
+	if (hs_global.verbose || (nr > 1 && pl->total > COST_LOUD)) {
+		if (resident)
+			snprintf(extra, sizeof(extra), " + %" PRIu64 " bytes for resident keys",
+				 resident);
+		if (pl->next_use)
+			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+				 " + next uses: 8 bytes x %" PRIu64 " records + 16 bytes x %"
+				 PRIu64 " keys", info->records, info->distinct_keys);
+		(hs_global.verbose ? hs_info : hs_note)(
+			"replay: %zu run%s over %" PRIu64 " keys: about %.1f MiB of memory"
+			" (estimate: %.0f MiB + %" PRIu64 " keys x %" PRIu64 " bytes%s)", nr,
+			nr == 1 ? "" : "s", info->distinct_keys, mib(pl->total), mib(pl->base),
+			info->distinct_keys, per_key, extra);
+	}
+	if (pl->nr_alone && a->memory) {
+		const struct hs_plan_run *r = &runs[pl->first_alone];
+
+		hs_err("--memory %.1f MiB: %s at size %" PRIu64 " alone needs about %.1f MiB"
+		       " (estimate, with the replay's own %.0f MiB%s)", mib(a->memory),
+		       plans[pl->first_alone].label, r->capacity,
+		       mib(pl->base + r->bytes + ((r->ops->flags & HS_POLICY_NEEDS_FUTURE) ?
+						  pl->next_use : 0)),
+		       mib(pl->base), (r->ops->flags & HS_POLICY_NEEDS_FUTURE) ?
+		       " and the next uses" : "");
+		return -E2BIG;
+	}
+	if (pl->nr_alone)
+		hs_warn("%zu run%s not fit alone in the %.1f MiB available (MemAvailable %.1f MiB"
+			" less a margin; see --memory), the first %s at size %" PRIu64 ": each"
+			" replays in a wave of its own", pl->nr_alone, pl->nr_alone == 1 ? " does" :
+			"s do", mib(pl->budget), mib(avail), plans[pl->first_alone].label,
+			runs[pl->first_alone].capacity);
+	if (pl->nr_waves > 1)
+		(hs_global.verbose ? hs_info : hs_note)(
+			"replay: %zu runs in %u waves within %.1f MiB%s, largest about %.1f MiB:"
+			" one pass over the stream each", nr, pl->nr_waves, mib(pl->budget),
+			a->memory ? "" : " (available memory less a margin)", mib(pl->peak));
+	return 0;
 }
 
 /* What the replay's progress callback keeps: how far it got, and the display. */
 struct replay_progress {
 	struct hs_cli_progress	pr;
 	bool			show;		/* stderr is a terminal */
-	uint64_t		done;		/* records stepped so far */
+	uint64_t		done;		/* records stepped so far in this wave */
+	unsigned int		wave;		/* the wave being replayed, from 0 */
+	unsigned int		nr_waves;	/* waves in the plan */
 };
 
 /* SIGINT or SIGTERM during the pass: the replay stops at the next chunk. */
@@ -584,12 +667,17 @@ static void show_progress(void *arg, uint64_t done, uint64_t total)
 	double el, rate;
 
 	rp->done = done;
+	/* over all the waves: each is one more pass over the stream */
+	done += (uint64_t)rp->wave * total;
+	total *= rp->nr_waves;
 	if (!rp->show || !hs_cli_progress_due(&rp->pr, done >= total, &el))
 		return;
 	rate = el > 0 ? (double)done / el : 0;
 	fprintf(stderr, "\rreplay: %5.1f%%  %.1fM records  %.1fM records/s  ETA %.0fs ",
 		total ? 100.0 * (double)done / (double)total : 100.0, (double)done / 1e6,
 		rate / 1e6, rate > 0 ? (double)(total - done) / rate : 0.0);
+	if (rp->nr_waves > 1)
+		fprintf(stderr, " wave %u/%u ", rp->wave + 1, rp->nr_waves);
 }
 
 static double ratio(uint64_t a, uint64_t b)
@@ -1098,8 +1186,10 @@ static int run(int argc, char **argv)
 {
 	const struct hs_policy_ops *pols[MAX_POLICIES];
 	struct hs_replay_opts ro = { 0 };
-	struct hs_replay_job *jobs = NULL;
+	struct hs_replay_job *jobs = NULL, *wjobs = NULL;
+	struct hs_plan_run *pruns = NULL;
 	struct hs_run_record *recs = NULL;
+	struct hs_plan pl;
 	struct hs_session_info info;
 	struct hs_kernel_row krow, *kr = NULL;
 	struct replay_progress rp = { 0 };
@@ -1107,11 +1197,13 @@ static int run(int argc, char **argv)
 	struct hs_store *st = NULL;
 	struct plan *plans = NULL;
 	uint64_t sizes[MAX_SIZES];
-	size_t nr_pols, nr_sizes, nr = 0, cap = 0, i, k = 0;
+	size_t nr_pols, nr_sizes, nr = 0, cap = 0, i, k = 0, *widx = NULL, kept = 0;
 	int64_t *ids = NULL, *kids = NULL, session;
 	double *gaps = NULL, *kgaps = NULL;
 	struct args a = { .channel = -1, .pageout = -1 };
-	int status, ret, failed = 0;
+	int status, ret = 0, failed = 0;
+	unsigned int waves_done = 0;
+	const char *test_raise;
 	bool stored = false;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
@@ -1161,12 +1253,14 @@ static int run(int argc, char **argv)
 	}
 
 	jobs = calloc(nr, sizeof(*jobs));
+	wjobs = calloc(nr, sizeof(*wjobs));
+	widx = calloc(nr, sizeof(*widx));
 	recs = calloc(nr, sizeof(*recs));
 	ids = calloc(nr, sizeof(*ids));
 	kids = calloc(nr, sizeof(*kids));
 	gaps = calloc(nr, sizeof(*gaps));
 	kgaps = calloc(nr, sizeof(*kgaps));
-	if (!jobs || !recs || !ids || !kids || !gaps || !kgaps) {
+	if (!jobs || !wjobs || !widx || !recs || !ids || !kids || !gaps || !kgaps) {
 		hs_err("out of memory");
 		status = HS_EXIT_FAILURE;
 		goto out;
@@ -1197,31 +1291,94 @@ static int run(int argc, char **argv)
 	ro.progress_arg = &rp;
 	ro.stop = &replay_signal;
 	hs_info("replaying session %" PRId64 ": %zu runs", session, nr);
-	memory_estimate(plans, nr, &info);
+	ret = plan_memory(plans, nr, &info, &a, &pl, &pruns);
+	if (ret) {
+		if (ret == -ENOMEM)
+			hs_err("out of memory");
+		status = ret == -E2BIG ? HS_EXIT_USAGE : HS_EXIT_FAILURE;
+		goto out;
+	}
+	rp.nr_waves = pl.nr_waves;
+	test_raise = getenv("HSCTL_TEST_RAISE_AFTER_WAVE");
 	/*
-	 * All runs share one pass, so a Ctrl-C in the middle has no finished
-	 * run to keep: catch it to say so, rather than die silently.  The store
-	 * afterwards is one transaction, which a signal may end as it likes.
+	 * The runs of a wave share one pass, so a Ctrl-C in the middle of it has
+	 * no finished run of that wave to keep; the runs of the waves before
+	 * have finished and are kept.  Catch the signal to say so, rather than
+	 * die silently.  The store afterwards is one transaction, which a signal
+	 * may end as it likes.
 	 */
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	ret = hs_replay_session(st, session, jobs, nr, &ro);
+	for (unsigned int w = 0; w < pl.nr_waves; w++) {
+		size_t m = 0;
+
+		if (replay_signal) {		/* between two waves */
+			rp.done = 0;
+			ret = -EINTR;
+			break;
+		}
+		for (i = 0; i < nr; i++)
+			if (pruns[i].wave == w) {
+				widx[m] = i;
+				wjobs[m++] = jobs[i];
+			}
+		rp.wave = w;
+		ret = hs_replay_session(st, session, wjobs, m, &ro);
+		for (size_t j = 0; j < m; j++)
+			jobs[widx[j]] = wjobs[j];
+		if (ret)
+			break;
+		waves_done++;
+		kept += m;
+#ifdef __GLIBC__
+		/*
+		 * A wave's freed records leave glibc's heap holding memory the next
+		 * wave may not reuse (after a large free, glibc raises its mmap
+		 * threshold to 32 MiB, so the policies' arrays below that come from
+		 * the heap): give it back, or each wave starts above the plan.
+		 */
+		malloc_trim(0);
+#endif
+		/* tests only (tests/cli/replay-waves.sh): a Ctrl-C between two waves */
+		if (test_raise && strtoul(test_raise, NULL, 10) == waves_done)
+			raise(SIGINT);
+	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	hs_cli_progress_end(&rp.pr, 72);
-	if (ret == -EINTR) {
+	if (ret == -EINTR && pl.nr_waves == 1) {
 		hs_err("replay interrupted by %s after %" PRIu64 " of %" PRIu64 " records (%.1f%%):"
 		       " its %zu run%s share one pass over the stream and none had finished;"
 		       " nothing was stored", replay_signal == SIGINT ? "SIGINT" : "SIGTERM",
 		       rp.done, info.records,
-		       info.records ? 100.0 * (double)rp.done / (double)info.records : 0.0, nr,
-		       nr == 1 ? "" : "s");
+		       info.records ? 100.0 * (double)rp.done / (double)info.records : 0.0,
+		       nr, nr == 1 ? "" : "s");
 		status = 128 + replay_signal;
 		goto out;
 	}
-	if (ret) {
+	if (ret == -EINTR && !waves_done) {
+		hs_err("replay interrupted by %s in wave 1 of %u after %" PRIu64 " of %" PRIu64
+		       " records (%.1f%%): no run had finished; nothing was stored",
+		       replay_signal == SIGINT ? "SIGINT" : "SIGTERM", pl.nr_waves, rp.done,
+		       info.records,
+		       info.records ? 100.0 * (double)rp.done / (double)info.records : 0.0);
+		status = 128 + replay_signal;
+		goto out;
+	}
+	if (ret == -EINTR) {
+		/* the waves not finished: their runs are dropped, not failed */
+		for (i = 0; i < nr; i++)
+			if (pruns[i].wave >= waves_done)
+				jobs[i].err = -EINTR;
+		hs_err("replay interrupted by %s in wave %u of %u after %" PRIu64 " of %" PRIu64
+		       " records (%.1f%%): kept the %zu run%s of the finished waves, dropped the"
+		       " other %zu", replay_signal == SIGINT ? "SIGINT" : "SIGTERM",
+		       waves_done + 1, pl.nr_waves, rp.done, info.records,
+		       info.records ? 100.0 * (double)rp.done / (double)info.records : 0.0, kept,
+		       kept == 1 ? "" : "s", nr - kept);
+	} else if (ret) {
 		if (ret == -EBADMSG)
 			hs_err("session %" PRId64 ": the stored access stream is corrupt", session);
 		else
@@ -1233,7 +1390,7 @@ static int run(int argc, char **argv)
 	for (i = 0; i < nr; i++) {
 		if (!jobs[i].err && jobs[i].evlog)
 			jobs[i].err = hs_evlog_finish(jobs[i].evlog);
-		if (!jobs[i].err)
+		if (!jobs[i].err || jobs[i].err == -EINTR)
 			continue;
 		failed++;
 		if (jobs[i].err == -ENOSYS)
@@ -1302,6 +1459,8 @@ static int run(int argc, char **argv)
 		hs_err("printing the results: %s",
 		       ret == -ENOMEM ? "out of memory" : strerror(-ret));
 	status = ret ? HS_EXIT_FAILURE : failed ? HS_EXIT_FAILURE : HS_EXIT_OK;
+	if (replay_signal && waves_done < pl.nr_waves)
+		status = 128 + replay_signal;
 out:
 	for (i = 0; i < nr; i++) {
 		hs_param_set_free(plans[i].ps);
@@ -1312,7 +1471,10 @@ out:
 		}
 	}
 	free(plans);
+	free(pruns);
 	free(jobs);
+	free(wjobs);
+	free(widx);
 	free(recs);
 	free(ids);
 	free(kids);

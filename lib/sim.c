@@ -226,6 +226,17 @@ int hs_pageout_mode_parse(const char *name, enum hs_pageout_mode *out)
  * Return: 0, -EINVAL, -ENOSYS (a policy without hooks), -ENOMEM, or the
  * policy's create() error.
  */
+/*
+ * The driver's bytes per distinct key for a run of @ops: the folio record and
+ * the policy's private area, rounded up to keep every record 8-byte aligned.
+ * A run allocates and touches nr_keys of them when it starts (lib/plan.c
+ * plans sweeps with it).
+ */
+size_t hs_sim_key_bytes(const struct hs_policy_ops *ops)
+{
+	return (sizeof(struct hs_folio) + ops->folio_priv + 7) & ~(size_t)7;
+}
+
 int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 {
 	const struct hs_policy_ops *ops = cfg->ops;
@@ -256,7 +267,7 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	sim->env.capacity = cfg->capacity;
 	sim->env.nr_keys = cfg->nr_keys;
 	sim->env.priv_off = sizeof(struct hs_folio);
-	sim->env.stride = (sizeof(struct hs_folio) + ops->folio_priv + 7) & ~(size_t)7;
+	sim->env.stride = hs_sim_key_bytes(ops);
 	sim->env.sim = sim;
 	sim->env.neigh = cfg->neigh;
 	sim->st.capacity = cfg->capacity;

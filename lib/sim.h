@@ -275,6 +275,8 @@ struct hs_sim_config {
  * policy's create() error.
  */
 int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out);
+/* Bytes per distinct key the driver allocates for one run of @ops. */
+size_t hs_sim_key_bytes(const struct hs_policy_ops *ops);
 void hs_sim_free(struct hs_sim *sim);
 
 /* hs_sim_step() results */

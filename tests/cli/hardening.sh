@@ -137,7 +137,8 @@ WANT=$OUT
 expect_grep '^lru  *1000  48.98  1530610  ' "$WANT"
 # replay_then_rm ID [OPTION]: replay session ID in the background and delete it
 # 0.3 s after -v says the replay starts; the replay's status in $BG_STATUS, its
-# output in bg.out and bg.err (without the -v lines: the start and the memory estimate).
+# output in bg.out and bg.err (without the -v lines: the start, the memory budget and
+# estimate).
 replay_then_rm() {
 	"$HSCTL" -v -d "$BIG" replay "$1" --policy $P --size 1000 --threads 1 ${2:-} \
 		>bg.out 2>bg.v &
@@ -154,7 +155,8 @@ replay_then_rm() {
 	fi
 	BG_STATUS=0
 	wait "$r_pid" || BG_STATUS=$?
-	grep -v -e '^hsctl: replaying session' -e '^hsctl: replay: [0-9]* runs* over ' bg.v \
+	grep -v -e '^hsctl: replaying session' -e '^hsctl: replay: [0-9]* runs* over ' \
+		-e '^hsctl: replay: memory for the runs: ' bg.v \
 		>bg.err || true
 }
 replay_then_rm 1 --no-store

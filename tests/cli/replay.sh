@@ -81,13 +81,14 @@ expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lru,fifo --size 4 --no-store
 expect_eq "$(notes)" ""
 
 # The memory estimate (hsctl-replay(1)): 8 MiB + keys x the runs' bytes per key
-# (lru 24 + arc 40 = 64; lrfu 40 + opt 32 = 72), + bytes per resident key
-# (lrfu 24 + opt 8, x min(size 3, 4 keys) = 96), + 8 bytes per record for OPT's
-# next uses (10 records).  Shown with -v; without it only for a large sweep.
+# (the driver's records: lru 24 + arc 40 = 64; lrfu 40 + opt 24 = 64), + bytes
+# per resident key (lrfu 24 + opt 8, x min(size 3, 4 keys) = 96), + next uses
+# for OPT (8 bytes x 10 records + 16 bytes x 4 keys).  Shown with -v; without
+# it only for a large sweep.
 expect_status 0 "$HSCTL" -d "$DB" -v replay 1 --policy lru,arc --size 3 --no-store
 expect_grep '^hsctl: replay: 2 runs over 4 keys: about 8.0 MiB of memory (estimate: 8 MiB + 4 keys x 64 bytes)$' "$ERR"
 expect_status 0 "$HSCTL" -d "$DB" -v replay 1 --policy lrfu,opt --size 3 --no-store
-expect_grep '^hsctl: replay: 2 runs over 4 keys: about 8.0 MiB of memory (estimate: 8 MiB + 4 keys x 72 bytes + 96 bytes for resident keys + 8 bytes x 10 records of next uses)$' "$ERR"
+expect_grep '^hsctl: replay: 2 runs over 4 keys: about 8.0 MiB of memory (estimate: 8 MiB + 4 keys x 64 bytes + 96 bytes for resident keys + next uses: 8 bytes x 10 records + 16 bytes x 4 keys)$' "$ERR"
 expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lru,arc --size 3 --no-store
 expect_eq "$ERR" ""
 
