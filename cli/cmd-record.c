@@ -366,13 +366,7 @@ static void print_summary(const struct hs_recorder_summary *s)
 	       s->runtime_s, s->events, s->lost, s->lives, s->life_pages, s->reclaimed,
 	       s->refaults, s->accesses, s->visibility);
 	if (s->has_kernel)
-		printf("kernel, the workload's pages: %" PRIu64 " demand misses, %" PRIu64
-		       " read ahead (%" PRIu64 " never used), %" PRIu64 " refaults, %" PRIu64
-		       " evicted, pswpin %" PRIu64 ", pswpout %" PRIu64 " (from %s)\n",
-		       s->kernel.demand_miss_pages, s->kernel.readahead_pages,
-		       s->kernel.readahead_unused_pages, s->kernel.refault_pages,
-		       s->kernel.evicted_pages, s->kernel.pswpin_pages, s->kernel.pswpout_pages,
-		       s->kernel.pswp_source);
+		hs_cli_print_kernel_row(&s->kernel);
 	if (s->wsig)
 		printf("workload killed by signal %d (%s)\n", s->wsig, strsignal(s->wsig));
 	else if (s->wexit >= 0)

@@ -764,12 +764,7 @@ static int print_table(const struct plan *plans, const struct hs_replay_job *job
 	       " distinct keys; size in %ss\n", info->id, info->name, info->accesses,
 	       info->distinct_keys, info->unit);
 	if (k)
-		printf("kernel, the workload's pages: %" PRIu64 " demand misses, %" PRIu64
-		       " read ahead (%" PRIu64 " never used), %" PRIu64 " refaults, %" PRIu64
-		       " evicted, pswpin %" PRIu64 ", pswpout %" PRIu64 " (from %s)\n",
-		       k->demand_miss_pages, k->readahead_pages, k->readahead_unused_pages,
-		       k->refault_pages, k->evicted_pages, k->pswpin_pages, k->pswpout_pages,
-		       k->pswp_source);
+		hs_cli_print_kernel_row(k);
 	ret = hs_out_finish(o);
 	hs_out_free(o);
 	return ret;

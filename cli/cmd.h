@@ -64,6 +64,14 @@ int hs_cli_pick_policies(char *list, const char *def, const char *what,
 			 const struct hs_policy_ops **out, size_t max, size_t *n);
 
 /*
+ * The kernel row's one line of text (record's summary, replay's table): in
+ * pages; on kernels without readahead events it says that the demand misses
+ * include the pages read ahead rather than print a readahead count of 0.
+ */
+struct hs_kernel_row;
+void hs_cli_print_kernel_row(const struct hs_kernel_row *k);
+
+/*
  * The sizes of a --sizes list (analyzers/mrc.h's grammar) for a session, in
  * its units; 0, or the exit status after printing why, the option named @what.
  */

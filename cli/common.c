@@ -320,6 +320,20 @@ unsigned int hs_cli_policy_style(const struct hs_policy_ops *ops)
 	return 14 + (unsigned int)(i % 2);
 }
 
+void hs_cli_print_kernel_row(const struct hs_kernel_row *k)
+{
+	printf("kernel, the workload's pages: %" PRIu64 " demand misses, ", k->demand_miss_pages);
+	if (k->readahead_traced == 0)
+		printf("read ahead: not traced by this kernel (its pages are among the demand"
+		       " misses), ");
+	else
+		printf("%" PRIu64 " read ahead (%" PRIu64 " never used), ", k->readahead_pages,
+		       k->readahead_unused_pages);
+	printf("%" PRIu64 " refaults, %" PRIu64 " evicted, pswpin %" PRIu64 ", pswpout %" PRIu64
+	       " (from %s)\n", k->refault_pages, k->evicted_pages, k->pswpin_pages,
+	       k->pswpout_pages, k->pswp_source);
+}
+
 /**
  * hs_cli_pick_sizes() - the sizes of a --sizes (or --at) list
  * @spec: the list, in hs_mrc_sizes_parse()'s grammar

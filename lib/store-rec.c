@@ -319,6 +319,35 @@ int hs_record_formats(struct hs_store *st, int64_t session,
 
 /* ---- the kernel row ---- */
 
+/*
+ * Whether the recorded kernel had readahead events: the stored format files
+ * say (page_cache_sync_ra and _async_ra came with 6.18).  *@out: 1 yes, 0 no,
+ * -1 when the session stored no formats at all.
+ */
+static int readahead_traced(struct hs_store *st, int64_t session, int *out)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	*out = -1;
+	rc = sqlite3_prepare_v2(st->db, "SELECT count(*), count(CASE WHEN path LIKE"
+				" 'events/readahead/%' THEN 1 END) FROM record_formats"
+				" WHERE session = ?1", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sql_err(st, rc);
+	sqlite3_bind_int64(s, 1, session);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_ROW) {
+		rc = store_sql_err(st, rc);
+		sqlite3_finalize(s);
+		return rc;
+	}
+	if (sqlite3_column_int64(s, 0) > 0)
+		*out = sqlite3_column_int64(s, 1) > 0;
+	sqlite3_finalize(s);
+	return 0;
+}
+
 /**
  * hs_store_kernel_row() - what the kernel did to the workload's pages
  * @st: the store
@@ -359,6 +388,9 @@ int hs_store_kernel_row(struct hs_store *st, int64_t session, struct hs_kernel_r
 		}
 		src = (const char *)sqlite3_column_text(s, (int)ARRAY_SIZE(v));
 		snprintf(out->pswp_source, sizeof(out->pswp_source), "%s", src ? src : "lives");
+		sqlite3_finalize(s);
+		s = NULL;
+		ret = readahead_traced(st, session, &out->readahead_traced);
 	} else if (rc == SQLITE_DONE) {
 		ret = store_err(st, -ENOENT, "session %lld is not a recorded session",
 				(long long)session);

@@ -485,6 +485,9 @@ struct hs_kernel_row {
 	uint64_t	pswpin_pages;		/* swapped in (pswp_source says how known) */
 	uint64_t	pswpout_pages;		/* swapped out */
 	char		pswp_source[16];	/* "memory.stat" or "lives" */
+	int		readahead_traced;	/* 1: the kernel has readahead events (6.18+);
+						 * 0: it has none, and the pages it read ahead
+						 * count as demand misses; -1: not known */
 };
 int hs_store_kernel_row(struct hs_store *st, int64_t session, struct hs_kernel_row *out);
 /* ---- what hsctl fidelity reads (lib/store-fid.c) ---- */

@@ -76,6 +76,20 @@ expect_grep '^  {"run": null, "session": 1, "policy": "kernel", "params": null, 
 ' "readahead_pages": 3, "readahead_unused": 2, "pswp_source": "lives",'\
 ' "protection": null, "refault_hist": null, "metrics": null},$' "$OUT"
 
+# --- a kernel without readahead events (6.1, 6.12: page_cache_sync_ra came with 6.18): the
+# stored format files say so, and the line says where its read-ahead pages went; with the
+# events' formats stored, the counts again ---
+expect_status 0 H sql --write "INSERT INTO record_formats (session, path, content) VALUES
+	(1, 'events/filemap/mm_filemap_add_to_page_cache/format', x'00')"
+expect_status 0 H replay 1 --policy lru --size 2 --no-store
+expect_grep "^kernel, the workload's pages: 6 demand misses, read ahead: not traced by this"\
+" kernel (its pages are among the demand misses), 2 refaults, 14 evicted, pswpin 1, pswpout 1"\
+' [(]from lives[)]$' "$OUT"
+expect_status 0 H sql --write "INSERT INTO record_formats (session, path, content) VALUES
+	(1, 'events/readahead/page_cache_sync_ra/format', x'00')"
+expect_status 0 H replay 1 --policy lru --size 2 --no-store
+expect_grep "^kernel, the workload's pages: 6 demand misses, 3 read ahead (2 never used), " "$OUT"
+
 # --- the cgroup's own swap counters, when stored, take over ---
 expect_status 0 H sql --write "INSERT INTO record_counters (session, file, scope, name, before,
 	after, delta) VALUES (1, 'memory.stat', 'cgroup', 'pswpin', 0, 7, 7),
