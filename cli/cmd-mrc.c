@@ -180,11 +180,6 @@ static const struct argp argp = {
 	       "hsctl-mrc(1) and hsctl-db(5).",
 };
 
-static bool is_stack_policy(const struct hs_policy_ops *ops)
-{
-	return !strcmp(ops->name, "lru") || !strcmp(ops->name, "opt");
-}
-
 /* The one-pass curves of the stack policies among curves[]. */
 static int stack_curves(struct hs_store *st, int64_t session, struct curve *cv, size_t nc,
 			const uint64_t *sizes, size_t ns, double rate)
@@ -452,16 +447,9 @@ static int run(int argc, char **argv)
 	status = hs_cli_open_store(HS_STORE_NOCREATE | (a.no_store ? HS_STORE_RDONLY : 0), &st);
 	if (status)
 		return status;
-	status = hs_cli_get_session(st, session, &info);
+	status = hs_cli_get_stream_session(st, session, &info);
 	if (status)
 		goto out;
-	if (info.accesses == 0) {
-		hs_err("session %" PRId64 " has no accesses", session);
-		status = HS_EXIT_DATAERR;
-		goto out;
-	}
-	if (strcmp(info.status, "complete"))
-		hs_warn("session %" PRId64 " is %s: using what was recorded", session, info.status);
 	status = hs_cli_pick_sizes(a.sizes ? a.sizes : DEFAULT_SIZES, "--sizes", &info, &sizes, &ns);
 	if (status)
 		goto out;
@@ -477,8 +465,8 @@ static int run(int argc, char **argv)
 		struct hs_param_set *ps = NULL;
 
 		cv[i].ops = pols[i];
-		cv[i].stack = pure && is_stack_policy(pols[i]);
-		if (!pure && is_stack_policy(pols[i]))
+		cv[i].stack = pure && hs_cli_is_stack_policy(pols[i]);
+		if (!pure && hs_cli_is_stack_policy(pols[i]))
 			hs_warn("session %" PRId64 " has hints or drops, outside the stack model:"
 				" %s is replayed at each size", session, pols[i]->name);
 		replayed += cv[i].stack ? 0 : 1;

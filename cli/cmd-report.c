@@ -347,11 +347,6 @@ static const char *prot_def(const char *policy)
 
 /* ---- computing the curves and the detailed runs ---- */
 
-static bool is_stack_policy(const struct hs_policy_ops *ops)
-{
-	return !strcmp(ops->name, "lru") || !strcmp(ops->name, "opt");
-}
-
 static int compute(struct hs_store *st, const struct hs_session_info *info, struct pol *pl,
 		   size_t np, const uint64_t *sizes, size_t ns, uint64_t at, unsigned int threads)
 {
@@ -1119,16 +1114,9 @@ static int run(int argc, char **argv)
 	status = hs_cli_open_store(HS_STORE_NOCREATE | HS_STORE_RDONLY, &st);
 	if (status)
 		return status;
-	status = hs_cli_get_session(st, session, &info);
+	status = hs_cli_get_stream_session(st, session, &info);
 	if (status)
 		goto out;
-	if (info.accesses == 0) {
-		hs_err("session %" PRId64 " has no accesses", session);
-		status = HS_EXIT_DATAERR;
-		goto out;
-	}
-	if (strcmp(info.status, "complete"))
-		hs_warn("session %" PRId64 " is %s: using what was recorded", session, info.status);
 	status = hs_cli_pick_sizes(a.sizes ? a.sizes : DEFAULT_SIZES, "--sizes", &info, &sizes, &ns);
 	if (status)
 		goto out;
@@ -1159,7 +1147,7 @@ static int run(int argc, char **argv)
 	}
 	for (size_t i = 0; i < np; i++) {
 		pl[i].ops = ops[i];
-		pl[i].stack = pure && is_stack_policy(ops[i]);
+		pl[i].stack = pure && hs_cli_is_stack_policy(ops[i]);
 		runs += (pl[i].stack ? 0 : ns) + 1;
 		pl[i].points = calloc(ns, sizeof(*pl[i].points));
 		if (!pl[i].points) {

@@ -58,6 +58,11 @@ const struct hs_policy_ops *hs_cli_find_policy(const char *what, const char *nam
 struct hs_session_info;
 int hs_cli_parse_session(const char *arg, int64_t *id);
 int hs_cli_get_session(struct hs_store *st, int64_t id, struct hs_session_info *info);
+/* The same for a command that reads its accesses: none is an error (65), a session
+ * not complete a warning.  0 or the exit status, after printing why. */
+int hs_cli_get_stream_session(struct hs_store *st, int64_t id, struct hs_session_info *info);
+/* LRU and OPT, whose whole miss-ratio curve one pass computes. */
+bool hs_cli_is_stack_policy(const struct hs_policy_ops *ops);
 
 /* The policies of a --policy list (NULL: @def; @def NULL: all); 0 or HS_EXIT_USAGE. */
 int hs_cli_pick_policies(char *list, const char *def, const char *what,

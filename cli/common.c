@@ -470,6 +470,38 @@ int hs_cli_get_session(struct hs_store *st, int64_t id, struct hs_session_info *
 }
 
 /**
+ * hs_cli_get_stream_session() - a stored session whose accesses a command reads
+ * @st: the store
+ * @id: the session
+ * @info: receives it
+ *
+ * hs_cli_get_session(), then: no accesses is an error (exit 65); a session
+ * that is not complete gets a warning and is used as recorded.
+ *
+ * Return: 0 or the exit status, after printing why.
+ */
+int hs_cli_get_stream_session(struct hs_store *st, int64_t id, struct hs_session_info *info)
+{
+	int status = hs_cli_get_session(st, id, info);
+
+	if (status)
+		return status;
+	if (info->accesses == 0) {
+		hs_err("session %" PRId64 " has no accesses", id);
+		return HS_EXIT_DATAERR;
+	}
+	if (strcmp(info->status, "complete"))
+		hs_warn("session %" PRId64 " is %s: using what was recorded", id, info->status);
+	return 0;
+}
+
+/* LRU and OPT: the stack policies, whose whole curve one pass computes (mrc.h). */
+bool hs_cli_is_stack_policy(const struct hs_policy_ops *ops)
+{
+	return !strcmp(ops->name, "lru") || !strcmp(ops->name, "opt");
+}
+
+/**
  * hs_cli_store_err() - report the store's last error against the database
  * @st: the store
  * @status: the exit status to hand back
