@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The hierarchical bitmap (lib/hbits.h) against a plain array of flags, and
+ * OPT (policies/opt.c), which keeps its next uses in one, against a naive
+ * MIN written here: every victim of every step, on random streams, with the
+ * keys by access supplied (as the replay does), not supplied (OPT keeps its
+ * own), and supplied too short (OPT must switch to its own copy).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "access.h"
+#include "hs.h"
+#include "harness.h"
+#include "hbits.h"
+#include "policy.h"
+#include "sim.h"
+
+static uint64_t rng = 0x243f6a8885a308d3ull;
+
+static uint64_t rnd(uint64_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng % n;
+}
+
+/* Random set/clear against flags; max, min, test and count after every step. */
+static void test_hbits_random(void)
+{
+	static const uint64_t bounds[] = { 1, 63, 64, 65, 4095, 4096, 4097, 300000 };
+
+	for (size_t k = 0; k < ARRAY_SIZE(bounds); k++) {
+		uint64_t bound = bounds[k], steps = bound < 5000 ? 20000 : 200000, n = 0;
+		bool *flag = calloc(bound + 1, sizeof(*flag));
+		struct hs_hbits b;
+
+		if (!flag || hs_hbits_init(&b, bound)) {
+			t_fail(__FILE__, __LINE__, "no memory");
+			free(flag);
+			return;
+		}
+		for (uint64_t s = 0; s < steps; s++) {
+			/* mostly near one end, so that max/min move and words empty */
+			uint64_t i = rnd(4) ? rnd(bound) : bound - 1 - rnd(bound < 70 ? bound : 70);
+			uint64_t mx = HS_HBITS_NONE, mn = HS_HBITS_NONE;
+
+			if (flag[i])
+				hs_hbits_clear(&b, i);
+			else
+				hs_hbits_set(&b, i);
+			flag[i] = !flag[i];
+			n += flag[i] ? 1 : (uint64_t)-1;
+			if (s % 97)
+				continue;
+			for (uint64_t j = 0; j < bound; j++)
+				if (flag[j]) {
+					mx = j;
+					if (mn == HS_HBITS_NONE)
+						mn = j;
+				}
+			T_EQ_U64(hs_hbits_max(&b), mx);
+			T_EQ_U64(hs_hbits_min(&b), mn);
+			T_EQ_U64(hs_hbits_count(&b), n);
+			T_EQ_U64(hs_hbits_test(&b, i), flag[i]);
+		}
+		hs_hbits_release(&b);
+		free(flag);
+	}
+}
+
+/* Growth keeps the members and the levels above them. */
+static void test_hbits_grow(void)
+{
+	struct hs_hbits b;
+
+	T_EQ_I64(hs_hbits_init(&b, 0), -EINVAL);
+	T_EQ_I64(hs_hbits_init(&b, 100), 0);
+	hs_hbits_set(&b, 3);
+	hs_hbits_set(&b, 99);
+	T_EQ_I64(hs_hbits_grow(&b, 50), 0);		/* smaller: nothing to do */
+	T_EQ_U64(b.bound, 100);
+	T_EQ_I64(hs_hbits_grow(&b, 1000000), 0);
+	T_EQ_U64(b.levels, 4);				/* 15,625 / 245 / 4 / 1 words */
+	T_EQ_U64(hs_hbits_max(&b), 99);
+	T_EQ_U64(hs_hbits_min(&b), 3);
+	hs_hbits_set(&b, 999999);
+	T_EQ_U64(hs_hbits_max(&b), 999999);
+	hs_hbits_clear(&b, 999999);
+	hs_hbits_clear(&b, 99);
+	T_EQ_U64(hs_hbits_max(&b), 3);
+	hs_hbits_clear(&b, 3);
+	T_EQ_U64(hs_hbits_max(&b), HS_HBITS_NONE);
+	T_EQ_U64(hs_hbits_min(&b), HS_HBITS_NONE);
+	T_EQ_U64(hs_hbits_count(&b), 0);
+	hs_hbits_release(&b);
+}
+
+/*
+ * Naive MIN: resident keys with their next uses in a flat array; the victim
+ * is the farthest next use, lower id first among keys never used again.
+ * Bypass refuses a miss when full and its next use is no sooner than every
+ * resident key's.  Returns the victim, UINT32_MAX for none.
+ */
+struct naive {
+	uint32_t	*id;
+	uint64_t	*nu;
+	size_t		n, cap;
+	bool		bypass;
+};
+
+static uint32_t naive_step(struct naive *m, uint32_t key, uint64_t nu, bool *hit)
+{
+	size_t i, v = 0;
+	uint32_t out;
+
+	for (i = 0; i < m->n; i++)
+		if (m->id[i] == key) {
+			m->nu[i] = nu;
+			*hit = true;
+			return UINT32_MAX;
+		}
+	*hit = false;
+	if (m->n < m->cap) {
+		m->id[m->n] = key;
+		m->nu[m->n++] = nu;
+		return UINT32_MAX;
+	}
+	for (i = 1; i < m->n; i++)
+		if (m->nu[i] > m->nu[v] || (m->nu[i] == m->nu[v] && m->id[i] < m->id[v]))
+			v = i;
+	if (m->bypass && nu >= m->nu[v])
+		return UINT32_MAX;
+	out = m->id[v];
+	m->id[v] = key;
+	m->nu[v] = nu;
+	return out;
+}
+
+/* One stream through OPT three ways (keys by access: none, all, too few) and naive MIN. */
+static void opt_vs_naive(const uint32_t *keys, size_t n, uint32_t nr_keys, uint64_t capacity,
+			 bool bypass)
+{
+	uint8_t *meta = calloc(n, 1);
+	uint64_t *next = calloc(n, sizeof(*next));
+	struct hs_param_set *ps = NULL;
+	const struct hs_policy_ops *opt = hs_policy_find("opt");
+
+	if (!meta || !next || hs_param_set_new(opt->params, &ps) ||
+	    hs_param_set_parse(ps, "bypass", bypass ? "true" : "false", NULL, 0) ||
+	    hs_next_use_fill(keys, meta, n, nr_keys, next)) {
+		t_fail(__FILE__, __LINE__, "setup");
+		goto out;
+	}
+	for (int way = 0; way < 3; way++) {
+		struct hs_sim_config cfg = {
+			.ops = opt, .params = ps, .capacity = capacity, .nr_keys = nr_keys,
+			.paranoid = true, .record_victims = true,
+			.seq_keys = way ? keys : NULL, .nr_seq = way == 2 ? n / 3 + 1 : n,
+		};
+		struct naive m = { .cap = capacity, .bypass = bypass };
+		struct hs_sim *sim;
+
+		m.id = calloc(capacity, sizeof(*m.id));
+		m.nu = calloc(capacity, sizeof(*m.nu));
+		if (!m.id || !m.nu || hs_sim_new(&cfg, &sim)) {
+			t_fail(__FILE__, __LINE__, "no sim");
+			free(m.id);
+			free(m.nu);
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++) {
+			bool hit;
+			uint32_t want = naive_step(&m, keys[i], next[i], &hit);
+			const uint32_t *ids;
+			int ret = hs_sim_step(sim, keys[i], 0, next[i]);
+			size_t nv;
+
+			T_EQ_I64(ret, hit ? HS_STEP_HIT : HS_STEP_MISS);
+			nv = hs_sim_victims(sim, &ids);
+			T_EQ_U64(nv, want == UINT32_MAX ? 0 : 1);
+			if (nv == 1 && want != UINT32_MAX && ids[0] != want) {
+				t_fail(__FILE__, __LINE__, "way %d step %zu: victim %u, naive MIN %u",
+				       way, i, ids[0], want);
+				break;
+			}
+			if (ret < 0)
+				break;
+		}
+		T_EQ_I64(hs_sim_check(sim), 0);
+		hs_sim_free(sim);
+		free(m.id);
+		free(m.nu);
+	}
+out:
+	hs_param_set_free(ps);
+	free(meta);
+	free(next);
+}
+
+static void test_opt_random(void)
+{
+	for (int t = 0; t < 400; t++) {
+		uint32_t nr_keys = 1 + (uint32_t)rnd(40);
+		size_t n = 1 + rnd(t < 300 ? 300 : 5000);
+		uint32_t *keys = malloc(n * sizeof(*keys));
+
+		if (!keys) {
+			t_fail(__FILE__, __LINE__, "no memory");
+			return;
+		}
+		for (size_t i = 0; i < n; i++)	/* skewed: low ids often */
+			keys[i] = (uint32_t)(rnd(2) ? rnd(1 + rnd(nr_keys)) : rnd(nr_keys));
+		opt_vs_naive(keys, n, nr_keys, 1 + rnd(nr_keys), t & 1);
+		free(keys);
+	}
+}
+
+static const struct t_case cases[] = {
+	{ "hbits-random", test_hbits_random },
+	{ "hbits-grow", test_hbits_grow },
+	{ "opt-random", test_opt_random },
+};
+
+int main(int argc, char **argv)
+{
+	return t_main(cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
+}
