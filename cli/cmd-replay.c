@@ -610,8 +610,9 @@ static int plan_memory(const struct plan *plans, size_t nr, const struct hs_sess
 				 resident);
 		if (pl->next_use)
 			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
-				 " + next uses: 8 bytes x %" PRIu64 " records + 16 bytes x %"
-				 PRIu64 " keys", info->records, info->distinct_keys);
+				 " + next uses: 12 bytes x %" PRIu64 " records + 16 bytes x %"
+				 PRIu64 " keys + 1 bit x records per offline run", info->records,
+				 info->distinct_keys);
 		(hs_global.verbose ? hs_info : hs_note)(
 			"replay: %zu run%s over %" PRIu64 " keys: about %.1f MiB of memory"
 			" (estimate: %.0f MiB + %" PRIu64 " keys x %" PRIu64 " bytes%s)", nr,

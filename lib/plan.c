@@ -35,7 +35,7 @@ static const struct extra_cost {
 	unsigned int	per_key;	/* bytes per distinct key */
 	unsigned int	per_resident;	/* bytes per resident key: min(capacity, keys) */
 } extra_costs[] = {
-	{ "opt", 0, 8 },	{ "lrfu", 0, 24 },	{ "mglru", 0, 12 },
+	{ "opt", 0, 0 },	{ "lrfu", 0, 24 },	{ "mglru", 0, 12 },
 	{ "hitshield", 0, 12 },
 };
 
@@ -43,11 +43,14 @@ static const struct extra_cost {
 static const struct extra_cost extra_unknown = { NULL, 8, 24 };
 
 /*
- * Offline runs: one uint64_t next-use seq per record, made by a forward pass
+ * Offline runs: one uint64_t next-use seq per record and the key of every
+ * access (hs_policy_env.seq_keys, a uint32_t), made by a forward pass
  * (lib/replay.c) that also holds two uint64_t per key while it runs, after
  * the wave's runs have allocated their records: the peak of such a wave.
+ * Each offline run adds a bit per record of its own (OPT's set of next uses,
+ * lib/hbits.h): run_bytes() below.
  */
-#define NEXT_USE_PER_RECORD	8u
+#define NEXT_USE_PER_RECORD	12u
 #define NEXT_USE_PER_KEY	16u
 
 static const struct extra_cost *extra_of(const struct hs_policy_ops *ops)
@@ -193,7 +196,8 @@ int hs_plan_make(struct hs_plan *plan, struct hs_plan_run *runs, size_t n)
 	plan->nr_alone = 0;
 	plan->first_alone = 0;
 	for (k = 0; k < n; k++) {
-		runs[k].bytes = hs_plan_run_bytes(runs[k].ops, runs[k].capacity, plan->keys);
+		runs[k].bytes = hs_plan_run_bytes(runs[k].ops, runs[k].capacity, plan->keys) +
+				(is_offline(runs[k].ops) ? (plan->records + 7) / 8 : 0);
 		runs[k].wave = 0;
 		sum += runs[k].bytes;
 		offline |= is_offline(runs[k].ops);

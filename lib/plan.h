@@ -40,7 +40,7 @@ struct hs_plan {
 	uint64_t	budget;		/* in: bytes a wave may take, base included */
 	uint64_t	base;		/* out: bytes of every wave (HS_PLAN_BASE) */
 	uint64_t	next_use;	/* out: bytes a wave with an offline run adds for
-					 * next uses: 8 per record and 16 per key
+					 * next uses: 12 per record and 16 per key
 					 * (0: no offline run) */
 	uint64_t	total;		/* out: estimate of all runs at once */
 	uint64_t	peak;		/* out: estimate of the largest wave */

@@ -141,9 +141,11 @@ static int slot_fill(struct slot *s, const uint32_t *keys, const uint8_t *meta, 
 /*
  * One forward pass: next[r] = seq of the next access to record r's key; a
  * READAHEAD record waits in its key's chain (through next[]) for that access.
+ * seq_keys[s] = the key of access s (hs_policy_env.seq_keys), room for
+ * @records of them.
  */
 static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t nr_keys,
-			 uint64_t **out)
+			 uint32_t *seq_keys, uint64_t **out)
 {
 	uint64_t *next, *prev, *ra = NULL, rec = 0, seq = 0;
 	const uint32_t *keys;
@@ -182,6 +184,7 @@ static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t
 			}
 			if (prev[keys[i]] != UINT64_MAX)
 				next[prev[keys[i]]] = seq;
+			seq_keys[seq] = keys[i];
 			while (ra[keys[i]] != UINT64_MAX) {
 				uint64_t w = ra[keys[i]];
 
@@ -294,6 +297,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 	struct pipeline pl = { 0 };
 	struct worker *ws = NULL;
 	uint64_t *next = NULL;
+	uint32_t *seq_keys = NULL;
 	bool need_future = false;
 	unsigned int started = 0;
 	size_t live = 0, j;
@@ -319,8 +323,21 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			return ret;
 	}
 
+	/* the keys by access, shared by the offline runs (filled below, before any step) */
+	for (j = 0; j < n; j++)
+		if (jobs[j].ops && (jobs[j].ops->flags & HS_POLICY_NEEDS_FUTURE))
+			break;
+	if (j < n) {
+		seq_keys = malloc((info.records ? info.records : 1) * sizeof(*seq_keys));
+		if (!seq_keys) {
+			hs_neigh_free(neigh);
+			return -ENOMEM;
+		}
+	}
+
 	for (j = 0; j < n; j++) {
 		struct hs_sim_config cfg = {
+			.seq_keys = seq_keys, .nr_seq = info.records,
 			.ops = jobs[j].ops, .params = jobs[j].params,
 			.capacity = jobs[j].capacity, .nr_keys = (uint32_t)info.distinct_keys,
 			.batch_max = o->batch_max, .paranoid = o->paranoid,
@@ -353,7 +370,8 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 	if (ret)
 		goto out;
 	if (need_future) {
-		ret = fill_next_use(r, info.records, (uint32_t)info.distinct_keys, &next);
+		ret = fill_next_use(r, info.records, (uint32_t)info.distinct_keys, seq_keys,
+				    &next);
 		if (ret)
 			goto out;
 	}
@@ -436,6 +454,7 @@ out:
 	}
 	free(ws);
 	free(next);
+	free(seq_keys);
 	hs_session_read_close(r);
 	hs_neigh_free(neigh);
 	return ret;

@@ -270,6 +270,8 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	sim->env.stride = hs_sim_key_bytes(ops);
 	sim->env.sim = sim;
 	sim->env.neigh = cfg->neigh;
+	sim->env.seq_keys = cfg->seq_keys;
+	sim->env.nr_seq = cfg->seq_keys ? cfg->nr_seq : 0;
 	sim->st.capacity = cfg->capacity;
 	sim->driver_pageout = !hs_policy_has_pageout(ops);
 	sim->last_access = sim->driver_pageout && cfg->pageout == HS_PAGEOUT_RECHECK;
@@ -392,6 +394,12 @@ static inline void prot_flush(struct hs_sim *sim)
 {
 	sim->prot_sum += sim->prot_resident * (sim->st.accesses - sim->prot_mark);
 	sim->prot_mark = sim->st.accesses;
+}
+
+void hs_sim_fail(struct hs_sim *sim, int err)
+{
+	if (!sim->broken)
+		sim->broken = err < 0 ? err : -EUCLEAN;
 }
 
 void hs_sim_protect(struct hs_sim *sim, struct hs_folio *f, enum hs_prot_kind kind)

@@ -92,6 +92,15 @@ struct hs_policy_env {
 	 * look-around reads it.
 	 */
 	const struct hs_neigh *neigh;
+	/*
+	 * The future by position, for HS_POLICY_NEEDS_FUTURE policies, or NULL:
+	 * seq_keys[s] is the key of access s (s < nr_seq), so that a next use
+	 * names its key.  Filled while the replay reads the stream, before the
+	 * first step; not to be read in create().  OPT keeps its own copy of
+	 * what it needs when it is NULL.
+	 */
+	const uint32_t	*seq_keys;
+	uint64_t	nr_seq;
 };
 
 static inline struct hs_folio *hs_env_folio(const struct hs_policy_env *env, uint32_t id)
@@ -117,6 +126,16 @@ const char *hs_prot_kind_name(enum hs_prot_kind k);
  * @kind: why
  */
 void hs_sim_protect(struct hs_sim *sim, struct hs_folio *f, enum hs_prot_kind kind);
+
+/**
+ * hs_sim_fail() - a hook could not do its work (its memory could not grow)
+ * @sim: env->sim
+ * @err: negative errno, e.g. -ENOMEM
+ *
+ * The step returns @err and the run is unusable, as after a contract
+ * violation: better than counting on with a policy that lost state.
+ */
+void hs_sim_fail(struct hs_sim *sim, int err);
 
 #define HS_HIST_BUCKETS	48	/* refault distance histogram: bucket b holds [2^(b-1), 2^b) */
 
@@ -254,6 +273,9 @@ struct hs_sim_config {
 						 * records) */
 	const struct hs_neigh *neigh;		/* the keys' addresses (hs_policy_env.neigh):
 						 * NULL, or valid until hs_sim_free() */
+	const uint32_t	*seq_keys;		/* hs_policy_env.seq_keys: NULL, or valid
+						 * until hs_sim_free() */
+	uint64_t	nr_seq;			/* its length */
 	bool		no_prefetch;		/* hs_sim_run() steps without fetching the
 						 * records of keys ahead (the same counts,
 						 * slower: for tests and measurements) */

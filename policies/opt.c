@@ -18,16 +18,21 @@
  * a->next_use, the seq of the same key's next access (HS_NEVER if none); the
  * driver or the replay computes it by a pass over the stream.
  *
- * The resident keys sit in a max-heap on their next use; the root is the key
- * needed farthest ahead (or never), the victim:
+ * The resident keys' next uses are a set of distinct integers below the
+ * stream's length (two keys never share a next access), so the victim, the
+ * largest, comes from a hierarchical bitmap over seqs (lib/hbits.h) in one
+ * word per level, the top ones always in cache; a max-heap needs log2(c)
+ * scattered entries per eviction, and at 3.7 M keys OPT took three times
+ * LRU's time in it.  The bit names the seq; the key accessed at that seq is
+ * the key that needs it:
  *
- *	                 heap[0]: {next_use = max, id}  <- evict() pops this
- *	                /                      \
- *	        heap[1]                          heap[2]
- *	        /     \                          /     \
- *	     ...       ...                    ...       ...
+ *	fut     bit s set: some resident key's next use is s
+ *	owner   owner[s]: the key of access s -- env->seq_keys when the replay
+ *	        supplies it (shared by every offline run of the pass), else a
+ *	        copy kept here, written when the bit is set
+ *	never   bit i set: resident key i is never used again (an id bitmap)
  *
- *	per key (private area): pos = its index in heap[], valid while resident.
+ *	per key (private area): nu = its next use, valid while resident.
  *
  * Order: larger next_use first.  Two resident keys can share a next use only
  * when both are HS_NEVER (an access names one key); those are ordered by key
@@ -37,12 +42,12 @@
  *
  * Hooks (lib/policy.h):
  *
- *   hit()     the key's next use moves to a->next_use (later than now): sift
- *             it toward the root.
- *   insert()  push {a->next_use, id}.
- *   evict()   pop the root @need times (fewer only when fewer are resident).
- *   remove()  delete from the middle of the heap (drop or PAGEOUT); a drop of
- *             a non-resident key is a no-op (no ghosts).
+ *   hit()     clear the key's bit (its next use was now), set a->next_use's.
+ *   insert()  set a->next_use's bit.
+ *   evict()   take the victim @need times (fewer only when fewer are
+ *             resident): the lowest id in never, else the largest bit of fut.
+ *   remove()  clear the key's bit (drop or PAGEOUT); a drop of a
+ *             non-resident key is a no-op (no ghosts).
  *   admit()   the bypass variant only, below.
  *   hint()    COLD is ignored: it is advice about the future, and OPT knows
  *             the future (a COLD key that is used again soon stays, one that
@@ -57,7 +62,7 @@
  * tests and of the ARC article's MIN column, i.e. of every published number
  * in POLICIES.md §5.  With bypass = true a miss is not cached when the cache
  * is full and the missed key's next use is no sooner than that of every
- * resident key (a->next_use >= the root's): caching it would evict something
+ * resident key (a->next_use >= the victim's): caching it would evict something
  * needed no later than it.  The driver asks admit() before making room;
  * false serves the miss without eviction or insertion.  Ties can only be
  * HS_NEVER against HS_NEVER, and a key never used again is never worth a
@@ -65,8 +70,9 @@
  * trace (it is the optimum over a larger set of choices); the golden files
  * opt-demand.golden and opt-bypass.golden show a trace where it has fewer.
  *
- * Cost: O(log c) per access; per key 4 bytes of private state, plus a
- * 16-byte heap entry per resident key.
+ * Cost: O(log64 n) per access, a few words; per key 8 bytes of private
+ * state, a bit per key (never) and a bit per access (fut); and 4 bytes per
+ * access for owner when the replay does not supply seq_keys.
  */
 #include "config.h"
 
@@ -75,22 +81,20 @@
 #include <stdlib.h>
 
 #include "hs.h"
-#include "iheap.h"
+#include "hbits.h"
 #include "policy.h"
 #include "policy-util.h"
 
 struct opt_priv {
-	uint32_t	pos;		/* index in hs_policy.heap; valid only while resident */
-};
-
-struct opt_ent {
-	uint64_t	next_use;	/* seq of the key's next access, or HS_NEVER */
-	uint32_t	id;		/* key id */
+	uint64_t	nu;		/* the key's next use; valid only while resident */
 };
 
 struct hs_policy {
-	struct hs_iheap		heap;	/* max-heap of struct opt_ent, one per resident key,
-					 * root = victim; size min(capacity, nr_keys) */
+	struct hs_hbits		fut;	/* next uses (seqs) of resident keys */
+	struct hs_hbits		never;	/* ids of resident keys never used again */
+	const uint32_t		*owner;	/* owner[s]: the key of access s */
+	uint32_t		*own;	/* owner when env->seq_keys is NULL (grown) */
+	uint64_t		resident; /* keys in fut or never */
 	bool			bypass;	/* admit() may refuse a miss */
 	uint64_t		bypassed; /* misses admit() refused */
 	const struct hs_policy_env *env; /* the run's description, valid until destroy() */
@@ -105,27 +109,6 @@ static const struct hs_param opt_params[] = {
 static struct opt_priv *opt_priv(struct hs_folio *f)
 {
 	return hs_folio_priv(f);
-}
-
-/* Strict "a is evicted before b": farther next use, then lower id. */
-static bool ent_before(const void *va, const void *vb)
-{
-	const struct opt_ent *a = va, *b = vb;
-
-	if (a->next_use != b->next_use)
-		return a->next_use > b->next_use;
-	return a->id < b->id;
-}
-
-static const struct hs_iheap_type opt_heap = {
-	.esize		= sizeof(struct opt_ent),
-	.id_off		= offsetof(struct opt_ent, id),
-	.before		= ent_before,
-};
-
-static struct opt_ent *opt_ent(const struct hs_policy *p, uint64_t i)
-{
-	return hs_iheap_at(&p->heap, &opt_heap, i);
 }
 
 static int opt_create(const struct hs_policy_env *env, const struct hs_param_set *ps,
@@ -147,9 +130,10 @@ static int opt_create(const struct hs_policy_env *env, const struct hs_param_set
 		goto out_free_defaults;
 	p->env = env;
 	p->bypass = hs_param_bool(ps, "bypass");
-	err = hs_iheap_init(&p->heap, &opt_heap, HS_MIN(env->capacity, (uint64_t)env->nr_keys),
-			    env->folios, env->stride,
-			    env->priv_off + offsetof(struct opt_priv, pos));
+	p->owner = env->seq_keys;
+	err = hs_hbits_init(&p->never, env->nr_keys ? env->nr_keys : 1);
+	if (!err)
+		err = hs_hbits_init(&p->fut, p->owner && env->nr_seq ? env->nr_seq : 4096);
 	if (err)
 		goto out_free_p;
 	hs_param_set_free(defaults);
@@ -157,6 +141,7 @@ static int opt_create(const struct hs_policy_env *env, const struct hs_param_set
 	return 0;
 
 out_free_p:
+	hs_hbits_release(&p->never);
 	free(p);
 out_free_defaults:
 	hs_param_set_free(defaults);
@@ -167,51 +152,116 @@ static void opt_destroy(struct hs_policy *p)
 {
 	if (!p)
 		return;
-	hs_iheap_release(&p->heap);
+	hs_hbits_release(&p->fut);
+	hs_hbits_release(&p->never);
+	free(p->own);
 	free(p);
+}
+
+/*
+ * Room for next use @nu in fut and, kept here, owner.  A next use beyond the
+ * supplied seq_keys (a caller's mistake) switches to a copy of our own.
+ */
+static __attribute__((noinline)) int make_room(struct hs_policy *p, uint64_t nu)
+{
+	uint64_t bound = HS_MAX(p->fut.bound * 2, nu + 1), s;
+	uint32_t *own;
+
+	own = realloc(p->own, bound * sizeof(*own));
+	if (!own)
+		return -ENOMEM;
+	if (p->owner && p->owner != p->own) {
+		for (s = 0; s < p->fut.bound; s++)
+			if (hs_hbits_test(&p->fut, s))
+				own[s] = p->owner[s];
+	}
+	p->own = own;
+	p->owner = own;
+	return hs_hbits_grow(&p->fut, bound);
+}
+
+/* Record that resident key @f is next used at @nu. */
+static void set_next_use(struct hs_policy *p, struct hs_folio *f, uint64_t nu)
+{
+	opt_priv(f)->nu = nu;
+	p->resident++;
+	if (nu == HS_NEVER) {
+		hs_hbits_set(&p->never, f->id);
+		return;
+	}
+	if (unlikely(nu >= p->fut.bound || !p->owner)) {
+		int err = make_room(p, nu);
+
+		if (err) {
+			/* the run ends with err; keep the sets consistent till then */
+			hs_sim_fail(p->env->sim, err);
+			opt_priv(f)->nu = HS_NEVER;
+			hs_hbits_set(&p->never, f->id);
+			return;
+		}
+	}
+	if (p->own)
+		p->own[nu] = f->id;
+	hs_hbits_set(&p->fut, nu);
+}
+
+static void clear_next_use(struct hs_policy *p, struct hs_folio *f)
+{
+	uint64_t nu = opt_priv(f)->nu;
+
+	p->resident--;
+	if (nu == HS_NEVER)
+		hs_hbits_clear(&p->never, f->id);
+	else
+		hs_hbits_clear(&p->fut, nu);
+}
+
+/* The next use of the key evict() takes next (the resident set is not empty). */
+static uint64_t root_next_use(const struct hs_policy *p)
+{
+	return hs_hbits_min(&p->never) != HS_HBITS_NONE ? HS_NEVER : hs_hbits_max(&p->fut);
+}
+
+/* The key evict() takes next: farther next use first, then lower id. */
+static uint32_t victim(const struct hs_policy *p)
+{
+	uint64_t id = hs_hbits_min(&p->never);
+
+	return id != HS_HBITS_NONE ? (uint32_t)id : p->owner[hs_hbits_max(&p->fut)];
 }
 
 static void opt_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
-	uint32_t pos = opt_priv(f)->pos;
-	struct opt_ent tmp;
-
-	opt_ent(p, pos)->next_use = a->next_use;
-	/* The next use only moves later (toward the root), but stay general. */
-	hs_iheap_fix(&p->heap, &opt_heap, pos, &tmp);
+	clear_next_use(p, f);
+	set_next_use(p, f, a->next_use);
 }
 
 static void opt_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
-	struct opt_ent e = { .next_use = a->next_use, .id = f->id };
-	struct opt_ent tmp;
-
-	/* The driver never lets more keys in than the capacity (and size >= that). */
-	hs_iheap_push(&p->heap, &opt_heap, &e, &tmp);
+	set_next_use(p, f, a->next_use);
 }
 
 static size_t opt_evict(struct hs_policy *p, struct hs_folio *incoming, const struct hs_access *a,
 			size_t need, struct hs_folio **victims, size_t max)
 {
-	struct opt_ent tmp;
 	size_t n = 0;
 
 	(void)incoming;
 	(void)a;
-	while (n < need && n < max && p->heap.n) {
-		victims[n++] = hs_env_folio(p->env, opt_ent(p, 0)->id);
-		hs_iheap_del(&p->heap, &opt_heap, 0, &tmp);
+	while (n < need && n < max && p->resident) {
+		struct hs_folio *f = hs_env_folio(p->env, victim(p));
+
+		clear_next_use(p, f);
+		victims[n++] = f;
 	}
 	return n;
 }
 
 static void opt_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why)
 {
-	struct opt_ent tmp;
-
 	(void)why;
 	if (hs_folio_is_resident(f))
-		hs_iheap_del(&p->heap, &opt_heap, opt_priv(f)->pos, &tmp);
+		clear_next_use(p, f);
 }
 
 static enum hs_hint_verdict opt_hint(struct hs_policy *p, struct hs_folio *f,
@@ -225,47 +275,57 @@ static enum hs_hint_verdict opt_hint(struct hs_policy *p, struct hs_folio *f,
 static bool opt_admit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
 	(void)f;
-	if (!p->bypass || p->heap.n < p->env->capacity || !p->heap.n)
+	if (!p->bypass || p->resident < p->env->capacity || !p->resident)
 		return true;
-	if (a->next_use < opt_ent(p, 0)->next_use)
+	if (a->next_use < root_next_use(p))
 		return true;
 	p->bypassed++;
 	return false;
 }
 
 /*
- * The heap's own check makes its ids distinct and their positions right; if
- * every entry is resident and as many keys are resident as there are entries,
- * the heap holds exactly the resident keys.
+ * Every resident key has its bit, its owner entry names it, and there are as
+ * many bits as resident keys: the two sets hold exactly the resident keys.
  */
 static int opt_check(const struct hs_policy *p)
 {
 	const struct hs_policy_env *env = p->env;
-	uint64_t i;
+	uint64_t found = 0;
 
-	if (hs_iheap_check(&p->heap, &opt_heap, env->nr_keys))
-		return -EUCLEAN;
-	for (i = 0; i < p->heap.n; i++)
-		if (!hs_folio_is_resident(hs_env_folio(env, opt_ent(p, i)->id)))
+	for (uint32_t id = 0; id < env->nr_keys; id++) {
+		struct hs_folio *f = hs_env_folio(env, id);
+		uint64_t nu;
+
+		if (!hs_folio_is_resident(f))
+			continue;
+		found++;
+		nu = opt_priv(f)->nu;
+		if (nu == HS_NEVER) {
+			if (!hs_hbits_test(&p->never, id))
+				return -EUCLEAN;
+		} else if (nu >= p->fut.bound || !hs_hbits_test(&p->fut, nu) ||
+			   p->owner[nu] != id) {
 			return -EUCLEAN;
-	return hs_env_count_resident(env) == p->heap.n ? 0 : -EUCLEAN;
+		}
+	}
+	if (found != p->resident ||
+	    hs_hbits_count(&p->fut) + hs_hbits_count(&p->never) != p->resident)
+		return -EUCLEAN;
+	return 0;
 }
 
 static void opt_dump(const struct hs_policy *p, FILE *fp)
 {
-	const struct opt_ent *e;
-	uint64_t i;
+	uint64_t s;
 
-	fprintf(fp, "opt: %s, %" PRIu64 " resident, heap order (id next_use):\n",
-		p->bypass ? "bypass" : "demand", p->heap.n);
-	for (i = 0; i < p->heap.n; i++) {
-		e = opt_ent(p, i);
-		if (e->next_use == HS_NEVER)
-			fprintf(fp, "  [%" PRIu64 "] %" PRIu32 " never\n", i, e->id);
-		else
-			fprintf(fp, "  [%" PRIu64 "] %" PRIu32 " %" PRIu64 "\n", i, e->id,
-				e->next_use);
-	}
+	fprintf(fp, "opt: %s, %" PRIu64 " resident, eviction order (id next_use):\n",
+		p->bypass ? "bypass" : "demand", p->resident);
+	for (s = 0; s < p->never.bound; s++)
+		if (hs_hbits_test(&p->never, s))
+			fprintf(fp, "  %" PRIu64 " never\n", s);
+	for (s = p->fut.bound; s--;)
+		if (hs_hbits_test(&p->fut, s))
+			fprintf(fp, "  %" PRIu32 " %" PRIu64 "\n", p->owner[s], s);
 }
 
 static void opt_report(const struct hs_policy *p, struct hs_metrics *m)
