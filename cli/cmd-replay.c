@@ -564,9 +564,9 @@ static double mib(uint64_t bytes)
 static int plan_memory(const struct plan *plans, size_t nr, const struct hs_session_info *info,
 		       const struct args *a, struct hs_plan *pl, struct hs_plan_run **out)
 {
-	uint64_t per_key = 0, resident = 0, avail = 0;
+	uint64_t per_key = 0, resident = 0, avail = 0, bitmaps = 0;
 	struct hs_plan_run *runs;
-	char extra[160] = "";
+	char extra[256] = "";
 	int err;
 
 	*out = NULL;
@@ -596,6 +596,10 @@ static int plan_memory(const struct plan *plans, size_t nr, const struct hs_sess
 		hs_plan_run_cost(plans[i].ops, &k, &r);
 		per_key += k;
 		resident += r * HS_MIN(plans[i].capacity, info->distinct_keys);
+		/* lib/plan.c: an OPT run that keeps its next uses in a bitmap */
+		if ((plans[i].ops->flags & HS_POLICY_NEEDS_FUTURE) &&
+		    HS_MIN(plans[i].capacity, info->distinct_keys) >= HS_OPT_BITMAP_MIN)
+			bitmaps++;
 	}
 	err = hs_plan_make(pl, runs, nr);
 	if (err) {
@@ -610,9 +614,12 @@ static int plan_memory(const struct plan *plans, size_t nr, const struct hs_sess
 				 resident);
 		if (pl->next_use)
 			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
-				 " + next uses: 12 bytes x %" PRIu64 " records + 16 bytes x %"
-				 PRIu64 " keys + 1 bit x records per offline run", info->records,
-				 info->distinct_keys);
+				 " + next uses: 8 bytes x %" PRIu64 " records + 16 bytes x %"
+				 PRIu64 " keys", info->records, info->distinct_keys);
+		if (bitmaps)
+			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+				 " + %" PRIu64 " OPT run%s x (4 bytes + 1 bit) x records", bitmaps,
+				 bitmaps == 1 ? "" : "s");
 		(hs_global.verbose ? hs_info : hs_note)(
 			"replay: %zu run%s over %" PRIu64 " keys: about %.1f MiB of memory"
 			" (estimate: %.0f MiB + %" PRIu64 " keys x %" PRIu64 " bytes%s)", nr,

@@ -30,6 +30,14 @@ enum hs_exit {
 };
 
 /*
+ * hs_huge_alloc() - a zeroed array of @bytes, in 2 MiB huge pages when it is
+ * that large (lib/huge.c); *@mapped receives what hs_huge_free() needs.
+ * Return: the array, or NULL.
+ */
+void *hs_huge_alloc(size_t bytes, size_t *mapped);
+void hs_huge_free(void *p, size_t mapped);
+
+/*
  * Room for @need elements of @size bytes in @arr, which has room for *@cap:
  * the array itself when it has, else @arr reallocated to the first doubling
  * of *@cap (of @first, when empty) that holds @need, *@cap updated.

@@ -35,7 +35,7 @@ static const struct extra_cost {
 	unsigned int	per_key;	/* bytes per distinct key */
 	unsigned int	per_resident;	/* bytes per resident key: min(capacity, keys) */
 } extra_costs[] = {
-	{ "opt", 0, 0 },	{ "lrfu", 0, 24 },	{ "mglru", 0, 12 },
+	{ "opt", 0, 8 },	{ "lrfu", 0, 24 },	{ "mglru", 0, 12 },
 	{ "hitshield", 0, 12 },
 };
 
@@ -43,15 +43,13 @@ static const struct extra_cost {
 static const struct extra_cost extra_unknown = { NULL, 8, 24 };
 
 /*
- * Offline runs: one uint64_t next-use seq per record and the key of every
- * access (hs_policy_env.seq_keys, a uint32_t), made by a forward pass
+ * Offline runs: one uint64_t next-use seq per record, made by a forward pass
  * (lib/replay.c) that also holds two uint64_t per key while it runs, after
  * the wave's runs have allocated their records: the peak of such a wave.
- * Each offline run adds a bit per record of its own (OPT's set of next uses,
- * lib/hbits.h): run_bytes() below.
  */
-#define NEXT_USE_PER_RECORD	12u
+#define NEXT_USE_PER_RECORD	8u
 #define NEXT_USE_PER_KEY	16u
+
 
 static const struct extra_cost *extra_of(const struct hs_policy_ops *ops)
 {
@@ -84,6 +82,21 @@ uint64_t hs_plan_run_bytes(const struct hs_policy_ops *ops, uint64_t capacity, u
 static bool is_offline(const struct hs_policy_ops *ops)
 {
 	return ops->flags & HS_POLICY_NEEDS_FUTURE;
+}
+
+/*
+ * An OPT run with HS_OPT_BITMAP_MIN or more resident keys keeps its next
+ * uses in a bitmap, a bit per record, and has the pass keep the key of every
+ * access (hs_policy_env.seq_keys, 4 bytes a record).  The pass shares those
+ * among such runs; the estimate counts them for each (an overestimate when
+ * two share a wave), while its 8 bytes per resident key (the heap it then
+ * does not use) stay counted too.
+ */
+static uint64_t offline_extra(const struct hs_plan_run *r, const struct hs_plan *plan)
+{
+	if (!is_offline(r->ops) || HS_MIN(r->capacity, plan->keys) < HS_OPT_BITMAP_MIN)
+		return 0;
+	return 4 * plan->records + (plan->records + 7) / 8;
 }
 
 /* Filling order: offline runs first, then larger first, then plan order. */
@@ -197,7 +210,7 @@ int hs_plan_make(struct hs_plan *plan, struct hs_plan_run *runs, size_t n)
 	plan->first_alone = 0;
 	for (k = 0; k < n; k++) {
 		runs[k].bytes = hs_plan_run_bytes(runs[k].ops, runs[k].capacity, plan->keys) +
-				(is_offline(runs[k].ops) ? (plan->records + 7) / 8 : 0);
+				offline_extra(&runs[k], plan);
 		runs[k].wave = 0;
 		sum += runs[k].bytes;
 		offline |= is_offline(runs[k].ops);

@@ -142,10 +142,11 @@ static int slot_fill(struct slot *s, const uint32_t *keys, const uint8_t *meta, 
  * One forward pass: next[r] = seq of the next access to record r's key; a
  * READAHEAD record waits in its key's chain (through next[]) for that access.
  * seq_keys[s] = the key of access s (hs_policy_env.seq_keys), room for
- * @records of them.
+ * @records of them, when not NULL.  *@out in huge pages (*@mapped for
+ * hs_huge_free()): written once, read through, and 8 bytes a record.
  */
 static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t nr_keys,
-			 uint32_t *seq_keys, uint64_t **out)
+			 uint32_t *seq_keys, uint64_t **out, size_t *mapped)
 {
 	uint64_t *next, *prev, *ra = NULL, rec = 0, seq = 0;
 	const uint32_t *keys;
@@ -153,7 +154,7 @@ static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t
 	size_t n, i;
 	int ret;
 
-	next = malloc((records ? records : 1) * sizeof(*next));
+	next = hs_huge_alloc((records ? records : 1) * sizeof(*next), mapped);
 	prev = malloc((nr_keys ? nr_keys : 1) * sizeof(*prev));
 	ra = malloc((nr_keys ? nr_keys : 1) * sizeof(*ra));
 	if (!next || !prev || !ra) {
@@ -184,7 +185,8 @@ static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t
 			}
 			if (prev[keys[i]] != UINT64_MAX)
 				next[prev[keys[i]]] = seq;
-			seq_keys[seq] = keys[i];
+			if (seq_keys)
+				seq_keys[seq] = keys[i];
 			while (ra[keys[i]] != UINT64_MAX) {
 				uint64_t w = ra[keys[i]];
 
@@ -219,7 +221,8 @@ static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t
 out_free:
 	free(prev);
 	free(ra);
-	free(next);
+	hs_huge_free(next, *mapped);
+	*mapped = 0;
 	return ret;
 }
 
@@ -298,6 +301,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 	struct worker *ws = NULL;
 	uint64_t *next = NULL;
 	uint32_t *seq_keys = NULL;
+	size_t seq_keys_mapped = 0, next_mapped = 0;
 	bool need_future = false;
 	unsigned int started = 0;
 	size_t live = 0, j;
@@ -323,21 +327,8 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			return ret;
 	}
 
-	/* the keys by access, shared by the offline runs (filled below, before any step) */
-	for (j = 0; j < n; j++)
-		if (jobs[j].ops && (jobs[j].ops->flags & HS_POLICY_NEEDS_FUTURE))
-			break;
-	if (j < n) {
-		seq_keys = malloc((info.records ? info.records : 1) * sizeof(*seq_keys));
-		if (!seq_keys) {
-			hs_neigh_free(neigh);
-			return -ENOMEM;
-		}
-	}
-
 	for (j = 0; j < n; j++) {
 		struct hs_sim_config cfg = {
-			.seq_keys = seq_keys, .nr_seq = info.records,
 			.ops = jobs[j].ops, .params = jobs[j].params,
 			.capacity = jobs[j].capacity, .nr_keys = (uint32_t)info.distinct_keys,
 			.batch_max = o->batch_max, .paranoid = o->paranoid,
@@ -366,12 +357,28 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			need_future = true;
 	}
 
+	/* the keys by access, for the offline runs that asked (filled before any step) */
+	for (j = 0; j < n; j++)
+		if (jobs[j].sim && !jobs[j].err && hs_sim_wants_seq_keys(jobs[j].sim))
+			break;
+	if (j < n) {
+		seq_keys = hs_huge_alloc((info.records ? info.records : 1) * sizeof(*seq_keys),
+					 &seq_keys_mapped);
+		if (!seq_keys) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (; j < n; j++)
+			if (jobs[j].sim && !jobs[j].err && hs_sim_wants_seq_keys(jobs[j].sim))
+				hs_sim_set_seq_keys(jobs[j].sim, seq_keys, info.records);
+	}
+
 	ret = hs_session_read_open(st, session, &r);
 	if (ret)
 		goto out;
 	if (need_future) {
 		ret = fill_next_use(r, info.records, (uint32_t)info.distinct_keys, seq_keys,
-				    &next);
+				    &next, &next_mapped);
 		if (ret)
 			goto out;
 	}
@@ -453,8 +460,8 @@ out:
 		jobs[j].sim = NULL;
 	}
 	free(ws);
-	free(next);
-	free(seq_keys);
+	hs_huge_free(next, next_mapped);
+	hs_huge_free(seq_keys, seq_keys_mapped);
 	hs_session_read_close(r);
 	hs_neigh_free(neigh);
 	return ret;

@@ -86,6 +86,7 @@ struct hs_sim {
 	size_t			nr_last;	/* entries in last */
 	size_t			last_cap;	/* allocated entries in last */
 	int			broken;		/* a policy broke the contract: -EUCLEAN */
+	bool			wants_seq_keys;	/* hs_sim_want_seq_keys() */
 	bool			driver_pageout;	/* cfg.pageout filters PAGEOUT verdicts */
 	bool			last_access;	/* keep a resident key's last access in
 						 * evicted_at (only the recheck mode reads it) */
@@ -95,54 +96,6 @@ struct hs_sim {
 	uint64_t		series_every;	/* keep one record in series_every */
 	uint64_t		series_seen;	/* records offered so far */
 };
-
-/*
- * The record array is read at random, one key per step: with 4 KiB pages a
- * few hundred thousand keys outgrow the TLB, and every step would pay a page
- * walk on top of the cache miss (a prefetch cannot hide a walk it waits for).
- * A large array is therefore mapped in 2 MiB-aligned whole huge pages and
- * offered to transparent huge pages (madvise: where THP is "madvise" only,
- * as on many distributions, nothing else asks for them).  Zeroed, like
- * calloc().  Small arrays stay on the heap.
- */
-#define HUGE_SZ		(2u << 20)
-
-static void *records_alloc(size_t bytes, size_t *mapped)
-{
-	size_t len;
-	char *p;
-
-	*mapped = 0;
-	if (bytes < HUGE_SZ)
-		return calloc(1, bytes ? bytes : 1);
-	len = (bytes + HUGE_SZ - 1) & ~(size_t)(HUGE_SZ - 1);
-	p = mmap(NULL, len + HUGE_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	/* keep the 2 MiB-aligned len bytes inside, give back the rest */
-	{
-		size_t lead = (HUGE_SZ - ((uintptr_t)p & (HUGE_SZ - 1))) & (HUGE_SZ - 1);
-
-		if (lead)
-			munmap(p, lead);
-		if (HUGE_SZ - lead)
-			munmap(p + lead + len, HUGE_SZ - lead);
-		p += lead;
-	}
-#ifdef MADV_HUGEPAGE
-	(void)madvise(p, len, MADV_HUGEPAGE);	/* a hint: refused, it is only slower */
-#endif
-	*mapped = len;
-	return p;
-}
-
-static void records_free(void *p, size_t mapped)
-{
-	if (mapped)
-		munmap(p, mapped);
-	else
-		free(p);
-}
 
 static inline struct hs_folio *folio_at(const struct hs_sim *sim, uint32_t id)
 {
@@ -281,7 +234,7 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	if (!sim->victims)
 		goto out_free;
 	/* calloc: the policy's private areas start zeroed, as documented. */
-	sim->folios = records_alloc((size_t)cfg->nr_keys * sim->env.stride, &sim->folios_mapped);
+	sim->folios = hs_huge_alloc((size_t)cfg->nr_keys * sim->env.stride, &sim->folios_mapped);
 	if (!sim->folios)
 		goto out_free;
 	sim->env.folios = sim->folios;
@@ -302,7 +255,7 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 
 out_free:
 	hs_param_set_free(sim->own_ps);
-	records_free(sim->folios, sim->folios_mapped);
+	hs_huge_free(sim->folios, sim->folios_mapped);
 	free(sim->victims);
 	free(sim);
 	return err;
@@ -319,7 +272,7 @@ void hs_sim_free(struct hs_sim *sim)
 	if (sim->pol)
 		sim->ops->destroy(sim->pol);
 	hs_param_set_free(sim->own_ps);
-	records_free(sim->folios, sim->folios_mapped);
+	hs_huge_free(sim->folios, sim->folios_mapped);
 	free(sim->victims);
 	free(sim->last);
 	free(sim->series);
@@ -394,6 +347,22 @@ static inline void prot_flush(struct hs_sim *sim)
 {
 	sim->prot_sum += sim->prot_resident * (sim->st.accesses - sim->prot_mark);
 	sim->prot_mark = sim->st.accesses;
+}
+
+void hs_sim_want_seq_keys(struct hs_sim *sim)
+{
+	sim->wants_seq_keys = true;
+}
+
+bool hs_sim_wants_seq_keys(const struct hs_sim *sim)
+{
+	return sim->wants_seq_keys;
+}
+
+void hs_sim_set_seq_keys(struct hs_sim *sim, const uint32_t *keys, uint64_t n)
+{
+	sim->env.seq_keys = keys;
+	sim->env.nr_seq = keys ? n : 0;
 }
 
 void hs_sim_fail(struct hs_sim *sim, int err)

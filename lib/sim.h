@@ -95,13 +95,21 @@ struct hs_policy_env {
 	/*
 	 * The future by position, for HS_POLICY_NEEDS_FUTURE policies, or NULL:
 	 * seq_keys[s] is the key of access s (s < nr_seq), so that a next use
-	 * names its key.  Filled while the replay reads the stream, before the
-	 * first step; not to be read in create().  OPT keeps its own copy of
-	 * what it needs when it is NULL.
+	 * names its key.  A policy asks for it in create()
+	 * (hs_sim_want_seq_keys()); the replay then sets it before the first
+	 * step (hs_sim_set_seq_keys()), so it may still be NULL in create().
+	 * OPT keeps its own copy of what it needs when it stays NULL.
 	 */
 	const uint32_t	*seq_keys;
 	uint64_t	nr_seq;
 };
+
+/*
+ * Resident keys (min(capacity, keys)) from which OPT keeps its next uses in
+ * a bitmap and asks for seq_keys (policies/opt.c); the sweep planner counts
+ * seq_keys for such runs (lib/plan.c).
+ */
+#define HS_OPT_BITMAP_MIN	(128u * 1024)
 
 static inline struct hs_folio *hs_env_folio(const struct hs_policy_env *env, uint32_t id)
 {
@@ -126,6 +134,15 @@ const char *hs_prot_kind_name(enum hs_prot_kind k);
  * @kind: why
  */
 void hs_sim_protect(struct hs_sim *sim, struct hs_folio *f, enum hs_prot_kind kind);
+
+/* hs_sim_want_seq_keys() - from create(): the policy would use env->seq_keys. */
+void hs_sim_want_seq_keys(struct hs_sim *sim);
+bool hs_sim_wants_seq_keys(const struct hs_sim *sim);
+/*
+ * hs_sim_set_seq_keys() - supply env->seq_keys (valid until hs_sim_free()),
+ * before the first step: @keys[s] is the key of access s, s < @n.
+ */
+void hs_sim_set_seq_keys(struct hs_sim *sim, const uint32_t *keys, uint64_t n);
 
 /**
  * hs_sim_fail() - a hook could not do its work (its memory could not grow)

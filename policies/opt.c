@@ -18,12 +18,21 @@
  * a->next_use, the seq of the same key's next access (HS_NEVER if none); the
  * driver or the replay computes it by a pass over the stream.
  *
- * The resident keys' next uses are a set of distinct integers below the
- * stream's length (two keys never share a next access), so the victim, the
- * largest, comes from a hierarchical bitmap over seqs (lib/hbits.h) in one
- * word per level, the top ones always in cache; a max-heap needs log2(c)
- * scattered entries per eviction, and at 3.7 M keys OPT took three times
- * LRU's time in it.  The bit names the seq; the key accessed at that seq is
+ * Two queues give the victim, by the number of keys that can be resident
+ * (min(capacity, keys)).  Below hs_opt_bitmap_min (128 Ki) a max-heap of
+ * {next use, id}, which stays in cache at that size:
+ *
+ *	                 heap[0]: {next_use = max, id}  <- evict() pops this
+ *	                /                      \
+ *	        heap[1]                          heap[2]
+ *	per key (private area): pos = its index in heap[], valid while resident.
+ *
+ * From there on, the heap's log2(c) scattered entries per eviction cost the
+ * most (at 3.7 M keys OPT took three times LRU's time in it), so a bitmap:
+ * the resident keys' next uses are distinct integers below the stream's
+ * length (two keys never share a next access), and the largest comes from a
+ * hierarchical bitmap over seqs (lib/hbits.h) in one word per level, the
+ * top ones in cache.  The bit names the seq; the key accessed at that seq is
  * the key that needs it:
  *
  *	fut     bit s set: some resident key's next use is s
@@ -34,6 +43,11 @@
  *
  *	per key (private area): nu = its next use, valid while resident.
  *
+ * The bitmap loses below the threshold (its bit per access and owner[] do
+ * not fit in cache: 1.4 times the heap's time at 8,100 of 81 K keys) and
+ * wins above (0.65 times at 368,000 of 3.7 M).  Both give the same victims;
+ * tests/t-hbits.c moves the threshold to run each against a naive MIN.
+ *
  * Order: larger next_use first.  Two resident keys can share a next use only
  * when both are HS_NEVER (an access names one key); those are ordered by key
  * id, lower id first.  Which never-used key goes first cannot change any hit
@@ -42,12 +56,15 @@
  *
  * Hooks (lib/policy.h):
  *
- *   hit()     clear the key's bit (its next use was now), set a->next_use's.
- *   insert()  set a->next_use's bit.
+ *   hit()     the key's next use moves to a->next_use: sift it toward the
+ *             root; or clear its bit (its next use was now), set the new one.
+ *   insert()  push {a->next_use, id}; or set a->next_use's bit.
  *   evict()   take the victim @need times (fewer only when fewer are
- *             resident): the lowest id in never, else the largest bit of fut.
- *   remove()  clear the key's bit (drop or PAGEOUT); a drop of a
- *             non-resident key is a no-op (no ghosts).
+ *             resident): the root; or the lowest id in never, else the
+ *             largest bit of fut.
+ *   remove()  delete it from the middle of the heap, or clear its bit (drop
+ *             or PAGEOUT); a drop of a non-resident key is a no-op (no
+ *             ghosts).
  *   admit()   the bypass variant only, below.
  *   hint()    COLD is ignored: it is advice about the future, and OPT knows
  *             the future (a COLD key that is used again soon stays, one that
@@ -70,9 +87,10 @@
  * trace (it is the optimum over a larger set of choices); the golden files
  * opt-demand.golden and opt-bypass.golden show a trace where it has fewer.
  *
- * Cost: O(log64 n) per access, a few words; per key 8 bytes of private
- * state, a bit per key (never) and a bit per access (fut); and 4 bytes per
- * access for owner when the replay does not supply seq_keys.
+ * Cost: O(log c) per access with the heap, plus a 16-byte entry per
+ * resident key; O(log64 n) with the bitmap, a few words, plus a bit per key
+ * (never) and a bit per access (fut), and 4 bytes per access for owner when
+ * the replay does not supply seq_keys.  Per key 8 bytes of private state.
  */
 #include "config.h"
 
@@ -82,18 +100,32 @@
 
 #include "hs.h"
 #include "hbits.h"
+#include "iheap.h"
 #include "policy.h"
 #include "policy-util.h"
 
-struct opt_priv {
-	uint64_t	nu;		/* the key's next use; valid only while resident */
+union opt_priv {
+	uint32_t	pos;		/* heap: its index in heap[] */
+	uint64_t	nu;		/* bitmap: its next use */
+};					/* valid only while resident */
+
+struct opt_ent {
+	uint64_t	next_use;	/* seq of the key's next access, or HS_NEVER */
+	uint32_t	id;		/* key id */
 };
 
+/* min(capacity, keys) from which the bitmap serves; tests move it. */
+uint64_t hs_opt_bitmap_min = HS_OPT_BITMAP_MIN;
+
 struct hs_policy {
+	bool			bits;	/* the bitmap, not the heap */
+	struct hs_iheap		heap;	/* max-heap of struct opt_ent, root = victim */
 	struct hs_hbits		fut;	/* next uses (seqs) of resident keys */
 	struct hs_hbits		never;	/* ids of resident keys never used again */
 	const uint32_t		*owner;	/* owner[s]: the key of access s */
 	uint32_t		*own;	/* owner when env->seq_keys is NULL (grown) */
+	uint64_t		top_nu;	/* a next use and its key, owner[top_nu] = top_id, */
+	uint32_t		top_id;	/* kept so that the usual victim costs no read of owner */
 	uint64_t		resident; /* keys in fut or never */
 	bool			bypass;	/* admit() may refuse a miss */
 	uint64_t		bypassed; /* misses admit() refused */
@@ -106,9 +138,30 @@ static const struct hs_param opt_params[] = {
 	{ .name = NULL },
 };
 
-static struct opt_priv *opt_priv(struct hs_folio *f)
+static union opt_priv *opt_priv(struct hs_folio *f)
 {
 	return hs_folio_priv(f);
+}
+
+/* Strict "a is evicted before b": farther next use, then lower id. */
+static bool ent_before(const void *va, const void *vb)
+{
+	const struct opt_ent *a = va, *b = vb;
+
+	if (a->next_use != b->next_use)
+		return a->next_use > b->next_use;
+	return a->id < b->id;
+}
+
+static const struct hs_iheap_type opt_heap = {
+	.esize		= sizeof(struct opt_ent),
+	.id_off		= offsetof(struct opt_ent, id),
+	.before		= ent_before,
+};
+
+static struct opt_ent *opt_ent(const struct hs_policy *p, uint64_t i)
+{
+	return hs_iheap_at(&p->heap, &opt_heap, i);
 }
 
 static int opt_create(const struct hs_policy_env *env, const struct hs_param_set *ps,
@@ -130,12 +183,24 @@ static int opt_create(const struct hs_policy_env *env, const struct hs_param_set
 		goto out_free_defaults;
 	p->env = env;
 	p->bypass = hs_param_bool(ps, "bypass");
-	p->owner = env->seq_keys;
+	p->bits = HS_MIN(env->capacity, (uint64_t)env->nr_keys) >= hs_opt_bitmap_min;
+	if (!p->bits) {
+		err = hs_iheap_init(&p->heap, &opt_heap,
+				    HS_MIN(env->capacity, (uint64_t)env->nr_keys), env->folios,
+				    env->stride, env->priv_off + offsetof(union opt_priv, pos));
+		if (err)
+			goto out_free_p;
+		goto done;
+	}
+	hs_sim_want_seq_keys(env->sim);
+	p->owner = env->seq_keys;	/* or, when the replay sets it, at the first bit */
+	p->top_nu = HS_NEVER;
 	err = hs_hbits_init(&p->never, env->nr_keys ? env->nr_keys : 1);
 	if (!err)
 		err = hs_hbits_init(&p->fut, p->owner && env->nr_seq ? env->nr_seq : 4096);
 	if (err)
 		goto out_free_p;
+done:
 	hs_param_set_free(defaults);
 	*out = p;
 	return 0;
@@ -152,6 +217,7 @@ static void opt_destroy(struct hs_policy *p)
 {
 	if (!p)
 		return;
+	hs_iheap_release(&p->heap);
 	hs_hbits_release(&p->fut);
 	hs_hbits_release(&p->never);
 	free(p->own);
@@ -167,6 +233,10 @@ static __attribute__((noinline)) int make_room(struct hs_policy *p, uint64_t nu)
 	uint64_t bound = HS_MAX(p->fut.bound * 2, nu + 1), s;
 	uint32_t *own;
 
+	if (!p->owner && p->env->seq_keys && nu < p->env->nr_seq) {
+		p->owner = p->env->seq_keys;	/* supplied after create() */
+		return hs_hbits_grow(&p->fut, p->env->nr_seq);
+	}
 	own = realloc(p->own, bound * sizeof(*own));
 	if (!own)
 		return -ENOMEM;
@@ -202,6 +272,10 @@ static void set_next_use(struct hs_policy *p, struct hs_folio *f, uint64_t nu)
 	}
 	if (p->own)
 		p->own[nu] = f->id;
+	if (p->top_nu == HS_NEVER || nu > p->top_nu) {
+		p->top_nu = nu;
+		p->top_id = f->id;
+	}
 	hs_hbits_set(&p->fut, nu);
 }
 
@@ -222,23 +296,57 @@ static uint64_t root_next_use(const struct hs_policy *p)
 	return hs_hbits_min(&p->never) != HS_HBITS_NONE ? HS_NEVER : hs_hbits_max(&p->fut);
 }
 
-/* The key evict() takes next: farther next use first, then lower id. */
+/*
+ * The key evict() takes next: farther next use first, then lower id.  The
+ * largest next use is most often one just set (top_nu); otherwise its key
+ * is read from owner, a random place in a large array, which the previous
+ * eviction prefetched (next_victim_hint()).
+ */
 static uint32_t victim(const struct hs_policy *p)
 {
-	uint64_t id = hs_hbits_min(&p->never);
+	uint64_t id = hs_hbits_min(&p->never), m;
 
-	return id != HS_HBITS_NONE ? (uint32_t)id : p->owner[hs_hbits_max(&p->fut)];
+	if (id != HS_HBITS_NONE)
+		return (uint32_t)id;
+	m = hs_hbits_max(&p->fut);
+	return m == p->top_nu ? p->top_id : p->owner[m];
+}
+
+static void next_victim_hint(const struct hs_policy *p)
+{
+	uint64_t m = hs_hbits_max(&p->fut);
+
+	if (m != HS_HBITS_NONE && m != p->top_nu)
+		__builtin_prefetch(&p->owner[m]);
 }
 
 static void opt_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
-	clear_next_use(p, f);
-	set_next_use(p, f, a->next_use);
+	struct opt_ent tmp;
+	uint32_t pos;
+
+	if (p->bits) {
+		clear_next_use(p, f);
+		set_next_use(p, f, a->next_use);
+		return;
+	}
+	pos = opt_priv(f)->pos;
+	opt_ent(p, pos)->next_use = a->next_use;
+	/* The next use only moves later (toward the root), but stay general. */
+	hs_iheap_fix(&p->heap, &opt_heap, pos, &tmp);
 }
 
 static void opt_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
-	set_next_use(p, f, a->next_use);
+	struct opt_ent e = { .next_use = a->next_use, .id = f->id };
+	struct opt_ent tmp;
+
+	if (p->bits) {
+		set_next_use(p, f, a->next_use);
+		return;
+	}
+	/* The driver never lets more keys in than the capacity (and size >= that). */
+	hs_iheap_push(&p->heap, &opt_heap, &e, &tmp);
 }
 
 static size_t opt_evict(struct hs_policy *p, struct hs_folio *incoming, const struct hs_access *a,
@@ -248,20 +356,36 @@ static size_t opt_evict(struct hs_policy *p, struct hs_folio *incoming, const st
 
 	(void)incoming;
 	(void)a;
+	if (!p->bits) {
+		struct opt_ent tmp;
+
+		while (n < need && n < max && p->heap.n) {
+			victims[n++] = hs_env_folio(p->env, opt_ent(p, 0)->id);
+			hs_iheap_del(&p->heap, &opt_heap, 0, &tmp);
+		}
+		return n;
+	}
 	while (n < need && n < max && p->resident) {
 		struct hs_folio *f = hs_env_folio(p->env, victim(p));
 
 		clear_next_use(p, f);
 		victims[n++] = f;
 	}
+	next_victim_hint(p);
 	return n;
 }
 
 static void opt_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why)
 {
+	struct opt_ent tmp;
+
 	(void)why;
-	if (hs_folio_is_resident(f))
+	if (!hs_folio_is_resident(f))
+		return;
+	if (p->bits)
 		clear_next_use(p, f);
+	else
+		hs_iheap_del(&p->heap, &opt_heap, opt_priv(f)->pos, &tmp);
 }
 
 static enum hs_hint_verdict opt_hint(struct hs_policy *p, struct hs_folio *f,
@@ -274,10 +398,12 @@ static enum hs_hint_verdict opt_hint(struct hs_policy *p, struct hs_folio *f,
 
 static bool opt_admit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
+	uint64_t resident = p->bits ? p->resident : p->heap.n;
+
 	(void)f;
-	if (!p->bypass || p->resident < p->env->capacity || !p->resident)
+	if (!p->bypass || resident < p->env->capacity || !resident)
 		return true;
-	if (a->next_use < root_next_use(p))
+	if (a->next_use < (p->bits ? root_next_use(p) : opt_ent(p, 0)->next_use))
 		return true;
 	p->bypassed++;
 	return false;
@@ -292,6 +418,19 @@ static int opt_check(const struct hs_policy *p)
 	const struct hs_policy_env *env = p->env;
 	uint64_t found = 0;
 
+	if (!p->bits) {
+		/*
+		 * The heap's own check makes its ids distinct and their positions
+		 * right; with every entry resident and as many keys resident as
+		 * entries, the heap holds exactly the resident keys.
+		 */
+		if (hs_iheap_check(&p->heap, &opt_heap, env->nr_keys))
+			return -EUCLEAN;
+		for (uint64_t i = 0; i < p->heap.n; i++)
+			if (!hs_folio_is_resident(hs_env_folio(env, opt_ent(p, i)->id)))
+				return -EUCLEAN;
+		return hs_env_count_resident(env) == p->heap.n ? 0 : -EUCLEAN;
+	}
 	for (uint32_t id = 0; id < env->nr_keys; id++) {
 		struct hs_folio *f = hs_env_folio(env, id);
 		uint64_t nu;
@@ -318,6 +457,20 @@ static void opt_dump(const struct hs_policy *p, FILE *fp)
 {
 	uint64_t s;
 
+	if (!p->bits) {
+		fprintf(fp, "opt: %s, %" PRIu64 " resident, heap order (id next_use):\n",
+			p->bypass ? "bypass" : "demand", p->heap.n);
+		for (s = 0; s < p->heap.n; s++) {
+			const struct opt_ent *e = opt_ent(p, s);
+
+			if (e->next_use == HS_NEVER)
+				fprintf(fp, "  [%" PRIu64 "] %" PRIu32 " never\n", s, e->id);
+			else
+				fprintf(fp, "  [%" PRIu64 "] %" PRIu32 " %" PRIu64 "\n", s, e->id,
+					e->next_use);
+		}
+		return;
+	}
 	fprintf(fp, "opt: %s, %" PRIu64 " resident, eviction order (id next_use):\n",
 		p->bypass ? "bypass" : "demand", p->resident);
 	for (s = 0; s < p->never.bound; s++)
@@ -339,7 +492,7 @@ const struct hs_policy_ops hs_policy_opt = {
 	.name		= "opt",
 	.summary	= "Belady's MIN, offline: evict the key needed farthest ahead",
 	.params		= opt_params,
-	.folio_priv	= sizeof(struct opt_priv),
+	.folio_priv	= sizeof(union opt_priv),
 	.flags		= HS_POLICY_NEEDS_FUTURE,
 	.create		= opt_create,
 	.destroy	= opt_destroy,
