@@ -66,16 +66,18 @@
  * of whose pages was asked for is readahead (HS_LIFE_F_READAHEAD, and all
  * its pages stream as READAHEAD records); a life with some pages asked for
  * is a demand miss whose other pages stream as READAHEAD records, as the
- * traced rule does with a synchronous readahead's request.  Lives of other
- * inodes, lives added more than RA_SETTLE_NS before the settling demand and
- * lives no demand ever settled (writes, the end of the trace) stay demand
- * misses (ra_unsettled counts the lives so left).  The records stream at
- * the settling event instead of at the add: before the read's own access,
- * which is held or comes after anyway.  Limits: a page read ahead and then
- * asked for by the same read (a read longer than the window) counts as
- * demand, as the traced rule counts it; a read that asks for pages beyond
- * end of file names no page, so its readahead is exact; writes followed by
- * a read of the same file within RA_SETTLE_NS make false readahead.
+ * traced rule does with a synchronous readahead's request.  A life reclaim
+ * or truncation ended before the settling (reclaim inside the read, under a
+ * tight limit) is flagged all the same; its records stream unless it was
+ * truncated.  Lives of other inodes, lives added more than RA_SETTLE_NS
+ * before the settling demand and lives no demand ever settled (writes, the
+ * end of the trace) stay demand misses (ra_unsettled counts the lives so
+ * left).  The records stream at the settling event instead of at the add:
+ * before the read's own access, which is held or comes after anyway.
+ * Limits: a page the same read asks for is demand even where an
+ * asynchronous readahead brought it (the traced rule calls it readahead:
+ * 313 of 409,279 pages on the host's scan-hot); writes followed by a read of
+ * the same file within RA_SETTLE_NS make false readahead.
  */
 #include "config.h"
 
@@ -168,8 +170,8 @@ static void ra_mark(struct hs_lifecycle *lc, uint32_t tid, uint32_t iid, uint64_
 		const struct hs_folio_life *l = &lc->life[id];
 		uint64_t p;
 
-		if (lc->lp[id].state != L_ALIVE || l->ino != in->k[1] ||
-		    l->dev != (in->k[0] & 0xffffffffu) || l->kind != (uint8_t)(in->k[0] >> 32))
+		if (l->ino != in->k[1] || l->dev != (in->k[0] & 0xffffffffu) ||
+		    l->kind != (uint8_t)(in->k[0] >> 32))
 			continue;
 		for (p = l->first_page > lo ? l->first_page : lo;
 		     p < l->first_page + l->pages && p <= hi; p++) {
@@ -197,7 +199,8 @@ int hs_lc_ra_settle(struct hs_lifecycle *lc, uint32_t tid, uint32_t iid)
 	TASK(lc, tid)->ra_run = false;
 	for (; id != NONE; id = next) {
 		struct hs_folio_life *l = &lc->life[id];
-		bool alive = lc->lp[id].state == L_ALIVE, asked = false, ours;
+		uint8_t state = lc->lp[id].state;
+		bool asked = false, ours, stream;
 		uint64_t p;
 
 		next = lc->lp[id].ra_next;
@@ -210,15 +213,28 @@ int hs_lc_ra_settle(struct hs_lifecycle *lc, uint32_t tid, uint32_t iid)
 			if (kid != NONE && PKEY(lc, kid)->ra_demand && PKEY(lc, kid)->life == id)
 				asked = true;
 		}
-		ours = alive && in && l->ino == in->k[1] && l->dev == (in->k[0] & 0xffffffffu) &&
+		ours = in && l->ino == in->k[1] && l->dev == (in->k[0] & 0xffffffffu) &&
 		       l->kind == (uint8_t)(in->k[0] >> 32) &&
 		       lc->last_ts - l->born_ns <= RA_SETTLE_NS;
 		if (!ours && !asked)
 			lc->ck.ra_unsettled++;
 		if (!err && ours && !asked) {
+			/*
+			 * Reclaim inside the read may have taken it already (a large
+			 * window under a tight limit): read ahead all the same, and
+			 * counted unused now if its death is decided.
+			 */
 			l->flags |= HS_LIFE_F_READAHEAD;
 			lc->ck.readahead_inferred += l->pages;
+			if (state == L_DEAD && !l->accesses)
+				lc->ck.readahead_only++;
 		}
+		/*
+		 * Its pages entered memory, so they stream, unless a truncation
+		 * already dropped them for good.
+		 */
+		stream = ours && scope && (state != L_DEAD || l->death_cause == HS_DEATH_RECLAIM ||
+					   l->death_cause == HS_DEATH_PAGEOUT);
 		for (p = l->first_page; p < l->first_page + l->pages; p++) {
 			uint32_t kid = hs_lc_page_key_find(lc, l->kind, l->dev, l->ino, p);
 			bool demand;
@@ -227,7 +243,7 @@ int hs_lc_ra_settle(struct hs_lifecycle *lc, uint32_t tid, uint32_t iid)
 				continue;
 			demand = PKEY(lc, kid)->ra_demand;
 			PKEY(lc, kid)->ra_demand = false;
-			if (!err && ours && scope && !demand && PKEY(lc, kid)->life == id)
+			if (!err && stream && !demand && PKEY(lc, kid)->life == id)
 				err = hs_lc_emit(lc, kid, HS_CH_READAHEAD, false);
 		}
 	}

@@ -356,6 +356,47 @@ static void t_readahead_inferred_touches(void)
 	hs_lifecycle_free(lc);
 }
 
+/*
+ * An inferred readahead life may be gone before its read settles it: memcg
+ * reclaim inside the read took page 1 (reclaim death at 4), and page 2 was
+ * truncated (a delete outside any window, decided truncate by 100's next
+ * event, the get_pages at 9).  Both are read ahead all the same and never
+ * used: readahead_only 2.  Page 1 entered memory, so its READAHEAD record
+ * streams (at 6); page 2's truncation dropped it for good: no record.  The
+ * delete at 8 first streams the held read [0, 0] (FD 0 at 8); the one held
+ * at 9 streams at the end.
+ */
+static void t_readahead_inferred_gone(void)
+{
+	static const struct hs_event ev[] = {
+		ADD(1, 100, 7, 0, 0x10, 0), ADD(2, 100, 7, 1, 0x11, 0),
+		MBEGIN(3, 100), DEL(4, 100, 7, 1, 0x11, 0), MEND(5, 100, 1),
+		GP(6, 100, 7, 0, 0),
+		ADD(7, 100, 7, 2, 0x12, 0), DEL(8, 100, 7, 2, 0x12, 0), GP(9, 100, 7, 0, 0),
+	};
+	struct hs_lifecycle_checks c;
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(HS_LC_INFER_RA, &s);
+	if (!lc)
+		return;
+	feed_finish(lc, ev, N(ev));
+	LIFE(lc, 0, A_F, 7, 0, 1, 1, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 1, A_F, 7, 1, 1, 2, 4, D_RECL, HS_LIFE_F_READAHEAD, false, 0, 0);
+	LIFE(lc, 2, A_F, 7, 2, 1, 7, 8, D_TRUNC, HS_LIFE_F_READAHEAD, false, 0, 0);
+	c = checks(lc);
+	T_EQ_U64(c.readahead_inferred, 2);
+	T_EQ_U64(c.readahead, 1);
+	T_EQ_U64(c.readahead_only, 2);
+	T_EQ_U64(c.ra_unsettled, 0);
+	STREAM_IS(&s, { 1, HS_CH_READAHEAD }, { 0, M_FD }, { 0, M_FD });
+	T_EQ_U64(s.ts[0], 6);
+	T_EQ_U64(s.ts[1], 8);
+	T_EQ_U64(s.ts[2], 9);
+	hs_lifecycle_free(lc);
+}
+
 static const struct t_case cases[] = {
 	{ "get-pages-chain", t_get_pages_chain },
 	{ "get-pages-resident", t_get_pages_resident },
@@ -366,6 +407,7 @@ static const struct t_case cases[] = {
 	{ "readahead", t_readahead },
 	{ "readahead-inferred", t_readahead_inferred },
 	{ "readahead-inferred-touches", t_readahead_inferred_touches },
+	{ "readahead-inferred-gone", t_readahead_inferred_gone },
 };
 
 int main(int argc, char **argv)
