@@ -1240,6 +1240,7 @@ out:
 static void test_capture_6_12(void)
 {
 	struct hs_lifecycle_checks ck;
+	struct hs_kernel_row kr;
 	struct hs_recbuild_result res;
 	struct hs_recbuild_opts o;
 	struct hs_decoder *d = NULL;
@@ -1280,6 +1281,18 @@ static void test_capture_6_12(void)
 	if (build(st, &o, &ck, &res))
 		goto out;
 	check_capture(st, id2, &res, &ck);
+	/*
+	 * 6.12 has no readahead events: the build inferred readahead from the
+	 * adds, stored its counters, and the kernel row says so.
+	 */
+	T_ASSERT(ck.readahead_inferred > 0);
+	T_EQ_I64(q_int(st, "SELECT after FROM record_counters WHERE session = %" PRId64
+		       " AND file = 'lifecycle' AND name = 'readahead_inferred'", id2),
+		 (int64_t)ck.readahead_inferred);
+	T_EQ_I64(q_int(st, "SELECT count(*) FROM record_counters WHERE session = %" PRId64
+		       " AND file = 'lifecycle' AND name = 'readahead_unsettled'", id2), 1);
+	T_EQ_I64(hs_store_kernel_row(st, id2, &kr), 0);
+	T_EQ_I64(kr.readahead_traced, 2);
 	T_EQ_I64(tmp_entries(), 0);
 out:
 	hs_decoder_free(d);
