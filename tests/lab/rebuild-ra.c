@@ -21,8 +21,18 @@
  *	rebuild-ra DB SESSION [OUT_DB]
  *	hsctl --db OUT_DB replay N --policy mglru --param mglru.profile=p68 --size 16384
  *
- * The sessions it writes are imports (no kernel row, no fidelity).  The
- * workload task is the busiest adder and reader of the session
+ * The sessions it writes are imports (no kernel row, no fidelity).  With
+ * --apply instead of OUT_DB it rewrites the recorded session in DB itself
+ * as a build with the inference would have made it (run it on a copy): the
+ * inferred stream replaces the stored one, the lives take the inferred
+ * readahead flags (refused unless the rebuild without inference reproduces
+ * every stored life), the lifecycle counters readahead_inferred and
+ * readahead_unsettled are added and the session's runs and fidelity rows
+ * dropped, so that replay prints the kernel row and fidelity works:
+ *
+ *	cp lab.db fid.db && rebuild-ra fid.db 4 --apply && hsctl --db fid.db fidelity 4
+ *
+ * The workload task is the busiest adder and reader of the session
  * (recordings.pid is the recorder's).  Not built by make: from a build tree,
  *
  *	cc -O2 -I. -I$SRC/lib -o rebuild-ra $SRC/tests/lab/rebuild-ra.c lib/libhs.a \
@@ -73,6 +83,7 @@ struct lk {
 
 struct build {
 	struct out	o;		/* the stream */
+	struct lk	*byid;		/* lives by id */
 	struct lk	*lk;		/* lives, sorted by lk_cmp() */
 	size_t		n;
 	struct hs_lifecycle_checks ck;
@@ -179,11 +190,13 @@ static void build(int mode, struct build *b)
 	hs_lifecycle_get_checks(lc, &b->ck);
 	b->n = hs_lifecycle_nr_lives(lc);
 	b->lk = xrealloc(NULL, (b->n ? b->n : 1) * sizeof(*b->lk));
+	b->byid = xrealloc(NULL, (b->n ? b->n : 1) * sizeof(*b->byid));
 	for (i = 0; i < b->n; i++) {
 		const struct hs_folio_life *l = hs_lifecycle_life(lc, i);
 
 		b->lk[i] = (struct lk){ l->ino, l->first_page, l->born_ns, l->pages, l->flags,
 					l->workload };
+		b->byid[i] = b->lk[i];
 		if (!l->workload)
 			continue;
 		if (!(l->flags & (HS_LIFE_F_READAHEAD | HS_LIFE_F_UNSEEN_BIRTH)))
@@ -377,6 +390,85 @@ static void load_touches(sqlite3 *db, struct hs_store *st, int64_t session)
 	hs_session_read_close(r);
 }
 
+static void exec_sql(sqlite3 *db, const char *sql)
+{
+	char *err = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+		die("%s", err ? err : sqlite3_errmsg(db));
+}
+
+/*
+ * --apply: the inferred build @inf replaces the stored session's stream and
+ * readahead flags, in the database @path.  @plain (no inference) must match
+ * every stored life, so that life ids line up.
+ */
+static void apply(const char *path, int64_t session, const struct build *plain,
+		  const struct build *inf)
+{
+	struct hs_store *st;
+	sqlite3_stmt *s;
+	size_t stored = 0, bad = 0, i;
+	int64_t tmp;
+	char sql[2048];
+	sqlite3 *db;
+
+	if (hs_store_open(path, 0, &st))
+		die("%s: cannot open for writing", path);
+	tmp = write_session(st, "rebuild-ra-apply", &inf->o);
+	hs_store_close(st);
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+		die("%s: %s", path, sqlite3_errmsg(db));
+	s = prep(db, "SELECT life, coalesce(ino, 0), first_page, coalesce(born_ns, 0), flags"
+		 " FROM folio_lives WHERE session = ?1", session);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		uint64_t id = (uint64_t)sqlite3_column_int64(s, 0);
+		const struct lk *l = id < plain->n ? &plain->byid[id] : NULL;
+
+		stored++;
+		bad += !l || l->ino != (uint64_t)sqlite3_column_int64(s, 1) ||
+		       l->first != (uint64_t)sqlite3_column_int64(s, 2) ||
+		       l->born != (uint64_t)sqlite3_column_int64(s, 3) ||
+		       l->flags != (uint8_t)sqlite3_column_int(s, 4);
+	}
+	sqlite3_finalize(s);
+	if (bad || stored != plain->n || plain->n != inf->n) {
+		snprintf(sql, sizeof(sql), "DELETE FROM sessions WHERE id = %" PRId64, tmp);
+		exec_sql(db, sql);
+		die("session %" PRId64 ": the rebuild does not reproduce the stored lives (%zu of"
+		    " %zu differ, %zu rebuilt): not applied", session, bad, stored, plain->n);
+	}
+	exec_sql(db, "PRAGMA foreign_keys = ON; BEGIN");
+	s = prep(db, "UPDATE folio_lives SET flags = ?2 WHERE session = ?1 AND life = ?3", session);
+	for (i = 0; i < inf->n; i++) {
+		sqlite3_bind_int(s, 2, inf->byid[i].flags);
+		sqlite3_bind_int64(s, 3, (int64_t)i);
+		if (sqlite3_step(s) != SQLITE_DONE)
+			die("%s", sqlite3_errmsg(db));
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	snprintf(sql, sizeof(sql),
+		 "DELETE FROM access_chunks WHERE session = %1$" PRId64 ";"
+		 "UPDATE access_chunks SET session = %1$" PRId64 " WHERE session = %2$" PRId64 ";"
+		 "DELETE FROM session_keys WHERE session = %1$" PRId64 ";"
+		 "UPDATE session_keys SET session = %1$" PRId64 " WHERE session = %2$" PRId64 ";"
+		 "UPDATE sessions SET (records, accesses, distinct_keys) = (SELECT records,"
+		 " accesses, distinct_keys FROM sessions WHERE id = %2$" PRId64 ")"
+		 " WHERE id = %1$" PRId64 ";"
+		 "DELETE FROM sessions WHERE id = %2$" PRId64 ";"
+		 "DELETE FROM runs WHERE session = %1$" PRId64 ";"
+		 "DELETE FROM fidelity WHERE session = %1$" PRId64 " OR against = %1$" PRId64 ";"
+		 "INSERT OR REPLACE INTO record_counters (session, file, scope, name, before, after,"
+		 " delta) VALUES (%1$" PRId64 ", 'lifecycle', 'session', 'readahead_inferred', 0,"
+		 " %3$" PRIu64 ", %3$" PRIu64 "), (%1$" PRId64 ", 'lifecycle', 'session',"
+		 " 'readahead_unsettled', 0, %4$" PRIu64 ", %4$" PRIu64 ");"
+		 "COMMIT", session, tmp, inf->ck.readahead_inferred, inf->ck.ra_unsettled);
+	exec_sql(db, sql);
+	sqlite3_close(db);
+	printf("session %" PRId64 ": the inferred build applied\n", session);
+}
+
 int main(int argc, char **argv)
 {
 	static struct build b[M_NR];
@@ -387,7 +479,7 @@ int main(int argc, char **argv)
 	int m;
 
 	if (argc < 3 || argc > 4) {
-		fprintf(stderr, "usage: rebuild-ra DB SESSION [OUT_DB]\n");
+		fprintf(stderr, "usage: rebuild-ra DB SESSION [OUT_DB | --apply]\n");
 		return 64;
 	}
 	session = atoll(argv[2]);
@@ -413,6 +505,14 @@ int main(int argc, char **argv)
 	if (has_ra) {
 		agreement(&b[M_STORED], &b[M_INFER], mode_name[M_INFER]);
 		agreement(&b[M_STORED], &b[M_INFER61], mode_name[M_INFER61]);
+	}
+	if (argc == 4 && !strcmp(argv[3], "--apply")) {
+		if (has_ra)
+			die("session %" PRId64 " has readahead events: nothing to infer", session);
+		hs_store_close(st);
+		sqlite3_close(db);
+		apply(argv[1], session, &b[M_NORA], &b[M_INFER]);
+		return 0;
 	}
 	if (argc == 4) {
 		if (hs_store_open(argv[3], 0, &ost))
