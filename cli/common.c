@@ -326,6 +326,10 @@ void hs_cli_print_kernel_row(const struct hs_kernel_row *k)
 	if (k->readahead_traced == 0)
 		printf("read ahead: not traced by this kernel (its pages are among the demand"
 		       " misses), ");
+	else if (k->readahead_traced == 2)
+		printf("%" PRIu64 " read ahead (%" PRIu64 " never used; inferred from filemap"
+		       " adds, this kernel has no readahead events), ", k->readahead_pages,
+		       k->readahead_unused_pages);
 	else
 		printf("%" PRIu64 " read ahead (%" PRIu64 " never used), ", k->readahead_pages,
 		       k->readahead_unused_pages);

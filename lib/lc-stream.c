@@ -43,6 +43,41 @@
  * from one swapin_readahead() brought along.  With HS_LC_SCOPED only the
  * tasks in scope stream accesses, hints and readahead, and a life one of
  * them streams an access to becomes the workload's (hs_folio_life.workload).
+ *
+ * Readahead without readahead events (HS_LC_INFER_RA: kernels before 6.18).
+ * The kernel adds a read's own pages and the pages it reads ahead in the
+ * reader's context, before the read returns, and nothing in the add tells
+ * them apart; the demand that follows does.  So a file add (not block-device
+ * page cache) waits on its adder's list (task.ra_head) and every page a read,
+ * fault or touch asks for while it waits is marked (pkey.ra_demand); the
+ * list is settled when the task's demand is known:
+ *
+ *	mm_filemap_get_pages [index, last]   marks the waiting pages in the
+ *	                                     range, then settles (it fires
+ *	                                     after the adds of its batch)
+ *	mm_filemap_fault index               settles what waited, then marks
+ *	                                     page index of the adds that
+ *	                                     follow it (it fires before them)
+ *	a run of touches (one time stamp:    marks the pages touched; settled
+ *	one read(2)'s pages, logged after    at the task's next event (6.1:
+ *	it returned)                         no get_pages event at all)
+ *
+ * Settling the list against the demand's inode: a life of that inode none
+ * of whose pages was asked for is readahead (HS_LIFE_F_READAHEAD, and all
+ * its pages stream as READAHEAD records); a life with some pages asked for
+ * is a demand miss whose other pages stream as READAHEAD records, as the
+ * traced rule does with a synchronous readahead's request.  A life reclaim
+ * or truncation ended before the settling (reclaim inside the read, under a
+ * tight limit) is flagged all the same; its records stream unless it was
+ * truncated.  Lives of other inodes, lives added more than RA_SETTLE_NS
+ * before the settling demand and lives no demand ever settled (writes, the
+ * end of the trace) stay demand misses (ra_unsettled counts the lives so
+ * left).  The records stream at the settling event instead of at the add:
+ * before the read's own access, which is held or comes after anyway.
+ * Limits: a page the same read asks for is demand even where an
+ * asynchronous readahead brought it (the traced rule calls it readahead:
+ * 313 of 409,279 pages on the host's scan-hot); writes followed by a read of
+ * the same file within RA_SETTLE_NS make false readahead.
  */
 #include "config.h"
 
@@ -51,6 +86,9 @@
 #include <string.h>
 
 #include "lifecycle-int.h"
+
+#define RA_SETTLE_NS	1000000000ull	/* an add this long before the demand settling it
+					 * is not that demand's readahead */
 
 int hs_lc_emit(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch, bool write)
 {
@@ -108,6 +146,110 @@ int hs_lc_emit_readahead(struct hs_lifecycle *lc, uint32_t tid, uint32_t id, uin
 	return 0;
 }
 
+/* File life @id, just added by task @tid, waits to be settled (HS_LC_INFER_RA). */
+void hs_lc_ra_wait(struct hs_lifecycle *lc, uint32_t tid, uint32_t id)
+{
+	struct task *t = TASK(lc, tid);
+
+	lc->lp[id].ra_wait = true;
+	lc->lp[id].ra_next = NONE;
+	if (t->ra_tail == NONE)
+		t->ra_head = id;
+	else
+		lc->lp[t->ra_tail].ra_next = id;
+	t->ra_tail = id;
+}
+
+/* Mark the pages [lo, hi] of task @tid's waiting lives of inode @iid as asked for. */
+static void ra_mark(struct hs_lifecycle *lc, uint32_t tid, uint32_t iid, uint64_t lo, uint64_t hi)
+{
+	const struct inode *in = INODE(lc, iid);
+	uint32_t id;
+
+	for (id = TASK(lc, tid)->ra_head; id != NONE; id = lc->lp[id].ra_next) {
+		const struct hs_folio_life *l = &lc->life[id];
+		uint64_t p;
+
+		if (l->ino != in->k[1] || l->dev != (in->k[0] & 0xffffffffu) ||
+		    l->kind != (uint8_t)(in->k[0] >> 32))
+			continue;
+		for (p = l->first_page > lo ? l->first_page : lo;
+		     p < l->first_page + l->pages && p <= hi; p++) {
+			uint32_t kid = hs_lc_page_key_find(lc, l->kind, l->dev, l->ino, p);
+
+			if (kid != NONE)
+				PKEY(lc, kid)->ra_demand = true;
+		}
+	}
+}
+
+/*
+ * Settle task @tid's waiting adds against a demand on inode @iid (NONE: no
+ * demand, all stay demand misses): see the essay above.
+ */
+int hs_lc_ra_settle(struct hs_lifecycle *lc, uint32_t tid, uint32_t iid)
+{
+	const struct inode *in = iid != NONE ? INODE(lc, iid) : NULL;
+	bool scope = hs_lc_task_in_scope(lc, TASK(lc, tid));
+	uint32_t id = TASK(lc, tid)->ra_head, next;
+	int err = 0;
+
+	TASK(lc, tid)->ra_head = NONE;
+	TASK(lc, tid)->ra_tail = NONE;
+	TASK(lc, tid)->ra_run = false;
+	for (; id != NONE; id = next) {
+		struct hs_folio_life *l = &lc->life[id];
+		uint8_t state = lc->lp[id].state;
+		bool asked = false, ours, stream;
+		uint64_t p;
+
+		next = lc->lp[id].ra_next;
+		lc->lp[id].ra_wait = false;
+		lc->lp[id].ra_next = NONE;
+		/* which pages were asked for: clear the marks as they are read */
+		for (p = l->first_page; p < l->first_page + l->pages; p++) {
+			uint32_t kid = hs_lc_page_key_find(lc, l->kind, l->dev, l->ino, p);
+
+			if (kid != NONE && PKEY(lc, kid)->ra_demand && PKEY(lc, kid)->life == id)
+				asked = true;
+		}
+		ours = in && l->ino == in->k[1] && l->dev == (in->k[0] & 0xffffffffu) &&
+		       l->kind == (uint8_t)(in->k[0] >> 32) &&
+		       lc->last_ts - l->born_ns <= RA_SETTLE_NS;
+		if (!ours && !asked)
+			lc->ck.ra_unsettled++;
+		if (!err && ours && !asked) {
+			/*
+			 * Reclaim inside the read may have taken it already (a large
+			 * window under a tight limit): read ahead all the same, and
+			 * counted unused now if its death is decided.
+			 */
+			l->flags |= HS_LIFE_F_READAHEAD;
+			lc->ck.readahead_inferred += l->pages;
+			if (state == L_DEAD && !l->accesses)
+				lc->ck.readahead_only++;
+		}
+		/*
+		 * Its pages entered memory, so they stream, unless a truncation
+		 * already dropped them for good.
+		 */
+		stream = ours && scope && (state != L_DEAD || l->death_cause == HS_DEATH_RECLAIM ||
+					   l->death_cause == HS_DEATH_PAGEOUT);
+		for (p = l->first_page; p < l->first_page + l->pages; p++) {
+			uint32_t kid = hs_lc_page_key_find(lc, l->kind, l->dev, l->ino, p);
+			bool demand;
+
+			if (kid == NONE)
+				continue;
+			demand = PKEY(lc, kid)->ra_demand;
+			PKEY(lc, kid)->ra_demand = false;
+			if (!err && stream && !demand && PKEY(lc, kid)->life == id)
+				err = hs_lc_emit(lc, kid, HS_CH_READAHEAD, false);
+		}
+	}
+	return err;
+}
+
 /* An access to page @kid: counted on its live life, streamed if @stream. */
 int hs_lc_access_page(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch, bool write,
 		      bool stream)
@@ -115,6 +257,8 @@ int hs_lc_access_page(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch,
 	uint32_t l = PKEY(lc, kid)->life;
 
 	if (l != NONE && lc->lp[l].state == L_ALIVE) {
+		if (lc->lp[l].ra_wait)
+			PKEY(lc, kid)->ra_demand = true;
 		lc->life[l].accesses++;
 		if (stream && (lc->opts.flags & HS_LC_SCOPED))
 			lc->life[l].workload = true;
@@ -226,6 +370,18 @@ int hs_lc_on_file_fault(struct hs_lifecycle *lc, uint32_t tid, const struct hs_e
 		lc->ck.bad_events++;
 		return 0;
 	}
+	if (ev->type == HS_EV_FILEMAP_FAULT && (lc->opts.flags & HS_LC_INFER_RA)) {
+		/* It fires before the adds it causes: settle the earlier ones first. */
+		err = hs_lc_ra_settle(lc, tid, TASK(lc, tid)->ra_fault ?
+					       TASK(lc, tid)->ra_f_inode : NONE);
+		if (!err)
+			err = hs_lc_inode_get(lc, kind, ev->dev, ev->ino, &iid);
+		if (err)
+			return err;
+		TASK(lc, tid)->ra_fault = true;
+		TASK(lc, tid)->ra_f_inode = iid;
+		TASK(lc, tid)->ra_f_index = ev->index;
+	}
 	if (ev->type == HS_EV_FILEMAP_FAULT) {
 		err = hs_lc_page_key(lc, kind, ev->dev, ev->ino, ev->index, &kid);
 		if (err)
@@ -258,6 +414,14 @@ int hs_lc_on_get_pages(struct hs_lifecycle *lc, uint32_t tid, const struct hs_ev
 	err = hs_lc_inode_get(lc, kind, ev->dev, ev->ino, &iid);
 	if (err)
 		return err;
+	if (lc->opts.flags & HS_LC_INFER_RA) {
+		/* It fires after the adds of its batch: they were for it or read ahead. */
+		ra_mark(lc, tid, iid, ev->index, ev->last);
+		TASK(lc, tid)->ra_fault = false;
+		err = hs_lc_ra_settle(lc, tid, iid);
+		if (err)
+			return err;
+	}
 	t = TASK(lc, tid);
 	t->ra_valid = false;
 	if (t->gp_valid && t->gp_inode == iid && t->gp_last == ev->last &&
@@ -287,6 +451,8 @@ int hs_lc_on_readahead(struct hs_lifecycle *lc, uint32_t tid, const struct hs_ev
 	uint32_t iid;
 	int err;
 
+	if (lc->opts.flags & HS_LC_INFER_RA)
+		return 0;
 	if (ev->dev >> 32) {
 		lc->ck.bad_events++;
 		return 0;
@@ -390,6 +556,12 @@ int hs_lc_on_touch(struct hs_lifecycle *lc, const struct hs_event *ev)
 		if (i < 0 || hs_lc_cpuq_at(lc->cpuq[t->open_cpu], (uint32_t)i)->ts < ev->ts_ns)
 			hs_lc_fault_done(lc, t);
 	}
+	if (g != NONE && TASK(lc, g)->ra_run && TASK(lc, g)->ra_run_ts != ev->ts_ns) {
+		/* The touches of the previous read are over. */
+		err = hs_lc_ra_settle(lc, g, TASK(lc, g)->ra_run_inode);
+		if (err)
+			return err;
+	}
 	if (ev->flags & HS_EVF_ANON) {
 		err = hs_lc_page_key(lc, HS_LIFE_ANON, (uint32_t)ev->pid, 0,
 				     ev->addr >> HS_LC_PAGE_SHIFT, &kid);
@@ -400,6 +572,18 @@ int hs_lc_on_touch(struct hs_lifecycle *lc, const struct hs_event *ev)
 		}
 		err = hs_lc_page_key(lc, hs_lc_file_kind(lc, ev->dev), ev->dev, ev->ino,
 				     ev->index, &kid);
+		if (!err && g != NONE && TASK(lc, g)->ra_head != NONE && !TASK(lc, g)->ra_run) {
+			/* The first touch of a read whose adds wait: a run opens. */
+			uint32_t iid;
+
+			err = hs_lc_inode_get(lc, hs_lc_file_kind(lc, ev->dev), ev->dev, ev->ino,
+					      &iid);
+			if (!err) {
+				TASK(lc, g)->ra_run = true;
+				TASK(lc, g)->ra_run_ts = ev->ts_ns;
+				TASK(lc, g)->ra_run_inode = iid;
+			}
+		}
 	}
 	if (err)
 		return err;

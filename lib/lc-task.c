@@ -71,6 +71,8 @@ int hs_lc_task_get(struct hs_lifecycle *lc, int32_t pid, uint32_t *tid)
 	t->anon_head = NONE;
 	t->lost_head = NONE;
 	t->lost_tail = NONE;
+	t->ra_head = NONE;
+	t->ra_tail = NONE;
 	return 0;
 }
 

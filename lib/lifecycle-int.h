@@ -82,6 +82,8 @@ struct pkey {
 					 * (0 for anon), page index or virtual page */
 	uint32_t	life;		/* the life covering it now or last, or NONE */
 	bool		streamed;	/* the stream named it in an access */
+	bool		ra_demand;	/* HS_LC_INFER_RA: a read, fault or touch asked for it
+					 * while its life waited to be settled (lpriv.ra_wait) */
 };
 
 /* An inode (map inodes). */
@@ -121,6 +123,17 @@ struct task {
 					 * for: those are demand misses, not readahead
 					 * (ra_lo for an asynchronous one: none are) */
 	uint64_t	ra_lo;		/* first index (the window runs on from it) */
+	uint32_t	ra_head;	/* HS_LC_INFER_RA: its adds not yet settled as demand
+					 * or readahead, oldest first, linked through
+					 * lpriv.ra_next; NONE when empty */
+	uint32_t	ra_tail;	/* the newest */
+	bool		ra_run;		/* a run of its touches is open (same time stamp:
+					 * one read's pages), settled when it ends */
+	bool		ra_fault;	/* its last file fault (ra_f*) asks for its page */
+	uint32_t	ra_run_inode;	/* the run's inode */
+	uint64_t	ra_run_ts;	/* the run's time stamp */
+	uint32_t	ra_f_inode;	/* the last mm_filemap_fault: inode id */
+	uint64_t	ra_f_index;	/* its index */
 	uint32_t	anon_head;	/* as a tgid: its live anon lives, linked through
 					 * lpriv.anon_next; NONE when empty */
 	uint64_t	open_seq;	/* its unfinished queued fault (qfault.seq), 0: none */
@@ -147,6 +160,8 @@ struct lpriv {
 	bool		in_map;		/* [pfn, pfn + pages) is in the pfn map */
 	bool		lost;		/* anon, alive, no pfn: its insertion never came */
 	bool		reused;		/* died because another folio took its frame */
+	bool		ra_wait;	/* HS_LC_INFER_RA: on its adder's ra_head list */
+	uint32_t	ra_next;	/* next on that list */
 	uint32_t	lost_prev;	/* its process's lost lives, oldest first */
 	uint32_t	lost_next;	/* ditto */
 };
@@ -285,6 +300,8 @@ int hs_lc_on_get_pages(struct hs_lifecycle *lc, uint32_t tid, const struct hs_ev
 int hs_lc_on_readahead(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *ev);
 int hs_lc_on_madvise(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *ev);
 int hs_lc_on_touch(struct hs_lifecycle *lc, const struct hs_event *ev);
+void hs_lc_ra_wait(struct hs_lifecycle *lc, uint32_t tid, uint32_t id);
+int hs_lc_ra_settle(struct hs_lifecycle *lc, uint32_t tid, uint32_t iid);
 
 /* ---- lc-anon.c: frame states, lost lives, fault queues, insertion bursts ---- */
 

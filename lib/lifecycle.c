@@ -226,7 +226,8 @@ int hs_lc_life_new(struct hs_lifecycle *lc, uint32_t *id)
 	lc->lp[*id] = (struct lpriv){ .next_pending = NONE, .anon_prev = NONE,
 				      .anon_next = NONE, .pend_task = NONE,
 				      .born_epoch = lc->epoch, .state = L_ALIVE,
-				      .lost_prev = NONE, .lost_next = NONE };
+				      .lost_prev = NONE, .lost_next = NONE,
+				      .ra_next = NONE };
 	return 0;
 }
 
@@ -615,6 +616,19 @@ static int on_add(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *
 		err = hs_lc_map_link(lc, id);
 	if (!err && ra)
 		err = hs_lc_emit_readahead(lc, tid, id, t->ra_lo, t->ra_demand_hi);
+	if (!err && (lc->opts.flags & HS_LC_INFER_RA) && kind == HS_LIFE_FILE) {
+		/* Demand or readahead: the task's next read, fault or touches tell. */
+		hs_lc_ra_wait(lc, tid, id);
+		t = TASK(lc, tid);
+		if (t->ra_fault && t->ra_f_inode == iid && t->ra_f_index >= ev->index &&
+		    t->ra_f_index - ev->index < pages) {
+			uint32_t kid = hs_lc_page_key_find(lc, kind, ev->dev, ev->ino,
+							   t->ra_f_index);
+
+			if (kid != NONE)
+				PKEY(lc, kid)->ra_demand = true;
+		}
+	}
 	return err;
 }
 
@@ -956,6 +970,8 @@ static int event(struct hs_lifecycle *lc, const struct hs_event *ev)
 	err = hs_lc_task_get(lc, ev->pid, &tid);
 	if (!err)
 		err = pending_step(lc, tid, ev);
+	if (!err && TASK(lc, tid)->ra_run)	/* its last read's touches are over */
+		err = hs_lc_ra_settle(lc, tid, TASK(lc, tid)->ra_run_inode);
 	if (err)
 		return err;
 	/* It runs: a later clone event naming it is a new task (a reused pid). */
@@ -1052,7 +1068,12 @@ int hs_lifecycle_finish(struct hs_lifecycle *lc)
 		return err;
 	lc->finished = true;
 	for (i = 0; i < hs_keymap_count(lc->tasks); i++) {
-		err = hs_lc_gp_flush(lc, i);
+		const struct task *t = TASK(lc, i);
+
+		err = hs_lc_ra_settle(lc, i, t->ra_run ? t->ra_run_inode :
+					     t->ra_fault ? t->ra_f_inode : NONE);
+		if (!err)
+			err = hs_lc_gp_flush(lc, i);
 		if (!err)
 			err = hs_lc_task_resolve(lc, i, HS_DEATH_NONE);
 		if (err)

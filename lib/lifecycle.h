@@ -40,6 +40,9 @@ typedef int (*hs_lc_emit_fn)(void *arg, uint64_t key, uint8_t meta, uint64_t ts)
 #define HS_LC_NO_BDEV		0x4u	/* keep block-device page cache out of the stream */
 #define HS_LC_PARANOID		0x8u	/* run hs_lifecycle_check() after every event; a
 					 * failure makes it return -EUCLEAN (tests) */
+#define HS_LC_INFER_RA		0x10u	/* the kernel has no readahead events: infer readahead
+					 * from the adds no read, fault or touch asked for
+					 * (lc-stream.c); HS_EV_READAHEAD events are ignored */
 
 /**
  * struct hs_lifecycle_opts - builder options; all zero gives the defaults
@@ -114,6 +117,10 @@ struct hs_lifecycle_checks {
 	uint64_t	hints;		/* PAGEOUT/COLD records streamed */
 	uint64_t	drops;		/* DROP records streamed */
 	uint64_t	readahead;	/* READAHEAD records streamed (pages of readahead adds) */
+	uint64_t	readahead_inferred; /* HS_LC_INFER_RA: pages of the lives it flagged
+					     * readahead */
+	uint64_t	ra_unsettled;	/* HS_LC_INFER_RA: lives left unflagged because no
+					 * read of their inode followed their add in time */
 	uint64_t	ranges_cut;	/* ranges longer than max_range_pages */
 	uint64_t	bad_events;	/* malformed events skipped (bad type, order, range) */
 	uint64_t	unordered;	/* events older than the one before */

@@ -73,6 +73,8 @@ struct build {
 	size_t		nr_heap;	/* entries in heap[] */
 	struct hs_recbuild_result res;	/* counts so far */
 	bool		have_ts;	/* res.first_ts is set */
+	bool		infer_ra;	/* the kernel has no readahead events: the builder
+					 * infers readahead (HS_LC_INFER_RA) */
 	char		*err;		/* the caller's message buffer */
 	size_t		errlen;		/* its size */
 };
@@ -622,7 +624,17 @@ static int store_counters(struct build *b, const struct hs_lifecycle_checks *ck)
 		if (err)
 			return err;
 	}
-	return 0;
+	/*
+	 * Only a build that inferred readahead stores these: their presence is
+	 * what tells the kernel row "inferred" from "not traced" (sessions
+	 * built before the inference have neither).
+	 */
+	if (b->infer_ra) {
+		err = add_counter(b, "readahead_inferred", ck->readahead_inferred);
+		if (!err)
+			err = add_counter(b, "readahead_unsettled", ck->ra_unsettled);
+	}
+	return err;
 }
 
 static int add_check(struct build *b, const char *name, uint8_t status, uint64_t got,
@@ -737,6 +749,11 @@ static int new_lifecycle(struct build *b)
 		lo.flags |= HS_LC_SCOPED;
 	if (o->touch_only)
 		lo.flags |= HS_LC_TOUCH_ONLY;
+	/* 6.1 and 6.12 add the pages they read ahead without saying so. */
+	b->infer_ra = !hs_decoder_has(b->dec, HS_EV_READAHEAD) &&
+		      hs_decoder_has(b->dec, HS_EV_FILEMAP_ADD);
+	if (b->infer_ra)
+		lo.flags |= HS_LC_INFER_RA;
 	err = hs_lifecycle_new(&lo, &b->lc);
 	if (!err && o->workload_pid > 0)
 		err = hs_lifecycle_add_scope(b->lc, o->workload_pid);

@@ -321,8 +321,10 @@ int hs_record_formats(struct hs_store *st, int64_t session,
 
 /*
  * Whether the recorded kernel had readahead events: the stored format files
- * say (page_cache_sync_ra and _async_ra came with 6.18).  *@out: 1 yes, 0 no,
- * -1 when the session stored no formats at all.
+ * say (page_cache_sync_ra and _async_ra came with 6.18).  Without them, a
+ * build that inferred readahead from the adds (lib/lc-stream.c) stored the
+ * lifecycle counter readahead_inferred.  *@out: 1 traced, 2 inferred, 0
+ * neither, -1 when the session stored no formats at all.
  */
 static int readahead_traced(struct hs_store *st, int64_t session, int *out)
 {
@@ -331,7 +333,9 @@ static int readahead_traced(struct hs_store *st, int64_t session, int *out)
 
 	*out = -1;
 	rc = sqlite3_prepare_v2(st->db, "SELECT count(*), count(CASE WHEN path LIKE"
-				" 'events/readahead/%' THEN 1 END) FROM record_formats"
+				" 'events/readahead/%' THEN 1 END), (SELECT count(*) FROM"
+				" record_counters WHERE session = ?1 AND file = 'lifecycle'"
+				" AND name = 'readahead_inferred') FROM record_formats"
 				" WHERE session = ?1", -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return store_sql_err(st, rc);
@@ -343,7 +347,7 @@ static int readahead_traced(struct hs_store *st, int64_t session, int *out)
 		return rc;
 	}
 	if (sqlite3_column_int64(s, 0) > 0)
-		*out = sqlite3_column_int64(s, 1) > 0;
+		*out = sqlite3_column_int64(s, 1) > 0 ? 1 : sqlite3_column_int64(s, 2) > 0 ? 2 : 0;
 	sqlite3_finalize(s);
 	return 0;
 }

@@ -486,6 +486,8 @@ struct hs_kernel_row {
 	uint64_t	pswpout_pages;		/* swapped out */
 	char		pswp_source[16];	/* "memory.stat" or "lives" */
 	int		readahead_traced;	/* 1: the kernel has readahead events (6.18+);
+						 * 2: it has none, and readahead was inferred
+						 * from the filemap adds (lib/lc-stream.c);
 						 * 0: it has none, and the pages it read ahead
 						 * count as demand misses; -1: not known */
 };

@@ -214,6 +214,189 @@ static void t_readahead(void)
 	hs_lifecycle_free(lc);
 }
 
+/*
+ * Readahead inferred from the adds (HS_LC_INFER_RA, kernels without readahead
+ * events), settled by get_pages.  Keys are numbered at the adds: pages 0..7
+ * of ino 7 are keys 0..7, task 200's page 8 key 8, ino 9's page 0 key 9, ino
+ * 7's page 9 key 10.
+ *
+ *	t=1..4   100 adds 0, 1, 2, 3       wait
+ *	t=5      get_pages [0, 0]          0 asked: demand; 1..3 readahead,
+ *	                                   READAHEAD 1, 2, 3 (at 5)
+ *	t=6      get_pages [2, 2]          a new read: the held [0, 0] streams,
+ *	                                   FD 0 (at 6); nothing waits
+ *	t=7, 8   100 adds 4-5, 6-7 (order 1)
+ *	t=9      get_pages [5, 5]          4-5 asked (page 5): demand, its page 4
+ *	                                   READAHEAD; 6-7 readahead, READAHEAD 6, 7;
+ *	                                   then the held [2, 2]: FD 2
+ *	t=10     200 adds 8                waits on 200's list, which nothing settles
+ *	t=11     100 adds ino 9 page 0     waits
+ *	t=12     get_pages [0, 0] of ino 7 ino 9's add is another inode's: left a
+ *	                                   demand miss (unsettled 1); FD 5
+ *	t=13     100 adds 9                waits
+ *	t=13+2e9 get_pages [0, 0]          the add of 9 is 2 s old, over
+ *	                                   RA_SETTLE_NS: left (unsettled 2); the held
+ *	                                   [0, 0] was the same request, FD 0
+ *	end      the held [0, 0], FD 0; 200's add of 8 (unsettled 3)
+ *
+ * Flagged: pages 1, 2, 3 and 6-7: 5 pages inferred, 6 READAHEAD records.
+ * Page 2 was read (the held [2, 2], streamed at 9): 3 of the 4 flagged lives
+ * were never used.
+ */
+#define LATE	2000000013ull
+static const struct hs_event ra_gp_ev[] = {
+	ADD(1, 100, 7, 0, 0x10, 0), ADD(2, 100, 7, 1, 0x11, 0),
+	ADD(3, 100, 7, 2, 0x12, 0), ADD(4, 100, 7, 3, 0x13, 0),
+	GP(5, 100, 7, 0, 0), GP(6, 100, 7, 2, 2),
+	ADD(7, 100, 7, 4, 0x14, 1), ADD(8, 100, 7, 6, 0x16, 1),
+	GP(9, 100, 7, 5, 5),
+	ADD(10, 200, 7, 8, 0x18, 0), ADD(11, 100, 9, 0, 0x20, 0),
+	GP(12, 100, 7, 0, 0), ADD(13, 100, 7, 9, 0x21, 0),
+	GP(LATE, 100, 7, 0, 0),
+};
+
+static void t_readahead_inferred(void)
+{
+	const uint8_t R = HS_CH_READAHEAD;
+	struct hs_lifecycle_checks c;
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(HS_LC_INFER_RA, &s);
+	if (!lc)
+		return;
+	feed_finish(lc, ra_gp_ev, N(ra_gp_ev));
+	LIFE(lc, 0, A_F, 7, 0, 1, 1, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 1, A_F, 7, 1, 1, 2, 0, D_ALIVE, HS_LIFE_F_READAHEAD, false, 0, 0);
+	LIFE(lc, 2, A_F, 7, 2, 1, 3, 0, D_ALIVE, HS_LIFE_F_READAHEAD, false, 0, 0);
+	LIFE(lc, 3, A_F, 7, 3, 1, 4, 0, D_ALIVE, HS_LIFE_F_READAHEAD, false, 0, 0);
+	LIFE(lc, 4, A_F, 7, 4, 2, 7, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 5, A_F, 7, 6, 2, 8, 0, D_ALIVE, HS_LIFE_F_READAHEAD, false, 0, 0);
+	LIFE(lc, 6, A_F, 7, 8, 1, 10, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 7, A_F, 9, 0, 1, 11, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 8, A_F, 7, 9, 1, 13, 0, D_ALIVE, 0, false, 0, 0);
+	c = checks(lc);
+	T_EQ_U64(c.readahead_inferred, 5);
+	T_EQ_U64(c.readahead, 6);
+	T_EQ_U64(c.readahead_only, 3);
+	T_EQ_U64(c.ra_unsettled, 3);
+	STREAM_IS(&s, { 1, R }, { 2, R }, { 3, R }, { 0, M_FD }, { 4, R }, { 6, R }, { 7, R },
+		  { 2, M_FD }, { 5, M_FD }, { 0, M_FD }, { 0, M_FD });
+	T_EQ_U64(s.ts[0], 5);
+	T_EQ_U64(s.ts[3], 6);
+	T_EQ_U64(s.ts[4], 9);
+	T_EQ_U64(s.ts[10], LATE);
+	hs_lifecycle_free(lc);
+
+	/* Without the flag the same events stream no readahead at all. */
+	lc = lc_open(0, &s);
+	if (!lc)
+		return;
+	feed_finish(lc, ra_gp_ev, N(ra_gp_ev));
+	c = checks(lc);
+	T_EQ_U64(c.readahead, 0);
+	T_EQ_U64(c.readahead_inferred, 0);
+	T_EQ_U64(c.ra_unsettled, 0);
+	T_EQ_U64(s.n, 5);
+	hs_lifecycle_free(lc);
+}
+
+/*
+ * 6.1 has no get_pages: a built-in workload's touches settle the adds.  The
+ * touches of one read share its time stamp; the run ends at the task's next
+ * touch of another time, or its next kernel event.  Task 100 in scope,
+ * touch-only stream; keys 0..7 are pages 0..7 (numbered at the adds).
+ *
+ *	t=1..4   adds 0..3         wait
+ *	t=5      touch 0           a run opens; FD 0 (a demand miss)
+ *	t=6      touch 1           another time: the run settles, 0 asked,
+ *	                           1..3 readahead: READAHEAD 1, 2, 3; then FD 1,
+ *	                           a readahead page used
+ *	t=7..10  adds 4..7         wait
+ *	t=11     touches 4, 5      one run: FD 4, FD 5
+ *	t=12     memcg reclaim     100's next event: 6, 7 readahead, READAHEAD 6, 7
+ *
+ * 5 pages inferred; pages 2, 3, 6, 7 never used.
+ */
+static void t_readahead_inferred_touches(void)
+{
+	static const struct hs_event ev[] = {
+		ADD(1, 100, 7, 0, 0x10, 0), ADD(2, 100, 7, 1, 0x11, 0),
+		ADD(3, 100, 7, 2, 0x12, 0), ADD(4, 100, 7, 3, 0x13, 0),
+		TOUCH(5, 100, 7, 0, HS_EVF_FD), TOUCH(6, 100, 7, 1, HS_EVF_FD),
+		ADD(7, 100, 7, 4, 0x14, 0), ADD(8, 100, 7, 5, 0x15, 0),
+		ADD(9, 100, 7, 6, 0x16, 0), ADD(10, 100, 7, 7, 0x17, 0),
+		TOUCH(11, 100, 7, 4, HS_EVF_FD), TOUCH(11, 100, 7, 5, HS_EVF_FD),
+		MBEGIN(12, 100), MEND(13, 100, 0),
+	};
+	const uint8_t R = HS_CH_READAHEAD;
+	struct hs_lifecycle_checks c;
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(HS_LC_INFER_RA | HS_LC_TOUCH_ONLY | HS_LC_SCOPED, &s);
+	if (!lc)
+		return;
+	T_EQ_I64(hs_lifecycle_add_scope(lc, 100), 0);
+	feed_finish(lc, ev, N(ev));
+	LIFE(lc, 0, A_F, 7, 0, 1, 1, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 1, A_F, 7, 1, 1, 2, 0, D_ALIVE, HS_LIFE_F_READAHEAD, false, 0, 0);
+	LIFE(lc, 4, A_F, 7, 4, 1, 7, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 5, A_F, 7, 5, 1, 8, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 7, A_F, 7, 7, 1, 10, 0, D_ALIVE, HS_LIFE_F_READAHEAD, false, 0, 0);
+	c = checks(lc);
+	T_EQ_U64(c.readahead_inferred, 5);
+	T_EQ_U64(c.readahead, 5);
+	T_EQ_U64(c.readahead_only, 4);
+	T_EQ_U64(c.ra_unsettled, 0);
+	STREAM_IS(&s, { 0, M_FD }, { 1, R }, { 2, R }, { 3, R }, { 1, M_FD }, { 4, M_FD },
+		  { 5, M_FD }, { 6, R }, { 7, R });
+	T_EQ_U64(s.ts[1], 6);
+	T_EQ_U64(s.ts[7], 12);
+	hs_lifecycle_free(lc);
+}
+
+/*
+ * An inferred readahead life may be gone before its read settles it: memcg
+ * reclaim inside the read took page 1 (reclaim death at 4), and page 2 was
+ * truncated (a delete outside any window, decided truncate by 100's next
+ * event, the get_pages at 9).  Both are read ahead all the same and never
+ * used: readahead_only 2.  Page 1 entered memory, so its READAHEAD record
+ * streams (at 6); page 2's truncation dropped it for good: no record.  The
+ * delete at 8 first streams the held read [0, 0] (FD 0 at 8); the one held
+ * at 9 streams at the end.
+ */
+static void t_readahead_inferred_gone(void)
+{
+	static const struct hs_event ev[] = {
+		ADD(1, 100, 7, 0, 0x10, 0), ADD(2, 100, 7, 1, 0x11, 0),
+		MBEGIN(3, 100), DEL(4, 100, 7, 1, 0x11, 0), MEND(5, 100, 1),
+		GP(6, 100, 7, 0, 0),
+		ADD(7, 100, 7, 2, 0x12, 0), DEL(8, 100, 7, 2, 0x12, 0), GP(9, 100, 7, 0, 0),
+	};
+	struct hs_lifecycle_checks c;
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	lc = lc_open(HS_LC_INFER_RA, &s);
+	if (!lc)
+		return;
+	feed_finish(lc, ev, N(ev));
+	LIFE(lc, 0, A_F, 7, 0, 1, 1, 0, D_ALIVE, 0, false, 0, 0);
+	LIFE(lc, 1, A_F, 7, 1, 1, 2, 4, D_RECL, HS_LIFE_F_READAHEAD, false, 0, 0);
+	LIFE(lc, 2, A_F, 7, 2, 1, 7, 8, D_TRUNC, HS_LIFE_F_READAHEAD, false, 0, 0);
+	c = checks(lc);
+	T_EQ_U64(c.readahead_inferred, 2);
+	T_EQ_U64(c.readahead, 1);
+	T_EQ_U64(c.readahead_only, 2);
+	T_EQ_U64(c.ra_unsettled, 0);
+	STREAM_IS(&s, { 1, HS_CH_READAHEAD }, { 0, M_FD }, { 0, M_FD });
+	T_EQ_U64(s.ts[0], 6);
+	T_EQ_U64(s.ts[1], 8);
+	T_EQ_U64(s.ts[2], 9);
+	hs_lifecycle_free(lc);
+}
+
 static const struct t_case cases[] = {
 	{ "get-pages-chain", t_get_pages_chain },
 	{ "get-pages-resident", t_get_pages_resident },
@@ -222,6 +405,9 @@ static const struct t_case cases[] = {
 	{ "touch-only", t_touch_only },
 	{ "bdev", t_bdev },
 	{ "readahead", t_readahead },
+	{ "readahead-inferred", t_readahead_inferred },
+	{ "readahead-inferred-touches", t_readahead_inferred_touches },
+	{ "readahead-inferred-gone", t_readahead_inferred_gone },
 };
 
 int main(int argc, char **argv)

@@ -85,6 +85,12 @@ expect_status 0 H replay 1 --policy lru --size 2 --no-store
 expect_grep "^kernel, the workload's pages: 6 demand misses, read ahead: not traced by this"\
 " kernel (its pages are among the demand misses), 2 refaults, 14 evicted, pswpin 1, pswpout 1"\
 ' [(]from lives[)]$' "$OUT"
+# a build that inferred readahead from the adds (lib/lc-stream.c) stored its counter
+expect_status 0 H sql --write "INSERT INTO record_counters (session, file, scope, name, before,
+	after, delta) VALUES (1, 'lifecycle', 'session', 'readahead_inferred', 0, 3, 3)"
+expect_status 0 H replay 1 --policy lru --size 2 --no-store
+expect_grep "^kernel, the workload's pages: 6 demand misses, 3 read ahead (2 never used;"\
+" inferred from filemap adds, this kernel has no readahead events), 2 refaults, " "$OUT"
 expect_status 0 H sql --write "INSERT INTO record_formats (session, path, content) VALUES
 	(1, 'events/readahead/page_cache_sync_ra/format', x'00')"
 expect_status 0 H replay 1 --policy lru --size 2 --no-store
