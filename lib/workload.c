@@ -697,6 +697,17 @@ int hs_workload_file(const struct hs_workload *w, uint64_t *kdev, uint64_t *ino)
 }
 
 /**
+ * hs_workload_mapped() - whether the touches go through a mapping
+ * @w: the workload
+ *
+ * Return: true for ycsb-f, ycsb-load and shared-map, false for the others.
+ */
+bool hs_workload_mapped(const struct hs_workload *w)
+{
+	return !is_file_kind(w->kind) || w->kind == WL_SHARED_MAP;
+}
+
+/**
  * hs_workload_path() - the data file's path
  * @w: the workload
  *

@@ -132,6 +132,15 @@ const char *hs_workload_describe(const struct hs_workload *w);
 int hs_workload_file(const struct hs_workload *w, uint64_t *kdev, uint64_t *ino);
 
 /**
+ * hs_workload_mapped() - whether the touches go through a mapping
+ * @w: the workload
+ *
+ * Return: true for ycsb-f, ycsb-load (anonymous) and shared-map (a shared file
+ * mapping): PT accesses; false for the read(2) workloads: FD accesses.
+ */
+bool hs_workload_mapped(const struct hs_workload *w);
+
+/**
  * hs_workload_path() - the data file's path
  * @w: the workload
  *

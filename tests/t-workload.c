@@ -472,6 +472,7 @@ static void t_scan_hot(void)
 		return;
 	T_ASSERT(strstr(hs_workload_describe(w), "\"hot_pages\":8,\"scan_pages\":32,"
 			"\"passes\":2,\"theta\":0.5,\"seed\":1}") != NULL);
+	T_ASSERT(!hs_workload_mapped(w));	/* read(2)s: fd */
 	T_EQ_I64(run_collect(w, &t, &n), 0);
 	T_EQ_I64(n, 128);
 	hs_gen_opts_init(&go, HS_GEN_SCAN_HOT);
@@ -536,6 +537,7 @@ static void t_shared_map(void)
 		return;
 	T_ASSERT(strstr(hs_workload_describe(w), "\"hot_pages\":8,\"scan_pages\":32,"
 			"\"procs\":3,\"passes\":2,\"theta\":0.5,\"seed\":1}") != NULL);
+	T_ASSERT(hs_workload_mapped(w));	/* the session's channel: pt */
 	T_EQ_I64(run_collect(w, &t, &n), 0);
 	T_EQ_I64(n, 128);
 	hs_gen_opts_init(&go, HS_GEN_SHARED_MAP);
