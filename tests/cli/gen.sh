@@ -101,7 +101,7 @@ expect_eq "$(echo "$OUT" | sed -n '1,3p;17,18p;33,35p;49,50p;65,67p;81,82p' | tr
 # shared-map separates the policies at a quarter of the keys: the replays' misses, and
 # CAR's at least 15 % below the worst (issue 10's spread).  With one process the
 # stream has other hot draws but the same shape, and every model misses within
-# 0.3 % of these: the stream names no process, so no replay sees several young PTEs.
+# 0.7 % of these: the stream names no process, so no replay sees several young PTEs.
 expect_status 0 hs gen shared-map --keys 16384 --hot-keys 2048 --accesses 86016
 ID=$(echo "$OUT" | sed -n 's/^session \([0-9]*\):.*/\1/p')
 expect_status 0 hs replay "$ID" --size 3072 --policy lru,linux-2q,mglru,hitshield,car --no-store
