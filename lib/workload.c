@@ -1074,7 +1074,8 @@ static int run_shared_map(struct hs_workload *w, struct touch_log *l)
 		}
 		if (!pid[i]) {
 			ring_keep(ring, w->procs, i);
-			e = shared_map_turns(w, l, i, turns, ring[i][0], ring[(i + 1) % w->procs][1]);
+			e = shared_map_turns(w, l, i, turns, ring[i][0],
+					     ring[(i + 1) % w->procs][1]);
 			_exit(e ? (-e & 0xff) : 0);
 		}
 		made++;

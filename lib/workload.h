@@ -83,7 +83,8 @@ struct hs_workload_opts {
 	unsigned int	procs;		/* shared-map processes, 1 .. 64; 0: 4 */
 	unsigned int	record_size;	/* ycsb-f / ycsb-load record bytes; 0: 1024
 					 * (ycsb-load: at most 4096) */
-	double		theta;		/* zipf skew; 0: 0.99 (scan-hot, shared-map 0.5) */
+	double		theta;		/* zipf skew; 0: 0.99 (scan-hot, shared-map:
+					 * 0.5) */
 	uint64_t	seed;		/* random seed; 0: 1 */
 	struct hs_undo	*undo;		/* write a created data file down in this undo
 					 * note (lib/undo.h); NULL: none */
