@@ -949,10 +949,15 @@ static int run_ycsb_load(struct hs_workload *w, struct touch_log *l)
 }
 
 /*
- * shared-map, one process's part: map the file (MAP_SHARED, read-only,
- * MADV_RANDOM so that a fault reads the page it needs and no readahead
- * window around it), then for every turn t = @idx, @idx + procs, ... below
- * @turns: wait for the token on @in (turn 0 and a lone process need none), load one byte of
+ * shared-map, one process's part: map the file (MAP_SHARED, read-only) and
+ * advise MADV_RANDOM on the scanned part only, which splits the mapping in
+ * two: the scan faults read their own page, not a read-around window (8 MiB
+ * with a read_ahead_kb of 8192, more than a small limit holds), while the
+ * hot part keeps its recency (the kernel's folio_referenced() ignores the
+ * young PTEs of a MADV_RANDOM or MADV_SEQUENTIAL mapping, vma_has_recency(),
+ * and the hot set's young PTEs are what this workload is about); then for
+ * every turn t = @idx, @idx + procs, ... below @turns: wait for
+ * the token on @in (turn 0 and a lone process need none), load one byte of
  * 16 hot pages drawn by Zipf from this process's own PRNG (seed + @idx;
  * rank k: page k - 1), then one byte of each page of scan chunk
  * t mod scan_chunks, log the 32 touches, flush the log (so the log keeps
@@ -979,7 +984,8 @@ static int shared_map_turns(struct hs_workload *w, struct touch_log *l, unsigned
 	if (m == MAP_FAILED)
 		return -errno;
 	map = m;
-	(void)madvise(m, (size_t)w->size, MADV_RANDOM);	/* advice only: no readahead */
+	(void)madvise((char *)m + (w->hot_pages << WL_PAGE_SHIFT),	/* advice only */
+		      (size_t)(w->size - (w->hot_pages << WL_PAGE_SHIFT)), MADV_RANDOM);
 	hs_rng_seed(&rng, w->seed + idx);
 	for (t = idx; t < turns && !e; t += w->procs) {
 		if (t && w->procs > 1) {

@@ -21,8 +21,9 @@
  *               its record there too (PT; one thread); the same stream as
  *               `hsctl gen ycsb-load`
  *   shared-map  scan-hot's pattern through mappings: @procs processes (this
- *               one and forked children) each map the file MAP_SHARED
- *               (MADV_RANDOM: no readahead) and take turns around a ring of
+ *               one and forked children) each map the file MAP_SHARED (no
+ *               madvise: the kernel ignores young PTEs of MADV_RANDOM and
+ *               MADV_SEQUENTIAL mappings) and take turns around a ring of
  *               pipes; a turn loads 16 Zipf-chosen hot pages (each process
  *               its own PRNG, seed + its number) and then the next 64 KiB
  *               chunk of the one scan they share (PT).  A hot page is young
