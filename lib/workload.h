@@ -21,10 +21,10 @@
  *               its record there too (PT; one thread); the same stream as
  *               `hsctl gen ycsb-load`
  *   shared-map  scan-hot's pattern through mappings: @procs processes (this
- *               one and forked children) each map the file MAP_SHARED (no
- *               madvise: the kernel ignores young PTEs of MADV_RANDOM and
- *               MADV_SEQUENTIAL mappings) and take turns around a ring of
- *               pipes; a turn loads 16 Zipf-chosen hot pages (each process
+ *               one and forked children) each map the file MAP_SHARED
+ *               (MADV_RANDOM on the scanned part only: no read-around there,
+ *               and the hot part keeps the recency the kernel denies to a
+ *               MADV_RANDOM mapping) and take turns around a ring of pipes; a turn loads 16 Zipf-chosen hot pages (each process
  *               its own PRNG, seed + its number) and then the next 64 KiB
  *               chunk of the one scan they share (PT).  A hot page is young
  *               in several page tables at once.  The same stream as
