@@ -38,6 +38,7 @@ enum {
 	OPT_HOT_KEYS,
 	OPT_SCAN_LEN,
 	OPT_SCAN_EVERY,
+	OPT_PROCS,
 };
 
 struct args {
@@ -52,6 +53,7 @@ struct args {
 	bool			scan_set;	/* --hot-keys, --scan-len or --scan-every given */
 	bool			scan_len_set;	/* --scan-len given */
 	bool			scan_every_set;	/* --scan-every given */
+	bool			procs_set;	/* --procs given */
 };
 
 static const struct argp_option options[] = {
@@ -61,22 +63,30 @@ static const struct argp_option options[] = {
 	  "(default: 10000)", 0 },
 	{ "seed", OPT_SEED, "N", 0, "Random seed (default: 1)", 0 },
 	{ "alpha", OPT_ALPHA, "A", 0,
-	  "Zipf exponent for zipf, scan-mix, ycsb-f and scan-hot, 0 to 100 (default: 0.99; "
-	  "scan-hot: 0.5)", 0 },
+	  "Zipf exponent for zipf, scan-mix, ycsb-f, scan-hot and shared-map, 0 to 100 "
+	  "(default: 0.99; scan-hot and shared-map: 0.5)", 0 },
 	{ "name", OPT_NAME, "NAME", 0, "Session name (default: the generator spec)", 0 },
 	{ "kind", OPT_KIND, "KIND", 0,
 	  "Key type: anon or file (default: file; ycsb-f and ycsb-load: anon)", 0 },
 	{ "channel", OPT_CHANNEL, "CH", 0,
 	  "Access channel: pt or fd (default: pt; scan-hot: fd)", 0 },
-	{ 0, 0, 0, 0, "scan-mix and scan-hot options:", 1 },
+	{ 0, 0, 0, 0, "scan-mix, scan-hot and shared-map options:", 1 },
 	{ "hot-keys", OPT_HOT_KEYS, "N", 0,
-	  "Size of the Zipf hot set (default: --keys; scan-hot: --keys / 8)", 1 },
+	  "Size of the Zipf hot set (default: --keys; scan-hot, shared-map: --keys / 8)", 1 },
 	{ "scan-len", OPT_SCAN_LEN, "N", 0,
-	  "Scanned keys per scan (default: 5000; scan-hot: 16)", 1 },
+	  "Scanned keys per scan (default: 5000; scan-hot, shared-map: 16)", 1 },
 	{ "scan-every", OPT_SCAN_EVERY, "N", 0,
-	  "Hot accesses between scans (default: 20000; scan-hot: 16)", 1 },
+	  "Hot accesses between scans (default: 20000; scan-hot, shared-map: 16)", 1 },
+	{ "procs", OPT_PROCS, "N", 0,
+	  "shared-map: processes taking turns, 1 to 64 (default: 4)", 1 },
 	{ 0 }
 };
+
+/* scan-hot and shared-map: a hot set and a cyclic scan over the other keys */
+static bool is_hot(enum hs_gen_type t)
+{
+	return t == HS_GEN_SCAN_HOT || t == HS_GEN_SHARED_MAP;
+}
 
 static void parse_count(struct argp_state *state, const char *opt, const char *arg,
 			uint64_t max, uint64_t *out)
@@ -131,6 +141,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->scan_set = true;
 		a->scan_every_set = true;
 		break;
+	case OPT_PROCS: {
+		uint64_t n;
+
+		parse_count(state, "procs", arg, HS_GEN_MAX_PROCS, &n);
+		a->o.procs = (unsigned int)n;
+		a->procs_set = true;
+		break;
+	}
 	case ARGP_KEY_ARG:
 		if (a->type_name)
 			argp_error(state, "one TYPE at a time (got '%s' too)", arg);
@@ -144,23 +162,26 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "missing TYPE (valid: %s)", hs_gen_type_list());
 		if (a->alpha_set && (a->o.type == HS_GEN_LOOP || a->o.type == HS_GEN_YCSB_LOAD))
 			argp_error(state, "--alpha does not apply to %s", a->type_name);
-		if (a->scan_set && a->o.type != HS_GEN_SCAN_MIX && a->o.type != HS_GEN_SCAN_HOT)
+		if (a->scan_set && a->o.type != HS_GEN_SCAN_MIX && !is_hot(a->o.type))
 			argp_error(state, "--hot-keys, --scan-len and --scan-every apply to "
-				   "scan-mix and scan-hot only");
-		if (a->o.type == HS_GEN_SCAN_HOT) {
+				   "scan-mix, scan-hot and shared-map only");
+		if (a->procs_set && a->o.type != HS_GEN_SHARED_MAP)
+			argp_error(state, "--procs applies to shared-map only");
+		if (is_hot(a->o.type)) {
 			if (!a->scan_len_set)
 				a->o.scan_len = HS_GEN_HOT_SCAN_LEN;
 			if (!a->scan_every_set)
 				a->o.scan_every = HS_GEN_HOT_SCAN_EVERY;
 			if (!a->alpha_set)
 				a->o.alpha = HS_GEN_HOT_ALPHA;
-			if (!a->channel_set)
+			if (!a->channel_set && a->o.type == HS_GEN_SCAN_HOT)
 				a->channel = HS_CH_FD;	/* the workload read(2)s */
 			if (a->o.keys < 2)
-				argp_error(state, "scan-hot: --keys must be at least 2 (a hot key "
-					   "and a scanned key)");
+				argp_error(state, "%s: --keys must be at least 2 (a hot key "
+					   "and a scanned key)", a->type_name);
 			if (a->o.hot_keys >= a->o.keys)
-				argp_error(state, "scan-hot: --hot-keys must be less than --keys");
+				argp_error(state, "%s: --hot-keys must be less than --keys",
+					   a->type_name);
 		}
 		break;
 	default:
@@ -174,8 +195,8 @@ static const struct argp argp = {
 	.parser = parse_opt,
 	.args_doc = "TYPE",
 	.children = hs_format_children,
-	.doc = "Make a synthetic session: TYPE is zipf, loop, scan-mix, ycsb-f, scan-hot or\n"
-	       "ycsb-load. The same "
+	.doc = "Make a synthetic session: TYPE is zipf, loop, scan-mix, ycsb-f, scan-hot,\n"
+	       "ycsb-load or shared-map. The same "
 	       "options and seed always make the same session.\v"
 	       "EXAMPLES:\n"
 	       "    hsctl gen zipf --alpha 0.8 --keys 5000 --accesses 200000 --seed 7\n"
@@ -184,6 +205,7 @@ static const struct argp argp = {
 	       "    hsctl gen ycsb-f --keys 100000 --accesses 1000000 --format json\n"
 	       "    hsctl gen scan-hot --keys 65536 --hot-keys 8192 --accesses 344064\n"
 	       "    hsctl gen ycsb-load --accesses 1000000\n"
+	       "    hsctl gen shared-map --keys 65536 --hot-keys 8192 --accesses 344064\n"
 	       "\nGenerators: zipf (key = Zipf rank - 1 over --keys keys), loop (0, 1, ..,\n"
 	       "keys-1, 0, ..), scan-mix (a Zipf hot set of --hot-keys keys; after every\n"
 	       "--scan-every hot accesses a scan of --scan-len never-seen keys), ycsb-f (YCSB\n"
@@ -192,7 +214,10 @@ static const struct argp argp = {
 	       "Zipf accesses to a hot set of --hot-keys keys, then the next --scan-len keys\n"
 	       "of a cyclic scan over the other keys; like record --workload scan-hot),\n"
 	       "ycsb-load (B+tree inserts of scattered keys with 1 KiB records appended, in\n"
-	       "one anonymous arena; --keys does not apply; like record --workload ycsb-load).\n"
+	       "one anonymous arena; --keys does not apply; like record --workload ycsb-load),\n"
+	       "shared-map (scan-hot's turns taken in rotation by --procs processes, each\n"
+	       "with its own Zipf draws, mapping one file: PT accesses; like record\n"
+	       "--workload shared-map).\n"
 	       "Capacity of a replay counts pages. See hsctl-gen(1).\n"
 	       "\nExit status: 0 made, 64 usage error, 69 the database may not be written,\n"
 	       "1 other failure.",
@@ -203,7 +228,7 @@ static uint64_t hot_keys(const struct hs_gen_opts *o)
 {
 	if (o->hot_keys)
 		return o->hot_keys;
-	if (o->type == HS_GEN_SCAN_HOT)
+	if (is_hot(o->type))
 		return o->keys / 8 ? o->keys / 8 : 1;
 	return o->keys;
 }
@@ -217,9 +242,11 @@ static void spec(const struct args *a, char *buf, size_t len)
 	off = (size_t)snprintf(buf, len, "%s", hs_gen_type_name(o->type));
 	if (o->type != HS_GEN_LOOP && o->type != HS_GEN_YCSB_LOAD && off < len)
 		off += (size_t)snprintf(buf + off, len - off, " --alpha %g", o->alpha);
-	if (o->type == HS_GEN_SCAN_HOT && off < len)	/* the scan's end */
+	if (is_hot(o->type) && off < len)	/* the scan's end */
 		off += (size_t)snprintf(buf + off, len - off, " --keys %" PRIu64, o->keys);
-	if ((o->type == HS_GEN_SCAN_MIX || o->type == HS_GEN_SCAN_HOT) && off < len)
+	if (o->type == HS_GEN_SHARED_MAP && off < len)
+		off += (size_t)snprintf(buf + off, len - off, " --procs %u", o->procs);
+	if ((o->type == HS_GEN_SCAN_MIX || is_hot(o->type)) && off < len)
 		off += (size_t)snprintf(buf + off, len - off,
 					" --hot-keys %" PRIu64 " --scan-len %" PRIu64
 					" --scan-every %" PRIu64,
@@ -252,7 +279,13 @@ static char *params_json(const struct args *a, const char *kind, const char *cha
 		hs_json_key(&j, "alpha");
 		hs_json_real(&j, o->alpha);
 	}
-	if (o->type == HS_GEN_SCAN_MIX || o->type == HS_GEN_SCAN_HOT) {
+	if (o->type == HS_GEN_SHARED_MAP) {
+		hs_json_key(&j, "keys");
+		hs_json_uint(&j, o->keys);
+		hs_json_key(&j, "procs");
+		hs_json_uint(&j, o->procs);
+	}
+	if (o->type == HS_GEN_SCAN_MIX || is_hot(o->type)) {
 		hs_json_key(&j, "hot_keys");
 		hs_json_uint(&j, hot_keys(o));
 		hs_json_key(&j, "scan_len");
@@ -360,6 +393,7 @@ out_free_gen:
 
 const struct hs_cmd hs_cmd_gen = {
 	.name = "gen",
-	.summary = "Make a synthetic session (zipf, loop, scan-mix, ycsb-f, scan-hot, ycsb-load)",
+	.summary = "Make a synthetic session (zipf, loop, scan-mix, ycsb-f, scan-hot, ycsb-load, "
+		   "shared-map)",
 	.run = run,
 };

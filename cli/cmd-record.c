@@ -63,6 +63,7 @@ enum {
 	OPT_RECORD_SIZE,
 	OPT_THETA,
 	OPT_HOT_SIZE,
+	OPT_PROCS,
 	OPT_SEED,
 	OPT_NO_EVENTS,
 	OPT_KEEP_SPOOL,
@@ -103,7 +104,7 @@ static const struct argp_option options[] = {
 	  "Print the tracepoints recorded on this kernel (system:event) and exit", 0 },
 	{ 0, 0, 0, 0, "Built-in workloads (instead of a command):", 1 },
 	{ "workload", 'w', "NAME", 0,
-	  "scan-twice, zipf-read, ycsb-f, loop, scan-hot or ycsb-load", 1 },
+	  "scan-twice, zipf-read, ycsb-f, loop, scan-hot, ycsb-load or shared-map", 1 },
 	{ "file", OPT_FILE, "PATH", 0, "Data file to read (default: one is created)", 1 },
 	{ "dir", OPT_DIR, "DIR", 0,
 	  "Where to create the data file (default: $TMPDIR, else /var/tmp; not a tmpfs)", 1 },
@@ -112,12 +113,15 @@ static const struct argp_option options[] = {
 	  "zipf-read and ycsb-f operations (default: 4 x pages), ycsb-load inserts "
 	  "(default: 3 x pages)", 1 },
 	{ "passes", OPT_PASSES, "N", 0,
-	  "scan-twice, loop and scan-hot passes (default: 2, 3 and 3)", 1 },
+	  "scan-twice, loop, scan-hot and shared-map passes (default: 2, 3, 3 and 3)", 1 },
 	{ "hot-size", OPT_HOT_SIZE, "SIZE", 0,
-	  "scan-hot hot set at the start of the file (default: --size / 8)", 1 },
+	  "scan-hot and shared-map hot set at the start of the file (default: --size / 8)", 1 },
+	{ "procs", OPT_PROCS, "N", 0,
+	  "shared-map processes mapping the file, 1 to 64 (default: 4)", 1 },
 	{ "record-size", OPT_RECORD_SIZE, "BYTES", 0,
 	  "ycsb-f and ycsb-load record size (default: 1024)", 1 },
-	{ "theta", OPT_THETA, "X", 0, "Zipf skew (default: 0.99; scan-hot: 0.5)", 1 },
+	{ "theta", OPT_THETA, "X", 0,
+	  "Zipf skew (default: 0.99; scan-hot and shared-map: 0.5)", 1 },
 	{ "seed", OPT_SEED, "N", 0, "Random seed (default: 1)", 1 },
 	{ 0 }
 };
@@ -205,6 +209,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--hot-size '%s': expected a size from 4K to 1T", arg);
 		a->wopt_set = true;
 		break;
+	case OPT_PROCS:
+		if (hs_parse_u64(arg, 1, 64, &v))
+			argp_error(state, "--procs '%s': expected a number from 1 to 64", arg);
+		a->wopts.procs = (unsigned int)v;
+		a->wopt_set = true;
+		break;
 	case OPT_SEED:
 		if (hs_parse_u64(arg, 0, UINT64_MAX, &a->wopts.seed))
 			argp_error(state, "--seed '%s': expected an unsigned number", arg);
@@ -245,6 +255,7 @@ static const struct argp argp = {
 	       "    hsctl record -m 64M --workload ycsb-f --size 160M --ops 1000000 --seed 11\n"
 	       "    hsctl record -m 48M --workload scan-hot --size 256M --hot-size 32M\n"
 	       "    hsctl record -m 8M --workload ycsb-load --size 256M\n"
+	       "    hsctl record -m 48M --workload shared-map --size 256M --hot-size 32M\n"
 	       "    hsctl record -m 256M --duration 60 --name build -- make -j2\n"
 	       "    hsctl replay 1 --policy all              # capacity: the memory limit\n"
 	       "    hsctl sql \"SELECT death_cause, count(*) FROM v_folio_lives GROUP BY 1\"\n"

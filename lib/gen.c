@@ -43,6 +43,8 @@ struct hs_gen {
 	const struct hs_btload_touch *bt_t;	/* ycsb-load: the insert's touches */
 	int			bt_n;		/* ... how many */
 	int			bt_i;		/* ... the next one */
+	struct hs_rng		*prng;		/* shared-map: one PRNG per process */
+	unsigned int		turn_proc;	/* shared-map: whose turn it is */
 };
 
 static const char *const gen_names[HS_GEN_NR] = {
@@ -52,6 +54,7 @@ static const char *const gen_names[HS_GEN_NR] = {
 	[HS_GEN_YCSB_F] = "ycsb-f",
 	[HS_GEN_SCAN_HOT] = "scan-hot",
 	[HS_GEN_YCSB_LOAD] = "ycsb-load",
+	[HS_GEN_SHARED_MAP] = "shared-map",
 };
 
 /**
@@ -212,15 +215,18 @@ uint64_t hs_zipf_sample(const struct hs_zipf *z, struct hs_rng *r)
  */
 void hs_gen_opts_init(struct hs_gen_opts *o, enum hs_gen_type type)
 {
+	bool hot = type == HS_GEN_SCAN_HOT || type == HS_GEN_SHARED_MAP;
+
 	memset(o, 0, sizeof(*o));
 	o->type = type;
 	o->accesses = HS_GEN_DEF_ACCESSES;
 	o->keys = HS_GEN_DEF_KEYS;
 	o->seed = HS_GEN_DEF_SEED;
-	o->alpha = type == HS_GEN_SCAN_HOT ? HS_GEN_HOT_ALPHA : HS_GEN_DEF_ALPHA;
+	o->alpha = hot ? HS_GEN_HOT_ALPHA : HS_GEN_DEF_ALPHA;
 	o->hot_keys = 0;
-	o->scan_len = type == HS_GEN_SCAN_HOT ? HS_GEN_HOT_SCAN_LEN : HS_GEN_DEF_SCAN_LEN;
-	o->scan_every = type == HS_GEN_SCAN_HOT ? HS_GEN_HOT_SCAN_EVERY : HS_GEN_DEF_SCAN_EVERY;
+	o->scan_len = hot ? HS_GEN_HOT_SCAN_LEN : HS_GEN_DEF_SCAN_LEN;
+	o->scan_every = hot ? HS_GEN_HOT_SCAN_EVERY : HS_GEN_DEF_SCAN_EVERY;
+	o->procs = HS_GEN_DEF_PROCS;
 	o->meta = type == HS_GEN_YCSB_F || type == HS_GEN_YCSB_LOAD ?
 					    hs_meta_make(HS_CH_PT, HS_TYPE_ANON, false) :
 		  type == HS_GEN_SCAN_HOT ? hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false) :
@@ -265,7 +271,7 @@ const char *hs_gen_type_name(enum hs_gen_type type)
  */
 const char *hs_gen_type_list(void)
 {
-	return "zipf, loop, scan-mix, ycsb-f, scan-hot, ycsb-load";
+	return "zipf, loop, scan-mix, ycsb-f, scan-hot, ycsb-load, shared-map";
 }
 
 /**
@@ -279,26 +285,28 @@ int hs_gen_new(const struct hs_gen_opts *o, struct hs_gen **out)
 {
 	struct hs_gen *g;
 	uint64_t ranks;
+	unsigned int p;
+	bool hot;
 	int err;
 
 	*out = NULL;
 	if ((unsigned int)o->type >= HS_GEN_NR || !o->accesses || !o->keys)
 		return -EINVAL;
-	if ((o->type == HS_GEN_SCAN_MIX || o->type == HS_GEN_SCAN_HOT) &&
-	    (!o->scan_len || !o->scan_every))
+	hot = o->type == HS_GEN_SCAN_HOT || o->type == HS_GEN_SHARED_MAP;
+	if ((o->type == HS_GEN_SCAN_MIX || hot) && (!o->scan_len || !o->scan_every))
 		return -EINVAL;
-	/* scan-hot needs a hot key and a scanned key */
-	if (o->type == HS_GEN_SCAN_HOT && (o->keys < 2 || o->hot_keys >= o->keys))
+	/* scan-hot and shared-map need a hot key and a scanned key */
+	if (hot && (o->keys < 2 || o->hot_keys >= o->keys))
+		return -EINVAL;
+	if (o->type == HS_GEN_SHARED_MAP && (!o->procs || o->procs > HS_GEN_MAX_PROCS))
 		return -EINVAL;
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
 	g->o = *o;
 	if (!g->o.hot_keys)
-		g->o.hot_keys = g->o.type == HS_GEN_SCAN_HOT ?
-				(g->o.keys / 8 ? g->o.keys / 8 : 1) : g->o.keys;
-	ranks = g->o.type == HS_GEN_SCAN_MIX || g->o.type == HS_GEN_SCAN_HOT ?
-		g->o.hot_keys : g->o.keys;
+		g->o.hot_keys = hot ? (g->o.keys / 8 ? g->o.keys / 8 : 1) : g->o.keys;
+	ranks = g->o.type == HS_GEN_SCAN_MIX || hot ? g->o.hot_keys : g->o.keys;
 	if (g->o.type == HS_GEN_YCSB_LOAD) {
 		err = hs_btload_new(NULL, 0, HS_GEN_LOAD_RECORD, g->o.seed, &g->bt);
 		if (err) {
@@ -313,6 +321,15 @@ int hs_gen_new(const struct hs_gen_opts *o, struct hs_gen **out)
 		}
 	}
 	hs_rng_seed(&g->rng, g->o.seed);
+	if (g->o.type == HS_GEN_SHARED_MAP) {
+		g->prng = calloc(g->o.procs, sizeof(*g->prng));
+		if (!g->prng) {
+			free(g);
+			return -ENOMEM;
+		}
+		for (p = 0; p < g->o.procs; p++)
+			hs_rng_seed(&g->prng[p], g->o.seed + p);
+	}
 	g->fresh = g->o.hot_keys;
 	*out = g;
 	return 0;
@@ -356,6 +373,21 @@ int hs_gen_next(struct hs_gen *g, uint64_t *key, uint8_t *meta)
 		}
 		if (++g->phase == g->o.scan_every + g->o.scan_len)
 			g->phase = 0;
+		break;
+	case HS_GEN_SHARED_MAP:
+		/* one turn: scan_every hot draws of this process, then its scan_len */
+		if (g->phase < g->o.scan_every) {
+			*key = hs_zipf_sample(&g->zipf, &g->prng[g->turn_proc]) - 1;
+		} else {
+			*key = g->fresh++;
+			if (g->fresh == g->o.keys)
+				g->fresh = g->o.hot_keys;
+		}
+		if (++g->phase == g->o.scan_every + g->o.scan_len) {
+			g->phase = 0;
+			if (++g->turn_proc == g->o.procs)
+				g->turn_proc = 0;
+		}
 		break;
 	case HS_GEN_YCSB_LOAD:
 		if (g->bt_i == g->bt_n) {
@@ -401,8 +433,10 @@ int hs_gen_next(struct hs_gen *g, uint64_t *key, uint8_t *meta)
  */
 void hs_gen_free(struct hs_gen *g)
 {
-	if (g)
+	if (g) {
 		hs_btload_free(g->bt);
+		free(g->prng);
+	}
 	free(g);
 }
 

@@ -21,6 +21,20 @@
  *             generations, CAR, HitShield) keeps the hot set.  The same
  *             stream as `hsctl record --workload scan-hot` (lib/workload.h),
  *             whose reads are read(2)s: FD accesses by default
+ *   shared-map scan-hot's pattern from @procs processes that each map the
+ *             same file (MAP_SHARED) and take turns: in turn t, process
+ *             t mod procs makes @scan_every Zipf(alpha) accesses to the hot
+ *             keys 0 .. hot_keys - 1 (hot_keys 0 means keys / 8), drawn from
+ *             its own PRNG (seeded with seed + its number), then touches the
+ *             next @scan_len keys of the one cyclic scan over hot_keys ..
+ *             keys - 1 that all of them share.  A hot page is thus touched
+ *             through every process's page table between two agings (several
+ *             young PTEs per folio; the kernel's classic LRU activates such a
+ *             folio at its first inactive scan, folio_check_references'
+ *             referenced_ptes > 1), a scanned page through one.  The stream
+ *             itself names no process: a replay sees @procs touches of a hot
+ *             key, not @procs young PTEs.  PT accesses to file pages; the
+ *             same stream as `hsctl record --workload shared-map`
  *   ycsb-f    YCSB workload F: each operation draws a record by Zipf(alpha)
  *             over @keys records (record = page = rank - 1); half the
  *             operations read it (one access), half read-modify-write it (a
@@ -121,6 +135,7 @@ enum hs_gen_type {
 	HS_GEN_YCSB_F,		/* YCSB workload F */
 	HS_GEN_SCAN_HOT,	/* Zipf hot set plus a cyclic scan several times larger */
 	HS_GEN_YCSB_LOAD,	/* B+tree inserts with appended records */
+	HS_GEN_SHARED_MAP,	/* scan-hot's pattern from several processes mapping one file */
 	HS_GEN_NR
 };
 
@@ -134,6 +149,8 @@ enum hs_gen_type {
 #define HS_GEN_HOT_SCAN_EVERY	16	/* scan-hot --scan-every */
 #define HS_GEN_LOAD_RECORD	1024	/* ycsb-load record bytes (YCSB's 10 x 100 B) */
 #define HS_GEN_HOT_ALPHA	0.5	/* scan-hot --alpha: a flat hot set, not a few keys */
+#define HS_GEN_DEF_PROCS	4	/* shared-map --procs */
+#define HS_GEN_MAX_PROCS	64	/* shared-map --procs, at most */
 
 struct hs_gen_opts {
 	enum hs_gen_type	type;		/* which generator */
@@ -146,6 +163,8 @@ struct hs_gen_opts {
 	uint64_t		scan_len;	/* scan-mix/scan-hot: keys per scan, >= 1 */
 	uint64_t		scan_every;	/* scan-mix/scan-hot: hot accesses between
 						 * scans, >= 1 */
+	unsigned int		procs;		/* shared-map: processes taking turns,
+						 * 1 .. HS_GEN_MAX_PROCS */
 	uint8_t			meta;		/* meta byte of every access (write bit added
 						 * by ycsb-f's writes) */
 };
@@ -153,15 +172,16 @@ struct hs_gen_opts {
 /**
  * hs_gen_opts_init() - the defaults of a generator
  * @o: filled with the defaults (hot_keys 0; scan_len and scan_every 5000 and 20000,
- *     16 and 16 for scan-hot; alpha 0.99, 0.5 for scan-hot; meta file/pt, ycsb-f
- *     and ycsb-load anon/pt, scan-hot file/fd)
+ *     16 and 16 for scan-hot and shared-map; alpha 0.99, 0.5 for scan-hot and
+ *     shared-map; procs 4; meta file/pt, ycsb-f and ycsb-load anon/pt, scan-hot
+ *     file/fd)
  * @type: the generator
  */
 void hs_gen_opts_init(struct hs_gen_opts *o, enum hs_gen_type type);
 
 /**
  * hs_gen_type_parse() - look a generator up by name
- * @name: "zipf", "loop", "scan-mix", "ycsb-f", "scan-hot" or "ycsb-load"
+ * @name: "zipf", "loop", "scan-mix", "ycsb-f", "scan-hot", "ycsb-load" or "shared-map"
  * @out: the type
  *
  * Return: 0, or -EINVAL for an unknown name.
@@ -179,7 +199,7 @@ const char *hs_gen_type_name(enum hs_gen_type type);
 /**
  * hs_gen_type_list() - every generator name, for messages
  *
- * Return: "zipf, loop, scan-mix, ycsb-f, scan-hot, ycsb-load".
+ * Return: "zipf, loop, scan-mix, ycsb-f, scan-hot, ycsb-load, shared-map".
  */
 const char *hs_gen_type_list(void);
 

@@ -747,7 +747,7 @@ static int setup(struct hs_recorder *r)
 		r->rm.channel = "pt";
 	} else {
 		r->rm.kind = "file";
-		r->rm.channel = r->wl ? "fd" : "pt";
+		r->rm.channel = r->wl && !hs_workload_mapped(r->wl) ? "fd" : "pt";
 	}
 	r->rm.visibility = r->wl ? "exact" : r->o.sample_numa ? "sampled" : "faults";
 	r->rm.kernel = r->kernel;

@@ -31,6 +31,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,6 +56,8 @@
 #define WL_DEF_THETA	0.99
 #define WL_HOT_THETA	0.5			/* scan-hot's default: a flat hot set */
 #define WL_HOT_PASSES	3u			/* scan-hot's default passes */
+#define WL_DEF_PROCS	4u			/* shared-map's default processes */
+#define WL_MAX_PROCS	64u			/* shared-map's processes, at most */
 #define WL_CHUNK_PAGES	(WL_READ_CHUNK >> WL_PAGE_SHIFT)	/* 16 */
 #define WL_READ_CHUNK	(64u * 1024)		/* scan-twice / loop read(2) size */
 #define WL_FILL_CHUNK	(1u << 20)		/* write(2) size when creating the file */
@@ -72,6 +75,7 @@ enum wl_kind {
 	WL_LOOP,
 	WL_SCAN_HOT,
 	WL_YCSB_LOAD,
+	WL_SHARED_MAP,
 	WL_NR
 };
 
@@ -82,6 +86,7 @@ static const char *const wl_names[WL_NR + 1] = {
 	[WL_LOOP] = "loop",
 	[WL_SCAN_HOT] = "scan-hot",
 	[WL_YCSB_LOAD] = "ycsb-load",
+	[WL_SHARED_MAP] = "shared-map",
 	[WL_NR] = NULL,
 };
 
@@ -102,8 +107,11 @@ struct hs_workload {
 	uint64_t	pages;		/* file pages, or the pages under the records */
 	uint64_t	ops;		/* zipf-read / ycsb-f operations */
 	uint64_t	records;	/* ycsb-f: size / record_size */
-	uint64_t	hot_pages;	/* scan-hot: pages 0 .. hot_pages - 1 are hot */
-	uint64_t	scan_chunks;	/* scan-hot: whole 64 KiB chunks after them */
+	uint64_t	hot_pages;	/* scan-hot, shared-map: pages 0 .. hot_pages - 1
+					 * are hot */
+	uint64_t	scan_chunks;	/* scan-hot, shared-map: whole 64 KiB chunks after
+					 * them */
+	unsigned int	procs;		/* shared-map: processes */
 	uint64_t	seed;		/* PRNG seed, never 0 */
 	double		theta;		/* zipf exponent, in (0, 10) */
 	unsigned int	passes;		/* scan-twice / loop passes */
@@ -133,6 +141,12 @@ static uint64_t now_ns(void)
 static bool is_file_kind(enum wl_kind k)
 {
 	return k != WL_YCSB_F && k != WL_YCSB_LOAD;
+}
+
+/* scan-hot and shared-map: a hot set at the start of the file, the rest scanned */
+static bool is_hot_kind(enum wl_kind k)
+{
+	return k == WL_SCAN_HOT || k == WL_SHARED_MAP;
 }
 
 /**
@@ -421,10 +435,15 @@ static int make_json(struct hs_workload *w)
 		hs_json_uint(&j, w->passes);
 		break;
 	case WL_SCAN_HOT:
+	case WL_SHARED_MAP:
 		hs_json_key(&j, "hot_pages");
 		hs_json_uint(&j, w->hot_pages);
 		hs_json_key(&j, "scan_pages");
 		hs_json_uint(&j, w->scan_chunks * WL_CHUNK_PAGES);
+		if (w->kind == WL_SHARED_MAP) {
+			hs_json_key(&j, "procs");
+			hs_json_uint(&j, w->procs);
+		}
 		hs_json_key(&j, "passes");
 		hs_json_uint(&j, w->passes);
 		hs_json_key(&j, "theta");
@@ -473,7 +492,7 @@ static int resolve(struct hs_workload *w, const struct hs_workload_opts *o, char
 			"1 TiB", o->size);
 		return -EINVAL;
 	}
-	w->theta = o->theta != 0.0 ? o->theta : w->kind == WL_SCAN_HOT ? WL_HOT_THETA :
+	w->theta = o->theta != 0.0 ? o->theta : is_hot_kind(w->kind) ? WL_HOT_THETA :
 		   WL_DEF_THETA;
 	if (!(w->theta > 0.0 && w->theta < 10.0)) {
 		set_err(err, errlen, "theta %g: must be greater than 0 and less than 10", o->theta);
@@ -488,7 +507,12 @@ static int resolve(struct hs_workload *w, const struct hs_workload_opts *o, char
 		return -EINVAL;
 	}
 	w->passes = o->passes ? o->passes : w->kind == WL_LOOP ? 3 :
-		    w->kind == WL_SCAN_HOT ? WL_HOT_PASSES : 2;
+		    is_hot_kind(w->kind) ? WL_HOT_PASSES : 2;
+	if (o->procs > WL_MAX_PROCS) {
+		set_err(err, errlen, "procs %u: at most %u", o->procs, WL_MAX_PROCS);
+		return -EINVAL;
+	}
+	w->procs = o->procs ? o->procs : WL_DEF_PROCS;
 	w->record_size = o->record_size ? o->record_size : WL_DEF_RECORD;
 	if (w->kind == WL_YCSB_F) {
 		if (o->file) {
@@ -523,7 +547,7 @@ static int resolve(struct hs_workload *w, const struct hs_workload_opts *o, char
 	return 0;
 }
 
-/* scan-hot: the hot set and the whole chunks after it.  Return: 0 or -EINVAL. */
+/* scan-hot, shared-map: the hot set and the whole chunks after it.  Return: 0 or -EINVAL. */
 static int resolve_hot(struct hs_workload *w, const struct hs_workload_opts *o, char *err,
 		       size_t errlen)
 {
@@ -573,7 +597,7 @@ int hs_workload_prepare(const struct hs_workload_opts *o, struct hs_workload **o
 			break;
 	if (k == WL_NR) {
 		set_err(err, errlen, "unknown workload '%s' (valid: scan-twice, zipf-read, ycsb-f, "
-			"loop, scan-hot, ycsb-load)", o->name ? o->name : "");
+			"loop, scan-hot, ycsb-load, shared-map)", o->name ? o->name : "");
 		return -EINVAL;
 	}
 	w = calloc(1, sizeof(*w));
@@ -611,7 +635,7 @@ int hs_workload_prepare(const struct hs_workload_opts *o, struct hs_workload **o
 		}
 		w->ino = (uint64_t)st.st_ino;
 		w->pages = (w->size + WL_PAGE - 1) >> WL_PAGE_SHIFT;
-		if (w->kind == WL_SCAN_HOT) {
+		if (is_hot_kind(w->kind)) {
 			e = resolve_hot(w, o, err, errlen);
 			if (e)
 				goto out_free;
@@ -643,7 +667,8 @@ out_free:
  * Keys in this order: workload; file and created (file workloads); size,
  * pages; passes (scans), ops and theta (zipf-read), record_size, records,
  * ops and theta (ycsb-f), hot_pages, scan_pages, passes and theta
- * (scan-hot), record_size and ops (ycsb-load); seed.
+ * (scan-hot; shared-map with procs before passes), record_size and ops
+ * (ycsb-load); seed.
  *
  * Return: e.g. {"workload":"scan-twice","file":"/var/tmp/...","created":true,
  * "size":209715200,"pages":51200,"passes":2,"seed":1}; valid until
@@ -669,6 +694,17 @@ int hs_workload_file(const struct hs_workload *w, uint64_t *kdev, uint64_t *ino)
 	*kdev = w->kdev;
 	*ino = w->ino;
 	return 0;
+}
+
+/**
+ * hs_workload_mapped() - whether the touches go through a mapping
+ * @w: the workload
+ *
+ * Return: true for ycsb-f, ycsb-load and shared-map, false for the others.
+ */
+bool hs_workload_mapped(const struct hs_workload *w)
+{
+	return !is_file_kind(w->kind) || w->kind == WL_SHARED_MAP;
 }
 
 /**
@@ -913,6 +949,165 @@ static int run_ycsb_load(struct hs_workload *w, struct touch_log *l)
 }
 
 /*
+ * shared-map, one process's part: map the file (MAP_SHARED, read-only) and
+ * advise MADV_RANDOM on the scanned part only, which splits the mapping in
+ * two: the scan faults read their own page, not a read-around window (8 MiB
+ * with a read_ahead_kb of 8192, more than a small limit holds), while the
+ * hot part keeps its recency (the kernel's folio_referenced() ignores the
+ * young PTEs of a MADV_RANDOM or MADV_SEQUENTIAL mapping, vma_has_recency(),
+ * and the hot set's young PTEs are what this workload is about); then for
+ * every turn t = @idx, @idx + procs, ... below @turns: wait for
+ * the token on @in (turn 0 and a lone process need none), load one byte of
+ * 16 hot pages drawn by Zipf from this process's own PRNG (seed + @idx;
+ * rank k: page k - 1), then one byte of each page of scan chunk
+ * t mod scan_chunks, log the 32 touches, flush the log (so the log keeps
+ * the turns' order) and pass the token on @out.  Return: 0, -errno, or
+ * -ECONNABORTED when the token's pipe closed (a process before us stopped).
+ */
+static int shared_map_turns(struct hs_workload *w, struct touch_log *l, unsigned int idx,
+			    uint64_t turns, int in, int out)
+{
+	volatile const unsigned char *map;	/* volatile: every load is made */
+	volatile unsigned char sink = 0;
+	uint64_t t, i, page;
+	struct hs_zipf z;
+	struct hs_rng rng;
+	void *m;
+	char tok = 't';
+	ssize_t r;
+	int e;
+
+	e = hs_zipf_init(&z, w->hot_pages, w->theta);
+	if (e)
+		return e;
+	m = mmap(NULL, (size_t)w->size, PROT_READ, MAP_SHARED, w->fd, 0);
+	if (m == MAP_FAILED)
+		return -errno;
+	map = m;
+	(void)madvise((char *)m + (w->hot_pages << WL_PAGE_SHIFT),	/* advice only */
+		      (size_t)(w->size - (w->hot_pages << WL_PAGE_SHIFT)), MADV_RANDOM);
+	hs_rng_seed(&rng, w->seed + idx);
+	for (t = idx; t < turns && !e; t += w->procs) {
+		if (t && w->procs > 1) {
+			do
+				r = read(in, &tok, 1);
+			while (r < 0 && errno == EINTR);
+			if (r <= 0) {
+				e = r < 0 ? -errno : -ECONNABORTED;
+				break;
+			}
+		}
+		for (i = 0; i < WL_CHUNK_PAGES && !e; i++) {
+			page = hs_zipf_sample(&z, &rng) - 1;
+			sink = (unsigned char)(sink + map[page << WL_PAGE_SHIFT]);
+			e = log_touch(l, now_ns(), page, 0);
+		}
+		page = w->hot_pages + (t % w->scan_chunks) * WL_CHUNK_PAGES;
+		for (i = 0; i < WL_CHUNK_PAGES && !e; i++) {
+			sink = (unsigned char)(sink + map[(page + i) << WL_PAGE_SHIFT]);
+			e = log_touch(l, now_ns(), page + i, 0);
+		}
+		if (!e && l->fd >= 0 && l->n)
+			e = log_flush(l);
+		if (!e && t + 1 < turns && w->procs > 1) {
+			do
+				r = write(out, &tok, 1);
+			while (r < 0 && errno == EINTR);
+			if (r < 0)
+				e = -errno;
+		}
+	}
+	munmap(m, (size_t)w->size);
+	(void)sink;
+	return e;
+}
+
+/* Close every ring pipe end but process @idx's read end and its successor's write end. */
+static void ring_keep(int (*ring)[2], unsigned int n, unsigned int idx)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (i != idx)
+			close(ring[i][0]);
+		if (i != (idx + 1) % n)
+			close(ring[i][1]);
+	}
+}
+
+/*
+ * shared-map: @procs processes, this one (number 0) and procs - 1 forked
+ * children, each with its own mapping of the file, take turns around a
+ * ring of pipes (process i reads the token from pipe i and passes it on
+ * pipe i + 1 mod procs), as shared_map_turns() says: the stream is
+ * `hsctl gen shared-map`'s with the same sizes, and a hot page is touched
+ * through several page tables.  A child ends with _exit(-errno); one that
+ * fails closes its ring ends, so the next one sees end of file and stops
+ * too, and so on around the ring.  Return: 0, or the first failure, a
+ * child's rather than the end of file it caused.
+ */
+static int run_shared_map(struct hs_workload *w, struct touch_log *l)
+{
+	uint64_t turns = (uint64_t)w->passes * w->scan_chunks;
+	int (*ring)[2] = NULL;
+	unsigned int i, made = 0;
+	pid_t *pid = NULL;
+	int e = 0, ce = 0, st;
+
+	if (w->procs == 1)
+		return shared_map_turns(w, l, 0, turns, -1, -1);
+	ring = calloc(w->procs, sizeof(*ring));
+	pid = calloc(w->procs, sizeof(*pid));
+	if (!ring || !pid) {
+		e = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < w->procs; i++) {
+		if (pipe2(ring[i], O_CLOEXEC)) {
+			e = -errno;
+			while (i--) {
+				close(ring[i][0]);
+				close(ring[i][1]);
+			}
+			goto out;
+		}
+	}
+	for (i = 1; i < w->procs; i++) {
+		pid[i] = fork();
+		if (pid[i] < 0) {
+			e = -errno;
+			break;
+		}
+		if (!pid[i]) {
+			ring_keep(ring, w->procs, i);
+			e = shared_map_turns(w, l, i, turns, ring[i][0],
+					     ring[(i + 1) % w->procs][1]);
+			_exit(e ? (-e & 0xff) : 0);
+		}
+		made++;
+	}
+	ring_keep(ring, w->procs, 0);
+	if (!e)
+		e = shared_map_turns(w, l, 0, turns, ring[0][0], ring[1][1]);
+	close(ring[0][0]);	/* a child waiting on us sees end of file */
+	close(ring[1][1]);
+	for (i = 1; i <= made; i++) {
+		while (waitpid(pid[i], &st, 0) < 0 && errno == EINTR)
+			;
+		if (!ce && WIFEXITED(st) && WEXITSTATUS(st) && WEXITSTATUS(st) != ECONNABORTED)
+			ce = -WEXITSTATUS(st);
+		else if (!ce && WIFSIGNALED(st))
+			ce = -EINTR;
+	}
+	if (ce && (!e || e == -ECONNABORTED))
+		e = ce;
+out:
+	free(ring);
+	free(pid);
+	return e;
+}
+
+/*
  * YCSB workload F on anonymous memory: load every record in order, then
  * @ops operations on zipfian records (rank k: record k - 1), half reads,
  * half read-modify-writes.
@@ -1031,6 +1226,9 @@ int hs_workload_run(struct hs_workload *w, int log_fd)
 		break;
 	case WL_YCSB_LOAD:
 		e = run_ycsb_load(w, l);
+		break;
+	case WL_SHARED_MAP:
+		e = run_shared_map(w, l);
 		break;
 	default:
 		e = -EINVAL;

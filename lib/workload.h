@@ -20,6 +20,15 @@
  *               B+tree whose nodes are pages of one mapping, each appending
  *               its record there too (PT; one thread); the same stream as
  *               `hsctl gen ycsb-load`
+ *   shared-map  scan-hot's pattern through mappings: @procs processes (this
+ *               one and forked children) each map the file MAP_SHARED
+ *               (MADV_RANDOM on the scanned part only: no read-around there,
+ *               and the hot part keeps the recency the kernel denies to a
+ *               MADV_RANDOM mapping) and take turns around a ring of pipes; a turn loads 16 Zipf-chosen hot pages (each process
+ *               its own PRNG, seed + its number) and then the next 64 KiB
+ *               chunk of the one scan they share (PT).  A hot page is young
+ *               in several page tables at once.  The same stream as
+ *               `hsctl gen shared-map`
  *
  * The parent prepares the workload (creates the data file outside the
  * cgroup, writes it out and drops it from the page cache so the first pass
@@ -59,7 +68,7 @@ struct hs_touch {
  */
 struct hs_workload_opts {
 	const char	*name;		/* "scan-twice", "zipf-read", "ycsb-f", "loop",
-					 * "scan-hot", "ycsb-load" */
+					 * "scan-hot", "ycsb-load", "shared-map" */
 	const char	*file;		/* data file to use as it is (file workloads); NULL:
 					 * create one of @size bytes in @dir */
 	const char	*dir;		/* where to create it; NULL: $TMPDIR, else /var/tmp.
@@ -68,11 +77,15 @@ struct hs_workload_opts {
 	uint64_t	size;		/* file size or anon working set, bytes; 0: 256 MiB */
 	uint64_t	ops;		/* zipf-read / ycsb-f operations; 0: 4 x pages;
 					 * ycsb-load inserts; 0: 3 x pages */
-	unsigned int	passes;		/* 0 means: scan-twice 2, loop 3, scan-hot 3 */
-	uint64_t	hot_size;	/* scan-hot hot set, bytes, < size; 0: size / 8 */
+	unsigned int	passes;		/* 0 means: scan-twice 2, loop 3, scan-hot and
+					 * shared-map 3 */
+	uint64_t	hot_size;	/* scan-hot, shared-map hot set, bytes, < size;
+					 * 0: size / 8 */
+	unsigned int	procs;		/* shared-map processes, 1 .. 64; 0: 4 */
 	unsigned int	record_size;	/* ycsb-f / ycsb-load record bytes; 0: 1024
 					 * (ycsb-load: at most 4096) */
-	double		theta;		/* zipf skew; 0: 0.99 (scan-hot 0.5) */
+	double		theta;		/* zipf skew; 0: 0.99 (scan-hot, shared-map:
+					 * 0.5) */
 	uint64_t	seed;		/* random seed; 0: 1 */
 	struct hs_undo	*undo;		/* write a created data file down in this undo
 					 * note (lib/undo.h); NULL: none */
@@ -119,6 +132,15 @@ const char *hs_workload_describe(const struct hs_workload *w);
  * Return: 0, or -ENOENT for anonymous workloads (ycsb-f, ycsb-load).
  */
 int hs_workload_file(const struct hs_workload *w, uint64_t *kdev, uint64_t *ino);
+
+/**
+ * hs_workload_mapped() - whether the touches go through a mapping
+ * @w: the workload
+ *
+ * Return: true for ycsb-f, ycsb-load (anonymous) and shared-map (a shared file
+ * mapping): PT accesses; false for the read(2) workloads: FD accesses.
+ */
+bool hs_workload_mapped(const struct hs_workload *w);
 
 /**
  * hs_workload_path() - the data file's path

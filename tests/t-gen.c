@@ -275,6 +275,77 @@ static void test_scan_hot(void)
 }
 
 /*
+ * shared-map: scan-hot's turns, taken in rotation by --procs processes with
+ * PRNGs of their own (seed + process): with keys 40, hot_keys 8 and 3
+ * processes, turn 0 (process 0, seed 1) draws scan-hot's first hot keys,
+ * turn 1 (process 1, seed 2) 6 1 5 1 1 5 1 5 1 1 4 1 0 0 6 1, turn 2
+ * (process 2, seed 3) 1 1 5 2 3 3 5 1 0 5 0 1 1 1 1 6, and turn 3 is
+ * process 0 again, going on with its own draws: its first hot keys are
+ * then those of scan-hot's second turn (7 2 7 7 ..).  The scan is one,
+ * shared: turn t scans keys 8 + 16 t (mod 32).  PT accesses to file pages.
+ */
+static void test_shared_map(void)
+{
+	static const uint64_t turn[4][4] = {
+		{ 1, 2, 2, 3 }, { 6, 1, 5, 1 }, { 1, 1, 5, 2 }, { 7, 2, 7, 7 },
+	};
+	struct hs_gen_opts o, h;
+	uint64_t *k, *kh, n, nh, i, bad = 0;
+	struct hs_gen *g;
+	uint8_t *m;
+
+	hs_gen_opts_init(&o, HS_GEN_SHARED_MAP);
+	T_EQ_U64(o.scan_len, 16);
+	T_EQ_U64(o.scan_every, 16);
+	T_EQ_U64(o.procs, 4);
+	T_NEAR(o.alpha, 0.5, 0);
+	T_EQ_U64(o.meta, HS_CH_PT);	/* file pages through a mapping */
+	o.keys = 40;
+	o.hot_keys = 8;
+	o.procs = 3;
+	o.accesses = 32 * 4;
+	k = stream(&o, &m, &n);
+	T_EQ_U64(n, 128);
+	for (i = 0; k && i < n; i++) {
+		bad += m[i] != HS_CH_PT;
+		if (i % 32 < 16)
+			bad += k[i] >= 8;
+		else
+			bad += k[i] != 8 + ((i / 32) * 16 + i % 32 - 16) % 32;
+		if (i % 32 < 4)
+			T_EQ_U64(k[i], turn[i / 32][i % 32]);
+	}
+	T_EQ_U64(bad, 0);
+	free(k);
+	free(m);
+
+	/* one process is scan-hot over the same keys, but for the channel */
+	o.procs = 1;
+	o.accesses = 32 * 5 + 7;
+	hs_gen_opts_init(&h, HS_GEN_SCAN_HOT);
+	h.keys = 40;
+	h.hot_keys = 8;
+	h.accesses = o.accesses;
+	k = stream(&o, NULL, &n);
+	kh = stream(&h, NULL, &nh);
+	T_EQ_U64(n, nh);
+	T_ASSERT(k && kh && !memcmp(k, kh, (size_t)n * sizeof(*k)));
+	free(k);
+	free(kh);
+
+	o.procs = 0;
+	T_EQ_I64(hs_gen_new(&o, &g), -EINVAL);
+	T_ASSERT(!g);
+	o.procs = HS_GEN_MAX_PROCS + 1;
+	T_EQ_I64(hs_gen_new(&o, &g), -EINVAL);
+	o.procs = HS_GEN_MAX_PROCS;
+	T_EQ_I64(hs_gen_new(&o, &g), 0);
+	hs_gen_free(g);
+	o.hot_keys = 40;
+	T_EQ_I64(hs_gen_new(&o, &g), -EINVAL);
+}
+
+/*
  * ycsb-load by hand: the root leaf is page 0 and records go to page 1 (four
  * 1024-byte records a page), so inserts 1..255 are "0 written, record page
  * written" with record pages 1..64 (insert 255 is page 64's third record).
@@ -488,9 +559,12 @@ static void test_names(void)
 	T_EQ_I64(hs_gen_type_parse("ycsb", &t), -EINVAL);
 	T_EQ_STR(hs_gen_type_name(HS_GEN_LOOP), "loop");
 	T_EQ_STR(hs_gen_type_name(HS_GEN_NR), "?");
-	T_EQ_STR(hs_gen_type_list(), "zipf, loop, scan-mix, ycsb-f, scan-hot, ycsb-load");
+	T_EQ_STR(hs_gen_type_list(),
+		 "zipf, loop, scan-mix, ycsb-f, scan-hot, ycsb-load, shared-map");
 	T_EQ_I64(hs_gen_type_parse("scan-hot", &t), 0);
 	T_EQ_I64(t, HS_GEN_SCAN_HOT);
+	T_EQ_I64(hs_gen_type_parse("shared-map", &t), 0);
+	T_EQ_I64(t, HS_GEN_SHARED_MAP);
 
 	hs_gen_opts_init(&o, HS_GEN_ZIPF);
 	T_EQ_U64(o.accesses, 100000);
@@ -517,6 +591,7 @@ static const struct t_case cases[] = {
 	{ "loop", test_loop },
 	{ "scan_mix", test_scan_mix },
 	{ "scan_hot", test_scan_hot },
+	{ "shared_map", test_shared_map },
 	{ "ycsb_load", test_ycsb_load },
 	{ "zipf_shares", test_zipf_shares },
 	{ "zipf_chi2", test_zipf_chi2 },

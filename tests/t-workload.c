@@ -4,7 +4,8 @@
  * every option and file error with its message; the created file (size,
  * non-zero bytes, out of the page cache by cachestat(2), identity, unlinked
  * only by the preparing process); the exact touch logs of scan-twice,
- * loop, scan-hot and ycsb-load (the pages of gen's with the same options);
+ * loop, scan-hot, ycsb-load and shared-map (the pages of gen's with the same
+ * options; shared-map's from three forked processes taking turns);
  * zipf-read's and ycsb-f's determinism for a seed and their skew, checked
  * against Zipf(0.99) over 64 ranks computed by hand (H = sum of
  * k^-0.99 for k = 1..64 = 4.8312, so P(rank 1) = 0.2070, P(rank 2) =
@@ -150,7 +151,8 @@ static void t_names(void)
 	T_EQ_STR(n[3], "loop");
 	T_EQ_STR(n[4], "scan-hot");
 	T_EQ_STR(n[5], "ycsb-load");
-	T_ASSERT(n[6] == NULL);
+	T_EQ_STR(n[6], "shared-map");
+	T_ASSERT(n[7] == NULL);
 }
 
 static void t_err_unknown(void)
@@ -161,11 +163,11 @@ static void t_err_unknown(void)
 	T_EQ_I64(prep(&o, &w), -EINVAL);
 	T_ASSERT(w == NULL);
 	T_EQ_STR(errbuf, "unknown workload 'x' (valid: scan-twice, zipf-read, ycsb-f, loop, "
-		 "scan-hot, ycsb-load)");
+		 "scan-hot, ycsb-load, shared-map)");
 	o.name = NULL;
 	T_EQ_I64(prep(&o, &w), -EINVAL);
 	T_EQ_STR(errbuf, "unknown workload '' (valid: scan-twice, zipf-read, ycsb-f, loop, "
-		 "scan-hot, ycsb-load)");
+		 "scan-hot, ycsb-load, shared-map)");
 }
 
 static void t_err_options(void)
@@ -470,6 +472,7 @@ static void t_scan_hot(void)
 		return;
 	T_ASSERT(strstr(hs_workload_describe(w), "\"hot_pages\":8,\"scan_pages\":32,"
 			"\"passes\":2,\"theta\":0.5,\"seed\":1}") != NULL);
+	T_ASSERT(!hs_workload_mapped(w));	/* read(2)s: fd */
 	T_EQ_I64(run_collect(w, &t, &n), 0);
 	T_EQ_I64(n, 128);
 	hs_gen_opts_init(&go, HS_GEN_SCAN_HOT);
@@ -502,6 +505,86 @@ static void t_scan_hot(void)
 		 "at least 64 KiB of the 196608-byte file to scan");
 	o.hot_size = 100;
 	T_EQ_I64(prep(&o, &w), -EINVAL);
+}
+
+/*
+ * shared-map over 48 pages, 8 hot, 2 chunks to scan, 2 passes, 3
+ * processes: 4 turns of 32 touches, taken by processes 0, 1, 2, 0, the
+ * pages of `hsctl gen shared-map --keys 40 --hot-keys 8 --procs 3
+ * --accesses 128`.  Process 0 draws scan-hot's first hot keys (seed 1);
+ * process 1 (seed 2) draws 6 1 5 1 1 5 1 5 1 1 4 1 0 0 6 1; turn 3 is
+ * process 0 again, its draws going on.  The touches are PT (flags 0), in
+ * turn order although three processes wrote them.  Then one process, and
+ * 65 refused.
+ */
+static void t_shared_map(void)
+{
+	static const uint64_t turn1[16] = { 6, 1, 5, 1, 1, 5, 1, 5, 1, 1, 4, 1, 0, 0, 6, 1 };
+	static const uint64_t first[16] = { 1, 2, 2, 3, 1, 6, 7, 3, 0, 2, 0, 0, 0, 1, 2, 0 };
+	struct hs_workload_opts o = { .name = "shared-map", .dir = tdir, .size = 48 * PG,
+				      .hot_size = 8 * PG, .passes = 2, .procs = 3 };
+	struct hs_gen_opts go;
+	struct hs_workload *w;
+	struct hs_gen *g = NULL;
+	struct hs_touch *t;
+	uint64_t key, scan = 0;
+	bool layout = true, same = true, flags = true;
+	uint8_t meta;
+	long n, i;
+
+	T_EQ_I64(prep(&o, &w), 0);
+	if (t_case_failed())
+		return;
+	T_ASSERT(strstr(hs_workload_describe(w), "\"hot_pages\":8,\"scan_pages\":32,"
+			"\"procs\":3,\"passes\":2,\"theta\":0.5,\"seed\":1}") != NULL);
+	T_ASSERT(hs_workload_mapped(w));	/* the session's channel: pt */
+	T_EQ_I64(run_collect(w, &t, &n), 0);
+	T_EQ_I64(n, 128);
+	hs_gen_opts_init(&go, HS_GEN_SHARED_MAP);
+	go.keys = 40;
+	go.hot_keys = 8;
+	go.procs = 3;
+	go.accesses = 128;
+	T_EQ_I64(hs_gen_new(&go, &g), 0);
+	for (i = 0; t && g && i < n; i++) {
+		if (i % 32 < 16)
+			layout &= t[i].page < 8;
+		else
+			layout &= t[i].page == 8 + scan++ % 32;
+		if (i < 16)
+			T_EQ_U64(t[i].page, first[i]);
+		else if (i >= 32 && i < 48)
+			T_EQ_U64(t[i].page, turn1[i - 32]);
+		flags &= t[i].flags == 0 && t[i].pad == 0;
+		same &= hs_gen_next(g, &key, &meta) == 1 && key == t[i].page;
+	}
+	T_ASSERT(layout);
+	T_ASSERT(flags);
+	T_ASSERT(same);
+	T_EQ_U64(scan, 64);
+	hs_gen_free(g);
+	free(t);
+	hs_workload_free(w);
+
+	/* one process: its own draws all along, gen --procs 1's stream */
+	o.procs = 1;
+	T_EQ_I64(prep(&o, &w), 0);
+	if (t_case_failed())
+		return;
+	T_EQ_I64(run_collect(w, &t, &n), 0);
+	T_EQ_I64(n, 128);
+	go.procs = 1;
+	T_EQ_I64(hs_gen_new(&go, &g), 0);
+	for (i = 0, same = true; t && g && i < n; i++)
+		same &= hs_gen_next(g, &key, &meta) == 1 && key == t[i].page;
+	T_ASSERT(same);
+	hs_gen_free(g);
+	free(t);
+	hs_workload_free(w);
+
+	o.procs = 65;
+	T_EQ_I64(prep(&o, &w), -EINVAL);
+	T_EQ_STR(errbuf, "procs 65: at most 64");
 }
 
 /*
@@ -921,6 +1004,7 @@ static const struct t_case cases[] = {
 	{ "loop", t_loop },
 	{ "partial_page", t_partial_page },
 	{ "scan_hot", t_scan_hot },
+	{ "shared_map", t_shared_map },
 	{ "ycsb_load", t_ycsb_load },
 	{ "zipf_determinism", t_zipf_determinism },
 	{ "zipf_skew", t_zipf_skew },

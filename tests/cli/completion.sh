@@ -32,6 +32,7 @@ expect_status 0 "$HSCTL" --help
 expect_eq "$(printf '%s\n' "$OUT" | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z]*\) .*/\1/p' |
 	LC_ALL=C sort | tr '\n' ' ')" "$(comp '')"
 expect_eq "$(comp re)" "record replay report "
+expect_eq "$(comp gen s)" "scan-hot scan-mix shared-map "
 # Global options; a command's options, from its --help.
 expect_eq "$(comp --v)" "--verbose --version "
 expect_eq "$(comp replay 1 --pa)" "--pageout --param --paranoid "
