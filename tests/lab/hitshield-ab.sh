@@ -66,6 +66,23 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 [ -f "$SUM/boots" ] || { echo "$PROG: no boot left a database" >&2; exit 1; }
 
+# The boot line of every boot (CONFIG_DEBUG_MEMORY_INIT, mminit_loglevel=4): the
+# arms must agree on every field but the flag count, or the A/B measures the
+# layout too (the build checked the compiler's widths; this is what ran)
+echo "page-flags layout at boot:"
+layouts=
+while read -r arm r res; do
+	l=$(sed -n 's/^@@ page-flags layout: //p' "$res/console.log" | head -n 1)
+	echo "  $arm round $r: ${l:-none printed}"
+	[ -n "$l" ] || failed=1
+	layouts="$layouts${l% Flags *}
+"
+done <"$SUM/boots"
+if [ "$(printf '%s' "$layouts" | sort -u | wc -l)" -ne 1 ]; then
+	echo "$PROG: the arms booted with different page->flags layouts" >&2
+	failed=1
+fi
+
 # one row per recording: arm round name pswpin pswpout refaults majfaults runtime_s hitshield_flags
 # (read with the static hsctl the lab used)
 HSCTL=$(sed -n 's/^static hsctl: \([^ ]*\) .*/\1/p' "$SUM"/round1-*.log | head -n 1)
@@ -87,6 +104,22 @@ while read -r arm r res; do
 		FROM sessions AS s JOIN recordings AS rc ON rc.session = s.id ORDER BY s.id" | sed 1d
 done <"$SUM/boots" >"$SUM/rows.csv"
 
+# and the models on each recorded stream, at the recorded limit (6.12: profile p68)
+while read -r arm r res; do
+	for s in $("$HSCTL" -d "$res/out/lab.db" sql --format csv \
+		"SELECT session FROM recordings ORDER BY session" | sed 1d); do
+		name=$("$HSCTL" -d "$res/out/lab.db" sql --format csv \
+			"SELECT name FROM sessions WHERE id = $s" | sed 1d)
+		"$HSCTL" -d "$res/out/lab.db" replay "$s" --policy mglru,hitshield --no-store \
+			--param mglru.profile=p68 --param hitshield.profile=p68 2>&1 |
+			awk -v a="$arm" -v r="$r" -v n="$name" '
+				$1 == "kernel" && NF >= 4 { km = $3; kr = $4 }
+				$1 ~ /^mglru\(/ { mm = $4; mr = $5 }
+				$1 ~ /^hitshield\(/ { hm = $4; hr = $5 }
+				END { print a "," r "," n "," km "," kr "," mm "," mr "," hm "," hr }'
+	done
+done <"$SUM/boots" >"$SUM/replay.csv"
+
 {
 	echo "arm,round,name,pswpin,pswpout,refaults,majfaults,runtime_s,hitshield_flags,kernel"
 	cat "$SUM/rows.csv"
@@ -107,4 +140,10 @@ awk -F, '
 			printf " %-22s", sprintf(i == 8 ? "%.1f [%.1f..%.1f]" : "%.0f [%d..%d]",
 				s[k, i] / n[k], lo[k, i], hi[k, i])
 		printf "\n" } }' "$SUM/rows.csv" | sort
+echo
+echo "replay of each recorded stream (misses, refaults): the kernel's own, mglru p68, hitshield p68"
+{
+	echo "arm,round,name,kernel_misses,kernel_refaults,mglru_misses,mglru_refaults,hs_misses,hs_refaults"
+	cat "$SUM/replay.csv"
+} | column -s, -t
 [ -z "$failed" ]

@@ -219,10 +219,11 @@ hash_of() {	# hash_of ARM
 	} | sha256sum | cut -c1-12
 }
 
-# layout TREE: the page->flags field widths this tree's kernel was built with,
-# from the compiler (a kbuild single-target .s of a probe file, after the build)
+# layout TREE ARM: the page->flags field widths this tree's kernel was built
+# with, from the compiler (a kbuild single-target .s of a probe file, after the
+# build; with the build's LOCALVERSION, or kbuild would rewrite the release)
 layout() {
-	local tree=$1 probe=mm/hsctl_layout_probe
+	local tree=$1 arm=$2 probe=mm/hsctl_layout_probe
 	cat >"$tree/$probe.c" <<'EOF'
 // SPDX-License-Identifier: GPL-2.0
 /* hsctl lab probe: not linked into the kernel, only compiled to assembly */
@@ -241,7 +242,7 @@ void hsctl_layout_probe(void)
 	DEFINE(HS_NR_PAGEFLAGS, NR_PAGEFLAGS);
 }
 EOF
-	make -s -C "$tree" "$probe.s" >"$tree/$probe.log" 2>&1 ||
+	make -s -C "$tree" LOCALVERSION="-$arm" "$probe.s" >"$tree/$probe.log" 2>&1 ||
 		{ rm -f "$tree/$probe.c"; return 1; }
 	sed -n 's/^.*->HS_\([A-Z_]*\) \$\{0,1\}\([0-9]*\) .*$/\1 \2/p' "$tree/$probe.s"
 	rm -f "$tree/$probe.c" "$tree/$probe.s" "$tree/$probe.log" "$tree/mm/.hsctl_layout_probe.s.cmd"
@@ -291,7 +292,7 @@ build() {	# build ARM: WORK/kbuild/ARM-HASH/bzImage, built once
 	TMP=$out.tmp
 	rm -rf "$TMP"
 	mkdir -p "$TMP"
-	layout "$tree" >"$TMP/layout" || die "the probe did not compile (see $tree/mm/hsctl_layout_probe.log)"
+	layout "$tree" "$arm" >"$TMP/layout" || die "the probe did not compile (see $tree/mm/hsctl_layout_probe.log)"
 	[ "$(wc -l <"$TMP/layout")" -eq 8 ] || die "the probe printed $(wc -l <"$TMP/layout") of 8 widths"
 	cp "$tree/arch/x86/boot/bzImage" "$TMP/bzImage"
 	cp "$tree/.config" "$TMP/config"
