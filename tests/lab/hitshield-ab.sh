@@ -15,6 +15,7 @@ LABDIR=$(cd "$(dirname "$0")" && pwd)
 WORK=/var/tmp/hsctl-lab
 ROUNDS=2
 LABARGS=()
+SUMONLY=
 
 usage() {
 	cat <<EOF
@@ -32,6 +33,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	-r | --rounds) ROUNDS=${2:?}; shift 2 ;;
 	-w | --work-dir) WORK=${2:?}; shift 2 ;;
+	--summary) SUMONLY=${2:?}; shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; LABARGS=("$@"); break ;;
 	*) usage >&2; exit 64 ;;
@@ -41,14 +43,21 @@ case $ROUNDS in
 '' | *[!0-9]* | 0) echo "$PROG: --rounds takes a positive count, not '$ROUNDS'" >&2; exit 64 ;;
 esac
 
-imgs=$("$LABDIR/hitshield-build.sh" -w "$WORK") || { echo "$PROG: the kernel build failed" >&2; exit 1; }
+if [ -n "$SUMONLY" ]; then	# --summary DIR: summarise an earlier run's boots again
+	SUM=$SUMONLY
+	[ -f "$SUM/boots" ] || { echo "$PROG: $SUM/boots: no such file" >&2; exit 64; }
+	ROUNDS=0
+fi
+[ -n "$SUMONLY" ] || imgs=$("$LABDIR/hitshield-build.sh" -w "$WORK") || { echo "$PROG: the kernel build failed" >&2; exit 1; }
 declare -A IMG
 while read -r arm path; do
-	IMG[$arm]=$path
-done <<<"$imgs"
+	[ -z "$arm" ] || IMG[$arm]=$path
+done <<<"${imgs:-}"
 
-SUM=$WORK/results/hitshield-ab-$(date +%Y%m%d-%H%M%S)
-mkdir -p "$SUM"
+if [ -z "$SUMONLY" ]; then
+	SUM=$WORK/results/hitshield-ab-$(date +%Y%m%d-%H%M%S)
+	mkdir -p "$SUM"
+fi
 failed=
 for r in $(seq 1 "$ROUNDS"); do
 	if [ $((r % 2)) -eq 1 ]; then order="vanilla hitshield"; else order="hitshield vanilla"; fi
@@ -89,18 +98,18 @@ HSCTL=$(sed -n 's/^static hsctl: \([^ ]*\) .*/\1/p' "$SUM"/round1-*.log | head -
 [ -x "${HSCTL:-}" ] || HSCTL=hsctl
 while read -r arm r res; do
 	"$HSCTL" -d "$res/out/lab.db" sql --format csv "
-		SELECT '$arm', $r, s.name,
+		SELECT '$arm' AS arm, $r AS round, s.name AS name,
 		(SELECT delta FROM record_counters WHERE session = s.id AND file = 'vmstat'
-			AND name = 'pswpin'),
+			AND name = 'pswpin') AS pswpin,
 		(SELECT delta FROM record_counters WHERE session = s.id AND file = 'vmstat'
-			AND name = 'pswpout'),
+			AND name = 'pswpout') AS pswpout,
 		(SELECT sum(delta) FROM record_counters WHERE session = s.id
-			AND file = 'memory.stat' AND name LIKE 'workingset_refault_%'),
+			AND file = 'memory.stat' AND name LIKE 'workingset_refault_%') AS refaults,
 		(SELECT delta FROM record_counters WHERE session = s.id AND file = 'memory.stat'
-			AND name = 'pgmajfault'),
-		round(rc.runtime_ns / 1e9, 2),
-		coalesce(json_extract(s.params, '\$.hitshield_flags'), 'unknown'),
-		rc.kernel
+			AND name = 'pgmajfault') AS majfaults,
+		round(rc.runtime_ns / 1e9, 2) AS runtime_s,
+		coalesce(json_extract(s.params, '\$.hitshield_flags'), 'unknown') AS hs,
+		rc.kernel AS kernel
 		FROM sessions AS s JOIN recordings AS rc ON rc.session = s.id ORDER BY s.id" | sed 1d
 done <"$SUM/boots" >"$SUM/rows.csv"
 
@@ -114,8 +123,8 @@ while read -r arm r res; do
 			--param mglru.profile=p68 --param hitshield.profile=p68 2>&1 |
 			awk -v a="$arm" -v r="$r" -v n="$name" '
 				$1 == "kernel" && NF >= 4 { km = $3; kr = $4 }
-				$1 ~ /^mglru\(/ { mm = $4; mr = $5 }
-				$1 ~ /^hitshield\(/ { hm = $4; hr = $5 }
+				$1 ~ /^mglru\(/ && $2 ~ /^[0-9]+$/ { mm = $4; mr = $5 }
+				$1 ~ /^hitshield\(/ && $2 ~ /^[0-9]+$/ { hm = $4; hr = $5 }
 				END { print a "," r "," n "," km "," kr "," mm "," mr "," hm "," hr }'
 	done
 done <"$SUM/boots" >"$SUM/replay.csv"
