@@ -82,6 +82,26 @@ static void lru_gen_state(char *buf, size_t size)
 	free(t);
 }
 
+/*
+ * Whether the kernel has the HitShield RFC's page flags (the hsctl kernel lab's patched
+ * arm): "present" or "absent" from the page-flag names in a page_ref event's print format,
+ * or NULL when there is none to read.  The names show there only with CONFIG_DEBUG_PAGE_REF;
+ * the vmscan/pagemap/filemap events print no flag names, so a kernel without page_ref events
+ * leaves the question open rather than answering "absent".
+ */
+static const char *hitshield_flags(const char *tdir)
+{
+	char path[PATH_MAX], *t;
+	const char *ans;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/events/page_ref/page_ref_set/format", tdir);
+	if (rec_read_text(path, &t, &len))
+		return NULL;
+	ans = strstr(t, "\"hitshield\"") ? "present" : "absent";
+	free(t);
+	return ans;
+}
 
 /* Keep the format files the decoder read, so another process can decode the spool. */
 static int save_formats(struct hs_store *st, int64_t session, const char *tdir,
@@ -350,7 +370,7 @@ static char *events_json(const struct hs_decoder *d)
 
 /* The recording's options as the session's params (a JSON object), or NULL. */
 static char *record_params_json(uint64_t limit, double duration, unsigned int buffer_kb,
-				const char *workload_json)
+				const char *workload_json, const char *hitshield)
 {
 	struct hs_json j;
 	char *text = NULL;
@@ -366,6 +386,10 @@ static char *record_params_json(uint64_t limit, double duration, unsigned int bu
 	hs_json_uint(&j, buffer_kb);
 	hs_json_key(&j, "workload");
 	hs_json_raw(&j, workload_json);
+	if (hitshield) {	/* only where the kernel shows its page-flag names */
+		hs_json_key(&j, "hitshield_flags");
+		hs_json_str(&j, hitshield);
+	}
 	hs_json_end(&j);
 	if (hs_json_take(&j, &text))
 		return NULL;
@@ -734,7 +758,8 @@ static int setup(struct hs_recorder *r)
 	r->lg.enabled = strcmp(r->lrugen, "absent") && !access("/sys/kernel/debug/lru_gen", R_OK);
 	r->params = record_params_json(hs_cgroup_limit(r->cg), r->o.duration,
 				       r->o.buffer_kb ? r->o.buffer_kb : 8192,
-				       r->wl ? hs_workload_describe(r->wl) : NULL);
+				       r->wl ? hs_workload_describe(r->wl) : NULL,
+				       hitshield_flags(hs_capture_tracing_dir(r->cap)));
 	if (!r->params)
 		goto nomem;
 

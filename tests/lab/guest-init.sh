@@ -58,6 +58,10 @@ mkdir -p /var/tmp
 # shellcheck source=/dev/null # written by mglru-lab.sh
 . /lab.conf
 say "INIT uptime=$(up) kernel=$(uname -r) cpus=$(nproc) $(grep MemTotal /proc/meminfo)"
+# page->flags field widths, on kernels with CONFIG_DEBUG_MEMORY_INIT booted
+# with mminit_loglevel=4 (mglru-lab.sh --kernel-image)
+l=$(dmesg | grep -m 1 'mminit::pageflags_layout_widths')
+[ -z "$l" ] || say "page-flags layout: ${l#*pageflags_layout_widths }"
 
 # Modules in dependency order (the host resolved it from their depends= tags).
 while read -r m; do

@@ -26,6 +26,7 @@ TIMEOUT=1200
 MEM=512M
 LRU_GEN=y
 KEEP=
+KIMAGE=
 # The guest's recordings, sized for a 512 MiB guest under TCG (see README)
 # (LAB_ZRAM, LAB_RUN_1, LAB_RUN_2, LAB_RUN_3 in the environment replace them;
 # LAB_RUN_4 .. LAB_RUN_9 add more).
@@ -49,6 +50,10 @@ workloads with a static hsctl inside it, and report on the host.
       --package PKG    the kernel package (default: the newest one of the
                        series, from linux-image-cloud-amd64 for 6.1 and
                        linux-image-6.12-cloud-amd64 for 6.12); one kernel only
+      --kernel-image PATH  boot this bzImage instead of a Debian package: a
+                       kernel with everything the guest needs built in (no
+                       modules), such as tests/lab/hitshield-build.sh makes;
+                       the results are labelled with its release
       --no-install     do not apt-get install qemu-system-x86, busybox-static, cpio
       --timeout SEC    per boot (default: $TIMEOUT)
       --mem SIZE       guest memory (default: $MEM)
@@ -74,6 +79,7 @@ while [ $# -gt 0 ]; do
 	--hsctl) HSCTL=${2:?}; shift 2 ;;
 	--rev) REV=${2:?}; shift 2 ;;
 	--package) PACKAGE=${2:?}; shift 2 ;;
+	--kernel-image) KIMAGE=${2:?}; shift 2 ;;
 	--no-install) INSTALL=; shift ;;
 	--timeout) TIMEOUT=${2:?}; shift 2 ;;
 	--mem) MEM=${2:?}; shift 2 ;;
@@ -96,6 +102,23 @@ esac
 if [ -n "$PACKAGE" ] && [ "$KERNELS" = "6.1 6.12" ]; then
 	echo "$PROG: --package needs one --kernel" >&2
 	exit 64
+fi
+if [ -n "$KIMAGE" ]; then
+	if [ -n "$PACKAGE" ]; then
+		echo "$PROG: --kernel-image and --package exclude each other" >&2
+		exit 64
+	fi
+	if [ ! -f "$KIMAGE" ]; then
+		echo "$PROG: --kernel-image $KIMAGE: no such file" >&2
+		exit 64
+	fi
+	KIMAGE=$(cd "$(dirname "$KIMAGE")" && pwd)/$(basename "$KIMAGE")
+	# the release from the bzImage's header ("... version 6.12.117-hitshield (...")
+	KERNELS=$(file -b "$KIMAGE" | sed -n 's/.*, version \([^ ,]*\).*/\1/p')
+	if [ -z "$KERNELS" ]; then
+		echo "$PROG: --kernel-image $KIMAGE: not a bzImage with a version string" >&2
+		exit 64
+	fi
 fi
 [ "$(id -u)" -eq 0 ] || die "needs root (apt-get, mknod for the initramfs)"
 mkdir -p "$WORK"
@@ -258,6 +281,8 @@ fetch() {
 # since busybox insmod reads no .xz), and write their load order
 modules() {
 	local kpkg=$1 stage=$2 mdir idx m
+	: >"$stage/lib/modules/load.list"
+	[ -n "$kpkg" ] || return 0	# --kernel-image: everything built in
 	mdir=$(echo "$kpkg"/lib/modules/*)
 	idx=$TMP/modindex
 	# name (dashes as underscores) -> file
@@ -396,10 +421,12 @@ report() {	# report: what the guest recorded, checked and replayed on the host
 		h sql "SELECT name, status, got, want, note FROM record_checks
 			WHERE session = $s ORDER BY name"
 		echo "-- capture"
-		h sql "SELECT kernel, lru_gen, cgroup, cgroup_version, memory_limit_pages,
+		h sql "SELECT kernel, lru_gen, coalesce(json_extract(s.params,
+			'\$.hitshield_flags'), 'unknown') AS hitshield_flags, cgroup, cgroup_version,
+			memory_limit_pages,
 			events_decoded, touches, lost_events, lost_gaps, peak_pages,
 			round(runtime_ns / 1e9, 1) AS runtime_s, round(build_s, 1) AS build_s
-			FROM recordings WHERE session = $s"
+			FROM recordings JOIN sessions AS s ON s.id = session WHERE session = $s"
 		h sql "SELECT cpu, subbufs, events, overrun, commit_overrun, dropped, lost
 			FROM record_cpus WHERE session = $s ORDER BY cpu"
 		echo "-- events by type"
@@ -449,8 +476,9 @@ report() {	# report: what the guest recorded, checked and replayed on the host
 		lru_gen_is "$s"
 		echo "-- replay at the recorded limit, the booted kernel's profiles:" \
 			"mglru.profile=$MG_PROFILE linux-2q.profile=$L2_PROFILE"
-		h replay "$s" --policy mglru,linux-2q,lru,opt --no-store \
-			--param "mglru.profile=$MG_PROFILE" --param "linux-2q.profile=$L2_PROFILE"
+		h replay "$s" --policy mglru,hitshield,linux-2q,lru,opt --no-store \
+			--param "mglru.profile=$MG_PROFILE" --param "hitshield.profile=$MG_PROFILE" \
+			--param "linux-2q.profile=$L2_PROFILE"
 		echo "-- per-page fidelity at the recorded limit (the model matching the kernel," \
 			"lru, and a random baseline)"
 		if [ "$MODEL" = mglru ]; then
@@ -468,14 +496,23 @@ fail() {	# fail WHAT: a boot that went wrong; the next kernel still runs
 }
 
 boot() {	# boot VER
-	local ver=$1 pkg kpkg kname vmlinuz rc t0 t
+	local ver=$1 pkg kpkg kname vmlinuz rc t0 t extra=
 	t0=$(stamp)
-	pkg=${PACKAGE:-$(pkg_for "$ver")}
-	kpkg=$(fetch "$pkg")
-	vmlinuz=$(echo "$kpkg"/boot/vmlinuz-*)
-	[ -f "$vmlinuz" ] || die "$pkg: no /boot/vmlinuz-*"
-	kname=${vmlinuz##*/vmlinuz-}
-	echo "== $ver: $pkg ($kname), fetched in $(elapsed "$t0") s"
+	if [ -n "$KIMAGE" ]; then
+		# a local build: no modules, and the page-flags layout in the kernel
+		# log (CONFIG_DEBUG_MEMORY_INIT), which the guest prints
+		kpkg=
+		vmlinuz=$KIMAGE
+		extra=" mminit_loglevel=4"
+		echo "== $ver: $KIMAGE"
+	else
+		pkg=${PACKAGE:-$(pkg_for "$ver")}
+		kpkg=$(fetch "$pkg")
+		vmlinuz=$(echo "$kpkg"/boot/vmlinuz-*)
+		[ -f "$vmlinuz" ] || die "$pkg: no /boot/vmlinuz-*"
+		kname=${vmlinuz##*/vmlinuz-}
+		echo "== $ver: $pkg ($kname), fetched in $(elapsed "$t0") s"
+	fi
 
 	TMP=$(mktemp -d "$WORK/tmp.XXXXXX")
 	t=$(stamp)
@@ -493,7 +530,7 @@ boot() {	# boot VER
 		-kernel "$vmlinuz" -initrd "$TMP/initramfs.cpio.gz" \
 		-drive "file=$TMP/data.img,format=raw,if=virtio,cache=unsafe" \
 		-drive "file=$TMP/out.img,format=raw,if=virtio" \
-		-append "console=ttyS0 quiet panic=-1" </dev/null >"$TMP/qemu.log" 2>&1 &
+		-append "console=ttyS0 quiet panic=-1$extra" </dev/null >"$TMP/qemu.log" 2>&1 &
 	QPID=$!
 	# the guest's "@@" lines as they come (tail ends within a second of qemu)
 	tail --pid="$QPID" -n +1 -F "$TMP/console.raw" 2>/dev/null |
