@@ -319,7 +319,13 @@ leftovers
 
 # ---- 7. shared-map: four processes' mappings, gen's stream, LRU apart from CAR ----
 SM="$T_DIR/shared-map.db"
-expect_status 0 "$HSCTL" -d "$SM" --format json record -m 12M --workload shared-map \
+# A sanitizer build's four workload processes each carry shadow memory (about
+# 46 MB of anon RSS each): in 12M the memcg's OOM killer takes them.  There
+# the limit is raised above everything, and the LRU/CAR spread, which needs
+# the 12M limit, is not checked; the rest (accesses, faults, stream) is the same.
+SM_MEM=12M SM_SAN=0
+if grep -q __asan_init "$HSCTL"; then SM_MEM=1G SM_SAN=1; fi
+expect_status 0 "$HSCTL" -d "$SM" --format json record -m "$SM_MEM" --workload shared-map \
 	--size 64M --hot-size 8M --dir "$T_DIR/data"
 expect_grep '"session": 1, "status": "complete"' "$OUT"
 expect_eq "$("$HSCTL" -d "$SM" sql --format csv "SELECT visibility, channel, accesses
@@ -339,7 +345,9 @@ expect_eq "$(printf '%s\n' "$OUT" | canon | cksum)" "$rec_keys"
 expect_status 0 "$HSCTL" -d "$SM" replay 1 --policy lru,car --no-store --no-readahead
 lru=$(printf '%s\n' "$OUT" | awk '$1 == "lru" { print $4 }')
 car=$(printf '%s\n' "$OUT" | awk '$1 == "car" { print $4 }')
-[ -n "$lru" ] && [ -n "$car" ] && [ $((lru * 100)) -ge $((car * 115)) ] && t_ok ||
-	t_bad "shared-map at 12M: lru misses '$lru', car '$car': less than 15 % apart"
+if [ "$SM_SAN" = 0 ]; then
+	[ -n "$lru" ] && [ -n "$car" ] && [ $((lru * 100)) -ge $((car * 115)) ] && t_ok ||
+		t_bad "shared-map at 12M: lru misses '$lru', car '$car': less than 15 % apart"
+fi
 leftovers
 finish
