@@ -31,11 +31,11 @@ enum hs_exit {
 
 /*
  * hs_huge_alloc() - a zeroed array of @bytes, in 2 MiB huge pages when it is
- * that large (lib/huge.c); *@mapped receives what hs_huge_free() needs.
+ * that large (lib/huge.c); hs_huge_free() takes the same @bytes (NULL: no-op).
  * Return: the array, or NULL.
  */
-void *hs_huge_alloc(size_t bytes, size_t *mapped);
-void hs_huge_free(void *p, size_t mapped);
+void *hs_huge_alloc(size_t bytes);
+void hs_huge_free(void *p, size_t bytes);
 
 /*
  * Room for @need elements of @size bytes in @arr, which has room for *@cap:

@@ -22,15 +22,19 @@
  */
 #define HUGE_SZ		(2u << 20)
 
-void *hs_huge_alloc(size_t bytes, size_t *mapped)
+/* Bytes mapped for an array of @bytes: whole huge pages, 0 below one (the heap). */
+static size_t mapped_len(size_t bytes)
 {
-	size_t len;
+	return bytes < HUGE_SZ ? 0 : (bytes + HUGE_SZ - 1) & ~(size_t)(HUGE_SZ - 1);
+}
+
+void *hs_huge_alloc(size_t bytes)
+{
+	size_t len = mapped_len(bytes);
 	char *p;
 
-	*mapped = 0;
-	if (bytes < HUGE_SZ)
+	if (!len)
 		return calloc(1, bytes ? bytes : 1);
-	len = (bytes + HUGE_SZ - 1) & ~(size_t)(HUGE_SZ - 1);
 	p = mmap(NULL, len + HUGE_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
@@ -47,14 +51,17 @@ void *hs_huge_alloc(size_t bytes, size_t *mapped)
 #ifdef MADV_HUGEPAGE
 	(void)madvise(p, len, MADV_HUGEPAGE);	/* a hint: refused, it is only slower */
 #endif
-	*mapped = len;
 	return p;
 }
 
-void hs_huge_free(void *p, size_t mapped)
+void hs_huge_free(void *p, size_t bytes)
 {
-	if (mapped)
-		munmap(p, mapped);
+	size_t len = mapped_len(bytes);
+
+	if (!p)
+		return;
+	if (len)
+		munmap(p, len);
 	else
 		free(p);
 }

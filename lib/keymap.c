@@ -17,13 +17,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "hs.h"
 #include "keymap.h"
 
 #define MIN_BITS	10	/* smallest table: 1024 slots */
-#define MMAP_MIN	((size_t)4 << 20)	/* tables this large: mmap, huge pages */
 #define PREFETCH_AHEAD	16	/* hs_keymap_add_many(): keys between prefetch and use */
 #define KM_INLINE	static inline __attribute__((always_inline))	/* width a constant */
 
@@ -89,36 +87,18 @@ KM_INLINE bool key_eq(const struct hs_keymap *km, const struct km_slot *s,
 }
 
 /*
- * Big tables come straight from mmap() with transparent huge pages requested:
- * lookups are random, and with 4 KiB pages nearly every one would also miss
- * the TLB and the first touch of every page would fault.
+ * Big tables in huge pages (hs_huge_alloc()): lookups are random, and with
+ * 4 KiB pages nearly every one would also miss the TLB and the first touch of
+ * every page would fault.
  */
 static struct km_slot *slots_alloc(size_t n)
 {
-	size_t bytes = n * sizeof(struct km_slot);
-	void *p;
-
-	if (bytes < MMAP_MIN)
-		return calloc(n, sizeof(struct km_slot));
-	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-#ifdef MADV_HUGEPAGE
-	madvise(p, bytes, MADV_HUGEPAGE);	/* a hint: failure is harmless */
-#endif
-	return p;
+	return hs_huge_alloc(n * sizeof(struct km_slot));
 }
 
 static void slots_free(struct km_slot *slots, size_t n)
 {
-	size_t bytes = n * sizeof(struct km_slot);
-
-	if (!slots)
-		return;
-	if (bytes < MMAP_MIN)
-		free(slots);
-	else
-		munmap(slots, bytes);
+	hs_huge_free(slots, n * sizeof(struct km_slot));
 }
 
 static int table_alloc(struct hs_keymap *km, unsigned int bits)

@@ -138,15 +138,21 @@ static int slot_fill(struct slot *s, const uint32_t *keys, const uint8_t *meta, 
 	return 0;
 }
 
+/* Bytes of a per-record array of @size-byte entries (one at least). */
+static size_t next_use_bytes(uint64_t records, size_t size)
+{
+	return (size_t)(records ? records : 1) * size;
+}
+
 /*
  * One forward pass: next[r] = seq of the next access to record r's key; a
  * READAHEAD record waits in its key's chain (through next[]) for that access.
  * seq_keys[s] = the key of access s (hs_policy_env.seq_keys), room for
- * @records of them, when not NULL.  *@out in huge pages (*@mapped for
- * hs_huge_free()): written once, read through, and 8 bytes a record.
+ * @records of them, when not NULL.  *@out in huge pages (next_use_bytes()
+ * of them): written once, read through, and 8 bytes a record.
  */
 static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t nr_keys,
-			 uint32_t *seq_keys, uint64_t **out, size_t *mapped)
+			 uint32_t *seq_keys, uint64_t **out)
 {
 	uint64_t *next, *prev, *ra = NULL, rec = 0, seq = 0;
 	const uint32_t *keys;
@@ -154,7 +160,7 @@ static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t
 	size_t n, i;
 	int ret;
 
-	next = hs_huge_alloc((records ? records : 1) * sizeof(*next), mapped);
+	next = hs_huge_alloc(next_use_bytes(records, sizeof(*next)));
 	prev = malloc((nr_keys ? nr_keys : 1) * sizeof(*prev));
 	ra = malloc((nr_keys ? nr_keys : 1) * sizeof(*ra));
 	if (!next || !prev || !ra) {
@@ -221,8 +227,7 @@ static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t
 out_free:
 	free(prev);
 	free(ra);
-	hs_huge_free(next, *mapped);
-	*mapped = 0;
+	hs_huge_free(next, next_use_bytes(records, sizeof(*next)));
 	return ret;
 }
 
@@ -301,7 +306,6 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 	struct worker *ws = NULL;
 	uint64_t *next = NULL;
 	uint32_t *seq_keys = NULL;
-	size_t seq_keys_mapped = 0, next_mapped = 0;
 	bool need_future = false;
 	unsigned int started = 0;
 	size_t live = 0, j;
@@ -362,8 +366,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 		if (jobs[j].sim && !jobs[j].err && hs_sim_wants_seq_keys(jobs[j].sim))
 			break;
 	if (j < n) {
-		seq_keys = hs_huge_alloc((info.records ? info.records : 1) * sizeof(*seq_keys),
-					 &seq_keys_mapped);
+		seq_keys = hs_huge_alloc(next_use_bytes(info.records, sizeof(*seq_keys)));
 		if (!seq_keys) {
 			ret = -ENOMEM;
 			goto out;
@@ -378,7 +381,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 		goto out;
 	if (need_future) {
 		ret = fill_next_use(r, info.records, (uint32_t)info.distinct_keys, seq_keys,
-				    &next, &next_mapped);
+				    &next);
 		if (ret)
 			goto out;
 	}
@@ -460,8 +463,8 @@ out:
 		jobs[j].sim = NULL;
 	}
 	free(ws);
-	hs_huge_free(next, next_mapped);
-	hs_huge_free(seq_keys, seq_keys_mapped);
+	hs_huge_free(next, next_use_bytes(info.records, sizeof(*next)));
+	hs_huge_free(seq_keys, next_use_bytes(info.records, sizeof(*seq_keys)));
 	hs_session_read_close(r);
 	hs_neigh_free(neigh);
 	return ret;

@@ -71,7 +71,6 @@ struct hs_sim {
 	struct hs_param_set	*own_ps;	/* defaults, when cfg.params was NULL */
 	struct hs_policy_env	env;		/* what the policy sees */
 	char			*folios;	/* nr_keys records of env.stride bytes */
-	size_t			folios_mapped;	/* bytes mmap()ed for it (0: malloc()ed) */
 	uint64_t		used;		/* units resident */
 	uint64_t		seq;		/* accesses so far = seq of the next one */
 	uint64_t		prot_resident;	/* resident folios with a pending protection */
@@ -234,7 +233,7 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	if (!sim->victims)
 		goto out_free;
 	/* calloc: the policy's private areas start zeroed, as documented. */
-	sim->folios = hs_huge_alloc((size_t)cfg->nr_keys * sim->env.stride, &sim->folios_mapped);
+	sim->folios = hs_huge_alloc((size_t)cfg->nr_keys * sim->env.stride);
 	if (!sim->folios)
 		goto out_free;
 	sim->env.folios = sim->folios;
@@ -255,7 +254,7 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 
 out_free:
 	hs_param_set_free(sim->own_ps);
-	hs_huge_free(sim->folios, sim->folios_mapped);
+	hs_huge_free(sim->folios, (size_t)sim->cfg.nr_keys * sim->env.stride);
 	free(sim->victims);
 	free(sim);
 	return err;
@@ -272,7 +271,7 @@ void hs_sim_free(struct hs_sim *sim)
 	if (sim->pol)
 		sim->ops->destroy(sim->pol);
 	hs_param_set_free(sim->own_ps);
-	hs_huge_free(sim->folios, sim->folios_mapped);
+	hs_huge_free(sim->folios, (size_t)sim->cfg.nr_keys * sim->env.stride);
 	free(sim->victims);
 	free(sim->last);
 	free(sim->series);
