@@ -222,8 +222,6 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	sim->env.stride = hs_sim_key_bytes(ops);
 	sim->env.sim = sim;
 	sim->env.neigh = cfg->neigh;
-	sim->env.seq_keys = cfg->seq_keys;
-	sim->env.nr_seq = cfg->seq_keys ? cfg->nr_seq : 0;
 	sim->st.capacity = cfg->capacity;
 	sim->driver_pageout = !hs_policy_has_pageout(ops);
 	sim->last_access = sim->driver_pageout && cfg->pageout == HS_PAGEOUT_RECHECK;

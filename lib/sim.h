@@ -97,7 +97,7 @@ struct hs_policy_env {
 	 * seq_keys[s] is the key of access s (s < nr_seq), so that a next use
 	 * names its key.  A policy asks for it in create()
 	 * (hs_sim_want_seq_keys()); the replay then sets it before the first
-	 * step (hs_sim_set_seq_keys()), so it may still be NULL in create().
+	 * step (hs_sim_set_seq_keys()), so it is still NULL in create().
 	 * OPT keeps its own copy of what it needs when it stays NULL.
 	 */
 	const uint32_t	*seq_keys;
@@ -290,9 +290,6 @@ struct hs_sim_config {
 						 * records) */
 	const struct hs_neigh *neigh;		/* the keys' addresses (hs_policy_env.neigh):
 						 * NULL, or valid until hs_sim_free() */
-	const uint32_t	*seq_keys;		/* hs_policy_env.seq_keys: NULL, or valid
-						 * until hs_sim_free() */
-	uint64_t	nr_seq;			/* its length */
 	bool		no_prefetch;		/* hs_sim_run() steps without fetching the
 						 * records of keys ahead (the same counts,
 						 * slower: for tests and measurements) */

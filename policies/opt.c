@@ -192,12 +192,11 @@ static int opt_create(const struct hs_policy_env *env, const struct hs_param_set
 			goto out_free_p;
 		goto done;
 	}
-	hs_sim_want_seq_keys(env->sim);
-	p->owner = env->seq_keys;	/* or, when the replay sets it, at the first bit */
+	hs_sim_want_seq_keys(env->sim);	/* owner: at the first bit (make_room()) */
 	p->top_nu = HS_NEVER;
 	err = hs_hbits_init(&p->never, env->nr_keys ? env->nr_keys : 1);
 	if (!err)
-		err = hs_hbits_init(&p->fut, p->owner && env->nr_seq ? env->nr_seq : 4096);
+		err = hs_hbits_init(&p->fut, 4096);
 	if (err)
 		goto out_free_p;
 done:

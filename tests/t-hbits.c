@@ -165,7 +165,6 @@ static void opt_vs_naive(const uint32_t *keys, size_t n, uint32_t nr_keys, uint6
 		struct hs_sim_config cfg = {
 			.ops = opt, .params = ps, .capacity = capacity, .nr_keys = nr_keys,
 			.paranoid = true, .record_victims = true,
-			.seq_keys = way ? keys : NULL, .nr_seq = way == 2 ? n / 3 + 1 : n,
 		};
 		struct naive m = { .cap = capacity, .bypass = bypass };
 		struct hs_sim *sim;
@@ -178,6 +177,9 @@ static void opt_vs_naive(const uint32_t *keys, size_t n, uint32_t nr_keys, uint6
 			free(m.nu);
 			goto out;
 		}
+		/* as the replay does, after create(), for the runs that asked */
+		if (way && hs_sim_wants_seq_keys(sim))
+			hs_sim_set_seq_keys(sim, keys, way == 2 ? n / 3 + 1 : n);
 		for (size_t i = 0; i < n; i++) {
 			bool hit;
 			uint32_t want = naive_step(&m, keys[i], next[i], &hit);
