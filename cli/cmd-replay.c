@@ -596,9 +596,7 @@ static int plan_memory(const struct plan *plans, size_t nr, const struct hs_sess
 		hs_plan_run_cost(plans[i].ops, &k, &r);
 		per_key += k;
 		resident += r * HS_MIN(plans[i].capacity, info->distinct_keys);
-		/* lib/plan.c: an OPT run that keeps its next uses in a bitmap */
-		if ((plans[i].ops->flags & HS_POLICY_NEEDS_FUTURE) &&
-		    HS_MIN(plans[i].capacity, info->distinct_keys) >= HS_OPT_BITMAP_MIN)
+		if (hs_plan_uses_seq_keys(plans[i].ops, plans[i].capacity, info->distinct_keys))
 			bitmaps++;
 	}
 	err = hs_plan_make(pl, runs, nr);

@@ -92,9 +92,14 @@ static bool is_offline(const struct hs_policy_ops *ops)
  * two share a wave), while its 8 bytes per resident key (the heap it then
  * does not use) stay counted too.
  */
+bool hs_plan_uses_seq_keys(const struct hs_policy_ops *ops, uint64_t capacity, uint64_t keys)
+{
+	return is_offline(ops) && HS_MIN(capacity, keys) >= HS_OPT_BITMAP_MIN;
+}
+
 static uint64_t offline_extra(const struct hs_plan_run *r, const struct hs_plan *plan)
 {
-	if (!is_offline(r->ops) || HS_MIN(r->capacity, plan->keys) < HS_OPT_BITMAP_MIN)
+	if (!hs_plan_uses_seq_keys(r->ops, r->capacity, plan->keys))
 		return 0;
 	return 4 * plan->records + (plan->records + 7) / 8;
 }

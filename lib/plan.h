@@ -78,6 +78,13 @@ void hs_plan_run_cost(const struct hs_policy_ops *ops, uint64_t *per_key,
  */
 uint64_t hs_plan_run_bytes(const struct hs_policy_ops *ops, uint64_t capacity, uint64_t keys);
 
+/*
+ * hs_plan_uses_seq_keys() - whether a run of @ops at @capacity over @keys
+ * keeps its next uses in a bitmap and the keys by access (OPT from
+ * HS_OPT_BITMAP_MIN resident keys on): 4 bytes and a bit a record more.
+ */
+bool hs_plan_uses_seq_keys(const struct hs_policy_ops *ops, uint64_t capacity, uint64_t keys);
+
 /**
  * hs_plan_make() - estimate every run and split them into waves
  * @plan: keys, records and budget in; the rest out
