@@ -146,9 +146,9 @@ uint32_t hs_stackdist_depth(const struct hs_stackdist *sd);
 uint64_t hs_stackdist_max_dist(const struct hs_stackdist *sd);
 
 /*
- * The OPT stack of analyzers/optstack.c: Mattson's one-pass stack algorithm
- * for Belady's MIN (demand paging), with next-use times as priorities.  It
- * gives every access's OPT stack distance and so the hit count of the demand
+ * The OPT stack of analyzers/optstack.c: Bilardi, Ekanadham and Pattnaik's
+ * critical-marker method for Belady's MIN (demand paging), on the past only.
+ * It gives every access's OPT stack distance and so the hit count of the demand
  * variant of policies/opt.c at every capacity at once.  Pure access streams
  * only: no drops and no hints.
  */
@@ -159,7 +159,8 @@ struct hs_optstack;		/* opaque; defined in analyzers/optstack.c */
  * @nr_keys: key ids are below this (>= 1)
  * @out: the analyzer
  *
- * Memory is 64 bytes per key (a tree node and the histogram).
+ * Memory is 64 to 92 bytes per key (key state, marker links, the histogram,
+ * and a window of 2 to 4 slots per key with its tree).
  *
  * Return: 0, -EINVAL (@nr_keys 0 or above HS_STACKDIST_MAX_KEYS), or -ENOMEM.
  */
@@ -177,19 +178,16 @@ void hs_optstack_free(struct hs_optstack *os);
  * hs_optstack_access() - one access to @key
  * @os: the analyzer
  * @key: dense key id
- * @next_use: when @key is accessed next (any increasing clock: the seq of
- *	      hs_next_use_fill()), or HS_NEVER; the values of distinct keys
- *	      must differ unless both are HS_NEVER
  * @dist: receives the access's OPT stack distance (1 = top), or
  *	  HS_STACKDIST_COLD on a key's first access; may be NULL
  *
  * The demand-paging MIN memory of capacity C hits exactly the accesses whose
- * distance is at most C.
+ * distance is at most C.  The distance depends on the accesses before this
+ * one only: no next uses are needed.
  *
  * Return: 0, or -EINVAL for a key out of range (nothing changes).
  */
-int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t next_use,
-		       uint64_t *dist);
+int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist);
 
 /**
  * hs_optstack_curve() - OPT hits at every capacity 0 .. @n - 1 in one sweep

@@ -325,8 +325,7 @@ int hs_mrc_stack_sampled(struct hs_store *st, int64_t session, double rate,
 	struct hs_session_info info;
 	struct hs_stackdist *sd = NULL;
 	struct hs_optstack *os = NULL;
-	uint64_t *next = NULL, *curve = NULL, records;
-	uint8_t *meta = NULL;
+	uint64_t *curve = NULL, records;
 	uint32_t *keys = NULL, nr;
 	double t0, scale = 1;
 	size_t i;
@@ -389,19 +388,9 @@ int hs_mrc_stack_sampled(struct hs_store *st, int64_t session, double rate,
 	}
 	if (opt_hits) {
 		t0 = now_s();
-		ret = -ENOMEM;
-		next = malloc((records ? records : 1) * sizeof(*next));
-		meta = malloc(records ? records : 1);
-		if (!next || !meta)
-			goto out;
-		memset(meta, HS_CH_PT, records);
-		ret = hs_next_use_fill(keys, meta, records, nr, next);
-		free(meta);
-		meta = NULL;
-		if (!ret)
-			ret = hs_optstack_new(nr, &os);
+		ret = hs_optstack_new(nr, &os);
 		for (i = 0; !ret && i < records; i++)
-			ret = hs_optstack_access(os, keys[i], next[i], NULL);
+			ret = hs_optstack_access(os, keys[i], NULL);
 		if (ret)
 			goto out;
 		hs_optstack_curve(os, curve, (size_t)nr + 1);
@@ -415,8 +404,6 @@ int hs_mrc_stack_sampled(struct hs_store *st, int64_t session, double rate,
 out:
 	hs_optstack_free(os);
 	hs_stackdist_free(sd);
-	free(meta);
-	free(next);
 	free(curve);
 	free(keys);
 	return ret;

@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * OPT stack distances: Mattson's one-pass stack algorithm for Belady's MIN
- * with demand paging.  It gives every access's OPT stack distance and so the
- * hit count of the OPT policy (policies/opt.c, demand variant) at every
- * capacity at once: the whole OPT miss-ratio curve from one pass, in
- * O((b + 1) log n) expected time per access, where b is the number of
- * blocks of keys the access moves (see below; few in practice).  It shares
+ * OPT stack distances: the OPT (Belady's MIN, demand paging) stack distance
+ * of every access, from the past alone, in O(log n) per access.  It gives
+ * the hit count of the OPT policy (policies/opt.c, demand variant) at every
+ * capacity at once: the whole OPT miss-ratio curve from one pass.  It shares
  * no code with policies/opt.c, so tests/t-mrc.c holds each against the
- * other, and against a naive array version of the same update.
+ * other, and against a naive array version of Mattson's next-use stack.
  */
 
 /*
@@ -15,357 +13,351 @@
  * ======
  *
  * Mattson, Gecsei, Slutz and Traiger ("Evaluation techniques for storage
- * hierarchies", IBM Systems Journal 9(2), 1970) showed that a policy which
- * evicts by a priority that does not depend on the capacity is a stack
+ * hierarchies", IBM Systems Journal 9(2), 1970) showed that MIN is a stack
  * algorithm: the memory of capacity C holds a subset of what the memory of
- * capacity C + 1 holds, for every stream.  MIN is one: its priority is the
- * time of the next use (sooner = more worth keeping).  The whole family of
- * memories is then one stack, the memory of capacity C being its top C
- * entries, and an access hits at C exactly when the accessed key sits at a
- * position d <= C (its OPT stack distance) before the access.
+ * capacity C + 1 holds, for every stream.  The memories are then the tops
+ * of one stack, and an access hits at C exactly when its key sits at a
+ * position d <= C (its OPT stack distance) before the access.  Their stack
+ * is ordered by next uses: on an access at position d the key goes to the
+ * top and, going down, the key needed later is carried on at each slot
+ * above d.  That walk is O(d) per access, and on real traces the stack is
+ * nearly sorted by next use, so nearly every slot is a carry: the previous
+ * version of this file moved runs of carried keys in a balanced tree and
+ * still spent 40 s of CPU on the ARC trace P12, against 2 s for one OPT
+ * replay.
  *
- * The update that keeps this true.  Key x is accessed at position d (or is
- * new: d = depth + 1, a fresh slot at the bottom).  x goes to position 1; the
- * old top is "carried" down: at each position i = 2 .. d - 1 the carried key
- * and the key at i compete, the one needed sooner stays at i and the other
- * is carried on; at position d the carried key takes x's old slot.
+ * The distance of an access depends on the past only, although MIN looks
+ * ahead (a hit at C is decided by the intervals between reuses that end
+ * before it).  Bilardi, Ekanadham and Pattnaik ("Optimal on-line
+ * computation of stack distances for MIN and OPT", CF 2017) turned this
+ * into an O(log n) algorithm that needs no next uses at all: it keeps the
+ * LRU stack, plus one "critical marker" per capacity that sits at some
+ * position of the LRU stack.  What follows is the method as used here,
+ * written in terms of the LRU stack's keys; tests/t-mrc.c checks it against
+ * MIN run by the driver at every capacity and against Mattson's next-use
+ * stack, access by access.
  *
- *	before:  pos  1   2   3   4   5 (x)       next uses: a 9, b 7, c 12, e 8
- *	         key  a   b   c   e   x
- *	carried: a(9) vs b(7): b stays, a carried; a(9) vs c(12): a stays at 3,
- *	         c carried; c(12) vs e(8): e stays; c takes slot 5
- *	after:   key  x   b   a   e   c
+ * The state.  The LRU stack of the keys seen so far, most recent first.
+ * The n-th distinct key (n = 0, 1, ...) brings marker n with it, except the
+ * first, which brings none; each marker hangs on one key of the stack, and
+ * a key may hold several or none.  Let beta(i), for a position i >= 0 of
+ * the LRU stack, be the sum over the top i keys of (markers held - 1): it
+ * is never negative.
  *
- * Why the top C is MIN's memory of capacity C, by induction.  If d <= C, the
- * memory hit; positions above d only traded keys among themselves, so the
- * top C is the same set plus nothing: MIN keeps its memory on a hit.  If
- * d > C, the memory missed and x (now at 1) came in; the key that leaves the
- * top C is the one carried past position C, which is the key needed latest
- * among the old top C (the carried key is always the latest-needed of the
- * positions passed so far) -- exactly MIN's victim.  The proof that this
- * is optimal for demand paging is Mattson et al.'s; policies/opt.c evicts the
- * same key (ties are only between keys never used again, which cannot change
- * a hit or a miss).  Histogram the distances and
+ * An access to key x:
  *
- *	hits(C) = sum over d = 1 .. C of hist[d],
+ *  - New key: it goes on top holding its own marker.
+ *  - At the top of the LRU stack: distance 1, nothing changes.
+ *  - At LRU position D + 1, D >= 1, with key p just above it (position D):
+ *    let z be the largest i in 0 .. D - 1 with beta(i) = 0, and m the
+ *    smallest marker held by a key below position z.  The OPT distance is
+ *    m + 1.  Then marker m leaves its key, x hands its remaining markers
+ *    to p, and x goes to the top of the LRU stack holding m alone.
+EXAMPLE_HERE
  *
- * exact at every C; tests/t-mrc.c demands equality with the OPT policy run
- * through the driver at every capacity.
+ * Why p inherits x's markers: a marker stands for a position of the LRU
+ * stack, not for a key; when x leaves position D + 1 the key that takes
+ * that position is p.  The paper states the update on marker positions
+ * ("every marker at a position <= D moves down one, marker m goes to
+ * position 1"); hanging markers on keys makes that shift free, as the LRU
+ * stack's own shift is free in a Fenwick tree over time.
  *
- * Making the update cheap.  The carried key changes only at a position
- * whose key is needed strictly later than the carried one (a "record": the
- * next uses of the carried keys increase), and every other slot keeps its
- * key, so only the records move, each to the next record's slot, the last
- * one to slot d.  On real traces the stack is nearly sorted by next use, so
- * most keys above d are records and a miss would move most of the stack
- * (walking the records one by one took 180 s of CPU on the first million
- * accesses of the ARC trace P12).  Look at the sequence instead of the
- * slots.  Above d the keys form runs of records, each followed by a block
- * of non-records (keys needed no later than the run's last key):
+ * The data structure.  Keys sit in slots of a window ordered by the time of
+ * their last access (the newest in the lowest slot; a slot is dead once its
+ * key moves on), as in stackdist.c; when the window is full the live slots
+ * are packed and the window starts again.  Each slot holds its key's
+ * markers - 1 (0 when dead) and its smallest marker.  Over blocks of
+ * BLK slots sits a complete binary tree whose nodes keep the sum, the
+ * smallest prefix sum and the smallest marker of their range.  Then:
  *
- *	before:  R1 B1 R2 B2 ... Rk Bk x        (Bk may be empty)
- *	after:   x R1' B1 r1 R2' B2 r2 ... Rk' Bk rk
+ *  - z: the last slot before p's whose prefix sum is 0 (prefix sums are
+ *    never negative, so "contains a 0" is "its smallest prefix is 0"): one
+ *    walk up from p's block over the left siblings, one walk down;
+ *  - m: the smallest marker after that slot: a walk up over the right
+ *    siblings and one down to its slot;
+ *  - a key's markers: a pairing heap (Fredman, Sedgewick, Sleator and
+ *    Tarjan, 1986) threaded through two arrays indexed by marker, so that
+ *    handing x's markers to p is one link and removing m, the smallest of
+ *    its key's, is a delete-min;
+ *  - p: the LRU stack is also a doubly linked list.
  *
- * where ri is the last key of run Ri and Ri' the rest of it: each run's
- * last key moves behind its block, all else keeps its order.  (Check on
- * the example: a(9) is a run, b(7) its block, c(12) a run, e(8) its block:
- * x, b, a, e, c.)  The stack is therefore an implicit treap -- a balanced
- * tree in stack order, one node per key, positions given by subtree sizes
- * -- whose nodes also keep their subtree's largest next use, its first and
- * last next use, and its number of "drops" (adjacent keys where the second
- * is not needed strictly later than the first).  The start of the next
- * block is the first drop, the end of the block the first key needed later
- * than the run's last: two O(log n) descents; then a few splits and merges
- * move the run's last key.  A key's position comes from walking its
- * parents.  A key never used again (HS_NEVER) ends every run it is in, so
- * the keys never used again gather at the bottom.
+ * Every step is O(log n) (amortized for the heaps), and the four slots that
+ * change (m's key, p, x's old and new slot) are pushed up the tree, stopping
+ * where a node does not change.
  *
  * Hints and drops are outside the model: PAGEOUT evicts from one memory and
  * not from the others (the memories stop being the prefixes of one stack),
  * and a drop of a key in the middle would leave a hole.  The callers feed
  * pure access streams (cli/cmd-mrc.c falls back to the replay otherwise).
  *
- * A view from the past.  The OPT distance of an access depends only on the
- * accesses before it (Bilardi, Ekanadham and Pattnaik, "Optimal on-line
- * computation of stack distances for MIN and OPT", CF 2017), though MIN
- * itself looks ahead.  Derived here and checked by brute force against
- * policies/opt.c at every capacity (tests/t-mrc.c, "crit-model", keeps it as
- * an independent model); not used for speed yet, see the end.
- *
- *   1. Intervals.  A reuse of key x at time t, x last accessed at p, is the
- *      open interval (p, t) of time points.  Taking the intervals in the
- *      order of their ends and accepting one when every point it covers has
- *      fewer than C - 1 accepted intervals over it (an immediate reuse
- *      covers nothing) accepts exactly MIN's hits at capacity C: C - 1
- *      slots besides the one the access at a point needs (Hawkeye's
- *      OPTgen; the greedy is the classic optimum for packing intervals).
- *   2. Per capacity, a set of time points.  At capacity k = C - 1 let S_k
- *      hold, for each load j = 0 .. k, the latest point before t with at
- *      least j intervals over it (paddings -1, -2, ... stand in while there
- *      is none).  Interval (p, t) is accepted iff S_k has a point <= p (the
- *      latest point at load k is no later than p).  Accepting it adds one
- *      to the load of (p, t): the points of S_k above p move up one load,
- *      so S_k loses its largest point <= p and gains t; rejecting it only
- *      replaces the top point t - 1 by t.  With p below everything on a
- *      first access: in both cases S_k loses the point that goes first in
- *      the order "points <= p before points > p, larger before smaller"
- *      and gains t.
- *   3. One stack.  The order of step 2 does not depend on k, so Mattson's
- *      argument applies: S_0, S_1, ... are the tops of one stack of time
- *      points, updated by putting t on top and carrying the old top down,
- *      the point that goes first carried on at each slot.  The distance is
- *      1 + the slot (from 0) of the topmost point <= p, so
- *      D = 1 + #{k : L[k] > p} where L[k] = min S_k is non-increasing: a
- *      rank query over time, as for LRU.
- *
- * Example, a b c a b d a (times 0 .. 6), top first: after the three cold
- * accesses 2 -2 -3 ..; a at 3 (p = 0): the topmost point <= 0 is -2 at slot
- * 1, distance 2 (MIN hits it from 2 slots on); and so on in tests/t-mrc.c.
- *
- * The catch is the update of L[].  The carry leaves every point above the
- * topmost old one (<= p, at slot d) in place and moves the old points below
- * that are larger than every old point above them, each to the next one's
- * slot: on P12's first 300,000 accesses 547 million moves (1,800 per
- * access), though in only 0.43 "blocks" of adjacent slots per reuse, so a
- * tree that moves blocks (as the carry below does for the next-use stack)
- * would do about 0.65 block moves per access where the next-use stack does
- * 1.65: a constant factor, not the O(log n) of the paper.  L[] itself
- * changes little (about one new mark per access, and only at the slots from
- * d to the next point <= p, where points hidden under the old mark
- * surface), but finding those points needs the order of the points that
- * are not marks: "remove the largest mark <= p and push t" is not enough
- * (d d b b d b a d c b a: before the last access the stack is 9 6 8 -4 ..,
- * L = 9 6 6 -4; after it 10 9 8 -4, not 10 9 6 -4).  An O(log n) update of
- * the marks is the open step.  A lead, checked by brute force too: with
- * d_i = D_i - 1 for each interval i processed so far and, for each time
- * point y, z(y) the largest k with exactly k intervals over y of d_i <= k,
- * a reuse has D = 2 + max z(y) over y in (p, t): a range maximum over time,
- * if z can be kept up to date under "d joins every point of (p, t)".  It
- * can, naively: z(y) is the smallest element of a set H(y) (at first all of
- * 0, 1, 2, ...), and interval (p, t) removes from H(y), for each y in
- * (p, t), its largest element below d = D - 1.  Every such update is on a
- * suffix of the time points (t is now), which a faster structure may use.
- *
- * Cost: O((b + 1) log n) expected per access for b blocks; memory per key:
- * a 56-byte tree node and hist[] (8 bytes).  On P12 (13.2 million accesses,
- * 3.15 million keys) about 40 s of CPU, most of it in the carry.
+ * Cost: per key, 20 bytes of key state, 8 of heap links, the histogram (8)
+ * and a window of 2 to 4 slots of 12 bytes, plus 1/4 byte of tree per slot.
  */
 #include "config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "access.h"
 #include "analyzer.h"
 #include "hs.h"
 
-#define NIL	UINT32_MAX
+#define NIL		UINT32_MAX
+#define BLK_SHIFT	4
+#define BLK		(1u << BLK_SHIFT)	/* slots per leaf of the tree */
+#define MIN_SLOTS	(2 * BLK)
 
-/*
- * The stack is an implicit treap (a randomized balanced tree ordered by
- * stack position, positions implied by subtree sizes), one node per key,
- * indexed by key id.  Each node keeps aggregates of its subtree: its size,
- * the largest next use, the first and last next use in stack order, and the
- * number of adjacent pairs (u, v) in it where v is not needed strictly later
- * than u (a "drop": v cannot be a record after u).
- */
+/* A tree node: its range's sum, smallest prefix sum and smallest marker. */
+struct node {
+	int32_t		sum;
+	int32_t		min;
+	uint32_t	mark;
+	uint32_t	pad;
+};
+
 struct hs_optstack {
 	uint32_t	nr_keys;	/* key ids are below this */
-	uint32_t	depth;		/* keys in the stack */
-	uint32_t	root;		/* the treap's root, NIL when empty */
-	uint64_t	rng;		/* xorshift state for the priorities */
-	struct node {
-		uint32_t	l, r, p;	/* children and parent, NIL if none */
-		uint32_t	pri;		/* heap priority (random) */
-		uint32_t	sz;		/* nodes in the subtree; 0: not in the stack */
-		uint32_t	drops;		/* pairs (u, v) in order with nu(v) <= nu(u) */
-		uint64_t	nu;		/* the key's next use */
-		uint64_t	mx;		/* largest nu in the subtree */
-		uint64_t	fnu, lnu;	/* nu of its first and last node */
-	}		*n;
+	uint32_t	depth;		/* keys seen: markers handed out + 1 */
+	uint32_t	nslots;		/* the window: a power of two >= 2 * nr_keys */
+	uint32_t	nblk;		/* nslots / BLK: the tree's leaves */
+	uint32_t	low;		/* the newest live slot; the next is low - 1 */
+	uint32_t	head;		/* the top of the LRU stack, NIL when empty */
+	/* per key */
+	uint32_t	*slot;		/* its slot, NIL before its first access */
+	uint32_t	*up, *down;	/* LRU neighbours, NIL at the ends */
+	uint32_t	*nmark;		/* markers held */
+	uint32_t	*heap;		/* smallest marker held, NIL if none */
+	/* per marker: pairing-heap links */
+	uint32_t	*child, *sib;
+	/* per slot */
+	int32_t		*w;		/* nmark - 1 of its key, 0 if dead */
+	uint32_t	*smark;		/* heap of its key, NIL if dead */
+	uint32_t	*owner;		/* its key, NIL if dead */
+	struct node	*t;		/* t[1 .. 2 * nblk - 1]; leaves at nblk */
 	uint64_t	*hist;		/* hist[d]: accesses of finite distance d */
 	uint64_t	accesses;	/* accesses fed */
 	uint64_t	cold;		/* first accesses */
 	uint64_t	max_dist;	/* largest finite distance seen, 0 if none */
 };
 
-_Static_assert(sizeof(struct node) == 56, "the essay and analyzer.h say 56 bytes per node");
-
-static inline uint32_t sz(const struct hs_optstack *os, uint32_t t)
+static inline struct node combine(struct node l, struct node r)
 {
-	return t == NIL ? 0 : os->n[t].sz;
+	struct node n;
+
+	n.sum = l.sum + r.sum;
+	n.min = HS_MIN(l.min, l.sum + r.min);
+	n.mark = HS_MIN(l.mark, r.mark);
+	n.pad = 0;
+	return n;
 }
 
-static void pull(struct hs_optstack *os, uint32_t t)
+static struct node leaf_of(const struct hs_optstack *os, uint32_t b)
 {
-	struct node *x = &os->n[t];
-	uint32_t drops = 0;
+	uint32_t s = b << BLK_SHIFT, i;
+	struct node n = { 0, INT32_MAX, NIL, 0 };
 
-	x->sz = 1;
-	x->mx = x->nu;
-	x->fnu = x->nu;
-	x->lnu = x->nu;
-	if (x->l != NIL) {
-		const struct node *a = &os->n[x->l];
-
-		x->sz += a->sz;
-		x->mx = HS_MAX(x->mx, a->mx);
-		x->fnu = a->fnu;
-		drops += a->drops + (x->nu <= a->lnu);
-		os->n[x->l].p = t;
+	for (i = 0; i < BLK; i++) {
+		n.sum += os->w[s + i];
+		n.min = HS_MIN(n.min, n.sum);
+		n.mark = HS_MIN(n.mark, os->smark[s + i]);
 	}
-	if (x->r != NIL) {
-		const struct node *b = &os->n[x->r];
-
-		x->sz += b->sz;
-		x->mx = HS_MAX(x->mx, b->mx);
-		x->lnu = b->lnu;
-		drops += b->drops + (b->fnu <= x->nu);
-		os->n[x->r].p = t;
-	}
-	x->drops = drops;
+	return n;
 }
 
-static uint32_t merge(struct hs_optstack *os, uint32_t a, uint32_t b)
+/* Block @b changed: recompute its leaf and the ancestors that change. */
+static void push_up(struct hs_optstack *os, uint32_t b)
 {
+	uint32_t i = os->nblk + b;
+	struct node n = leaf_of(os, b);
+
+	for (;;) {
+		if (!memcmp(&os->t[i], &n, sizeof(n)))
+			return;
+		os->t[i] = n;
+		if (i == 1)
+			return;
+		n = (i & 1) ? combine(os->t[i - 1], n) : combine(n, os->t[i + 1]);
+		i >>= 1;
+	}
+}
+
+static void rebuild(struct hs_optstack *os)
+{
+	uint32_t b, i;
+
+	for (b = 0; b < os->nblk; b++)
+		os->t[os->nblk + b] = leaf_of(os, b);
+	for (i = os->nblk - 1; i >= 1; i--)
+		os->t[i] = combine(os->t[2 * i], os->t[2 * i + 1]);
+}
+
+/*
+ * The last slot before @limit whose prefix sum (over slots 0 .. it) is 0,
+ * or -1 for none but the empty prefix.  Prefix sums are never negative.
+ */
+static int64_t last_zero(const struct hs_optstack *os, uint32_t limit)
+{
+	uint32_t b = limit >> BLK_SHIFT, sibs[40], n = 0, i, s;
+	int64_t before = 0, run, found = -1;
+
+	for (i = os->nblk + b; i > 1; i >>= 1)
+		if (i & 1) {
+			sibs[n++] = i - 1;
+			before += os->t[i - 1].sum;
+		}
+	run = before;
+	for (s = b << BLK_SHIFT; s < limit; s++) {
+		run += os->w[s];
+		if (run == 0)
+			found = s;
+	}
+	if (found >= 0)
+		return found;
+	for (i = 0; i < n; i++) {
+		uint32_t v = sibs[i];
+
+		before -= os->t[v].sum;
+		if (before + os->t[v].min != 0)
+			continue;
+		while (v < os->nblk) {
+			int64_t right = before + os->t[2 * v].sum;
+
+			if (right + os->t[2 * v + 1].min == 0) {
+				before = right;
+				v = 2 * v + 1;
+			} else {
+				v = 2 * v;
+			}
+		}
+		run = before;
+		for (s = (v - os->nblk) << BLK_SHIFT; s < ((v - os->nblk + 1) << BLK_SHIFT); s++) {
+			run += os->w[s];
+			if (run == 0)
+				found = s;
+		}
+		assert(found >= 0);
+		return found;
+	}
+	return -1;
+}
+
+/* The slot holding the smallest marker after slot @after (-1: all). */
+static uint32_t min_mark_after(const struct hs_optstack *os, int64_t after)
+{
+	uint32_t best = NIL, where = NIL, v, s, end;
+
+	if (after < 0) {
+		v = 1;
+		best = os->t[1].mark;
+	} else {
+		uint32_t b = (uint32_t)after >> BLK_SHIFT;
+
+		end = (b + 1) << BLK_SHIFT;
+		for (s = (uint32_t)after + 1; s < end; s++)
+			if (os->smark[s] < best) {
+				best = os->smark[s];
+				where = s;
+			}
+		v = NIL;
+		for (uint32_t i = os->nblk + b; i > 1; i >>= 1)
+			if (!(i & 1) && os->t[i + 1].mark < best) {
+				best = os->t[i + 1].mark;
+				v = i + 1;
+			}
+		if (v == NIL)
+			return where;
+	}
+	while (v < os->nblk)
+		v = os->t[2 * v].mark == best ? 2 * v : 2 * v + 1;
+	for (s = (v - os->nblk) << BLK_SHIFT; os->smark[s] != best; s++)
+		;
+	return s;
+}
+
+static uint32_t meld(struct hs_optstack *os, uint32_t a, uint32_t b)
+{
+	uint32_t t;
+
 	if (a == NIL)
 		return b;
 	if (b == NIL)
 		return a;
-	if (os->n[a].pri > os->n[b].pri) {
-		os->n[a].r = merge(os, os->n[a].r, b);
-		pull(os, a);
-		return a;
+	if (b < a) {
+		t = a;
+		a = b;
+		b = t;
 	}
-	os->n[b].l = merge(os, a, os->n[b].l);
-	pull(os, b);
-	return b;
+	os->sib[b] = os->child[a];
+	os->child[a] = b;
+	return a;
 }
 
-/* The first k nodes of t into *a, the rest into *b (their parents are stale). */
-static void split(struct hs_optstack *os, uint32_t t, uint32_t k, uint32_t *a, uint32_t *b)
+/* Remove the root @r of a heap; return the new root. */
+static uint32_t delete_min(struct hs_optstack *os, uint32_t r)
 {
-	if (t == NIL) {
-		*a = *b = NIL;
-		return;
+	uint32_t c = os->child[r], pairs = NIL, a, b, m;
+
+	os->child[r] = NIL;
+	/* Left to right, meld the children in pairs, stacking the pairs. */
+	while (c != NIL) {
+		a = c;
+		b = os->sib[a];
+		if (b == NIL) {
+			os->sib[a] = pairs;
+			pairs = a;
+			break;
+		}
+		c = os->sib[b];
+		os->sib[a] = os->sib[b] = NIL;
+		m = meld(os, a, b);
+		os->sib[m] = pairs;
+		pairs = m;
 	}
-	if (sz(os, os->n[t].l) >= k) {
-		split(os, os->n[t].l, k, a, &os->n[t].l);
-		pull(os, t);
-		*b = t;
-	} else {
-		split(os, os->n[t].r, k - sz(os, os->n[t].l) - 1, &os->n[t].r, b);
-		pull(os, t);
-		*a = t;
+	/* Then meld the pairs right to left. */
+	for (m = NIL; pairs != NIL; pairs = a) {
+		a = os->sib[pairs];
+		os->sib[pairs] = NIL;
+		m = meld(os, m, pairs);
 	}
+	return m;
 }
 
-/* 1-based position of node t in its tree. */
-static uint32_t rank_of(const struct hs_optstack *os, uint32_t t)
+/* The window is full: pack the live slots at its top end, in order. */
+static void compact(struct hs_optstack *os)
 {
-	uint32_t pos = sz(os, os->n[t].l) + 1;
+	uint32_t s = os->nslots, d = os->nslots, k;
 
-	for (; os->n[t].p != NIL; t = os->n[t].p) {
-		uint32_t up = os->n[t].p;
-
-		if (os->n[up].r == t)
-			pos += sz(os, os->n[up].l) + 1;
-	}
-	return pos;
-}
-
-/* Position of the first node (>= 2) not needed strictly later than the one before, or 0. */
-static uint32_t first_drop(const struct hs_optstack *os, uint32_t t)
-{
-	uint32_t base = 0;
-	bool have_prev = false;
-	uint64_t prev = 0;
-
-	if (t == NIL || !os->n[t].drops)
-		return 0;
-	while (t != NIL) {
-		const struct node *x = &os->n[t];
-		uint32_t l = x->l;
-
-		if (l != NIL && (os->n[l].drops || (have_prev && os->n[l].fnu <= prev))) {
-			t = l;
+	while (s-- > os->low) {
+		k = os->owner[s];
+		if (k == NIL)
 			continue;
-		}
-		if (l != NIL) {
-			prev = os->n[l].lnu;
-			have_prev = true;
-		}
-		if (have_prev && x->nu <= prev)
-			return base + sz(os, l) + 1;
-		base += sz(os, l) + 1;
-		prev = x->nu;
-		have_prev = true;
-		t = x->r;
+		d--;
+		os->w[d] = os->w[s];
+		os->smark[d] = os->smark[s];
+		os->owner[d] = k;
+		os->slot[k] = d;
 	}
-	return 0;
+	for (s = 0; s < d; s++) {
+		os->w[s] = 0;
+		os->smark[s] = NIL;
+		os->owner[s] = NIL;
+	}
+	os->low = d;
+	rebuild(os);
 }
 
-/* Position of the first node needed strictly later than v, or 0. */
-static uint32_t first_above(const struct hs_optstack *os, uint32_t t, uint64_t v)
+static void set_slot(struct hs_optstack *os, uint32_t s, uint32_t key)
 {
-	uint32_t base = 0;
-
-	if (t == NIL || os->n[t].mx <= v)
-		return 0;
-	while (t != NIL) {
-		const struct node *x = &os->n[t];
-
-		if (x->l != NIL && os->n[x->l].mx > v) {
-			t = x->l;
-			continue;
-		}
-		if (x->nu > v)
-			return base + sz(os, x->l) + 1;
-		base += sz(os, x->l) + 1;
-		t = x->r;
-	}
-	return 0;
-}
-
-/*
- * The carry of Mattson's update over the keys above the accessed one (a,
- * in stack order, the accessed key already taken out): each maximal run of
- * records ends with the key that the following block of non-records lets
- * through, so that key moves behind the block.  Returns the new order.
- */
-static uint32_t carry(struct hs_optstack *os, uint32_t a)
-{
-	uint32_t out = NIL, run, rest, block, last, lead;
-
-	for (;;) {
-		uint32_t i = first_drop(os, a), j;
-		uint64_t v;
-
-		if (!i)			/* records to the end: nothing moves */
-			return merge(os, out, a);
-		split(os, a, i - 1, &run, &rest);
-		v = os->n[run].lnu;	/* the carried key's next use */
-		j = first_above(os, rest, v);
-		if (j) {
-			split(os, rest, j - 1, &block, &a);
-		} else {
-			block = rest;
-			a = NIL;
-		}
-		split(os, run, os->n[run].sz - 1, &lead, &last);
-		out = merge(os, out, lead);
-		out = merge(os, out, block);
-		out = merge(os, out, last);
-		if (a == NIL)
-			return out;
-		os->n[a].p = NIL;
-	}
+	os->owner[s] = key;
+	os->w[s] = key == NIL ? 0 : (int32_t)os->nmark[key] - 1;
+	os->smark[s] = key == NIL ? NIL : os->heap[key];
 }
 
 int hs_optstack_new(uint32_t nr_keys, struct hs_optstack **out)
 {
 	struct hs_optstack *os;
+	uint32_t n;
 
 	if (!nr_keys || nr_keys > HS_STACKDIST_MAX_KEYS)
 		return -EINVAL;
@@ -373,14 +365,34 @@ int hs_optstack_new(uint32_t nr_keys, struct hs_optstack **out)
 	if (!os)
 		return -ENOMEM;
 	os->nr_keys = nr_keys;
-	os->root = NIL;
-	os->rng = 0x9e3779b97f4a7c15ull;
-	os->n = calloc(nr_keys, sizeof(*os->n));
+	for (n = MIN_SLOTS; n < 2 * nr_keys; n *= 2)
+		;
+	os->nslots = n;
+	os->nblk = n / BLK;
+	os->low = n;
+	os->head = NIL;
+	os->slot = malloc((size_t)nr_keys * sizeof(*os->slot));
+	os->up = malloc((size_t)nr_keys * sizeof(*os->up));
+	os->down = malloc((size_t)nr_keys * sizeof(*os->down));
+	os->nmark = malloc((size_t)nr_keys * sizeof(*os->nmark));
+	os->heap = malloc((size_t)nr_keys * sizeof(*os->heap));
+	os->child = malloc((size_t)nr_keys * sizeof(*os->child));
+	os->sib = malloc((size_t)nr_keys * sizeof(*os->sib));
+	os->w = calloc(n, sizeof(*os->w));
+	os->smark = malloc((size_t)n * sizeof(*os->smark));
+	os->owner = malloc((size_t)n * sizeof(*os->owner));
+	os->t = calloc(2 * (size_t)os->nblk, sizeof(*os->t));
 	os->hist = calloc((size_t)nr_keys + 1, sizeof(*os->hist));
-	if (!os->n || !os->hist) {
+	if (!os->slot || !os->up || !os->down || !os->nmark || !os->heap ||
+	    !os->child || !os->sib || !os->w || !os->smark || !os->owner ||
+	    !os->t || !os->hist) {
 		hs_optstack_free(os);
 		return -ENOMEM;
 	}
+	memset(os->slot, 0xff, (size_t)nr_keys * sizeof(*os->slot));
+	memset(os->smark, 0xff, (size_t)n * sizeof(*os->smark));
+	memset(os->owner, 0xff, (size_t)n * sizeof(*os->owner));
+	rebuild(os);
 	*out = os;
 	return 0;
 }
@@ -390,55 +402,103 @@ void hs_optstack_free(struct hs_optstack *os)
 	if (!os)
 		return;
 	free(os->hist);
-	free(os->n);
+	free(os->t);
+	free(os->owner);
+	free(os->smark);
+	free(os->w);
+	free(os->sib);
+	free(os->child);
+	free(os->heap);
+	free(os->nmark);
+	free(os->down);
+	free(os->up);
+	free(os->slot);
 	free(os);
 }
 
-static uint32_t next_pri(struct hs_optstack *os)
+/* Put @key on top of the LRU stack in a new slot (unlinked before). */
+static void push_top(struct hs_optstack *os, uint32_t key)
 {
-	os->rng ^= os->rng << 13;
-	os->rng ^= os->rng >> 7;
-	os->rng ^= os->rng << 17;
-	return (uint32_t)(os->rng >> 32);
+	uint32_t s;
+
+	if (!os->low)
+		compact(os);
+	s = --os->low;
+	os->slot[key] = s;
+	set_slot(os, s, key);
+	push_up(os, s >> BLK_SHIFT);
+	os->up[key] = NIL;
+	os->down[key] = os->head;
+	if (os->head != NIL)
+		os->up[os->head] = key;
+	os->head = key;
 }
 
-int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t next_use,
-		       uint64_t *dist)
+int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
 {
-	struct node *x;
-	uint32_t d, above, rest, self;
+	uint32_t p, q, m, se, sp, sq;
+	uint64_t d;
 
 	if (key >= os->nr_keys)
 		return -EINVAL;
-	x = &os->n[key];
 	os->accesses++;
-	if (x->sz) {
-		d = rank_of(os, key);
-		os->hist[d]++;
-		if (d > os->max_dist)
-			os->max_dist = d;
-		if (dist)
-			*dist = d;
-		split(os, os->root, d - 1, &above, &rest);
-		split(os, rest, 1, &self, &rest);
-	} else {
+	if (os->slot[key] == NIL) {
 		os->cold++;
-		os->depth++;
 		if (dist)
 			*dist = HS_STACKDIST_COLD;
-		above = os->root;
-		rest = NIL;
-		x->pri = next_pri(os);
+		if (os->depth) {
+			m = os->depth;
+			os->child[m] = os->sib[m] = NIL;
+			os->heap[key] = m;
+			os->nmark[key] = 1;
+		} else {
+			os->heap[key] = NIL;
+			os->nmark[key] = 0;
+		}
+		os->depth++;
+		push_top(os, key);
+		return 0;
 	}
-	if (above != NIL) {
-		os->n[above].p = NIL;
-		above = carry(os, above);
+	if (key == os->head) {
+		d = 1;
+		goto done;
 	}
-	x->l = x->r = x->p = NIL;
-	x->nu = next_use;
-	pull(os, key);
-	os->root = merge(os, merge(os, key, above), rest);
-	os->n[os->root].p = NIL;
+	se = os->slot[key];
+	p = os->up[key];
+	sp = os->slot[p];
+	sq = min_mark_after(os, last_zero(os, sp));
+	assert(sq != NIL);
+	q = os->owner[sq];
+	m = os->heap[q];
+	d = (uint64_t)m + 1;
+
+	/* m leaves q; key hands the rest to p. */
+	os->heap[q] = delete_min(os, m);
+	os->nmark[q]--;
+	os->heap[p] = meld(os, os->heap[p], os->heap[key]);
+	os->nmark[p] += os->nmark[key];
+	set_slot(os, sq, q);
+	set_slot(os, sp, p);
+	set_slot(os, se, NIL);
+	push_up(os, sq >> BLK_SHIFT);
+	if ((sp >> BLK_SHIFT) != (sq >> BLK_SHIFT))
+		push_up(os, sp >> BLK_SHIFT);
+	if ((se >> BLK_SHIFT) != (sq >> BLK_SHIFT) && (se >> BLK_SHIFT) != (sp >> BLK_SHIFT))
+		push_up(os, se >> BLK_SHIFT);
+
+	/* key goes on top holding m alone. */
+	os->heap[key] = m;
+	os->nmark[key] = 1;
+	os->down[p] = os->down[key];
+	if (os->down[key] != NIL)
+		os->up[os->down[key]] = p;
+	push_top(os, key);
+done:
+	os->hist[d]++;
+	if (d > os->max_dist)
+		os->max_dist = d;
+	if (dist)
+		*dist = d;
 	return 0;
 }
 

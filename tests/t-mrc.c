@@ -92,7 +92,7 @@ static struct hs_optstack *opt_run(const struct stream *s, uint64_t *dists)
 		return NULL;
 	}
 	for (size_t i = 0; i < s->n; i++) {
-		ret = hs_optstack_access(os, s->keys[i], s->next[i], &d);
+		ret = hs_optstack_access(os, s->keys[i], &d);
 		if (ret) {
 			t_fail(__FILE__, __LINE__, "access %zu: %s", i, strerror(-ret));
 			hs_optstack_free(os);
@@ -493,11 +493,11 @@ static void test_errors(void)
 	T_EQ_I64(hs_optstack_new(3, &os), 0);
 	if (!os)
 		return;
-	T_EQ_I64(hs_optstack_access(os, 3, HS_NEVER, &d), -EINVAL);
+	T_EQ_I64(hs_optstack_access(os, 3, &d), -EINVAL);
 	T_EQ_U64(hs_optstack_accesses(os), 0);
-	T_EQ_I64(hs_optstack_access(os, 2, HS_NEVER, &d), 0);
+	T_EQ_I64(hs_optstack_access(os, 2, &d), 0);
 	T_EQ_U64(d, COLD);
-	T_EQ_I64(hs_optstack_access(os, 2, HS_NEVER, &d), 0);
+	T_EQ_I64(hs_optstack_access(os, 2, &d), 0);
 	T_EQ_U64(d, 1);
 	hs_optstack_free(os);
 	hs_optstack_free(NULL);
