@@ -159,8 +159,8 @@ struct hs_optstack;		/* opaque; defined in analyzers/optstack.c */
  * @nr_keys: key ids are below this (>= 1)
  * @out: the analyzer
  *
- * Memory is 64 to 92 bytes per key (key state, marker links, the histogram,
- * and a window of 2 to 4 slots per key with its tree).
+ * Memory is 45 to 62 bytes per key (its slot, marker links, two histograms
+ * and a window of 1.25 to 2.5 slots per key with its tree).
  *
  * Return: 0, -EINVAL (@nr_keys 0 or above HS_STACKDIST_MAX_KEYS), or -ENOMEM.
  */
@@ -190,6 +190,18 @@ void hs_optstack_free(struct hs_optstack *os);
 int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist);
 
 /**
+ * hs_optstack_prefetch() - start loading what two coming accesses will read
+ * @os: the analyzer
+ * @far: a key accessed some 16 accesses ahead (its slot number is fetched)
+ * @near: a key accessed some 4 accesses ahead (its slot's block is fetched)
+ *
+ * A hint only: out-of-range keys are ignored and nothing changes.
+ *
+ * Return: nothing.
+ */
+void hs_optstack_prefetch(const struct hs_optstack *os, uint32_t far, uint32_t near);
+
+/**
  * hs_optstack_curve() - OPT hits at every capacity 0 .. @n - 1 in one sweep
  * @os: the analyzer
  * @hits: receives @n counts; hits[c] is the number of accesses so far with
@@ -199,6 +211,17 @@ int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist);
  * Return: 0.
  */
 int hs_optstack_curve(const struct hs_optstack *os, uint64_t *hits, size_t n);
+
+/**
+ * hs_optstack_lru_curve() - LRU hits at every capacity 0 .. @n - 1
+ * @os: the analyzer
+ * @hits: receives @n counts, as hs_stackdist_curve() would for the same
+ *	  accesses (the OPT stack keeps the LRU stack and its distances)
+ * @n: entries of @hits
+ *
+ * Return: 0.
+ */
+int hs_optstack_lru_curve(const struct hs_optstack *os, uint64_t *hits, size_t n);
 
 /**
  * hs_optstack_accesses() - accesses fed so far

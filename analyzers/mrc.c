@@ -12,10 +12,11 @@
  *
  * The curves.  LRU and OPT are stack algorithms, so one pass gives each
  * access's stack distance and the histogram of distances gives the hits at
- * every size at once (stackdist.c, optstack.c).  OPT needs every access's
- * next use, which needs the whole stream first; so the stream is read into
- * memory once (keys, 4 bytes per access), hs_next_use_fill() runs over it and
- * both analyzers step through it.
+ * every size at once (stackdist.c, optstack.c).  The stream is read into
+ * memory once (keys, 4 bytes per access) and stepped through with the
+ * analyzer's records prefetched a few accesses ahead.  The OPT stack keeps
+ * the LRU stack as well, so when both curves are asked for, its one pass
+ * gives both; stackdist.c serves LRU alone.
  *
  * Sampling (--sample, SHARDS: Waldspurger, Park, Garthwaite and Ahmad,
  * "Efficient MRC construction with SHARDS", FAST 2015).  A spatial sample
@@ -24,9 +25,9 @@
  * keys alike, of the accesses) is kept, and each kept key keeps its whole
  * reuse pattern.  A memory of C units over the whole stream behaves like one
  * of R * C units over the sample, so size C is read off the sample's exact
- * curve at R * C and the hits are scaled back to the whole stream.  Both
- * analyzers run on the sample unchanged (OPT's next uses are the sample's),
- * so the cost falls by about 1 / R; the error is measured in hsctl-mrc(1).
+ * curve at R * C and the hits are scaled back to the whole stream.  The
+ * analyzers run on the sample unchanged, so the cost falls by about 1 / R;
+ * the error is measured in hsctl-mrc(1).
  */
 #include "config.h"
 
@@ -374,7 +375,7 @@ int hs_mrc_stack_sampled(struct hs_store *st, int64_t session, double rate,
 	if (!curve)
 		goto out;
 
-	if (lru_hits) {
+	if (lru_hits && !opt_hits) {
 		t0 = now_s();
 		ret = hs_stackdist_new(nr, &sd);
 		for (i = 0; !ret && i < records; i++)
@@ -387,14 +388,22 @@ int hs_mrc_stack_sampled(struct hs_store *st, int64_t session, double rate,
 		out->lru_s = now_s() - t0;
 	}
 	if (opt_hits) {
+		/* The OPT stack keeps the LRU stack too: one pass gives both. */
 		t0 = now_s();
 		ret = hs_optstack_new(nr, &os);
-		for (i = 0; !ret && i < records; i++)
+		for (i = 0; !ret && i < records; i++) {
+			hs_optstack_prefetch(os, i + 16 < records ? keys[i + 16] : UINT32_MAX,
+					     i + 4 < records ? keys[i + 4] : UINT32_MAX);
 			ret = hs_optstack_access(os, keys[i], NULL);
+		}
 		if (ret)
 			goto out;
 		hs_optstack_curve(os, curve, (size_t)nr + 1);
 		sample(curve, nr, sizes, n, rate, scale, opt_hits);
+		if (lru_hits) {
+			hs_optstack_lru_curve(os, curve, (size_t)nr + 1);
+			sample(curve, nr, sizes, n, rate, scale, lru_hits);
+		}
 		out->cold = hs_optstack_cold(os);
 		out->opt_s = now_s() - t0;
 	}

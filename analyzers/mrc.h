@@ -45,8 +45,9 @@ int hs_mrc_sizes_parse(const char *spec, uint64_t distinct_keys, uint64_t unit_b
  * @cold: first accesses (misses at every size, for both policies)
  * @sampled: accesses the analyzers saw (@accesses unless sampled)
  * @sampled_keys: distinct keys among them
- * @lru_s: seconds spent on the LRU stack distances
- * @opt_s: seconds spent on the OPT stack (next uses included)
+ * @lru_s: seconds spent on the LRU stack distances alone (0 when the OPT
+ *	   stack gave them in its pass)
+ * @opt_s: seconds spent on the OPT stack (with the LRU curve when asked)
  */
 struct hs_mrc_stack {
 	uint64_t	accesses;

@@ -32,17 +32,17 @@
  * computation of stack distances for MIN and OPT", CF 2017) turned this
  * into an O(log n) algorithm that needs no next uses at all: it keeps the
  * LRU stack, plus one "critical marker" per capacity that sits at some
- * position of the LRU stack.  What follows is the method as used here,
- * written in terms of the LRU stack's keys; tests/t-mrc.c checks it against
- * MIN run by the driver at every capacity and against Mattson's next-use
- * stack, access by access.
+ * position of the LRU stack.  The proof is theirs; what follows is the
+ * method as used here, written in terms of the LRU stack's keys, and
+ * tests/t-mrc.c checks it against MIN run by the driver at every capacity
+ * and against Mattson's next-use stack, access by access.
  *
  * The state.  The LRU stack of the keys seen so far, most recent first.
  * The n-th distinct key (n = 0, 1, ...) brings marker n with it, except the
  * first, which brings none; each marker hangs on one key of the stack, and
  * a key may hold several or none.  Let beta(i), for a position i >= 0 of
  * the LRU stack, be the sum over the top i keys of (markers held - 1): it
- * is never negative.
+ * is never negative above the bottom key.
  *
  * An access to key x:
  *
@@ -53,45 +53,68 @@
  *    smallest marker held by a key below position z.  The OPT distance is
  *    m + 1.  Then marker m leaves its key, x hands its remaining markers
  *    to p, and x goes to the top of the LRU stack holding m alone.
-EXAMPLE_HERE
+ *
+ * Example, b d c b c b (markers in braces, the LRU stack after each access):
+ *
+ *	b  cold                                b{}
+ *	d  cold                                d{1} b{}
+ *	c  cold                                c{2} d{1} b{}
+ *	b  D + 1 = 3; beta(1) = 0: z = 1;      b{1} c{2} d{}
+ *	   below c: 1 (d's): distance 2
+ *	c  D + 1 = 2: z = 0; the smallest      c{1} b{2} d{}
+ *	   marker is b's 1: distance 2; c
+ *	   hands its 2 to b
+ *	b  as c before: distance 2             b{1} c{2} d{}
+ *
+ * MIN with 2 slots hits all three reuses (at the c it drops d, never used
+ * again); LRU with 2 slots misses the first b (LRU distance 3).
  *
  * Why p inherits x's markers: a marker stands for a position of the LRU
- * stack, not for a key; when x leaves position D + 1 the key that takes
- * that position is p.  The paper states the update on marker positions
- * ("every marker at a position <= D moves down one, marker m goes to
- * position 1"); hanging markers on keys makes that shift free, as the LRU
- * stack's own shift is free in a Fenwick tree over time.
+ * stack, not for a key.  Stated on positions, the update moves every marker
+ * at a position <= D down one, leaves those below D + 1 where they are and
+ * puts m at position 1; when x leaves position D + 1 the key that takes
+ * that position is p, so hanging markers on keys makes the shift free, as
+ * the LRU stack's own shift is free in a tree over time.
  *
  * The data structure.  Keys sit in slots of a window ordered by the time of
  * their last access (the newest in the lowest slot; a slot is dead once its
  * key moves on), as in stackdist.c; when the window is full the live slots
- * are packed and the window starts again.  Each slot holds its key's
- * markers - 1 (0 when dead) and its smallest marker.  Over blocks of
- * BLK slots sits a complete binary tree whose nodes keep the sum, the
- * smallest prefix sum and the smallest marker of their range.  Then:
+ * are packed at its end and the window fills again.  A slot holds its key,
+ * the key's markers - 1 (0 when dead) and the key's smallest marker.  Over
+ * blocks of BLK slots sits a tree of fan-out FAN whose nodes keep, for
+ * their range, the sum, the smallest prefix sum, the smallest marker and
+ * the live slots.  Then:
  *
+ *  - p and x's LRU position: the last live slot before x's, and the live
+ *    slots before it: one walk up from x's block (and one down to p's slot
+ *    when it is in another block);
  *  - z: the last slot before p's whose prefix sum is 0 (prefix sums are
- *    never negative, so "contains a 0" is "its smallest prefix is 0"): one
- *    walk up from p's block over the left siblings, one walk down;
- *  - m: the smallest marker after that slot: a walk up over the right
- *    siblings and one down to its slot;
+ *    never negative there, so "holds a 0" is "its smallest prefix sum is
+ *    0"): one walk up from p's block over the left siblings, nearest first,
+ *    one walk down;
+ *  - m: the smallest marker after that slot, gathered on the same walks
+ *    from the right siblings, then one walk down to its slot;
  *  - a key's markers: a pairing heap (Fredman, Sedgewick, Sleator and
- *    Tarjan, 1986) threaded through two arrays indexed by marker, so that
+ *    Tarjan, 1986) threaded through an array indexed by marker, so that
  *    handing x's markers to p is one link and removing m, the smallest of
- *    its key's, is a delete-min;
- *  - p: the LRU stack is also a doubly linked list.
+ *    its key's, is a delete-min.
  *
- * Every step is O(log n) (amortized for the heaps), and the four slots that
- * change (m's key, p, x's old and new slot) are pushed up the tree, stopping
- * where a node does not change.
+ * Every step is O(log n) (amortized for the heaps), and the blocks of the
+ * four slots that change (m's key, p, x's old and new slot) are pushed up
+ * the tree, stopping where a node does not change.  The LRU distances come
+ * free with it, so one pass gives both curves.
  *
  * Hints and drops are outside the model: PAGEOUT evicts from one memory and
  * not from the others (the memories stop being the prefixes of one stack),
  * and a drop of a key in the middle would leave a hole.  The callers feed
  * pure access streams (cli/cmd-mrc.c falls back to the replay otherwise).
  *
- * Cost: per key, 20 bytes of key state, 8 of heap links, the histogram (8)
- * and a window of 2 to 4 slots of 12 bytes, plus 1/4 byte of tree per slot.
+ * Cost: O(log n) per access.  Memory per key: its slot number (4 bytes),
+ * heap links (8), two histograms (16), and a window of 1.25 to 2.5 slots of
+ * 12 bytes with about 1.3 bytes of tree per slot: 45 to 62 bytes.  On P12
+ * (13.2 million accesses, 3.15 million keys) both curves take about 2.5
+ * times the CPU of an LRU replay plus an OPT replay at one size (see
+ * hsctl-mrc(1)); the previous next-use stack took 18 times.
  */
 #include "config.h"
 
@@ -106,49 +129,69 @@ EXAMPLE_HERE
 #define NIL		UINT32_MAX
 #define BLK_SHIFT	4
 #define BLK		(1u << BLK_SHIFT)	/* slots per leaf of the tree */
-#define MIN_SLOTS	(2 * BLK)
+#define FAN_SHIFT	2
+#define FAN		(1u << FAN_SHIFT)	/* children per node */
+#define MIN_SLOTS	(2 * BLK)	/* the window: a power of two, at least 1.25 keys */
+#define MAX_LEVELS	32
 
-/* A tree node: its range's sum, smallest prefix sum and smallest marker. */
+/*
+ * A tree node: over its range of slots, the sum of the weights, the
+ * smallest prefix sum, the smallest marker and the live slots.
+ */
 struct node {
 	int32_t		sum;
 	int32_t		min;
 	uint32_t	mark;
-	uint32_t	pad;
+	uint32_t	live;
+};
+
+/* A slot of the window: its key's state, kept where the tree reads it. */
+struct slot {
+	int32_t		w;		/* markers held - 1; 0 if dead */
+	uint32_t	mark;		/* the heap of its markers (its smallest), NIL if none */
+	uint32_t	key;		/* NIL if dead */
+};
+
+/* Pairing-heap links of a marker. */
+struct links {
+	uint32_t	child, sib;
 };
 
 struct hs_optstack {
 	uint32_t	nr_keys;	/* key ids are below this */
 	uint32_t	depth;		/* keys seen: markers handed out + 1 */
-	uint32_t	nslots;		/* the window: a power of two >= 2 * nr_keys */
-	uint32_t	nblk;		/* nslots / BLK: the tree's leaves */
+	uint32_t	nslots;		/* the window: a power of two > 1.25 * nr_keys */
 	uint32_t	low;		/* the newest live slot; the next is low - 1 */
 	uint32_t	head;		/* the top of the LRU stack, NIL when empty */
-	/* per key */
-	uint32_t	*slot;		/* its slot, NIL before its first access */
-	uint32_t	*up, *down;	/* LRU neighbours, NIL at the ends */
-	uint32_t	*nmark;		/* markers held */
-	uint32_t	*heap;		/* smallest marker held, NIL if none */
-	/* per marker: pairing-heap links */
-	uint32_t	*child, *sib;
-	/* per slot */
-	int32_t		*w;		/* nmark - 1 of its key, 0 if dead */
-	uint32_t	*smark;		/* heap of its key, NIL if dead */
-	uint32_t	*owner;		/* its key, NIL if dead */
-	struct node	*t;		/* t[1 .. 2 * nblk - 1]; leaves at nblk */
-	uint64_t	*hist;		/* hist[d]: accesses of finite distance d */
+	uint32_t	nlev;		/* tree levels; level 0 has a leaf per block */
+	uint32_t	*where;		/* per key: its slot, NIL before its first access */
+	struct links	*ln;		/* per marker */
+	struct slot	*sl;		/* per slot */
+	/* the tree: lev[l][i] has children lev[l - 1][FAN * i ..]; lev[nlev - 1][0] is the root */
+	struct node	*lev[MAX_LEVELS];
+	uint32_t	levn[MAX_LEVELS];	/* nodes per level, padded to FAN */
+	uint64_t	*hist;		/* hist[d]: accesses of finite OPT distance d */
+	uint64_t	*lru_hist;	/* the same for LRU distances */
 	uint64_t	accesses;	/* accesses fed */
 	uint64_t	cold;		/* first accesses */
 	uint64_t	max_dist;	/* largest finite distance seen, 0 if none */
+	uint64_t	lru_max_dist;
 };
 
-static inline struct node combine(struct node l, struct node r)
+static inline void add(struct node *n, const struct node *r)
 {
-	struct node n;
+	n->min = HS_MIN(n->min, n->sum + r->min);
+	n->sum += r->sum;
+	n->mark = HS_MIN(n->mark, r->mark);
+	n->live += r->live;
+}
 
-	n.sum = l.sum + r.sum;
-	n.min = HS_MIN(l.min, l.sum + r.min);
-	n.mark = HS_MIN(l.mark, r.mark);
-	n.pad = 0;
+static inline struct node group(const struct node *c)
+{
+	struct node n = c[0];
+
+	for (uint32_t i = 1; i < FAN; i++)
+		add(&n, &c[i]);
 	return n;
 }
 
@@ -158,121 +201,211 @@ static struct node leaf_of(const struct hs_optstack *os, uint32_t b)
 	struct node n = { 0, INT32_MAX, NIL, 0 };
 
 	for (i = 0; i < BLK; i++) {
-		n.sum += os->w[s + i];
+		const struct slot *x = &os->sl[s + i];
+
+		n.sum += x->w;
 		n.min = HS_MIN(n.min, n.sum);
-		n.mark = HS_MIN(n.mark, os->smark[s + i]);
+		n.mark = HS_MIN(n.mark, x->mark);
+		n.live += x->key != NIL;
 	}
 	return n;
+}
+
+static inline int same(const struct node *a, const struct node *b)
+{
+	return a->sum == b->sum && a->min == b->min && a->mark == b->mark && a->live == b->live;
 }
 
 /* Block @b changed: recompute its leaf and the ancestors that change. */
 static void push_up(struct hs_optstack *os, uint32_t b)
 {
-	uint32_t i = os->nblk + b;
 	struct node n = leaf_of(os, b);
+	uint32_t l, i = b;
 
-	for (;;) {
-		if (!memcmp(&os->t[i], &n, sizeof(n)))
+	for (l = 0;; l++) {
+		if (same(&os->lev[l][i], &n))
 			return;
-		os->t[i] = n;
-		if (i == 1)
+		os->lev[l][i] = n;
+		if (l == os->nlev - 1)
 			return;
-		n = (i & 1) ? combine(os->t[i - 1], n) : combine(n, os->t[i + 1]);
-		i >>= 1;
+		i >>= FAN_SHIFT;
+		n = group(&os->lev[l][i << FAN_SHIFT]);
 	}
 }
 
 static void rebuild(struct hs_optstack *os)
 {
-	uint32_t b, i;
+	uint32_t b, l, i;
 
-	for (b = 0; b < os->nblk; b++)
-		os->t[os->nblk + b] = leaf_of(os, b);
-	for (i = os->nblk - 1; i >= 1; i--)
-		os->t[i] = combine(os->t[2 * i], os->t[2 * i + 1]);
+	for (b = 0; b < os->nslots >> BLK_SHIFT; b++)
+		os->lev[0][b] = leaf_of(os, b);
+	for (l = 1; l < os->nlev; l++)
+		for (i = 0; i < os->levn[l - 1] >> FAN_SHIFT; i++)
+			os->lev[l][i] = group(&os->lev[l - 1][i << FAN_SHIFT]);
 }
 
 /*
- * The last slot before @limit whose prefix sum (over slots 0 .. it) is 0,
- * or -1 for none but the empty prefix.  Prefix sums are never negative.
+ * Where the access's marker is: the slot holding the smallest marker among
+ * the slots after z, z being the last slot before @sp (p's) whose prefix
+ * sum is 0 (none: every slot is after it).  Prefix sums are never negative,
+ * so a range holds a 0 exactly when its smallest prefix sum is 0.  One walk
+ * up from p's block: the right siblings are all after z; the left siblings,
+ * nearest first, until one holds a 0; one walk down into it for z, and one
+ * to the marker.
  */
-static int64_t last_zero(const struct hs_optstack *os, uint32_t limit)
+static uint32_t marker_slot(const struct hs_optstack *os, uint32_t sp)
 {
-	uint32_t b = limit >> BLK_SHIFT, sibs[40], n = 0, i, s;
-	int64_t before = 0, run, found = -1;
+	uint32_t b = sp >> BLK_SHIFT, path[MAX_LEVELS], l, i, c, g, s, end;
+	uint32_t best = NIL, bl = 0, bi = 0, bslot = NIL;
+	int64_t before = 0, run;
+	int32_t zs = -1;
 
-	for (i = os->nblk + b; i > 1; i >>= 1)
-		if (i & 1) {
-			sibs[n++] = i - 1;
-			before += os->t[i - 1].sum;
-		}
+	/* The prefix before block b; the right siblings' markers. */
+	for (l = 0, i = b; l + 1 < os->nlev; l++, i >>= FAN_SHIFT) {
+		const struct node *lv = os->lev[l];
+
+		path[l] = i;
+		g = i & ~(FAN - 1);
+		for (c = g; c < i; c++)
+			before += lv[c].sum;
+		for (c = i + 1; c < g + FAN; c++)
+			if (lv[c].mark < best) {
+				best = lv[c].mark;
+				bl = l;
+				bi = c;
+			}
+	}
+	/* z in block b? */
 	run = before;
-	for (s = b << BLK_SHIFT; s < limit; s++) {
-		run += os->w[s];
+	s = b << BLK_SHIFT;
+	end = s + BLK;
+	for (; s < sp; s++) {
+		run += os->sl[s].w;
 		if (run == 0)
-			found = s;
+			zs = (int32_t)s;
 	}
-	if (found >= 0)
-		return found;
-	for (i = 0; i < n; i++) {
-		uint32_t v = sibs[i];
+	s = zs >= 0 ? (uint32_t)zs + 1 : b << BLK_SHIFT;
+	for (; s < end; s++)
+		if (os->sl[s].mark < best) {
+			best = os->sl[s].mark;
+			bslot = s;
+		}
+	if (zs >= 0)
+		goto locate;
+	/* The left siblings, nearest first, until one holds a 0. */
+	for (l = 0; l + 1 < os->nlev; l++) {
+		const struct node *lv = os->lev[l];
 
-		before -= os->t[v].sum;
-		if (before + os->t[v].min != 0)
-			continue;
-		while (v < os->nblk) {
-			int64_t right = before + os->t[2 * v].sum;
-
-			if (right + os->t[2 * v + 1].min == 0) {
-				before = right;
-				v = 2 * v + 1;
-			} else {
-				v = 2 * v;
+		g = path[l] & ~(FAN - 1);
+		for (c = path[l]; c-- > g;) {
+			before -= lv[c].sum;
+			if (before + lv[c].min == 0)
+				goto down;
+			if (lv[c].mark < best) {
+				best = lv[c].mark;
+				bslot = NIL;
+				bl = l;
+				bi = c;
 			}
 		}
-		run = before;
-		for (s = (v - os->nblk) << BLK_SHIFT; s < ((v - os->nblk + 1) << BLK_SHIFT); s++) {
-			run += os->w[s];
-			if (run == 0)
-				found = s;
+	}
+	goto locate;	/* z is the empty prefix */
+down:
+	/* Node (l, c), entered with the prefix sum before it: find z in it. */
+	while (l > 0) {
+		const struct node *ch = &os->lev[l - 1][c << FAN_SHIFT];
+		int64_t bf[FAN];
+		uint32_t j;
+
+		bf[0] = before;
+		for (j = 1; j < FAN; j++)
+			bf[j] = bf[j - 1] + ch[j - 1].sum;
+		for (j = FAN; j-- > 0;) {
+			if (bf[j] + ch[j].min == 0)
+				break;
+			if (ch[j].mark < best) {
+				best = ch[j].mark;
+				bslot = NIL;
+				bl = l - 1;
+				bi = (c << FAN_SHIFT) + j;
+			}
 		}
-		assert(found >= 0);
-		return found;
+		assert(j < FAN);
+		before = bf[j];
+		c = (c << FAN_SHIFT) + j;
+		l--;
 	}
-	return -1;
-}
-
-/* The slot holding the smallest marker after slot @after (-1: all). */
-static uint32_t min_mark_after(const struct hs_optstack *os, int64_t after)
-{
-	uint32_t best = NIL, where = NIL, v, s, end;
-
-	if (after < 0) {
-		v = 1;
-		best = os->t[1].mark;
-	} else {
-		uint32_t b = (uint32_t)after >> BLK_SHIFT;
-
-		end = (b + 1) << BLK_SHIFT;
-		for (s = (uint32_t)after + 1; s < end; s++)
-			if (os->smark[s] < best) {
-				best = os->smark[s];
-				where = s;
-			}
-		v = NIL;
-		for (uint32_t i = os->nblk + b; i > 1; i >>= 1)
-			if (!(i & 1) && os->t[i + 1].mark < best) {
-				best = os->t[i + 1].mark;
-				v = i + 1;
-			}
-		if (v == NIL)
-			return where;
+	run = before;
+	s = c << BLK_SHIFT;
+	end = s + BLK;
+	for (; s < end; s++) {
+		run += os->sl[s].w;
+		if (run == 0)
+			zs = (int32_t)s;
 	}
-	while (v < os->nblk)
-		v = os->t[2 * v].mark == best ? 2 * v : 2 * v + 1;
-	for (s = (v - os->nblk) << BLK_SHIFT; os->smark[s] != best; s++)
+	assert(zs >= 0);
+	for (s = (uint32_t)zs + 1; s < end; s++)
+		if (os->sl[s].mark < best) {
+			best = os->sl[s].mark;
+			bslot = s;
+		}
+locate:
+	if (bslot != NIL || best == NIL)
+		return bslot;
+	for (l = bl, i = bi; l > 0; l--) {
+		const struct node *ch = &os->lev[l - 1][i << FAN_SHIFT];
+
+		for (c = 0; ch[c].mark != best; c++)
+			;
+		i = (i << FAN_SHIFT) + c;
+	}
+	for (s = i << BLK_SHIFT; os->sl[s].mark != best; s++)
 		;
 	return s;
+}
+
+/*
+ * The live slot just before @se (p's: the key above in the LRU stack; there
+ * is one) and, in *@pos, @se's position in the LRU stack: 1 + the live
+ * slots before it.  One walk up, and one down when p is in another block.
+ */
+static uint32_t slot_above(const struct hs_optstack *os, uint32_t se, uint64_t *pos)
+{
+	uint32_t b = se >> BLK_SHIFT, l, i, c, g, sp = NIL, fl = 0, fc = NIL;
+	uint64_t n = 1;
+
+	for (c = se; c-- > b << BLK_SHIFT;)
+		if (os->sl[c].key != NIL) {
+			if (sp == NIL)
+				sp = c;
+			n++;
+		}
+	for (l = 0, i = b; l + 1 < os->nlev; l++, i >>= FAN_SHIFT) {
+		const struct node *lv = os->lev[l];
+
+		g = i & ~(FAN - 1);
+		for (c = i; c-- > g;) {
+			n += lv[c].live;
+			if (sp == NIL && fc == NIL && lv[c].live) {
+				fl = l;
+				fc = c;
+			}
+		}
+	}
+	*pos = n;
+	if (sp != NIL)
+		return sp;
+	assert(fc != NIL);
+	for (l = fl, i = fc; l > 0; l--) {
+		const struct node *ch = &os->lev[l - 1][i << FAN_SHIFT];
+
+		for (c = FAN; !ch[--c].live;)
+			;
+		i = (i << FAN_SHIFT) + c;
+	}
+	for (c = (i + 1) << BLK_SHIFT; os->sl[--c].key == NIL;)
+		;
+	return c;
 }
 
 static uint32_t meld(struct hs_optstack *os, uint32_t a, uint32_t b)
@@ -288,76 +421,64 @@ static uint32_t meld(struct hs_optstack *os, uint32_t a, uint32_t b)
 		a = b;
 		b = t;
 	}
-	os->sib[b] = os->child[a];
-	os->child[a] = b;
+	os->ln[b].sib = os->ln[a].child;
+	os->ln[a].child = b;
 	return a;
 }
 
 /* Remove the root @r of a heap; return the new root. */
 static uint32_t delete_min(struct hs_optstack *os, uint32_t r)
 {
-	uint32_t c = os->child[r], pairs = NIL, a, b, m;
+	uint32_t c = os->ln[r].child, pairs = NIL, a, b, m;
 
-	os->child[r] = NIL;
+	os->ln[r].child = NIL;
 	/* Left to right, meld the children in pairs, stacking the pairs. */
 	while (c != NIL) {
 		a = c;
-		b = os->sib[a];
+		b = os->ln[a].sib;
 		if (b == NIL) {
-			os->sib[a] = pairs;
+			os->ln[a].sib = pairs;
 			pairs = a;
 			break;
 		}
-		c = os->sib[b];
-		os->sib[a] = os->sib[b] = NIL;
+		c = os->ln[b].sib;
+		os->ln[a].sib = os->ln[b].sib = NIL;
 		m = meld(os, a, b);
-		os->sib[m] = pairs;
+		os->ln[m].sib = pairs;
 		pairs = m;
 	}
 	/* Then meld the pairs right to left. */
 	for (m = NIL; pairs != NIL; pairs = a) {
-		a = os->sib[pairs];
-		os->sib[pairs] = NIL;
+		a = os->ln[pairs].sib;
+		os->ln[pairs].sib = NIL;
 		m = meld(os, m, pairs);
 	}
 	return m;
 }
 
+static const struct slot dead = { 0, NIL, NIL };
+
 /* The window is full: pack the live slots at its top end, in order. */
 static void compact(struct hs_optstack *os)
 {
-	uint32_t s = os->nslots, d = os->nslots, k;
+	uint32_t s = os->nslots, d = os->nslots;
 
 	while (s-- > os->low) {
-		k = os->owner[s];
-		if (k == NIL)
+		if (os->sl[s].key == NIL)
 			continue;
-		d--;
-		os->w[d] = os->w[s];
-		os->smark[d] = os->smark[s];
-		os->owner[d] = k;
-		os->slot[k] = d;
+		os->sl[--d] = os->sl[s];
+		os->where[os->sl[d].key] = d;
 	}
-	for (s = 0; s < d; s++) {
-		os->w[s] = 0;
-		os->smark[s] = NIL;
-		os->owner[s] = NIL;
-	}
+	for (s = 0; s < d; s++)
+		os->sl[s] = dead;
 	os->low = d;
 	rebuild(os);
-}
-
-static void set_slot(struct hs_optstack *os, uint32_t s, uint32_t key)
-{
-	os->owner[s] = key;
-	os->w[s] = key == NIL ? 0 : (int32_t)os->nmark[key] - 1;
-	os->smark[s] = key == NIL ? NIL : os->heap[key];
 }
 
 int hs_optstack_new(uint32_t nr_keys, struct hs_optstack **out)
 {
 	struct hs_optstack *os;
-	uint32_t n;
+	uint32_t n, l, m;
 
 	if (!nr_keys || nr_keys > HS_STACKDIST_MAX_KEYS)
 		return -EINVAL;
@@ -365,153 +486,184 @@ int hs_optstack_new(uint32_t nr_keys, struct hs_optstack **out)
 	if (!os)
 		return -ENOMEM;
 	os->nr_keys = nr_keys;
-	for (n = MIN_SLOTS; n < 2 * nr_keys; n *= 2)
+	for (n = MIN_SLOTS; n < nr_keys + nr_keys / 4 + 1; n *= 2)
 		;
 	os->nslots = n;
-	os->nblk = n / BLK;
 	os->low = n;
 	os->head = NIL;
-	os->slot = malloc((size_t)nr_keys * sizeof(*os->slot));
-	os->up = malloc((size_t)nr_keys * sizeof(*os->up));
-	os->down = malloc((size_t)nr_keys * sizeof(*os->down));
-	os->nmark = malloc((size_t)nr_keys * sizeof(*os->nmark));
-	os->heap = malloc((size_t)nr_keys * sizeof(*os->heap));
-	os->child = malloc((size_t)nr_keys * sizeof(*os->child));
-	os->sib = malloc((size_t)nr_keys * sizeof(*os->sib));
-	os->w = calloc(n, sizeof(*os->w));
-	os->smark = malloc((size_t)n * sizeof(*os->smark));
-	os->owner = malloc((size_t)n * sizeof(*os->owner));
-	os->t = calloc(2 * (size_t)os->nblk, sizeof(*os->t));
-	os->hist = calloc((size_t)nr_keys + 1, sizeof(*os->hist));
-	if (!os->slot || !os->up || !os->down || !os->nmark || !os->heap ||
-	    !os->child || !os->sib || !os->w || !os->smark || !os->owner ||
-	    !os->t || !os->hist) {
-		hs_optstack_free(os);
-		return -ENOMEM;
+	/* Level sizes: each padded to FAN with empty (dead) nodes. */
+	for (l = 0, m = n >> BLK_SHIFT;; l++, m = (m + FAN - 1) >> FAN_SHIFT) {
+		os->levn[l] = m == 1 ? 1 : (m + FAN - 1) & ~(FAN - 1);
+		os->lev[l] = calloc(os->levn[l], sizeof(struct node));
+		if (!os->lev[l])
+			goto nomem;
+		for (uint32_t i = 0; i < os->levn[l]; i++)
+			os->lev[l][i].mark = NIL;
+		if (m == 1)
+			break;
 	}
-	memset(os->slot, 0xff, (size_t)nr_keys * sizeof(*os->slot));
-	memset(os->smark, 0xff, (size_t)n * sizeof(*os->smark));
-	memset(os->owner, 0xff, (size_t)n * sizeof(*os->owner));
+	os->nlev = l + 1;
+	os->where = malloc((size_t)nr_keys * sizeof(*os->where));
+	os->ln = malloc((size_t)nr_keys * sizeof(*os->ln));
+	os->sl = malloc((size_t)n * sizeof(*os->sl));
+	os->hist = calloc((size_t)nr_keys + 1, sizeof(*os->hist));
+	os->lru_hist = calloc((size_t)nr_keys + 1, sizeof(*os->lru_hist));
+	if (!os->where || !os->ln || !os->sl || !os->hist || !os->lru_hist)
+		goto nomem;
+	memset(os->where, 0xff, (size_t)nr_keys * sizeof(*os->where));
+	for (m = 0; m < n; m++)
+		os->sl[m] = dead;
 	rebuild(os);
 	*out = os;
 	return 0;
+nomem:
+	hs_optstack_free(os);
+	return -ENOMEM;
 }
 
 void hs_optstack_free(struct hs_optstack *os)
 {
 	if (!os)
 		return;
+	for (uint32_t l = 0; l < MAX_LEVELS; l++)
+		free(os->lev[l]);
+	free(os->lru_hist);
 	free(os->hist);
-	free(os->t);
-	free(os->owner);
-	free(os->smark);
-	free(os->w);
-	free(os->sib);
-	free(os->child);
-	free(os->heap);
-	free(os->nmark);
-	free(os->down);
-	free(os->up);
-	free(os->slot);
+	free(os->sl);
+	free(os->ln);
+	free(os->where);
 	free(os);
 }
 
-/* Put @key on top of the LRU stack in a new slot (unlinked before). */
-static void push_top(struct hs_optstack *os, uint32_t key)
+/* Put @key on top of the LRU stack in a new slot, holding @w + 1 markers, @mark the least. */
+static void push_top(struct hs_optstack *os, uint32_t key, int32_t w, uint32_t mark)
 {
 	uint32_t s;
 
 	if (!os->low)
 		compact(os);
 	s = --os->low;
-	os->slot[key] = s;
-	set_slot(os, s, key);
+	os->where[key] = s;
+	os->sl[s].w = w;
+	os->sl[s].mark = mark;
+	os->sl[s].key = key;
 	push_up(os, s >> BLK_SHIFT);
-	os->up[key] = NIL;
-	os->down[key] = os->head;
-	if (os->head != NIL)
-		os->up[os->head] = key;
 	os->head = key;
+}
+
+void hs_optstack_prefetch(const struct hs_optstack *os, uint32_t far, uint32_t near)
+{
+	uint32_t s;
+
+	if (far < os->nr_keys)
+		__builtin_prefetch(&os->where[far]);
+	if (near < os->nr_keys && (s = os->where[near]) != NIL) {
+		const struct slot *b = &os->sl[s & ~(BLK - 1)];
+
+		__builtin_prefetch(b);
+		__builtin_prefetch((const char *)b + 64);
+		__builtin_prefetch((const char *)b + 128);
+		__builtin_prefetch(&os->lev[0][s >> BLK_SHIFT]);
+	}
 }
 
 int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
 {
-	uint32_t p, q, m, se, sp, sq;
-	uint64_t d;
+	uint32_t m, se, sp, sq, sn, bq, bp, be, bn;
+	struct slot *x;
+	uint64_t d, ld;
 
 	if (key >= os->nr_keys)
 		return -EINVAL;
 	os->accesses++;
-	if (os->slot[key] == NIL) {
+	se = os->where[key];
+	if (se == NIL) {
 		os->cold++;
 		if (dist)
 			*dist = HS_STACKDIST_COLD;
-		if (os->depth) {
+		if (os->depth) {	/* the first key brings no marker */
 			m = os->depth;
-			os->child[m] = os->sib[m] = NIL;
-			os->heap[key] = m;
-			os->nmark[key] = 1;
+			os->ln[m].child = os->ln[m].sib = NIL;
+			push_top(os, key, 0, m);
 		} else {
-			os->heap[key] = NIL;
-			os->nmark[key] = 0;
+			push_top(os, key, -1, NIL);
 		}
 		os->depth++;
-		push_top(os, key);
 		return 0;
 	}
 	if (key == os->head) {
-		d = 1;
+		d = ld = 1;
 		goto done;
 	}
-	se = os->slot[key];
-	p = os->up[key];
-	sp = os->slot[p];
-	sq = min_mark_after(os, last_zero(os, sp));
+	if (!os->low) {
+		compact(os);
+		se = os->where[key];
+	}
+	sp = slot_above(os, se, &ld);
+	sq = marker_slot(os, sp);
 	assert(sq != NIL);
-	q = os->owner[sq];
-	m = os->heap[q];
+	m = os->sl[sq].mark;
 	d = (uint64_t)m + 1;
 
-	/* m leaves q; key hands the rest to p. */
-	os->heap[q] = delete_min(os, m);
-	os->nmark[q]--;
-	os->heap[p] = meld(os, os->heap[p], os->heap[key]);
-	os->nmark[p] += os->nmark[key];
-	set_slot(os, sq, q);
-	set_slot(os, sp, p);
-	set_slot(os, se, NIL);
-	push_up(os, sq >> BLK_SHIFT);
-	if ((sp >> BLK_SHIFT) != (sq >> BLK_SHIFT))
-		push_up(os, sp >> BLK_SHIFT);
-	if ((se >> BLK_SHIFT) != (sq >> BLK_SHIFT) && (se >> BLK_SHIFT) != (sp >> BLK_SHIFT))
-		push_up(os, se >> BLK_SHIFT);
-
-	/* key goes on top holding m alone. */
-	os->heap[key] = m;
-	os->nmark[key] = 1;
-	os->down[p] = os->down[key];
-	if (os->down[key] != NIL)
-		os->up[os->down[key]] = p;
-	push_top(os, key);
+	/* m leaves its key; the accessed key hands the rest to p. */
+	os->sl[sq].mark = delete_min(os, m);
+	os->sl[sq].w--;
+	x = &os->sl[se];
+	os->sl[sp].mark = meld(os, os->sl[sp].mark, x->mark);
+	os->sl[sp].w += x->w + 1;
+	*x = dead;
+	/* The accessed key goes on top holding m alone. */
+	sn = --os->low;
+	os->where[key] = sn;
+	os->sl[sn].w = 0;
+	os->sl[sn].mark = m;
+	os->sl[sn].key = key;
+	os->head = key;
+	/* Push the changed blocks up the tree, each once. */
+	bq = sq >> BLK_SHIFT;
+	bp = sp >> BLK_SHIFT;
+	be = se >> BLK_SHIFT;
+	bn = sn >> BLK_SHIFT;
+	push_up(os, bq);
+	if (bp != bq)
+		push_up(os, bp);
+	if (be != bq && be != bp)
+		push_up(os, be);
+	if (bn != bq && bn != bp && bn != be)
+		push_up(os, bn);
 done:
 	os->hist[d]++;
 	if (d > os->max_dist)
 		os->max_dist = d;
+	os->lru_hist[ld]++;
+	if (ld > os->lru_max_dist)
+		os->lru_max_dist = ld;
 	if (dist)
 		*dist = d;
 	return 0;
 }
 
-int hs_optstack_curve(const struct hs_optstack *os, uint64_t *hits, size_t n)
+static void curve_of(const uint64_t *hist, uint64_t max_dist, uint64_t *hits, size_t n)
 {
 	uint64_t sum = 0;
 	size_t c;
 
 	for (c = 0; c < n; c++) {
-		if (c >= 1 && c <= os->max_dist)
-			sum += os->hist[c];
+		if (c >= 1 && c <= max_dist)
+			sum += hist[c];
 		hits[c] = sum;
 	}
+}
+
+int hs_optstack_curve(const struct hs_optstack *os, uint64_t *hits, size_t n)
+{
+	curve_of(os->hist, os->max_dist, hits, n);
+	return 0;
+}
+
+int hs_optstack_lru_curve(const struct hs_optstack *os, uint64_t *hits, size_t n)
+{
+	curve_of(os->lru_hist, os->lru_max_dist, hits, n);
 	return 0;
 }
 

@@ -433,6 +433,38 @@ static void test_every_capacity(void)
  * distances against the naive array stack; and long streams over 50 keys
  * (50,000 accesses), where the tree is churned for long.
  */
+/*
+ * The LRU curve the OPT stack keeps on the side (it holds the LRU stack)
+ * against stackdist.c's, which shares no code with it, at every capacity.
+ */
+static void check_lru_curve(const struct hs_optstack *os, const struct stream *s,
+			    const char *name, uint64_t seed)
+{
+	size_t n = (size_t)s->nr_keys + 2;
+	uint64_t *a = calloc(n, sizeof(*a)), *b = calloc(n, sizeof(*b));
+	struct hs_stackdist *sd = NULL;
+
+	if (!a || !b || hs_stackdist_new(s->nr_keys, &sd)) {
+		t_fail(__FILE__, __LINE__, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < s->n; i++)
+		hs_stackdist_access(sd, s->keys[i], NULL);
+	hs_optstack_lru_curve(os, a, n);
+	hs_stackdist_curve(sd, b, n);
+	for (size_t c = 0; c < n; c++)
+		if (a[c] != b[c]) {
+			t_fail(__FILE__, __LINE__, "%s seed %" PRIu64 " at %zu: LRU hits %"
+			       PRIu64 " from the OPT stack, %" PRIu64 " from stackdist",
+			       name, seed, c, a[c], b[c]);
+			break;
+		}
+out:
+	hs_stackdist_free(sd);
+	free(b);
+	free(a);
+}
+
 static void check_curve(const struct stream *s, const char *name, uint64_t seed)
 {
 	uint64_t *curve = calloc((size_t)s->nr_keys + 2, sizeof(*curve));
@@ -453,6 +485,7 @@ static void check_curve(const struct stream *s, const char *name, uint64_t seed)
 			break;
 		}
 	}
+	check_lru_curve(os, s, name, seed);
 	hs_optstack_free(os);
 	free(curve);
 }
