@@ -162,6 +162,7 @@ struct hs_optstack {
 	uint32_t	depth;		/* keys seen: markers handed out + 1 */
 	uint32_t	nslots;		/* the window: a power of two > 1.25 * nr_keys */
 	uint32_t	low;		/* the newest live slot; the next is low - 1 */
+	uint32_t	pending;	/* slots low .. low + pending - 1: not in the tree yet */
 	uint32_t	head;		/* the top of the LRU stack, NIL when empty */
 	uint32_t	nlev;		/* tree levels; level 0 has a leaf per block */
 	uint32_t	*where;		/* per key: its slot, NIL before its first access */
@@ -222,6 +223,9 @@ static void push_up(struct hs_optstack *os, uint32_t b)
 	struct node n = leaf_of(os, b);
 	uint32_t l, i = b;
 
+	if (b == os->low >> BLK_SHIFT)
+		os->pending = 0;
+
 	for (l = 0;; l++) {
 		if (same(&os->lev[l][i], &n))
 			return;
@@ -242,6 +246,7 @@ static void rebuild(struct hs_optstack *os)
 	for (l = 1; l < os->nlev; l++)
 		for (i = 0; i < os->levn[l - 1] >> FAN_SHIFT; i++)
 			os->lev[l][i] = group(&os->lev[l - 1][i << FAN_SHIFT]);
+	os->pending = 0;
 }
 
 /*
@@ -350,6 +355,12 @@ down:
 			bslot = s;
 		}
 locate:
+	/* The newest slots, not in the tree yet, are after z when above it. */
+	for (s = os->low; s < os->low + os->pending; s++)
+		if ((int64_t)s > zs && os->sl[s].mark < best) {
+			best = os->sl[s].mark;
+			bslot = s;
+		}
 	if (bslot != NIL || best == NIL)
 		return bslot;
 	for (l = bl, i = bi; l > 0; l--) {
@@ -392,10 +403,14 @@ static uint32_t slot_above(const struct hs_optstack *os, uint32_t se, uint64_t *
 			}
 		}
 	}
+	/* The newest slots, not in the tree yet, are in the first live block. */
+	if (b != os->low >> BLK_SHIFT)
+		n += os->pending;
 	*pos = n;
 	if (sp != NIL)
 		return sp;
-	assert(fc != NIL);
+	if (fc == NIL)		/* p is one of those */
+		fc = os->low >> BLK_SHIFT;
 	for (l = fl, i = fc; l > 0; l--) {
 		const struct node *ch = &os->lev[l - 1][i << FAN_SHIFT];
 
@@ -535,20 +550,32 @@ void hs_optstack_free(struct hs_optstack *os)
 	free(os);
 }
 
-/* Put @key on top of the LRU stack in a new slot, holding @w + 1 markers, @mark the least. */
+/*
+ * Put @key on top of the LRU stack in a new slot, holding @w + 1 markers,
+ * @mark the least.  A new slot holding one marker changes its block's live
+ * slots and markers but no sum, so it waits outside the tree ("pending")
+ * until its block is pushed for another reason or the window moves on to
+ * the next block: the walks add the pending slots themselves.  That saves
+ * a walk up the tree on most accesses.
+ */
 static void push_top(struct hs_optstack *os, uint32_t key, int32_t w, uint32_t mark)
 {
 	uint32_t s;
 
 	if (!os->low)
 		compact(os);
+	if (os->pending && !(os->low & (BLK - 1)))
+		push_up(os, os->low >> BLK_SHIFT);
 	s = --os->low;
 	os->where[key] = s;
 	os->sl[s].w = w;
 	os->sl[s].mark = mark;
 	os->sl[s].key = key;
-	push_up(os, s >> BLK_SHIFT);
 	os->head = key;
+	if (w || mark == NIL)
+		push_up(os, s >> BLK_SHIFT);
+	else
+		os->pending++;
 }
 
 void hs_optstack_prefetch(const struct hs_optstack *os, uint32_t far, uint32_t near)
@@ -569,7 +596,7 @@ void hs_optstack_prefetch(const struct hs_optstack *os, uint32_t far, uint32_t n
 
 int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
 {
-	uint32_t m, se, sp, sq, sn, bq, bp, be, bn;
+	uint32_t m, se, sp, sq, bq, bp, be;
 	struct slot *x;
 	uint64_t d, ld;
 
@@ -613,24 +640,16 @@ int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
 	os->sl[sp].w += x->w + 1;
 	*x = dead;
 	/* The accessed key goes on top holding m alone. */
-	sn = --os->low;
-	os->where[key] = sn;
-	os->sl[sn].w = 0;
-	os->sl[sn].mark = m;
-	os->sl[sn].key = key;
-	os->head = key;
+	push_top(os, key, 0, m);
 	/* Push the changed blocks up the tree, each once. */
 	bq = sq >> BLK_SHIFT;
 	bp = sp >> BLK_SHIFT;
 	be = se >> BLK_SHIFT;
-	bn = sn >> BLK_SHIFT;
 	push_up(os, bq);
 	if (bp != bq)
 		push_up(os, bp);
 	if (be != bq && be != bp)
 		push_up(os, be);
-	if (bn != bq && bn != bp && bn != be)
-		push_up(os, bn);
 done:
 	os->hist[d]++;
 	if (d > os->max_dist)
