@@ -159,7 +159,7 @@ struct hs_optstack;		/* opaque; defined in analyzers/optstack.c */
  * @nr_keys: key ids are below this (>= 1)
  * @out: the analyzer
  *
- * Memory is 45 to 62 bytes per key (its slot, marker links, two histograms
+ * Memory is 49 to 66 bytes per key (its slot, marker links, two histograms
  * and a window of 1.25 to 2.5 slots per key with its tree).
  *
  * Return: 0, -EINVAL (@nr_keys 0 or above HS_STACKDIST_MAX_KEYS), or -ENOMEM.

@@ -93,7 +93,7 @@
  *    0"): one walk up from p's block over the left siblings, nearest first,
  *    one walk down;
  *  - m: the smallest marker after that slot, gathered on the same walks
- *    from the right siblings, then one walk down to its slot;
+ *    from the right siblings; its key is the one its heap's root names;
  *  - a key's markers: a pairing heap (Fredman, Sedgewick, Sleator and
  *    Tarjan, 1986) threaded through an array indexed by marker, so that
  *    handing x's markers to p is one link and removing m, the smallest of
@@ -110,8 +110,8 @@
  * pure access streams (cli/cmd-mrc.c falls back to the replay otherwise).
  *
  * Cost: O(log n) per access.  Memory per key: its slot number (4 bytes),
- * heap links (8), two histograms (16), and a window of 1.25 to 2.5 slots of
- * 12 bytes with about 1.3 bytes of tree per slot: 45 to 62 bytes.  On P12
+ * heap links (12), two histograms (16), and a window of 1.25 to 2.5 slots
+ * of 12 bytes with about 1.3 bytes of tree per slot: 49 to 66 bytes.  On P12
  * (13.2 million accesses, 3.15 million keys) both curves take about 2.5
  * times the CPU of an LRU replay plus an OPT replay at one size (see
  * hsctl-mrc(1)); the previous next-use stack took 18 times.
@@ -152,9 +152,10 @@ struct slot {
 	uint32_t	key;		/* NIL if dead */
 };
 
-/* Pairing-heap links of a marker. */
+/* Pairing-heap links of a marker, and for a heap's root its key. */
 struct links {
 	uint32_t	child, sib;
+	uint32_t	key;
 };
 
 struct hs_optstack {
@@ -250,18 +251,17 @@ static void rebuild(struct hs_optstack *os)
 }
 
 /*
- * Where the access's marker is: the slot holding the smallest marker among
- * the slots after z, z being the last slot before @sp (p's) whose prefix
+ * The access's marker: the smallest marker held in the slots after z, z being the last slot before @sp (p's) whose prefix
  * sum is 0 (none: every slot is after it).  Prefix sums are never negative,
  * so a range holds a 0 exactly when its smallest prefix sum is 0.  One walk
  * up from p's block: the right siblings are all after z; the left siblings,
- * nearest first, until one holds a 0; one walk down into it for z, and one
- * to the marker.
+ * nearest first, until one holds a 0; one walk down into it for z.  The
+ * marker's key is the root's key in its heap.
  */
-static uint32_t marker_slot(const struct hs_optstack *os, uint32_t sp)
+static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp)
 {
 	uint32_t b = sp >> BLK_SHIFT, path[MAX_LEVELS], l, i, c, g, s, end;
-	uint32_t best = NIL, bl = 0, bi = 0, bslot = NIL;
+	uint32_t best = NIL;
 	int64_t before = 0, run;
 	int32_t zs = -1;
 
@@ -274,11 +274,7 @@ static uint32_t marker_slot(const struct hs_optstack *os, uint32_t sp)
 		for (c = g; c < i; c++)
 			before += lv[c].sum;
 		for (c = i + 1; c < g + FAN; c++)
-			if (lv[c].mark < best) {
-				best = lv[c].mark;
-				bl = l;
-				bi = c;
-			}
+			best = HS_MIN(best, lv[c].mark);
 	}
 	/* z in block b? */
 	run = before;
@@ -291,12 +287,9 @@ static uint32_t marker_slot(const struct hs_optstack *os, uint32_t sp)
 	}
 	s = zs >= 0 ? (uint32_t)zs + 1 : b << BLK_SHIFT;
 	for (; s < end; s++)
-		if (os->sl[s].mark < best) {
-			best = os->sl[s].mark;
-			bslot = s;
-		}
+		best = HS_MIN(best, os->sl[s].mark);
 	if (zs >= 0)
-		goto locate;
+		goto done;
 	/* The left siblings, nearest first, until one holds a 0. */
 	for (l = 0; l + 1 < os->nlev; l++) {
 		const struct node *lv = os->lev[l];
@@ -306,15 +299,10 @@ static uint32_t marker_slot(const struct hs_optstack *os, uint32_t sp)
 			before -= lv[c].sum;
 			if (before + lv[c].min == 0)
 				goto down;
-			if (lv[c].mark < best) {
-				best = lv[c].mark;
-				bslot = NIL;
-				bl = l;
-				bi = c;
-			}
+			best = HS_MIN(best, lv[c].mark);
 		}
 	}
-	goto locate;	/* z is the empty prefix */
+	goto done;	/* z is the empty prefix */
 down:
 	/* Node (l, c), entered with the prefix sum before it: find z in it. */
 	while (l > 0) {
@@ -328,12 +316,7 @@ down:
 		for (j = FAN; j-- > 0;) {
 			if (bf[j] + ch[j].min == 0)
 				break;
-			if (ch[j].mark < best) {
-				best = ch[j].mark;
-				bslot = NIL;
-				bl = l - 1;
-				bi = (c << FAN_SHIFT) + j;
-			}
+			best = HS_MIN(best, ch[j].mark);
 		}
 		assert(j < FAN);
 		before = bf[j];
@@ -350,29 +333,13 @@ down:
 	}
 	assert(zs >= 0);
 	for (s = (uint32_t)zs + 1; s < end; s++)
-		if (os->sl[s].mark < best) {
-			best = os->sl[s].mark;
-			bslot = s;
-		}
-locate:
+		best = HS_MIN(best, os->sl[s].mark);
+done:
 	/* The newest slots, not in the tree yet, are after z when above it. */
 	for (s = os->low; s < os->low + os->pending; s++)
-		if ((int64_t)s > zs && os->sl[s].mark < best) {
+		if ((int64_t)s > zs && os->sl[s].mark < best)
 			best = os->sl[s].mark;
-			bslot = s;
-		}
-	if (bslot != NIL || best == NIL)
-		return bslot;
-	for (l = bl, i = bi; l > 0; l--) {
-		const struct node *ch = &os->lev[l - 1][i << FAN_SHIFT];
-
-		for (c = 0; ch[c].mark != best; c++)
-			;
-		i = (i << FAN_SHIFT) + c;
-	}
-	for (s = i << BLK_SHIFT; os->sl[s].mark != best; s++)
-		;
-	return s;
+	return best;
 }
 
 /*
@@ -596,7 +563,7 @@ void hs_optstack_prefetch(const struct hs_optstack *os, uint32_t far, uint32_t n
 
 int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
 {
-	uint32_t m, se, sp, sq, bq, bp, be;
+	uint32_t m, r, se, sp, sq, bq, bp, be;
 	struct slot *x;
 	uint64_t d, ld;
 
@@ -611,6 +578,7 @@ int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
 		if (os->depth) {	/* the first key brings no marker */
 			m = os->depth;
 			os->ln[m].child = os->ln[m].sib = NIL;
+			os->ln[m].key = key;
 			push_top(os, key, 0, m);
 		} else {
 			push_top(os, key, -1, NIL);
@@ -627,19 +595,26 @@ int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
 		se = os->where[key];
 	}
 	sp = slot_above(os, se, &ld);
-	sq = marker_slot(os, sp);
-	assert(sq != NIL);
-	m = os->sl[sq].mark;
+	m = marker_after(os, sp);
+	assert(m != NIL);
+	sq = os->where[os->ln[m].key];
 	d = (uint64_t)m + 1;
 
 	/* m leaves its key; the accessed key hands the rest to p. */
-	os->sl[sq].mark = delete_min(os, m);
+	r = delete_min(os, m);
+	os->sl[sq].mark = r;
+	if (r != NIL)
+		os->ln[r].key = os->sl[sq].key;
 	os->sl[sq].w--;
 	x = &os->sl[se];
-	os->sl[sp].mark = meld(os, os->sl[sp].mark, x->mark);
+	r = meld(os, os->sl[sp].mark, x->mark);
+	os->sl[sp].mark = r;
+	if (r != NIL)
+		os->ln[r].key = os->sl[sp].key;
 	os->sl[sp].w += x->w + 1;
 	*x = dead;
 	/* The accessed key goes on top holding m alone. */
+	os->ln[m].key = key;
 	push_top(os, key, 0, m);
 	/* Push the changed blocks up the tree, each once. */
 	bq = sq >> BLK_SHIFT;
