@@ -37,6 +37,8 @@ Build the HitShield lab's kernels: Debian's $SRCPKG with the RFC ported
   -a, --arm ARM        vanilla, hitshield or both (default: both, vanilla first)
   -w, --work-dir DIR   sources, builds and caches (default: $WORK)
   -j, --jobs N         make -jN (default: $JOBS)
+      --patch FILE     the hitshield arm's patch (default: $PATCH);
+                       the arm's cache hash includes it
       --no-install     do not apt-get install $SRCPKG and the build tools
   -h, --help           this text
 
@@ -57,6 +59,10 @@ while [ $# -gt 0 ]; do
 		shift 2 ;;
 	-w | --work-dir) WORK=${2:?}; shift 2 ;;
 	-j | --jobs) JOBS=${2:?}; shift 2 ;;
+	--patch)
+		[ -r "${2:-}" ] || { echo "$PROG: --patch: cannot read '${2:-}'" >&2; exit 64; }
+		PATCH=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+		shift 2 ;;
 	--no-install) INSTALL=; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; exit 64 ;;
@@ -68,19 +74,47 @@ KB=$WORK/kbuild
 mkdir -p "$KB"
 
 # ---- cleanup: a failed step leaves no half-built tree behind ----
+# The long steps (tar, cp, make) run through run(): in the background and
+# waited for, because bash runs a signal's trap only after the foreground
+# command ends; so SIGTERM from timeout(1) or kill stops a 25-minute make at
+# once, the trap stops the step, and the step's partial output goes.
 TMP=
+CHILD=
+# stopped SIG STATUS: a signal's trap: say so on the script's own stderr (fd 3:
+# the trap may run inside run() while a step's output goes to its log), then
+# exit; the EXIT trap cleans up
+exec 3>&2
+stopped() {
+	echo "$PROG: stopped by $1${STEP:+ in step $STEP}" >&3
+	exit "$2"
+}
 cleanup() {
 	trap '' INT TERM
+	if [ -n "$CHILD" ]; then	# set -e: every command here must succeed
+		kill -TERM "$CHILD" 2>/dev/null || true
+		wait "$CHILD" 2>/dev/null || true
+		CHILD=
+	fi
 	if [ -n "$TMP" ] && [ -e "$TMP" ]; then
 		rm -rf "$TMP"
 	fi
 	TMP=
-	trap 'exit 130' INT
-	trap 'exit 143' TERM
+	trap 'stopped SIGINT 130' INT
+	trap 'stopped SIGTERM 143' TERM
+}
+
+run() {
+	local rc=0
+
+	"$@" &
+	CHILD=$!
+	wait "$CHILD" || rc=$?
+	CHILD=
+	return "$rc"
 }
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+trap 'stopped SIGINT 130' INT
+trap 'stopped SIGTERM 143' TERM
 
 STEP=
 die() {
@@ -139,7 +173,7 @@ PRISTINE=$KB/src-$SRCVER
 if [ ! -f "$PRISTINE/.unpacked" ]; then
 	rm -rf "$PRISTINE"
 	TMP=$(mktemp -d "$KB/tmp.XXXXXX")
-	tar -C "$TMP" -xJf "$TARBALL" || die "tar -xJf $TARBALL failed"
+	run tar -C "$TMP" -xJf "$TARBALL" || die "tar -xJf $TARBALL failed"
 	mv "$TMP/$SRCPKG" "$PRISTINE" || die "$TARBALL has no $SRCPKG/"
 	touch "$PRISTINE/.unpacked"
 	cleanup
@@ -270,7 +304,7 @@ build() {	# build ARM: WORK/kbuild/ARM-HASH/bzImage, built once
 			[ "$(cat "$KB/tree-vanilla/.built" 2>/dev/null)" = "$(hash_of vanilla)" ]; then
 			seed=$KB/tree-vanilla
 		fi
-		cp -a "$seed" "$tree" || die "cp $seed failed"
+		run cp -a "$seed" "$tree" || die "cp $seed failed"
 		rm -f "$tree/.built"
 		if [ "$arm" = hitshield ]; then
 			STEP="$arm: patch"
@@ -284,8 +318,8 @@ build() {	# build ARM: WORK/kbuild/ARM-HASH/bzImage, built once
 	cp "$CFG" "$tree/.config"
 	t=$(stamp)
 	echo "$arm: make -j$JOBS bzImage, log $KB/$arm-$h.log (~25 min)" >&2
-	if ! make -C "$tree" -j"$JOBS" LOCALVERSION="-$arm" bzImage >"$KB/$arm-$h.log" 2>&1; then
-		die "failed after $(( $(stamp) - t )) s: $(grep -m 3 -E 'error|Error' "$KB/$arm-$h.log")"
+	if ! run make -C "$tree" -j"$JOBS" LOCALVERSION="-$arm" bzImage >"$KB/$arm-$h.log" 2>&1; then
+		die "failed after $(( $(stamp) - t )) s: $(grep -m 1 -E 'error|Error' "$KB/$arm-$h.log")"
 	fi
 	echo "$h" >"$tree/.built"
 	STEP="$arm: layout probe"

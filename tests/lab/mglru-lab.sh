@@ -128,6 +128,11 @@ WORK=$(cd "$WORK" && pwd)
 TMP=
 QPID=
 TPID=
+# stopped SIG STATUS: a signal's trap: say so (the EXIT trap then cleans up)
+stopped() {
+	echo "$PROG: stopped by $1" >&2
+	exit "$2"
+}
 cleanup() {
 	trap '' INT TERM	# a second signal must not cut the cleanup short
 	if [ -n "$QPID" ] && kill -0 "$QPID" 2>/dev/null; then
@@ -147,12 +152,12 @@ cleanup() {
 		fi
 	fi
 	TMP=
-	trap 'exit 130' INT
-	trap 'exit 143' TERM
+	trap 'stopped SIGINT 130' INT
+	trap 'stopped SIGTERM 143' TERM
 }
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+trap 'stopped SIGINT 130' INT
+trap 'stopped SIGTERM 143' TERM
 
 stamp() {
 	date +%s.%N
