@@ -112,7 +112,7 @@
  * Cost: O(log n) per access.  Memory per key: its slot number (4 bytes),
  * heap links (12), two histograms (16), and a window of 1.25 to 2.5 slots
  * of 12 bytes with about 1.3 bytes of tree per slot: 49 to 66 bytes.  On P12
- * (13.2 million accesses, 3.15 million keys) both curves take about 2.5
+ * (13.2 million accesses, 3.15 million keys) both curves take about 2.1
  * times the CPU of an LRU replay plus an OPT replay at one size (see
  * hsctl-mrc(1)); the previous next-use stack took 18 times.
  */
