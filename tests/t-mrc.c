@@ -528,6 +528,9 @@ static void test_errors(void)
 		return;
 	T_EQ_I64(hs_optstack_access(os, 3, &d), -EINVAL);
 	T_EQ_U64(hs_optstack_accesses(os), 0);
+	/* a prefetch is a hint: keys out of range and keys never seen are fine */
+	hs_optstack_prefetch(os, UINT32_MAX, 3);
+	hs_optstack_prefetch(os, 2, 1);
 	T_EQ_I64(hs_optstack_access(os, 2, &d), 0);
 	T_EQ_U64(d, COLD);
 	T_EQ_I64(hs_optstack_access(os, 2, &d), 0);
