@@ -256,26 +256,32 @@ static void rebuild(struct hs_optstack *os)
  * so a range holds a 0 exactly when its smallest prefix sum is 0.  One walk
  * up from p's block: the right siblings are all after z; the left siblings,
  * nearest first, until one holds a 0; one walk down into it for z.  The
- * marker's key is the root's key in its heap.
+ * marker's key is the root's key in its heap.  *@live (may be NULL) gets
+ * the live slots before p's block, which the same walk passes.
  */
-static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp)
+static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t *live)
 {
 	uint32_t b = sp >> BLK_SHIFT, path[MAX_LEVELS], l, i, c, g, s, end;
 	uint32_t best = NIL;
 	int64_t before = 0, run;
+	uint64_t n = 0;
 	int32_t zs = -1;
 
-	/* The prefix before block b; the right siblings' markers. */
+	/* The prefix before block b; the right siblings' markers; the live slots before b. */
 	for (l = 0, i = b; l + 1 < os->nlev; l++, i >>= FAN_SHIFT) {
 		const struct node *lv = os->lev[l];
 
 		path[l] = i;
 		g = i & ~(FAN - 1);
-		for (c = g; c < i; c++)
+		for (c = g; c < i; c++) {
 			before += lv[c].sum;
+			n += lv[c].live;
+		}
 		for (c = i + 1; c < g + FAN; c++)
 			best = HS_MIN(best, lv[c].mark);
 	}
+	if (live)
+		*live = n;
 	/* z in block b? */
 	run = before;
 	s = b << BLK_SHIFT;
@@ -340,6 +346,25 @@ done:
 		if ((int64_t)s > zs && os->sl[s].mark < best)
 			best = os->sl[s].mark;
 	return best;
+}
+
+/*
+ * The live slot just before @se in @se's block, or NIL; *@pos gets 1 + the
+ * live slots before @se in the block.
+ */
+static uint32_t slot_in_block(const struct hs_optstack *os, uint32_t se, uint64_t *pos)
+{
+	uint32_t c, sp = NIL;
+	uint64_t n = 1;
+
+	for (c = se; c-- > (se & ~(BLK - 1));)
+		if (os->sl[c].key != NIL) {
+			if (sp == NIL)
+				sp = c;
+			n++;
+		}
+	*pos = n;
+	return sp;
 }
 
 /*
@@ -564,6 +589,7 @@ void hs_optstack_prefetch(const struct hs_optstack *os, uint32_t far, uint32_t n
 int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
 {
 	uint32_t m, r, se, sp, sq, bq, bp, be;
+	uint64_t left;
 	struct slot *x;
 	uint64_t d, ld;
 
@@ -594,8 +620,20 @@ int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
 		compact(os);
 		se = os->where[key];
 	}
-	sp = slot_above(os, se, &ld);
-	m = marker_after(os, sp);
+	/*
+	 * p is usually in the accessed key's block: then one walk up serves
+	 * both the LRU position and the marker.
+	 */
+	sp = slot_in_block(os, se, &ld);
+	if (sp != NIL) {
+		m = marker_after(os, sp, &left);
+		ld += left;
+		if ((se >> BLK_SHIFT) != os->low >> BLK_SHIFT)
+			ld += os->pending;
+	} else {
+		sp = slot_above(os, se, &ld);
+		m = marker_after(os, sp, NULL);
+	}
 	assert(m != NIL);
 	sq = os->where[os->ln[m].key];
 	d = (uint64_t)m + 1;
