@@ -29,6 +29,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -101,6 +102,103 @@ static const char *hitshield_flags(const char *tdir)
 	ans = strstr(t, "\"hitshield\"") ? "present" : "absent";
 	free(t);
 	return ans;
+}
+
+/* One module parameter's text as JSON: Y/N a boolean, a decimal an integer, else a string. */
+static void param_value(struct hs_json *j, char *t)
+{
+	char *end;
+
+	t[strcspn(t, "\n")] = '\0';
+	if (!strcmp(t, "Y") || !strcmp(t, "N")) {
+		hs_json_bool(j, t[0] == 'Y');
+		return;
+	}
+	errno = 0;
+	if (t[0] == '-') {
+		long long v = strtoll(t, &end, 10);
+
+		if (!errno && end != t + 1 && !*end) {
+			hs_json_int(j, v);
+			return;
+		}
+	} else if (t[0] >= '0' && t[0] <= '9') {
+		unsigned long long v = strtoull(t, &end, 10);
+
+		if (!errno && !*end) {
+			hs_json_uint(j, v);
+			return;
+		}
+	}
+	hs_json_str(j, t);
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int hs_recorder_module_params(const char *dir, char **out)
+{
+	char path[PATH_MAX], **names = NULL, **grown, *t;
+	size_t n = 0, cap = 0, len, i;
+	struct dirent *de;
+	struct hs_json j;
+	int err = 0;
+	DIR *d;
+
+	*out = NULL;
+	d = opendir(dir);
+	if (!d) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			return -errno;
+		*out = strdup("\"absent\"");
+		return *out ? 0 : -ENOMEM;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 32;
+			grown = realloc(names, cap * sizeof(*names));
+			if (!grown) {
+				err = -ENOMEM;
+				break;
+			}
+			names = grown;
+		}
+		names[n] = strdup(de->d_name);
+		if (!names[n]) {
+			err = -ENOMEM;
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+	/* readdir's order is the file system's: sorted, the same kernel gives the same text */
+	if (!err)
+		qsort(names, n, sizeof(*names), name_cmp);
+	if (!err && hs_json_init_mem(&j, 0))
+		err = -ENOMEM;
+	if (!err) {
+		hs_json_object(&j);
+		for (i = 0; i < n; i++) {
+			snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+			/* a write-only or vanished parameter says nothing: left out */
+			if (rec_read_text(path, &t, &len))
+				continue;
+			hs_json_key(&j, names[i]);
+			param_value(&j, t);
+			free(t);
+		}
+		hs_json_end(&j);
+		if (hs_json_take(&j, out))
+			err = -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return err;
 }
 
 /* Keep the format files the decoder read, so another process can decode the spool. */
@@ -370,7 +468,8 @@ static char *events_json(const struct hs_decoder *d)
 
 /* The recording's options as the session's params (a JSON object), or NULL. */
 static char *record_params_json(uint64_t limit, double duration, unsigned int buffer_kb,
-				const char *workload_json, const char *hitshield)
+				const char *workload_json, const char *hitshield,
+				const char *damon_json)
 {
 	struct hs_json j;
 	char *text = NULL;
@@ -389,6 +488,10 @@ static char *record_params_json(uint64_t limit, double duration, unsigned int bu
 	if (hitshield) {	/* only where the kernel shows its page-flag names */
 		hs_json_key(&j, "hitshield_flags");
 		hs_json_str(&j, hitshield);
+	}
+	if (damon_json) {	/* DAMON_LRU_SORT's parameters, or "absent" */
+		hs_json_key(&j, "damon_lru_sort");
+		hs_json_raw(&j, damon_json);
 	}
 	hs_json_end(&j);
 	if (hs_json_take(&j, &text))
@@ -705,6 +808,7 @@ static int setup(struct hs_recorder *r)
 				      .spool_fd = rec_spool_fd, .arg = &r->io, .undo = r->undo };
 	const struct hs_decoder_source *src;
 	struct utsname un;
+	char *damon = NULL;
 	size_t i;
 	long ncpu;
 	int err, argc;
@@ -756,10 +860,15 @@ static int setup(struct hs_recorder *r)
 		snprintf(r->kernel, sizeof(r->kernel), "%s", un.release);
 	lru_gen_state(r->lrugen, sizeof(r->lrugen));
 	r->lg.enabled = strcmp(r->lrugen, "absent") && !access("/sys/kernel/debug/lru_gen", R_OK);
+	/* unreadable (not -ENOENT: that is "absent"): no key rather than a wrong answer */
+	err = hs_recorder_module_params(HS_DAMON_LRU_SORT_DIR, &damon);
+	if (err == -ENOMEM)
+		goto nomem;
 	r->params = record_params_json(hs_cgroup_limit(r->cg), r->o.duration,
 				       r->o.buffer_kb ? r->o.buffer_kb : 8192,
 				       r->wl ? hs_workload_describe(r->wl) : NULL,
-				       hitshield_flags(hs_capture_tracing_dir(r->cap)));
+				       hitshield_flags(hs_capture_tracing_dir(r->cap)), damon);
+	free(damon);
 	if (!r->params)
 		goto nomem;
 

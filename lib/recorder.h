@@ -114,6 +114,26 @@ struct hs_recorder_progress {
 	uint64_t	touches;	/* touch records of a built-in workload */
 };
 
+/* DAMON_LRU_SORT's module parameters (CONFIG_DAMON_LRU_SORT, Documentation/admin-guide/mm/damon/lru_sort.rst) */
+#define HS_DAMON_LRU_SORT_DIR	"/sys/module/damon_lru_sort/parameters"
+
+/**
+ * hs_recorder_module_params() - a kernel module's parameters as a JSON value
+ * @dir: the parameters' directory, such as HS_DAMON_LRU_SORT_DIR
+ * @out: receives the text (free it): an object with one member per readable
+ *	file, in name order, "Y"/"N" as true/false, a decimal as a number, any
+ *	other text as a string (one trailing newline dropped); or the string
+ *	"absent" when @dir does not exist (the module is not in the kernel)
+ *
+ * `hsctl record` stores DAMON_LRU_SORT's as sessions.params "damon_lru_sort",
+ * read when the recording starts: its settings, and its statistics counters
+ * (nr_lru_sorted_hot_regions ...) as they were then.  A file that cannot be
+ * read (a write-only parameter) is left out.
+ *
+ * Return: 0, -ENOMEM, or -errno of opening @dir (-EACCES ...; *@out NULL).
+ */
+int hs_recorder_module_params(const char *dir, char **out);
+
 /**
  * hs_recorder_new() - check a recording's options and prepare its workload
  * @o: the options (copied; the strings and @o->workload, @o->cmd must stay

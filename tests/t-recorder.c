@@ -603,11 +603,82 @@ static void t_live_recover(void)
 	nothing_left();
 }
 
+/* put(DIR, NAME, TEXT): a file as a module parameter; 0 or -1 (a failure is reported). */
+static int put(const char *d, const char *name, const char *text)
+{
+	char path[256];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", d, name);
+	fp = fopen(path, "w");
+	if (!fp || fputs(text, fp) < 0 || fclose(fp)) {
+		t_fail(__FILE__, __LINE__, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * hs_recorder_module_params() on a fake /sys/module/damon_lru_sort/parameters: the
+ * members in name order, Y/N as booleans, decimals as numbers (kdamond_pid's -1 too),
+ * other text as a string; an unreadable file left out; a missing directory "absent".
+ */
+static void t_module_params(void)
+{
+	static const char *const files[] = { "enabled", "hot_thres_access_freq", "kdamond_pid",
+					     "cold_min_age", "commit_inputs", "odd", "secret",
+					     "bytes_lru_sorted_hot_regions" };
+	char d[] = "/tmp/hsctl-t-params.XXXXXX", path[256], missing[300], *out = NULL;
+
+	if (!mkdtemp(d)) {
+		t_fail(__FILE__, __LINE__, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	if (put(d, "enabled", "Y\n") || put(d, "commit_inputs", "N\n") ||
+	    put(d, "hot_thres_access_freq", "500\n") || put(d, "cold_min_age", "1000000\n") ||
+	    put(d, "kdamond_pid", "-1\n") || put(d, "odd", "12ab\n") ||
+	    put(d, "bytes_lru_sorted_hot_regions", "18446744073709551615\n") ||
+	    put(d, "secret", "1\n"))
+		goto out;
+	snprintf(path, sizeof(path), "%s/secret", d);
+	chmod(path, 0200);	/* unreadable, but root reads anyway: then it stays in */
+	T_EQ_I64(hs_recorder_module_params(d, &out), 0);
+	if (geteuid() == 0)
+		T_EQ_STR(out, "{\"bytes_lru_sorted_hot_regions\":18446744073709551615,"
+			 "\"cold_min_age\":1000000,\"commit_inputs\":false,\"enabled\":true,"
+			 "\"hot_thres_access_freq\":500,\"kdamond_pid\":-1,\"odd\":\"12ab\","
+			 "\"secret\":1}");
+	else
+		T_EQ_STR(out, "{\"bytes_lru_sorted_hot_regions\":18446744073709551615,"
+			 "\"cold_min_age\":1000000,\"commit_inputs\":false,\"enabled\":true,"
+			 "\"hot_thres_access_freq\":500,\"kdamond_pid\":-1,\"odd\":\"12ab\"}");
+	free(out);
+	out = NULL;
+	snprintf(missing, sizeof(missing), "%s/no-such-module", d);
+	T_EQ_I64(hs_recorder_module_params(missing, &out), 0);
+	T_EQ_STR(out, "\"absent\"");
+	free(out);
+	out = NULL;
+	/* a file where the directory should be: absent too */
+	snprintf(missing, sizeof(missing), "%s/enabled/parameters", d);
+	T_EQ_I64(hs_recorder_module_params(missing, &out), 0);
+	T_EQ_STR(out, "\"absent\"");
+	free(out);
+out:
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", d, files[i]);
+		unlink(path);
+	}
+	if (rmdir(d))
+		t_fail(__FILE__, __LINE__, "rmdir %s: %s", d, strerror(errno));
+}
+
 static const struct t_case cases[] = {
 	{ "new_bad_options", t_new_bad_options },
 	{ "new_bad_workload", t_new_bad_workload },
 	{ "new_not_root", t_new_not_root },
 	{ "steps_in_order", t_steps_in_order },
+	{ "module_params", t_module_params },
 	{ "live_scan_twice", t_live_scan_twice },
 	{ "live_stop", t_live_stop },
 	{ "live_cannot_run", t_live_cannot_run },
