@@ -104,6 +104,43 @@ else
 	say "FAIL no /sys/kernel/mm/lru_gen"
 	fails=$((fails + 1))
 fi
+
+# DAMON_LRU_SORT (CONFIG_DAMON_LRU_SORT=y in Debian's 6.12): with LAB_DAMON=y its
+# parameters are written and then enabled=Y, as its admin guide does it
+# (Documentation/admin-guide/mm/damon/lru_sort.rst); otherwise left as booted (off)
+D=/sys/module/damon_lru_sort/parameters
+damon_stats() {	# the module's counters of regions and bytes sorted, one line
+	for f in nr_lru_sorted_hot_regions bytes_lru_sorted_hot_regions \
+		nr_lru_sorted_cold_regions bytes_lru_sorted_cold_regions \
+		nr_hot_quota_exceeds nr_cold_quota_exceeds; do
+		printf '%s=%s ' "$f" "$(cat "$D/$f" 2>/dev/null)"
+	done
+}
+if [ -d "$D" ]; then
+	say "damon_lru_sort at boot: enabled=$(cat $D/enabled)"
+	if [ "${LAB_DAMON:-n}" = y ]; then
+		ok=1
+		for p in $LAB_DAMON_PARAMS; do
+			echo "${p#*=}" >"$D/${p%%=*}" || { say "FAIL damon_lru_sort ${p%%=*}"; ok=; }
+		done
+		if [ -n "$ok" ] && echo Y >"$D/enabled"; then
+			sleep 1
+			say "damon_lru_sort enabled=$(cat $D/enabled) kdamond_pid=$(cat $D/kdamond_pid)"
+			[ "$(cat $D/kdamond_pid)" -gt 0 ] ||
+				{ say "FAIL damon_lru_sort: no kdamond"; fails=$((fails + 1)); }
+		else
+			say "FAIL damon_lru_sort enable"
+			fails=$((fails + 1))
+		fi
+		for f in "$D"/*; do
+			echo "${f##*/}=$(cat "$f" 2>/dev/null)"
+		done >/out/damon_lru_sort-params.txt
+		say "damon_lru_sort: $(tr '\n' ' ' </out/damon_lru_sort-params.txt)"
+	fi
+elif [ "${LAB_DAMON:-n}" = y ]; then
+	say "FAIL no $D (CONFIG_DAMON_LRU_SORT)"
+	fails=$((fails + 1))
+fi
 mount -t debugfs debugfs /sys/kernel/debug
 say "tracefs mounted before hsctl: $(grep -c ' tracefs ' /proc/mounts)"
 cat /proc/vmstat >/out/vmstat-before.txt
@@ -121,6 +158,9 @@ while :; do
 	sed 's/^/@@   | /' /out/run$i.out /out/run$i.err
 	[ "$rc" -eq 0 ] || fails=$((fails + 1))
 	cat /sys/kernel/debug/lru_gen >/out/lru_gen-after-run$i.txt 2>/dev/null
+	# what DAMON_LRU_SORT did up to here (its counters only grow; the session's
+	# params hold them as they were when the run started)
+	[ "${LAB_DAMON:-n}" != y ] || say "damon_lru_sort after run $i: $(damon_stats)"
 	n=0
 	for d in /sys/fs/cgroup/hsctl_*; do
 		[ -d "$d" ] && n=$((n + 1))

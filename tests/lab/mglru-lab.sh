@@ -25,6 +25,16 @@ INSTALL=1
 TIMEOUT=1200
 MEM=512M
 LRU_GEN=y
+DAMON=n
+# DAMON_LRU_SORT's parameters with --damon-lru-sort y (Documentation/admin-guide/mm/damon/
+# lru_sort.rst; tests/lab/README says why each differs from the module's default):
+# the guide's defaults but for cold_min_age (1 s, not 120 s: the runs last seconds) and
+# the watermarks (always active: they watch the machine's free memory, which stays
+# high in this guest while the pressure is inside the recording's memory cgroup).
+# --damon-param NAME=VALUE adds or replaces one.
+DAMON_PARAMS="hot_thres_access_freq=500 cold_min_age=1000000 quota_ms=10
+quota_reset_interval_ms=1000 wmarks_interval=1000000 wmarks_high=1000 wmarks_mid=999
+wmarks_low=0 sample_interval=5000 aggr_interval=100000 min_nr_regions=10 max_nr_regions=1000"
 KEEP=
 KIMAGE=
 # The guest's recordings, sized for a 512 MiB guest under TCG (see README)
@@ -59,6 +69,12 @@ workloads with a static hsctl inside it, and report on the host.
       --mem SIZE       guest memory (default: $MEM)
       --lru-gen y|n    MGLRU on (y, default) or off (n, the classic active/
                        inactive LRU) in the guest: the kernel's own A/B
+      --damon-lru-sort y|n  turn DAMON_LRU_SORT on (y) over the chosen LRU,
+                       with the lab's parameters (below), or leave it as the
+                       kernel boots (n, default: off)
+      --damon-param NAME=VALUE  one DAMON_LRU_SORT parameter, added to or
+                       replacing the lab's:
+$(echo $DAMON_PARAMS | fold -s -w 54 | sed 's/ *$//; s/^/                         /')
       --keep           keep the run's temporary directory
   -h, --help           this text
 
@@ -87,6 +103,30 @@ while [ $# -gt 0 ]; do
 		case ${2:-} in
 		y | n) LRU_GEN=$2 ;;
 		*) echo "$PROG: --lru-gen takes y or n, not '${2:-}'" >&2; exit 64 ;;
+		esac
+		shift 2 ;;
+	--damon-lru-sort)
+		case ${2:-} in
+		y | n) DAMON=$2 ;;
+		*) echo "$PROG: --damon-lru-sort takes y or n, not '${2:-}'" >&2; exit 64 ;;
+		esac
+		shift 2 ;;
+	--damon-param)
+		case ${2:-} in
+		[a-z]*=[0-9YN]*)
+			# the module's names are [a-z_]; values numbers or Y/N
+			case ${2%%=*} in
+			*[!a-z_]*) echo "$PROG: --damon-param: bad name in '$2'" >&2; exit 64 ;;
+			enabled | commit_inputs)
+				echo "$PROG: --damon-param: ${2%%=*} is the lab's to set" >&2
+				exit 64 ;;
+			esac
+			case ${2#*=} in
+			*[!0-9YN]*) echo "$PROG: --damon-param: bad value in '$2'" >&2; exit 64 ;;
+			esac
+			DAMON_PARAMS=$(printf '%s\n' $DAMON_PARAMS | grep -v "^${2%%=*}=" || true)
+			DAMON_PARAMS="$DAMON_PARAMS $2" ;;
+		*) echo "$PROG: --damon-param takes NAME=VALUE, not '${2:-}'" >&2; exit 64 ;;
 		esac
 		shift 2 ;;
 	--keep) KEEP=1; shift ;;
@@ -352,6 +392,8 @@ initramfs() {	# initramfs KPKG OUT
 			eval "echo \"LAB_RUN_$i='\${LAB_RUN_$i:-}'\""
 		done
 		echo "LAB_LRU_GEN='$LRU_GEN'"
+		echo "LAB_DAMON='$DAMON'"
+		echo "LAB_DAMON_PARAMS='$(echo $DAMON_PARAMS)'"
 	} >"$stage/lab.conf"
 	modules "$kpkg" "$stage"
 	(cd "$stage" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out"
@@ -413,6 +455,17 @@ lru_gen_is() {	# lru_gen_is SESSION: the session recorded the MGLRU state --lru-
 	fi
 }
 
+damon_is() {	# damon_is SESSION: the session recorded the DAMON_LRU_SORT state asked for
+	local on
+	on=$(q "SELECT coalesce(json_extract(params, '\$.damon_lru_sort.enabled'),
+		json_extract(params, '\$.damon_lru_sort'), 'none') FROM sessions WHERE id = $1")
+	if [ "$on" != "$([ "$DAMON" = y ] && echo 1 || echo 0)" ] &&
+		! { [ "$DAMON" = n ] && [ "$on" = absent ]; }; then
+		echo "!! session $1: damon_lru_sort '$on' recorded, --damon-lru-sort $DAMON asked"
+		echo "session $1: damon_lru_sort '$on', asked $DAMON" >>"$RES/failures"
+	fi
+}
+
 report() {	# report: what the guest recorded, checked and replayed on the host
 	local s
 	echo "== sessions"
@@ -427,7 +480,10 @@ report() {	# report: what the guest recorded, checked and replayed on the host
 			WHERE session = $s ORDER BY name"
 		echo "-- capture"
 		h sql "SELECT kernel, lru_gen, coalesce(json_extract(s.params,
-			'\$.hitshield_flags'), 'unknown') AS hitshield_flags, cgroup, cgroup_version,
+			'\$.hitshield_flags'), 'unknown') AS hitshield_flags,
+			coalesce(json_extract(s.params, '\$.damon_lru_sort.enabled'),
+			json_extract(s.params, '\$.damon_lru_sort'), 'unknown') AS damon_lru_sort,
+			cgroup, cgroup_version,
 			memory_limit_pages,
 			events_decoded, touches, lost_events, lost_gaps, peak_pages,
 			round(runtime_ns / 1e9, 1) AS runtime_s, round(build_s, 1) AS build_s
@@ -479,6 +535,7 @@ report() {	# report: what the guest recorded, checked and replayed on the host
 				AND death_cause = 'alive') AS file_lives_alive_end"
 		profiles "$s"
 		lru_gen_is "$s"
+		damon_is "$s"
 		echo "-- replay at the recorded limit, the booted kernel's profiles:" \
 			"mglru.profile=$MG_PROFILE linux-2q.profile=$L2_PROFILE"
 		h replay "$s" --policy mglru,hitshield,linux-2q,lru,opt --no-store \
@@ -548,7 +605,7 @@ boot() {	# boot VER
 	TPID=
 	echo "qemu exit $rc after $(elapsed "$t") s"
 
-	RES=$WORK/results/$ver-$(date +%Y%m%d-%H%M%S)
+	RES=$WORK/results/$ver$([ "$DAMON" = n ] || echo -damon)-$(date +%Y%m%d-%H%M%S)
 	mkdir -p "$RES"
 	tr -d '\r' <"$TMP/console.raw" >"$RES/console.log"
 	if [ -s "$TMP/qemu.log" ]; then
