@@ -114,7 +114,8 @@ struct hs_recorder_progress {
 	uint64_t	touches;	/* touch records of a built-in workload */
 };
 
-/* DAMON_LRU_SORT's module parameters (CONFIG_DAMON_LRU_SORT, Documentation/admin-guide/mm/damon/lru_sort.rst) */
+/* DAMON_LRU_SORT's module parameters (CONFIG_DAMON_LRU_SORT; the kernel's
+ * Documentation/admin-guide/mm/damon/lru_sort.rst) */
 #define HS_DAMON_LRU_SORT_DIR	"/sys/module/damon_lru_sort/parameters"
 
 /**

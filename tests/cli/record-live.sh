@@ -10,6 +10,7 @@
 #      counts the file's lives as the workload's, in pages, between what
 #      those checks compare; hsctl fidelity finds linux-2q (the kernel's own
 #      model here) agreeing with the reclaims better than its random baseline;
+#      params.damon_lru_sort as the kernel has it ("absent" without the module);
 #   2. ycsb-f over anonymous memory with zram swap set up and torn down here:
 #      the anon write_folio events equal the pswpout + swpout_zero delta, and
 #      the lives ended by swap-out and the inferred swap-ins match them within
@@ -91,6 +92,15 @@ expect_grep '"session": 1, "status": "complete"' "$OUT"
 rec1=$OUT
 expect_eq "$(sql "SELECT lost_events FROM v_sessions WHERE session = 1")" 0
 expect_eq "$(sql "SELECT visibility FROM sessions WHERE id = 1")" exact
+# the DAMON_LRU_SORT state as this kernel has it: "absent" without the module
+DAMON=/sys/module/damon_lru_sort/parameters
+if [ -d "$DAMON" ]; then
+	expect_eq "$(sql "SELECT json_extract(params, '\$.damon_lru_sort.enabled') AS v
+		FROM sessions WHERE id = 1")" "$([ "$(cat "$DAMON/enabled")" = Y ] && echo 1 || echo 0)"
+else
+	expect_eq "$(sql "SELECT json_extract(params, '\$.damon_lru_sort') AS v FROM sessions
+		WHERE id = 1")" absent
+fi
 expect_eq "$(sql "SELECT memory_limit_pages FROM v_sessions WHERE session = 1")" 16384
 # every page of the file came in once before any of it came back
 expect_eq "$(sql "SELECT sum(pages) FROM v_folio_lives WHERE session = 1 AND kind = 'file'
