@@ -121,11 +121,15 @@ if [ -d "$D" ]; then
 	if [ "${LAB_DAMON:-n}" = y ]; then
 		ok=1
 		for p in $LAB_DAMON_PARAMS; do
-			echo "${p#*=}" >"$D/${p%%=*}" || { say "FAIL damon_lru_sort ${p%%=*}"; ok=; }
+			if ! echo "${p#*=}" >"$D/${p%%=*}"; then
+				say "FAIL damon_lru_sort ${p%%=*}"
+				ok=
+			fi
 		done
 		if [ -n "$ok" ] && echo Y >"$D/enabled"; then
 			sleep 1
-			say "damon_lru_sort enabled=$(cat $D/enabled) kdamond_pid=$(cat $D/kdamond_pid)"
+			say "damon_lru_sort enabled=$(cat $D/enabled)" \
+				"kdamond_pid=$(cat $D/kdamond_pid)"
 			[ "$(cat $D/kdamond_pid)" -gt 0 ] ||
 				{ say "FAIL damon_lru_sort: no kdamond"; fails=$((fails + 1)); }
 		else

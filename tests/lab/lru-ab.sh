@@ -97,7 +97,10 @@ for r in $(seq 1 "$ROUNDS"); do
 			"$LABDIR/mglru-lab.sh" -w "$WORK" -k 6.12 $(arm_args "$arm") \
 				"${LABARGS[@]}" >"$log" 2>&1 || rc=$?
 		fi
-		[ "$rc" -eq 0 ] || { echo "$PROG: round $r $arm: mglru-lab.sh exit $rc (see $log)" >&2; failed=1; }
+		if [ "$rc" -ne 0 ]; then
+			echo "$PROG: round $r $arm: mglru-lab.sh exit $rc (see $log)" >&2
+			failed=1
+		fi
 		res=$(sed -n 's/^== .*: results in \([^;]*\);.*/\1/p' "$log" | tail -n 1)
 		[ -n "$res" ] && [ -f "$res/out/lab.db" ] || continue
 		echo "$arm $r $res" >>"$SUM/boots"
@@ -131,10 +134,10 @@ while read -r arm r res; do
 			(SELECT delta FROM record_counters WHERE session = s.id
 				AND file = 'memory.stat' AND name = 'pgmajfault') AS majfaults,
 			round(rc.runtime_ns / 1e9, 2) AS runtime_s,
-			coalesce(json_extract(s.params, '\$.damon_lru_sort.bytes_lru_sorted_hot_regions'),
-				'') AS hot0,
-			coalesce(json_extract(s.params, '\$.damon_lru_sort.bytes_lru_sorted_cold_regions'),
-				'') AS cold0
+			coalesce(json_extract(s.params,
+				'\$.damon_lru_sort.bytes_lru_sorted_hot_regions'), '') AS hot0,
+			coalesce(json_extract(s.params,
+				'\$.damon_lru_sort.bytes_lru_sorted_cold_regions'), '') AS cold0
 			FROM sessions AS s JOIN recordings AS rc ON rc.session = s.id
 			WHERE s.id = $s")
 		IFS=, read -r name pswpin pswpout refaults majfaults runtime hot0 cold0 <<<"$row"
@@ -144,21 +147,28 @@ while read -r arm r res; do
 		hot=
 		cold=
 		if [ -n "$after" ] && [ -n "$hot0" ]; then
-			h1=$(echo "$after" | sed -n 's/.*bytes_lru_sorted_hot_regions=\([0-9]*\).*/\1/p')
-			c1=$(echo "$after" | sed -n 's/.*bytes_lru_sorted_cold_regions=\([0-9]*\).*/\1/p')
+			h1=$(echo "$after" |
+				sed -n 's/.*bytes_lru_sorted_hot_regions=\([0-9]*\).*/\1/p')
+			c1=$(echo "$after" |
+				sed -n 's/.*bytes_lru_sorted_cold_regions=\([0-9]*\).*/\1/p')
 			hot=$((h1 - hot0))
 			cold=$((c1 - cold0))
 		fi
-		rep=$("$HSCTL" -d "$res/out/lab.db" replay "$s" --policy mglru,linux-2q --no-store \
-			--param mglru.profile=p68 --param linux-2q.profile=p610 2>&1)
-		k=$(echo "$rep" | sed -n 's/^kernel, the workload.s pages: \([0-9]*\) demand misses, \([0-9]*\) read ahead.*, \([0-9]*\) refaults, .*/\1,\2,\3/p')
+		rep=$("$HSCTL" -d "$res/out/lab.db" replay "$s" --policy mglru,linux-2q \
+			--no-store --param mglru.profile=p68 --param linux-2q.profile=p610 2>&1)
+		# "kernel, the workload's pages: D demand misses, R read ahead (...), F refaults,"
+		kre='^kernel, the workload.s pages: \([0-9]*\) demand misses,'
+		kre="$kre \\([0-9]*\\) read ahead"
+		k=$(echo "$rep" | sed -n "s/$kre.*, \([0-9]*\) refaults, .*/\1,\2,\3/p")
 		m=$(echo "$rep" | awk '$1 ~ /^mglru\(/ && $2 ~ /^[0-9]+$/ { print $4 "," $5 }')
 		l=$(echo "$rep" | awk '$1 ~ /^linux-2q\(/ && $2 ~ /^[0-9]+$/ { print $4 "," $5 }')
-		echo "$arm,$r,$name,$pswpin,$pswpout,$refaults,$majfaults,${k:-,,},$runtime,$hot,$cold,${m:-,},${l:-,}"
+		echo "$arm,$r,$name,$pswpin,$pswpout,$refaults,$majfaults,${k:-,,},$runtime" \
+			"$hot,$cold,${m:-,},${l:-,}" | tr ' ' ,
 	done
 done <"$SUM/boots" >"$SUM/rows.csv"
 
-HEAD="arm,round,name,pswpin,pswpout,refaults,majfaults,demand,readahead,krefaults,runtime_s,damon_hot_bytes,damon_cold_bytes,mglru_misses,mglru_refaults,l2q_misses,l2q_refaults"
+HEAD=arm,round,name,pswpin,pswpout,refaults,majfaults,demand,readahead,krefaults,runtime_s
+HEAD=$HEAD,damon_hot_bytes,damon_cold_bytes,mglru_misses,mglru_refaults,l2q_misses,l2q_refaults
 { echo "$HEAD"; cat "$SUM/rows.csv"; } >"$SUM/rows-with-header.csv"
 echo "per recording: $SUM/rows-with-header.csv"
 column -s, -t <"$SUM/rows-with-header.csv"
@@ -177,4 +187,8 @@ awk -F, -v head="$HEAD" '
 			printf "%s|%02d|  %-17s %s\n", k, i, H[i], v } } }' "$SUM/rows.csv" |
 	sort -t'|' -k1,1 -k2,2 | cut -d'|' -f3- >"$SUM/summary.txt"
 cat "$SUM/summary.txt"
+echo
+echo "arm against arm: the kernel's difference (means), whether the arms' ranges are apart,"
+echo "and the models' difference (MGLRU on/off only)"
+awk -F, -f "$LABDIR/lru-ab-pairs.awk" "$SUM/rows.csv" | tee "$SUM/pairs.txt"
 [ -z "$failed" ]

@@ -458,7 +458,8 @@ lru_gen_is() {	# lru_gen_is SESSION: the session recorded the MGLRU state --lru-
 damon_is() {	# damon_is SESSION: the session recorded the DAMON_LRU_SORT state asked for
 	local on
 	on=$(q "SELECT coalesce(json_extract(params, '\$.damon_lru_sort.enabled'),
-		json_extract(params, '\$.damon_lru_sort'), 'none') AS v FROM sessions WHERE id = $1")
+		json_extract(params, '\$.damon_lru_sort'), 'none') AS v
+		FROM sessions WHERE id = $1")
 	if [ "$on" != "$([ "$DAMON" = y ] && echo 1 || echo 0)" ] &&
 		! { [ "$DAMON" = n ] && [ "$on" = absent ]; }; then
 		echo "!! session $1: damon_lru_sort '$on' recorded, --damon-lru-sort $DAMON asked"
