@@ -251,6 +251,27 @@ static void rebuild(struct hs_optstack *os)
 }
 
 /*
+ * In block @b, entered with the prefix sum @before: the last slot before
+ * @lim whose prefix sum is 0 (-1 for none), and the smallest of *@best and
+ * the markers held after it in the block (in the whole block for none).
+ */
+static int32_t block_zero(const struct hs_optstack *os, uint32_t b, uint32_t lim,
+			  int64_t before, uint32_t *best)
+{
+	uint32_t s = b << BLK_SHIFT, end = s + BLK;
+	int32_t zs = -1;
+
+	for (; s < lim; s++) {
+		before += os->sl[s].w;
+		if (before == 0)
+			zs = (int32_t)s;
+	}
+	for (s = zs >= 0 ? (uint32_t)zs + 1 : b << BLK_SHIFT; s < end; s++)
+		*best = HS_MIN(*best, os->sl[s].mark);
+	return zs;
+}
+
+/*
  * The access's marker: the smallest marker held in the slots after z, z being the last slot before @sp (p's) whose prefix
  * sum is 0 (none: every slot is after it).  Prefix sums are never negative,
  * so a range holds a 0 exactly when its smallest prefix sum is 0.  One walk
@@ -261,11 +282,11 @@ static void rebuild(struct hs_optstack *os)
  */
 static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t *live)
 {
-	uint32_t b = sp >> BLK_SHIFT, path[MAX_LEVELS], l, i, c, g, s, end;
+	uint32_t b = sp >> BLK_SHIFT, path[MAX_LEVELS], l, i, c, g, s;
 	uint32_t best = NIL;
-	int64_t before = 0, run;
+	int64_t before = 0;
 	uint64_t n = 0;
-	int32_t zs = -1;
+	int32_t zs;
 
 	/* The prefix before block b; the right siblings' markers; the live slots before b. */
 	for (l = 0, i = b; l + 1 < os->nlev; l++, i >>= FAN_SHIFT) {
@@ -283,17 +304,7 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 	if (live)
 		*live = n;
 	/* z in block b? */
-	run = before;
-	s = b << BLK_SHIFT;
-	end = s + BLK;
-	for (; s < sp; s++) {
-		run += os->sl[s].w;
-		if (run == 0)
-			zs = (int32_t)s;
-	}
-	s = zs >= 0 ? (uint32_t)zs + 1 : b << BLK_SHIFT;
-	for (; s < end; s++)
-		best = HS_MIN(best, os->sl[s].mark);
+	zs = block_zero(os, b, sp, before, &best);
 	if (zs >= 0)
 		goto done;
 	/* The left siblings, nearest first, until one holds a 0. */
@@ -329,17 +340,8 @@ down:
 		c = (c << FAN_SHIFT) + j;
 		l--;
 	}
-	run = before;
-	s = c << BLK_SHIFT;
-	end = s + BLK;
-	for (; s < end; s++) {
-		run += os->sl[s].w;
-		if (run == 0)
-			zs = (int32_t)s;
-	}
+	zs = block_zero(os, c, (c + 1) << BLK_SHIFT, before, &best);
 	assert(zs >= 0);
-	for (s = (uint32_t)zs + 1; s < end; s++)
-		best = HS_MIN(best, os->sl[s].mark);
 done:
 	/* The newest slots, not in the tree yet, are after z when above it. */
 	for (s = os->low; s < os->low + os->pending; s++)
@@ -368,40 +370,29 @@ static uint32_t slot_in_block(const struct hs_optstack *os, uint32_t se, uint64_
 }
 
 /*
- * The live slot just before @se (p's: the key above in the LRU stack; there
- * is one) and, in *@pos, @se's position in the LRU stack: 1 + the live
- * slots before it.  One walk up, and one down when p is in another block.
+ * The live slot just before @se when it is not in @se's block (p's: the
+ * key above in the LRU stack; there is one), and in *@left the live slots
+ * in the tree before that block.  One walk up, one down to p's slot.
  */
-static uint32_t slot_above(const struct hs_optstack *os, uint32_t se, uint64_t *pos)
+static uint32_t slot_before_block(const struct hs_optstack *os, uint32_t se, uint64_t *left)
 {
-	uint32_t b = se >> BLK_SHIFT, l, i, c, g, sp = NIL, fl = 0, fc = NIL;
-	uint64_t n = 1;
+	uint32_t b = se >> BLK_SHIFT, l, i, c, g, fl = 0, fc = NIL;
+	uint64_t n = 0;
 
-	for (c = se; c-- > b << BLK_SHIFT;)
-		if (os->sl[c].key != NIL) {
-			if (sp == NIL)
-				sp = c;
-			n++;
-		}
 	for (l = 0, i = b; l + 1 < os->nlev; l++, i >>= FAN_SHIFT) {
 		const struct node *lv = os->lev[l];
 
 		g = i & ~(FAN - 1);
 		for (c = i; c-- > g;) {
 			n += lv[c].live;
-			if (sp == NIL && fc == NIL && lv[c].live) {
+			if (fc == NIL && lv[c].live) {
 				fl = l;
 				fc = c;
 			}
 		}
 	}
-	/* The newest slots, not in the tree yet, are in the first live block. */
-	if (b != os->low >> BLK_SHIFT)
-		n += os->pending;
-	*pos = n;
-	if (sp != NIL)
-		return sp;
-	if (fc == NIL)		/* p is one of those */
+	*left = n;
+	if (fc == NIL)		/* p is one of the newest slots, not in the tree yet */
 		fc = os->low >> BLK_SHIFT;
 	for (l = fl, i = fc; l > 0; l--) {
 		const struct node *ch = &os->lev[l - 1][i << FAN_SHIFT];
@@ -627,13 +618,14 @@ int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
 	sp = slot_in_block(os, se, &ld);
 	if (sp != NIL) {
 		m = marker_after(os, sp, &left);
-		ld += left;
-		if ((se >> BLK_SHIFT) != os->low >> BLK_SHIFT)
-			ld += os->pending;
 	} else {
-		sp = slot_above(os, se, &ld);
+		sp = slot_before_block(os, se, &left);
 		m = marker_after(os, sp, NULL);
 	}
+	ld += left;
+	/* The newest slots, not in the tree yet, are in the first live block. */
+	if ((se >> BLK_SHIFT) != os->low >> BLK_SHIFT)
+		ld += os->pending;
 	assert(m != NIL);
 	sq = os->where[os->ln[m].key];
 	d = (uint64_t)m + 1;
