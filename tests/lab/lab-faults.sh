@@ -64,6 +64,26 @@ expect() {
 	ok
 }
 
+# term_at PATTERN WAIT SETTLE LOG CMD...: run CMD in the background (output to
+# LOG), wait up to WAIT s for a process matching PATTERN, SETTLE s more, then
+# SIGTERM CMD; RC gets its exit status.
+term_at() {
+	local pat=$1 tries=$(($2 * 2)) settle=$3 log=$4 pid
+
+	shift 4
+	"$@" >"$log" 2>&1 &
+	pid=$!
+	for _ in $(seq 1 "$tries"); do
+		pgrep -f -- "$pat" >/dev/null && break
+		sleep 0.5
+	done
+	pgrep -f -- "$pat" >/dev/null || bad "nothing matching '$pat' started"
+	sleep "$settle"
+	kill -TERM "$pid"
+	wait "$pid"
+	RC=$?
+}
+
 # ---- the boot: mglru-lab.sh ----
 if [ "${ONLY:-boot}" = boot ]; then
 	# The boot cases use a work directory of their own that borrows the
@@ -90,18 +110,8 @@ if [ "${ONLY:-boot}" = boot ]; then
 		"$SCRATCH/pkg.log" "$BW"
 
 	CASE="boot: SIGTERM while the guest runs"
-	LAB_RUN_2= LAB_RUN_3= "$LABDIR/mglru-lab.sh" -k 6.12 --no-install "${hs[@]}" \
-		-w "$BW" >"$SCRATCH/term.log" 2>&1 &
-	pid=$!
-	for _ in $(seq 1 120); do
-		pgrep -f "qemu-system-x86_64.*$BW" >/dev/null && break
-		sleep 0.5
-	done
-	pgrep -f "qemu-system-x86_64.*$BW" >/dev/null || bad "qemu never started"
-	sleep 2
-	kill -TERM "$pid"
-	wait "$pid"
-	RC=$?
+	term_at "qemu-system-x86_64.*$BW" 60 2 "$SCRATCH/term.log" \
+		env LAB_RUN_2= LAB_RUN_3= "$LABDIR/mglru-lab.sh" -k 6.12 --no-install "${hs[@]}" -w "$BW"
 	expect 143 "mglru-lab.sh: stopped by SIGTERM" "$SCRATCH/term.log" "$BW"
 fi
 
@@ -116,13 +126,8 @@ if [ "${ONLY:-build}" = build ]; then
 		cp "$LABWORK"/kbuild/config-linux-image-* "$KW/kbuild/" 2>/dev/null
 
 		CASE="build: SIGTERM while unpacking"
-		"$LABDIR/hitshield-build.sh" --no-install -w "$KW" --arm vanilla \
-			>"$SCRATCH/bterm.log" 2>&1 &
-		pid=$!
-		sleep 8
-		kill -TERM "$pid"
-		wait "$pid"
-		RC=$?
+		term_at "tar -C $KW/kbuild/tmp" 60 2 "$SCRATCH/bterm.log" \
+			"$LABDIR/hitshield-build.sh" --no-install -w "$KW" --arm vanilla
 		expect 143 "hitshield-build.sh: stopped by SIGTERM in step unpack" "$SCRATCH/bterm.log" "$KW"
 		ls -d "$KW"/kbuild/src-* >/dev/null 2>&1 && bad "a half-unpacked source tree stayed"
 
@@ -161,18 +166,8 @@ EOF
 
 		# The real arm, stopped while make runs: make and the compilers go.
 		CASE="build: SIGTERM while make runs"
-		"$LABDIR/hitshield-build.sh" --no-install -w "$KW" --arm hitshield \
-			>"$SCRATCH/mterm.log" 2>&1 &
-		pid=$!
-		for _ in $(seq 1 600); do
-			pgrep -f "make -C $KW/kbuild/tree-hitshield" >/dev/null && break
-			sleep 0.5
-		done
-		pgrep -f "make -C $KW/kbuild/tree-hitshield" >/dev/null || bad "make never started"
-		sleep 10
-		kill -TERM "$pid"
-		wait "$pid"
-		RC=$?
+		term_at "make -C $KW/kbuild/tree-hitshield" 300 10 "$SCRATCH/mterm.log" \
+			"$LABDIR/hitshield-build.sh" --no-install -w "$KW" --arm hitshield
 		expect 143 "hitshield-build.sh: stopped by SIGTERM in step hitshield: make bzImage" \
 			"$SCRATCH/mterm.log" "$KW"
 	fi
