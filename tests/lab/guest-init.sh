@@ -58,6 +58,7 @@ mkdir -p /var/tmp
 # shellcheck source=/dev/null # written by mglru-lab.sh
 . /lab.conf
 say "INIT uptime=$(up) kernel=$(uname -r) cpus=$(nproc) $(grep MemTotal /proc/meminfo)"
+say "cmdline: $(cat /proc/cmdline)"
 # page->flags field widths, on kernels with CONFIG_DEBUG_MEMORY_INIT booted
 # with mminit_loglevel=4 (mglru-lab.sh --kernel-image)
 l=$(dmesg | grep -m 1 'mminit::pageflags_layout_widths')

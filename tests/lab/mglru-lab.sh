@@ -37,6 +37,7 @@ quota_reset_interval_ms=1000 wmarks_interval=1000000 wmarks_high=1000 wmarks_mid
 wmarks_low=0 sample_interval=5000 aggr_interval=100000 min_nr_regions=10 max_nr_regions=1000"
 KEEP=
 KIMAGE=
+APPEND=
 # The guest's recordings, sized for a 512 MiB guest under TCG (see README)
 # (LAB_ZRAM, LAB_RUN_1, LAB_RUN_2, LAB_RUN_3 in the environment replace them;
 # LAB_RUN_4 .. LAB_RUN_9 add more).
@@ -67,6 +68,9 @@ workloads with a static hsctl inside it, and report on the host.
       --no-install     do not apt-get install qemu-system-x86, busybox-static, cpio
       --timeout SEC    per boot (default: $TIMEOUT)
       --mem SIZE       guest memory (default: $MEM)
+      --append ARGS    more kernel command line for the guest, e.g. pti=on
+                       (README: "The emulated accessed bit"); the guest
+                       prints its /proc/cmdline
       --lru-gen y|n    MGLRU on (y, default) or off (n, the classic active/
                        inactive LRU) in the guest: the kernel's own A/B
       --damon-lru-sort y|n  turn DAMON_LRU_SORT on (y) over the chosen LRU,
@@ -99,6 +103,7 @@ while [ $# -gt 0 ]; do
 	--no-install) INSTALL=; shift ;;
 	--timeout) TIMEOUT=${2:?}; shift 2 ;;
 	--mem) MEM=${2:?}; shift 2 ;;
+	--append) APPEND=${2:?}; shift 2 ;;
 	--lru-gen)
 		case ${2:-} in
 		y | n) LRU_GEN=$2 ;;
@@ -593,7 +598,7 @@ boot() {	# boot VER
 		-kernel "$vmlinuz" -initrd "$TMP/initramfs.cpio.gz" \
 		-drive "file=$TMP/data.img,format=raw,if=virtio,cache=unsafe" \
 		-drive "file=$TMP/out.img,format=raw,if=virtio" \
-		-append "console=ttyS0 quiet panic=-1$extra" </dev/null >"$TMP/qemu.log" 2>&1 &
+		-append "console=ttyS0 quiet panic=-1$extra${APPEND:+ $APPEND}" </dev/null >"$TMP/qemu.log" 2>&1 &
 	QPID=$!
 	# the guest's "@@" lines as they come (tail ends within a second of qemu)
 	tail --pid="$QPID" -n +1 -F "$TMP/console.raw" 2>/dev/null |
