@@ -38,6 +38,7 @@ wmarks_low=0 sample_interval=5000 aggr_interval=100000 min_nr_regions=10 max_nr_
 KEEP=
 KIMAGE=
 APPEND=
+PTI=on
 # The guest's recordings, sized for a 512 MiB guest under TCG (see README)
 # (LAB_ZRAM, LAB_RUN_1, LAB_RUN_2, LAB_RUN_3 in the environment replace them;
 # LAB_RUN_4 .. LAB_RUN_9 add more).
@@ -68,8 +69,13 @@ workloads with a static hsctl inside it, and report on the host.
       --no-install     do not apt-get install qemu-system-x86, busybox-static, cpio
       --timeout SEC    per boot (default: $TIMEOUT)
       --mem SIZE       guest memory (default: $MEM)
-      --append ARGS    more kernel command line for the guest, e.g. pti=on
-                       (README: "The emulated accessed bit"); the guest
+      --pti on|off     boot the guest with pti=on (default) or pti=off: with
+                       page-table isolation every kernel entry reloads CR3,
+                       which flushes qemu's emulated TLB, so the accessed
+                       bits reclaim clears are set again by the next touch
+                       (README: "The emulated accessed bit"; off is how the
+                       lab booted before 2026-12-02)
+      --append ARGS    more kernel command line for the guest; the guest
                        prints its /proc/cmdline
       --lru-gen y|n    MGLRU on (y, default) or off (n, the classic active/
                        inactive LRU) in the guest: the kernel's own A/B
@@ -104,6 +110,12 @@ while [ $# -gt 0 ]; do
 	--timeout) TIMEOUT=${2:?}; shift 2 ;;
 	--mem) MEM=${2:?}; shift 2 ;;
 	--append) APPEND=${2:?}; shift 2 ;;
+	--pti)
+		case ${2:-} in
+		on | off) PTI=$2 ;;
+		*) echo "$PROG: --pti takes on or off, not '${2:-}'" >&2; exit 64 ;;
+		esac
+		shift 2 ;;
 	--lru-gen)
 		case ${2:-} in
 		y | n) LRU_GEN=$2 ;;
@@ -598,7 +610,7 @@ boot() {	# boot VER
 		-kernel "$vmlinuz" -initrd "$TMP/initramfs.cpio.gz" \
 		-drive "file=$TMP/data.img,format=raw,if=virtio,cache=unsafe" \
 		-drive "file=$TMP/out.img,format=raw,if=virtio" \
-		-append "console=ttyS0 quiet panic=-1$extra${APPEND:+ $APPEND}" </dev/null >"$TMP/qemu.log" 2>&1 &
+		-append "console=ttyS0 quiet panic=-1 pti=$PTI$extra${APPEND:+ $APPEND}" </dev/null >"$TMP/qemu.log" 2>&1 &
 	QPID=$!
 	# the guest's "@@" lines as they come (tail ends within a second of qemu)
 	tail --pid="$QPID" -n +1 -F "$TMP/console.raw" 2>/dev/null |

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The emulated accessed bit: boots the lab's Debian 6.12 kernel under qemu TCG
+# (as mglru-lab.sh does) with a minimal initramfs and runs tests/lab/abit.c in
+# it, once with the kernel's default command line and once with each --append
+# given (default: pti=on), and prints how often a page touched all along had
+# its accessed bit set again between MGLRU agings.  tests/lab/README, "The
+# emulated accessed bit", says what the answer means for the lab's anonymous
+# workloads.  Not part of `make check`: root, about a minute per boot.
+set -euo pipefail
+
+PROG=${0##*/}
+LABDIR=$(cd "$(dirname "$0")" && pwd)
+WORK=/var/tmp/hsctl-lab
+APPENDS=()
+TIMEOUT=300
+TMP=
+QPID=
+
+usage() {
+	cat <<EOF
+Usage: $PROG [-w WORK] [--append ARGS]... [--timeout SEC]
+Boot the lab's 6.12 kernel (WORK/kpkg, fetched by mglru-lab.sh -k 6.12) under
+qemu TCG with the default command line, then with each --append (default:
+pti=on), and run abit.c in each: a thread pinned to one vCPU touches 256
+pages while MGLRU ages their memory cgroup five times.  Prints abit.c's lines
+and a summary.  Exit status: 0 every boot ran abit in both modes, 1 otherwise,
+64 usage.
+EOF
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	-w | --work-dir) WORK=${2:?}; shift 2 ;;
+	--append) APPENDS+=("${2:?}"); shift 2 ;;
+	--timeout) TIMEOUT=${2:?}; shift 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage >&2; exit 64 ;;
+	esac
+done
+[ ${#APPENDS[@]} -gt 0 ] || APPENDS=(pti=on)
+
+die() {
+	echo "$PROG: $*" >&2
+	exit 1
+}
+cleanup() {
+	if [ -n "$QPID" ]; then kill "$QPID" 2>/dev/null || true; fi
+	if [ -n "$TMP" ]; then rm -rf "$TMP"; fi
+	return 0
+}
+trap cleanup EXIT
+trap 'echo "$PROG: stopped by SIGTERM" >&2; exit 143' TERM
+trap 'echo "$PROG: stopped by SIGINT" >&2; exit 130' INT
+
+[ "$(id -u)" = 0 ] || die "needs root (the guest's device nodes)"
+VMLINUZ=$(ls "$WORK"/kpkg/linux-image-6.12*/boot/vmlinuz-* 2>/dev/null | head -1 || true)
+[ -n "$VMLINUZ" ] || die "no 6.12 kernel in $WORK/kpkg: run tests/lab/mglru-lab.sh -k 6.12 once"
+BUSYBOX=$(command -v busybox) || die "no busybox (apt-get install busybox-static)"
+command -v qemu-system-x86_64 >/dev/null || die "no qemu-system-x86_64 (apt-get install qemu-system-x86)"
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/abit.XXXXXX")
+mkdir -p "$TMP/root/bin" "$TMP/root/proc" "$TMP/root/sys" "$TMP/root/dev"
+gcc -O2 -static -pthread -o "$TMP/root/bin/abit" "$LABDIR/abit.c" || die "abit.c: build failed"
+cp "$BUSYBOX" "$TMP/root/bin/busybox"
+cat >"$TMP/root/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t cgroup2 none /sys/fs/cgroup
+mount -t debugfs none /sys/kernel/debug
+echo y >/sys/kernel/mm/lru_gen/enabled
+echo +memory >/sys/fs/cgroup/cgroup.subtree_control
+echo "@@ cmdline: $(cat /proc/cmdline)"
+for m in plain flush; do
+	/bin/abit $m 2>&1 | sed 's/^/@@ /'
+	rmdir /sys/fs/cgroup/abit
+done
+echo "@@ ABIT-DONE"
+poweroff -f
+INIT
+chmod +x "$TMP/root/init"
+(cd "$TMP/root" && find . | cpio -o -H newc 2>/dev/null | gzip >"$TMP/initrd.gz")
+
+FAILED=
+SUMMARY=
+for append in "" "${APPENDS[@]}"; do
+	echo "== ${append:-default command line}"
+	: >"$TMP/console"
+	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -accel tcg -m 512M -smp 2 \
+		-display none -monitor none -serial "file:$TMP/console" -no-reboot -net none \
+		-kernel "$VMLINUZ" -initrd "$TMP/initrd.gz" \
+		-append "console=ttyS0 quiet panic=-1${append:+ $append}" \
+		</dev/null >"$TMP/qemu.log" 2>&1 &
+	QPID=$!
+	wait "$QPID" || true
+	QPID=
+	tr -d '\r' <"$TMP/console" | sed -n 's/^@@ /   /p'
+	if ! grep -q "ABIT-DONE" "$TMP/console" ||
+		[ "$(grep -c 'accessed bits set again' "$TMP/console")" != 2 ]; then
+		echo "$PROG: ${append:-default}: the guest did not run abit in both modes" >&2
+		FAILED=1
+	fi
+	SUMMARY+=$(tr -d '\r' <"$TMP/console" | sed -n \
+		"s/^@@ abit \(.*\): accessed bits set again before \([0-9]*\) of \([0-9]*\) agings (pages promoted: \([0-9]*\)).*/   ${append:-default}, \1: set again before \2 of \3 agings, promoted \4/p")
+	SUMMARY+=$'\n'
+done
+echo "== summary"
+printf '%s' "$SUMMARY"
+[ -z "$FAILED" ]
