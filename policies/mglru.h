@@ -275,8 +275,10 @@ static inline const struct mglru_folio *mglru_cpriv(const struct hs_folio *f)
 	  .help = "folios isolated per eviction pass (MIN_LRU_BATCH)" }, \
 	{ .name = "reclaim", .type = HS_PARAM_U64, .def = "32", .min = 1, .max = 4096, \
 	  .help = "pages one reclaim tries to free (SWAP_CLUSTER_MAX)" }, \
-	{ .name = "scale", .type = HS_PARAM_BOOL, .def = "true", \
-	  .help = "below 32768 pages use reclaim <= capacity/1024, batch <= capacity/512 (>= 1)" }, \
+	{ .name = "scale", .type = HS_PARAM_ENUM, .def = "auto", .choices = "auto|true|false", \
+	  .help = "true: below 32768 pages use reclaim <= capacity/1024, batch <= capacity/512 " \
+		  "(>= 1); false: the kernel's 32/64 at any size; auto: false for recorded " \
+		  "sessions (real addresses), else true" }, \
 	{ .name = "shadow_factor", .type = HS_PARAM_DOUBLE, .def = "2", .min = 0, .max = 1e6, \
 	  .help = "shadow token slots, as a multiple of capacity (oldest overwritten first)" }, \
 	{ .name = "lookaround", .type = HS_PARAM_ENUM, .def = "auto", .choices = "auto|off|ids", \
