@@ -151,12 +151,22 @@
  *   - no dirty/writeback model: dirty file folios are evicted like clean
  *     ones, PG_reclaim (set by folio_inc_gen(reclaiming)) has no effect;
  *   - one zone, one node, one memcg, 4 KiB folios, swap always available;
- *   - shadow tokens live in a ring of shadow_factor * capacity slots (at most
- *     one per key), the oldest overwritten first; a token used by a refault
- *     or dropped leaves its slot empty until the ring comes round, so fewer
- *     tokens may be live than there are slots.  The kernel bounds shadow
- *     nodes by memory instead; p614's generation test makes old tokens
- *     useless anyway, p61/p68's even sooner;
+ *   - shadow tokens (`shadow`): kernel (the default) keeps one per evicted
+ *     key, in the key's own slot as the page cache's xarray does, and frees
+ *     them only as the shadow shrinker frees xarray nodes: nodes of 64
+ *     consecutive file indexes (by the recorded address; anonymous pages,
+ *     whose swap slots no recording keeps, and keys without an address: 64
+ *     consecutive key ids), at most capacity/8 of them holding only shadows,
+ *     the longest such freed whole, 128 at a time, once per reclaim
+ *     (count_shadow_nodes(), do_shrink_slab() with seeks 0 at the default
+ *     priority; the memcg's other pages, slab included, are not counted).
+ *     ring keeps shadow_factor * capacity slots (at most one per key), the
+ *     oldest overwritten first, so a page evicted again takes a new slot and
+ *     a workload that re-evicts a hot set loses the other pages' tokens: on
+ *     scan-hot the scans' refaults then go unseen and the PID controller
+ *     protects the hot set for longer than the kernel (README, Fidelity);
+ *     p614's generation test makes old tokens useless anyway, p61/p68's
+ *     even sooner;
  *   - swap cache: an anonymous folio brought back by a refault is in the swap
  *     cache until written;
  *   - the reclaim goal and batch are the kernel's 32 and 64 at 32768 pages
@@ -195,8 +205,9 @@
  *
  * Cost.  Per key: 16 bytes of the driver's record plus this area (16 bytes),
  * plus 4 bytes per young-vector slot (at most 2 * capacity + 1, or one per
- * key), 4 bytes per shadow ring slot (shadow_factor * capacity, at most one
- * per key) and, with recheck_window > 0, 4 bytes per key.  A hit is O(1); an
+ * key), with shadow=kernel 8 bytes per key and 16 per 64 keys (the nodes),
+ * with shadow=ring 4 bytes per ring slot (shadow_factor * capacity, at most
+ * one per key) and, with recheck_window > 0, 4 bytes per key.  A hit is O(1); an
  * aging is O(folios accessed since the last one); an eviction pass is
  * O(folios scanned).  check() is O(keys).
  *
@@ -238,6 +249,8 @@ enum { MGLRU_SCALE_AUTO, MGLRU_SCALE_TRUE, MGLRU_SCALE_FALSE };	/* param "scale"
 #define STALL_ROUNDS	1000	/* reclaim rounds without progress before forcing */
 #define PREFETCH	32	/* young-vector entries fetched ahead by the aging walk */
 #define MAX_RECLAIM_RETRIES 16	/* try_charge()'s reclaim retries before OOM */
+#define SHADOW_NODE_SHIFT 6	/* XA_CHUNK_SHIFT: indexes per xarray node, as a shift */
+#define SHRINK_BATCH	128	/* do_shrink_slab()'s default batch */
 
 enum { EVICT_END, YOUNG_END };
 
@@ -579,8 +592,12 @@ static void inc_min_seq(struct hs_policy *p, int t)
 			unsigned int refs = folio_refs(p, k);
 
 			/* the workingset being lazily promoted is not counted */
-			if (refs + fl(k, MF_WORKINGSET) != MAX_NR_TIERS + 1)
-				p->protected[t][refs_tier(p, refs, fl(k, MF_WORKINGSET))]++;
+			if (refs + fl(k, MF_WORKINGSET) != MAX_NR_TIERS + 1) {
+				unsigned int tier = refs_tier(p, refs, fl(k, MF_WORKINGSET));
+
+				p->protected[t][tier]++;
+				p->sum_protected[tier]++;
+			}
 		}
 		gen = inc_gen(p, k, t);
 		move_entry(p, id, k, t, gen, EVICT_END);
@@ -806,8 +823,10 @@ static __hot_inline bool sort_folio(struct hs_policy *p, uint32_t id, int t, int
 	    (p->profile == MGLRU_P68 && refs == MAX_NR_TIERS)) {
 		gen = inc_gen(p, k, t);
 		move_entry(p, id, k, t, gen, is_p614(p) ? YOUNG_END : EVICT_END);
-		if (!lazy)
+		if (!lazy) {
 			p->protected[t][tier]++;
+			p->sum_protected[tier]++;
+		}
 		if (p->profile == MGLRU_P61)
 			p->ws_activate[t]++;
 		p->tier_protected++;
@@ -1164,14 +1183,121 @@ static __hot_inline void putback(struct hs_policy *p, uint32_t id, struct mglru_
 }
 
 /*
- * Write a shadow token into the next ring slot.  The token it overwrites dies
- * without its folio being touched: a token is live only while its slot holds
- * its folio's id (has_token()), and a slot always holds the newest writer.
+ * Shadow entries, shadow=kernel.  The kernel stores a token in the evicted
+ * page's own slot of its mapping's xarray (a file's, or the swap cache's),
+ * where it stays until the page comes back, the file is truncated, or the
+ * shadow shrinker frees the node holding it: count_shadow_nodes() lets a
+ * memcg keep (its pages >> 3) nodes that hold only shadow entries, and
+ * scan_shadow_nodes() frees such nodes whole, the longest shadow-only first
+ * (shadow_lru_isolate()).  A page evicted again overwrites its own token and
+ * takes no room from others: a bound by memory, not by evictions.
+ */
+
+/* workingset_update_node(): on the shadow LRU while it holds shadows and no page. */
+static void node_update(struct hs_policy *p, uint32_t n)
+{
+	struct mglru_snode *s = &p->nodes[n];
+	bool want = s->shadows && !s->pages;
+
+	if (want == !!s->on_lru)
+		return;
+	if (want) {
+		s->prev = p->lru_tail;
+		s->next = HS_NIL;
+		if (p->lru_tail != HS_NIL)
+			p->nodes[p->lru_tail].next = n;
+		else
+			p->lru_head = n;
+		p->lru_tail = n;
+		p->nr_lru++;
+	} else {
+		if (s->prev != HS_NIL)
+			p->nodes[s->prev].next = s->next;
+		else
+			p->lru_head = s->next;
+		if (s->next != HS_NIL)
+			p->nodes[s->next].prev = s->prev;
+		else
+			p->lru_tail = s->prev;
+		p->nr_lru--;
+	}
+	s->on_lru = want;
+}
+
+/* A page of key id enters (+1) or leaves (-1) memory. */
+static __hot_inline void node_page(struct hs_policy *p, uint32_t id, int delta)
+{
+	uint32_t n;
+
+	if (!p->shadow_kernel)
+		return;
+	n = p->node_of[id];
+	p->nodes[n].pages = (uint16_t)(p->nodes[n].pages + delta);
+	node_update(p, n);
+}
+
+/* shadow_lru_isolate(): free the oldest shadow-only node and its tokens. */
+static void free_oldest_node(struct hs_policy *p)
+{
+	uint32_t n = p->lru_head, i;
+
+	for (i = p->node_first[n]; i < p->node_first[n + 1]; i++) {
+		struct mglru_folio *k = mglru_priv(folio_at(p, p->node_keys[i]));
+
+		k->flags &= (uint8_t)~MF_TOKEN;	/* not resident: the node has no page */
+	}
+	p->nodes[n].shadows = 0;
+	node_update(p, n);
+	p->nodes_freed++;
+}
+
+/*
+ * do_shrink_slab() on the shadow shrinker (seeks 0), once per reclaim, at
+ * the default priority: count_shadow_nodes() reports the shadow-only nodes
+ * above capacity >> 3; half of them is the new work, the deferred work adds
+ * (deferred >> priority); it runs in batches of SHRINK_BATCH while that much
+ * is due (or all of it), and what is left is deferred, capped at twice the
+ * freeable count.
+ */
+static void shrink_shadows(struct hs_policy *p)
+{
+	uint64_t freeable, delta, total, scanned = 0, next;
+
+	if (p->nr_lru <= p->max_nodes)
+		return;
+	freeable = p->nr_lru - p->max_nodes;
+	delta = freeable / 2;
+	total = HS_MIN((p->shrink_deferred >> DEF_PRIORITY) + delta, 2 * freeable);
+	while (total >= SHRINK_BATCH || total >= freeable) {
+		uint64_t n = HS_MIN(total, (uint64_t)SHRINK_BATCH), i;
+
+		for (i = 0; i < n && p->lru_head != HS_NIL; i++)
+			free_oldest_node(p);
+		total -= n;
+		scanned += n;
+	}
+	next = p->shrink_deferred + delta > scanned ? p->shrink_deferred + delta - scanned : 0;
+	p->shrink_deferred = HS_MIN(next, 2 * freeable);
+}
+
+/*
+ * Write a shadow token.  shadow=ring: into the next ring slot; the token it
+ * overwrites dies without its folio being touched (a token is live only
+ * while its slot holds its folio's id, has_token()).  shadow=kernel: into
+ * the key's own slot, counted in its node.
  */
 static __hot_inline void push_token(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
 {
 	uint32_t slot;
 
+	if (p->shadow_kernel) {
+		uint32_t n = p->node_of[id];
+
+		k->flags |= MF_TOKEN;
+		p->nodes[n].shadows++;
+		node_update(p, n);
+		return;
+	}
 	if (!p->ring_size)
 		return;
 	slot = p->ring_next;
@@ -1185,14 +1311,33 @@ static __hot_inline void push_token(struct hs_policy *p, uint32_t id, struct mgl
 static inline bool has_token(const struct hs_policy *p, uint32_t id,
 			     const struct mglru_folio *k)
 {
+	if (p->shadow_kernel)
+		return fl(k, MF_TOKEN);
 	return fl(k, MF_TOKEN) && p->ring[k->link.prev] == id;
 }
 
-/* Live tokens: O(slots), for check() and report(). */
+/* The token of a non-resident key goes (refault, insert, drop). */
+static __hot_inline void drop_token(struct hs_policy *p, uint32_t id, struct mglru_folio *k)
+{
+	if (p->shadow_kernel && fl(k, MF_TOKEN)) {
+		uint32_t n = p->node_of[id];
+
+		p->nodes[n].shadows--;
+		node_update(p, n);
+	}
+	k->flags &= (uint8_t)~MF_TOKEN;
+}
+
+/* Live tokens: O(slots) or O(nodes), for check() and report(). */
 static uint64_t nr_tokens(const struct hs_policy *p)
 {
 	uint64_t n = 0, i;
 
+	if (p->shadow_kernel) {
+		for (i = 0; i < p->nr_nodes; i++)
+			n += p->nodes[i].shadows;
+		return n;
+	}
 	for (i = 0; i < HS_MIN(p->ring_pos, p->ring_size); i++) {
 		uint32_t id = p->ring[i];
 		const struct mglru_folio *k = mglru_cpriv(hs_env_folio(p->env, id));
@@ -1219,11 +1364,14 @@ static __hot_inline void evict_folio(struct hs_policy *p, uint32_t id, struct mg
 	if (!(k->flags & (MF_REFERENCED | MF_WORKINGSET)) && !refs_of(k)) {
 		/* no FD history, no workingset: tier 0, token refs 0 (common) */
 		p->evicted[t][0]++;
+		p->sum_evicted[0]++;
 		k->more &= (uint8_t)~(MX_TOKEN_REFS | MX_TOKEN_WS);
 	} else {
 		unsigned int refs = folio_refs(p, k);
+		unsigned int tier = refs_tier(p, refs, fl(k, MF_WORKINGSET));
 
-		p->evicted[t][refs_tier(p, refs, fl(k, MF_WORKINGSET))]++;
+		p->evicted[t][tier]++;
+		p->sum_evicted[tier]++;
 		set_token_refs(k, refs ? refs - 1 : 0);
 		if (is_p614(p) ? k->flags & MF_WORKINGSET : refs != 0)
 			k->more |= MX_TOKEN_WS;
@@ -1233,6 +1381,7 @@ static __hot_inline void evict_folio(struct hs_policy *p, uint32_t id, struct mg
 	if (unlikely(k->more & (MX_SHIELD | MX_SPENT)) && p->hooks.leave)
 		p->hooks.leave(p, k, true);
 	end_life(k);
+	node_page(p, id, -1);
 	push_token(p, id, k);
 }
 
@@ -1454,10 +1603,70 @@ size_t hs_mglru_evict(struct hs_policy *p, struct hs_folio *incoming, const stru
 	else
 		nv = reclaim_spec(p, victims, goal, max);
 	p->swap_eff = p->swappiness;
+	if (p->shadow_kernel)
+		shrink_shadows(p);	/* shrink_slab() after the lruvec */
 	return nv;
 }
 
 /* ---- hooks ---- */
+
+/*
+ * shadow=kernel: group the keys into xarray leaf nodes.  A key with an
+ * address (a recorded session's, lib/neigh.h) is in the node of (its file or
+ * process, page >> 6): a file page's mapping index, as the page cache's
+ * xarray has it.  Anonymous pages' shadows sit in the swap cache by swap
+ * slot, which no recording keeps: those, and keys without an address, go by
+ * 64 consecutive key ids instead.  Return: 0 or -ENOMEM.
+ */
+static int build_nodes(struct hs_policy *p)
+{
+	const struct hs_neigh *nb = p->env->neigh;
+	uint32_t nk = p->env->nr_keys, i, n = 0, at = 0;
+	uint64_t last = UINT64_MAX;
+
+	p->node_of = malloc((nk ? nk : 1) * sizeof(*p->node_of));
+	p->node_keys = malloc((nk ? nk : 1) * sizeof(*p->node_keys));
+	p->node_first = malloc(((size_t)nk + 1) * sizeof(*p->node_first));
+	if (!p->node_of || !p->node_keys || !p->node_first)
+		return -ENOMEM;
+	if (nb && nb->nr_addr) {
+		uint32_t sp = HS_NEIGH_NONE;
+
+		for (i = 0; i < nb->nr_addr; i++) {
+			uint32_t id = nb->order[i];
+			uint64_t idx = nb->page[id] >> SHADOW_NODE_SHIFT;
+
+			if (nb->space[id] != sp || idx != last) {
+				p->node_first[n++] = at;
+				sp = nb->space[id];
+				last = idx;
+			}
+			p->node_of[id] = n - 1;
+			p->node_keys[at++] = id;
+		}
+		last = UINT64_MAX;
+	}
+	for (i = 0; i < nk; i++) {
+		if (nb && nb->nr_addr && nb->pos[i] != HS_NEIGH_NOPOS)
+			continue;
+		if (i >> SHADOW_NODE_SHIFT != last) {
+			p->node_first[n++] = at;
+			last = i >> SHADOW_NODE_SHIFT;
+		}
+		p->node_of[i] = n - 1;
+		p->node_keys[at++] = i;
+	}
+	p->node_first[n] = at;
+	p->nr_nodes = n;
+	p->nodes = calloc(n ? n : 1, sizeof(*p->nodes));
+	if (!p->nodes)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		p->nodes[i].prev = p->nodes[i].next = HS_NIL;
+	p->lru_head = p->lru_tail = HS_NIL;
+	p->max_nodes = p->env->capacity >> (SHADOW_NODE_SHIFT - 3);
+	return 0;
+}
 
 static int mglru_create(const struct hs_policy_env *env, const struct hs_param_set *ps,
 			struct hs_policy **out)
@@ -1529,8 +1738,11 @@ int hs_mglru_create(const struct hs_policy_env *env, const struct hs_param_set *
 	p->recheck_window = hs_param_u64(ps, "recheck_window");
 	p->cold = (enum mglru_cold)hs_param_enum(ps, "cold");
 	p->kernel_loop = hs_param_enum(ps, "reclaim_loop") == 1;
+	p->shadow_kernel = hs_param_enum(ps, "shadow") == 0;
 	shadows = hs_param_double(ps, "shadow_factor") * (double)cap;
 	p->ring_size = shadows >= (double)env->nr_keys ? env->nr_keys : (uint64_t)shadows;
+	if (p->shadow_kernel)
+		p->ring_size = 0;
 	if (hooks)
 		p->hooks = *hooks;
 
@@ -1542,6 +1754,10 @@ int hs_mglru_create(const struct hs_policy_env *env, const struct hs_param_set *
 	if (p->recheck_window && p->pageout == MGLRU_PAGEOUT_RECHECK)
 		p->last_access = calloc(env->nr_keys ? env->nr_keys : 1,
 					sizeof(*p->last_access));
+	if (p->shadow_kernel && build_nodes(p)) {
+		hs_mglru_destroy(p);
+		return -ENOMEM;
+	}
 	if (!p->young || !p->iso || !p->ring ||
 	    (p->recheck_window && p->pageout == MGLRU_PAGEOUT_RECHECK && !p->last_access)) {
 		hs_mglru_destroy(p);
@@ -1562,6 +1778,10 @@ void hs_mglru_destroy(struct hs_policy *p)
 	free(p->young);
 	free(p->iso);
 	free(p->ring);
+	free(p->node_of);
+	free(p->node_keys);
+	free(p->node_first);
+	free(p->nodes);
 	free(p->last_access);
 	free(p);
 }
@@ -1610,7 +1830,8 @@ void hs_mglru_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_ac
 	struct mglru_folio *k = mglru_priv(f);
 	bool anon = a->type == HS_TYPE_ANON;
 
-	k->flags &= (uint8_t)~MF_TOKEN;	/* used by refault(), or none (lib/sim.c always calls it) */
+	drop_token(p, f->id, k);	/* used by refault(), or none (lib/sim.c always calls it) */
+	node_page(p, f->id, 1);
 	if (fl(k, MF_ANON) != anon) {
 		set_fl(k, MF_ANON, anon);
 		k->flags &= (uint8_t)~MF_SWAPCACHE;
@@ -1647,7 +1868,7 @@ void hs_mglru_refault(struct hs_policy *p, struct hs_folio *f, const struct hs_a
 		k->flags |= MF_SWAPCACHE;	/* swapped in, clean */
 	if (!has_token(p, f->id, k))
 		return;
-	k->flags &= (uint8_t)~MF_TOKEN;
+	drop_token(p, f->id, k);
 	if (folio_type(k) != t)
 		return;			/* another namespace: no shadow there */
 	p->ws_refault[t]++;
@@ -1665,6 +1886,7 @@ void hs_mglru_refault(struct hs_policy *p, struct hs_folio *f, const struct hs_a
 		refs = token_refs_of(k) + 1u;
 		tier = refs_tier(p, refs, mx(k, MX_TOKEN_WS));
 		p->refaulted[t][tier]++;
+		p->sum_refaulted[tier]++;
 		if (fault)
 			p->ws_activate[t]++;
 		if (mx(k, MX_TOKEN_WS)) {
@@ -1678,6 +1900,7 @@ void hs_mglru_refault(struct hs_policy *p, struct hs_folio *f, const struct hs_a
 	refs = token_refs_of(k) + mx(k, MX_TOKEN_WS);
 	tier = refs_tier(p, refs, false);
 	p->refaulted[t][tier]++;
+	p->sum_refaulted[tier]++;
 	p->ws_activate[t]++;
 	if (p->profile == MGLRU_P61 ? fault || refs == MAX_NR_TIERS :
 				      fault || refs >= MAX_NR_TIERS - 1) {
@@ -1758,10 +1981,11 @@ void hs_mglru_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_rea
 		if ((k->more & (MX_SHIELD | MX_SPENT)) && p->hooks.leave)
 			p->hooks.leave(p, k, false);
 		end_life(k);
+		node_page(p, f->id, -1);
 		return;
 	}
 	if (why == HS_REMOVE_DROP)
-		k->flags &= (uint8_t)~MF_TOKEN;
+		drop_token(p, f->id, k);
 }
 
 /* ---- invariants, dump, report ---- */
@@ -1775,6 +1999,43 @@ static bool gen_is_live(const struct hs_policy *p, int t, unsigned int gen)
 		if (gen_from_seq(seq) == gen)
 			return true;
 	return false;
+}
+
+/*
+ * shadow=kernel: each node's counts are its keys' (resident; non-resident
+ * with a token), and the shadow LRU holds exactly the shadow-only nodes.
+ */
+static int check_nodes(const struct hs_policy *p)
+{
+	uint64_t on = 0;
+	uint32_t n, i, prev = HS_NIL;
+
+	for (n = 0; n < p->nr_nodes; n++) {
+		const struct mglru_snode *s = &p->nodes[n];
+		unsigned int pages = 0, shadows = 0;
+
+		for (i = p->node_first[n]; i < p->node_first[n + 1]; i++) {
+			uint32_t id = p->node_keys[i];
+			const struct hs_folio *f = hs_env_folio(p->env, id);
+
+			if (p->node_of[id] != n)
+				return -EUCLEAN;
+			if (hs_folio_is_resident(f))
+				pages++;
+			else
+				shadows += fl(mglru_cpriv(f), MF_TOKEN);
+		}
+		if (s->pages != pages || s->shadows != shadows ||
+		    !!s->on_lru != (shadows && !pages))
+			return -EUCLEAN;
+		on += s->on_lru;
+	}
+	for (n = p->lru_head, i = 0; n != HS_NIL; prev = n, n = p->nodes[n].next) {
+		if (n >= p->nr_nodes || !p->nodes[n].on_lru || p->nodes[n].prev != prev ||
+		    ++i > on)
+			return -EUCLEAN;
+	}
+	return i != on || on != p->nr_lru || p->lru_tail != prev ? -EUCLEAN : 0;
 }
 
 /**
@@ -1825,7 +2086,7 @@ int hs_mglru_check(const struct hs_policy *p)
 		}
 	}
 	tokens = nr_tokens(p);
-	if (tokens > p->ring_size)
+	if (p->shadow_kernel ? check_nodes(p) : tokens > p->ring_size)
 		return -EUCLEAN;
 	for (i = 0; i < p->nr_young; i++) {
 		if (p->young[i] >= env->nr_keys ||
@@ -1841,7 +2102,7 @@ int hs_mglru_check(const struct hs_policy *p)
 			/* the leave hook has had its turn: no patch bit outlives a life */
 			if (k->gen || fl(k, MF_ABIT) || mx(k, MX_SHIELD) || mx(k, MX_SPENT) || fl(k, MF_ACTIVE))
 				return -EUCLEAN;
-			if (fl(k, MF_TOKEN) && k->link.prev >= p->ring_size)
+			if (!p->shadow_kernel && fl(k, MF_TOKEN) && k->link.prev >= p->ring_size)
 				return -EUCLEAN;
 			tokens -= has_token(p, i, k);
 			continue;
@@ -1907,6 +2168,9 @@ void hs_mglru_dump(const struct hs_policy *p, FILE *fp)
  */
 void hs_mglru_report(const struct hs_policy *p, struct hs_metrics *m)
 {
+	char name[32];
+	int tier;
+
 	hs_metrics_add(m, "mglru.agings", (double)p->agings);
 	hs_metrics_add(m, "mglru.max_seq", (double)p->max_seq);
 	hs_metrics_add(m, "mglru.min_seq_anon", (double)p->min_seq[LRU_GEN_ANON]);
@@ -1918,6 +2182,7 @@ void hs_mglru_report(const struct hs_policy *p, struct hs_metrics *m)
 	hs_metrics_add(m, "mglru.pgscan", (double)p->pgscan);
 	hs_metrics_add(m, "mglru.pgrefill", (double)p->pgrefill);
 	hs_metrics_add(m, "mglru.shadow_tokens", (double)nr_tokens(p));
+	hs_metrics_add(m, "mglru.shadow_nodes_freed", (double)p->nodes_freed);
 	hs_metrics_add(m, "mglru.forced", (double)p->forced);
 	hs_metrics_add(m, "mglru.lookaround_young", (double)p->la_young);
 	hs_metrics_add(m, "mglru.workingset_refault",
@@ -1926,6 +2191,17 @@ void hs_mglru_report(const struct hs_policy *p, struct hs_metrics *m)
 		       (double)(p->ws_activate[0] + p->ws_activate[1]));
 	hs_metrics_add(m, "mglru.workingset_restore",
 		       (double)(p->ws_restore[0] + p->ws_restore[1]));
+	if (p->patch)
+		return;	/* HS_METRICS_MAX leaves no room for these and a patch's own */
+	for (tier = 0; tier < MAX_NR_TIERS; tier++) {
+		/* the PID controller's inputs over the whole run (lru_gen_full's columns) */
+		snprintf(name, sizeof(name), "mglru.evicted_tier%d", tier);
+		hs_metrics_add(m, name, (double)p->sum_evicted[tier]);
+		snprintf(name, sizeof(name), "mglru.refaulted_tier%d", tier);
+		hs_metrics_add(m, name, (double)p->sum_refaulted[tier]);
+		snprintf(name, sizeof(name), "mglru.protected_tier%d", tier);
+		hs_metrics_add(m, name, (double)p->sum_protected[tier]);
+	}
 }
 
 const struct hs_policy_ops hs_policy_mglru = {

@@ -139,6 +139,19 @@ static inline void set_fl(struct mglru_folio *k, unsigned int mask, bool on)
 	k->flags = (uint8_t)(on ? k->flags | mask : k->flags & ~mask);
 }
 
+/*
+ * shadow=kernel: one leaf node of a page cache's xarray (64 consecutive
+ * indexes of one file; anonymous keys and keys without an address: 64
+ * consecutive key ids).  A node holding shadow entries and no page sits on the
+ * shadow LRU (workingset_update_node()), oldest first, for the shrinker.
+ */
+struct mglru_snode {
+	uint32_t	prev, next;	/* on the shadow LRU, HS_NIL-terminated */
+	uint16_t	pages;		/* resident keys of the node */
+	uint16_t	shadows;	/* non-resident keys holding a token */
+	uint8_t		on_lru;		/* shadows && !pages */
+};
+
 /* The PID controller's view of one type and tier (read_ctrl_pos()). */
 struct mglru_ctrl_pos {
 	uint64_t	refaulted;	/* EWMA plus the current period */
@@ -204,6 +217,17 @@ struct hs_policy {
 	uint64_t	ring_size;		/* slots: shadow_factor * capacity, <= keys */
 	uint64_t	ring_pos;		/* slots written so far */
 	uint32_t	ring_next;		/* next slot to write */
+	bool		shadow_kernel;		/* shadow=kernel: nodes below, no ring */
+	uint32_t	*node_of;		/* per key: its node */
+	uint32_t	*node_keys;		/* keys by node, node_first[n] .. [n + 1] - 1 */
+	uint32_t	*node_first;		/* nr_nodes + 1 entries */
+	struct mglru_snode *nodes;
+	uint32_t	nr_nodes;
+	uint32_t	lru_head, lru_tail;	/* shadow-only nodes, oldest at head */
+	uint64_t	nr_lru;			/* nodes on the shadow LRU */
+	uint64_t	max_nodes;		/* count_shadow_nodes(): capacity >> 3 */
+	uint64_t	shrink_deferred;	/* do_shrink_slab()'s nr_deferred */
+	uint64_t	nodes_freed;		/* nodes the shrinker freed */
 	uint32_t	*young;			/* ids whose accessed bit was set (may be stale) */
 	size_t		nr_young;		/* entries in young */
 	size_t		young_cap;		/* allocated entries */
@@ -250,6 +274,9 @@ struct hs_policy {
 	uint64_t	ws_activate[ANON_AND_FILE];	/* WORKINGSET_ACTIVATE_* */
 	uint64_t	ws_restore[ANON_AND_FILE];	/* WORKINGSET_RESTORE_* */
 	uint64_t	accesses;		/* hit() + insert() calls */
+	uint64_t	sum_evicted[MAX_NR_TIERS];	/* whole run, both types, by tier: */
+	uint64_t	sum_refaulted[MAX_NR_TIERS];	/* the PID's inputs, never reset, */
+	uint64_t	sum_protected[MAX_NR_TIERS];	/* to compare with a kernel's */
 };
 
 static inline struct mglru_folio *mglru_priv(struct hs_folio *f)
@@ -279,8 +306,11 @@ static inline const struct mglru_folio *mglru_cpriv(const struct hs_folio *f)
 	  .help = "true: below 32768 pages use reclaim <= capacity/1024, batch <= capacity/512 " \
 		  "(>= 1); false: the kernel's 32/64 at any size; auto: false for recorded " \
 		  "sessions (real addresses), else true" }, \
+	{ .name = "shadow", .type = HS_PARAM_ENUM, .def = "kernel", .choices = "kernel|ring", \
+	  .help = "kernel: a token per evicted page, whole 64-page nodes freed past " \
+		  "capacity/8 shadow-only nodes (mm/workingset.c); ring: shadow_factor slots" }, \
 	{ .name = "shadow_factor", .type = HS_PARAM_DOUBLE, .def = "2", .min = 0, .max = 1e6, \
-	  .help = "shadow token slots, as a multiple of capacity (oldest overwritten first)" }, \
+	  .help = "shadow=ring: token slots, a multiple of capacity (oldest overwritten first)" }, \
 	{ .name = "lookaround", .type = HS_PARAM_ENUM, .def = "auto", .choices = "auto|off|ids", \
 	  .help = "auto: a reclaimed page's 64 PTE neighbours by real address (recorded " \
 		  "sessions), else none; off; ids: key ids as page numbers" }, \
