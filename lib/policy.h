@@ -116,7 +116,11 @@ struct hs_policy_ops {
 	 */
 	bool	(*admit)(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a);
 
-	/* The miss is a refault: f has a shadow entry; called before insert(). */
+	/*
+	 * The miss is a refault: f has a shadow entry; called before insert().
+	 * @distance: accesses since the eviction, or HS_DIST_ANCIENT when 2^31
+	 * or more (lib/sim.h, struct hs_folio).
+	 */
 	void	(*refault)(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a,
 			   uint64_t distance);
 	/*

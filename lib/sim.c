@@ -4,8 +4,9 @@
  *
  * The driver owns everything that is not a decision.  It keeps one record per
  * dense key id (struct hs_folio plus the policy's private area) in a flat
- * array, so a lookup is an index, not a hash: the per-key cost is 16 bytes
- * plus what the policy asks for.  It counts hits, misses and evictions, keeps
+ * array, so a lookup is an index, not a hash: the per-key cost is 8 bytes
+ * plus what the policy asks for (the id is the index, times are 32 bits:
+ * lib/sim.h, struct hs_folio).  It counts hits, misses and evictions, keeps
  * the metrics shadow table (the eviction time of every evicted key, unbounded:
  * it is a field of the key's record), classifies protections, and calls the
  * policy's hooks in the kernel's order:
@@ -45,7 +46,7 @@
  * hit, so a kept page stays where that hit put it.  To know the last access
  * without a field more, a resident key's record holds its seq in evicted_at,
  * which otherwise serves only once the key has left (HS_FOLIO_SHADOW): the
- * per-key cost stays 16 bytes.  Only this mode reads it, so only this mode
+ * per-key cost stays 8 bytes.  Only this mode reads it, so only this mode
  * writes it at every hit (sim->last_access); in the others a hit that changes
  * nothing else leaves the record's cache line clean.
  */
@@ -79,6 +80,8 @@ struct hs_sim {
 	uint64_t		prot_mark;	/* accesses that prot_sum covers */
 	uint64_t		ra_resident;	/* resident folios with HS_FOLIO_READAHEAD */
 	uint64_t		seen_on_hit;	/* keys first accessed by a hit (readahead) */
+	uint32_t		time_mask;	/* ages are modulo time_mask + 1 (2^32) */
+	uint64_t		sweep_mask;	/* sweep when seq & sweep_mask is 0 (2^31 - 1) */
 	struct hs_sim_stats	st;		/* counters */
 	struct hs_folio		**victims;	/* scratch for ->evict(), batch_max entries */
 	uint32_t		*last;		/* victims of the last step (record_victims) */
@@ -99,6 +102,49 @@ struct hs_sim {
 static inline struct hs_folio *folio_at(const struct hs_sim *sim, uint32_t id)
 {
 	return (struct hs_folio *)(void *)(sim->folios + (size_t)id * sim->env.stride);
+}
+
+static inline uint32_t folio_id(const struct hs_sim *sim, const struct hs_folio *f)
+{
+	return hs_folio_id(&sim->env, f);
+}
+
+/*
+ * The age of f's time (evicted_at): exact below half the time range (2^31),
+ * HS_DIST_ANCIENT from there on, whether or not a sweep has marked it yet
+ * (until the sweep, the difference modulo the range is still exact).
+ */
+static inline uint64_t folio_age(const struct hs_sim *sim, const struct hs_folio *f)
+{
+	uint32_t age = ((uint32_t)sim->seq - f->evicted_at) & sim->time_mask;
+
+	if (unlikely((f->flags & HS_FOLIO_ANCIENT) || age > sim->time_mask >> 1))
+		return HS_DIST_ANCIENT;
+	return age;
+}
+
+/* f's time is now (evicted_at). */
+static inline void folio_stamp(const struct hs_sim *sim, struct hs_folio *f)
+{
+	f->evicted_at = (uint32_t)sim->seq;
+	f->flags &= (uint8_t)~HS_FOLIO_ANCIENT;
+}
+
+/*
+ * Every half time range (2^31 accesses): mark the times that are half a range
+ * old or more, the only ones the next half could wrap, HS_FOLIO_ANCIENT.  A
+ * walk over every key once per 2^31 accesses; stale times (neither shadow nor
+ * resident) are left alone.
+ */
+static void __attribute__((noinline)) sweep_times(struct hs_sim *sim)
+{
+	for (uint32_t i = 0; i < sim->cfg.nr_keys; i++) {
+		struct hs_folio *f = folio_at(sim, i);
+
+		if ((f->flags & (HS_FOLIO_SHADOW | HS_FOLIO_RESIDENT)) &&
+		    !(f->flags & HS_FOLIO_ANCIENT) && folio_age(sim, f) == HS_DIST_ANCIENT)
+			f->flags |= HS_FOLIO_ANCIENT;
+	}
 }
 
 /**
@@ -189,10 +235,29 @@ size_t hs_sim_key_bytes(const struct hs_policy_ops *ops)
 	return (sizeof(struct hs_folio) + ops->folio_priv + 7) & ~(size_t)7;
 }
 
+/*
+ * hs_folio_id() divides by the stride with a shift and a multiply: stride =
+ * odd * 2^shift, and mul * odd = 1 modulo 2^32 (Newton's iteration, each
+ * step doubling the correct low bits from 3).  Offsets are exact multiples
+ * of the stride, so the product modulo 2^32 is the index.
+ */
+static void id_divisor(size_t stride, unsigned int *shift, uint32_t *mul)
+{
+	uint32_t odd, x;
+
+	*shift = (unsigned int)__builtin_ctzll(stride);
+	odd = (uint32_t)(stride >> *shift);
+	x = odd;			/* correct to 3 bits: odd * odd = 1 mod 8 */
+	for (int i = 0; i < 4; i++)
+		x *= 2 - odd * x;
+	*mul = x;
+}
+
 int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 {
 	const struct hs_policy_ops *ops = cfg->ops;
 	struct hs_sim *sim;
+	unsigned int time_bits;
 	size_t batch;
 	int err;
 
@@ -208,6 +273,8 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 		return -EINVAL;
 	if (cfg->neigh && cfg->neigh->nr_keys != cfg->nr_keys)
 		return -EINVAL;		/* another session's addresses */
+	if (cfg->time_bits == 1 || cfg->time_bits > 32)
+		return -EINVAL;
 	batch = cfg->batch_max ? cfg->batch_max : DEFAULT_BATCH;
 
 	sim = calloc(1, sizeof(*sim));
@@ -220,6 +287,10 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	sim->env.nr_keys = cfg->nr_keys;
 	sim->env.priv_off = sizeof(struct hs_folio);
 	sim->env.stride = hs_sim_key_bytes(ops);
+	id_divisor(sim->env.stride, &sim->env.id_shift, &sim->env.id_mul);
+	time_bits = cfg->time_bits ? cfg->time_bits : 32;
+	sim->time_mask = (uint32_t)(UINT32_MAX >> (32 - time_bits));
+	sim->sweep_mask = sim->time_mask >> 1;
 	sim->env.sim = sim;
 	sim->env.neigh = cfg->neigh;
 	sim->st.capacity = cfg->capacity;
@@ -235,8 +306,6 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	if (!sim->folios)
 		goto out_free;
 	sim->env.folios = sim->folios;
-	for (uint32_t i = 0; i < cfg->nr_keys; i++)
-		folio_at(sim, i)->id = i;
 
 	if (!cfg->params) {
 		err = hs_param_set_new(ops->params, &sim->own_ps);
@@ -448,7 +517,7 @@ static int evict_one(struct hs_sim *sim, struct hs_folio *f, bool hinted)
 	readahead_leave(sim, f);
 	f->flags &= (uint8_t)~(HS_FOLIO_RESIDENT | HS_FOLIO_HINTED);
 	f->flags |= HS_FOLIO_SHADOW | (hinted ? HS_FOLIO_HINTED : 0);
-	f->evicted_at = sim->seq;
+	folio_stamp(sim, f);
 	sim->used--;
 	if (hinted)
 		sim->st.hint_evictions++;
@@ -458,12 +527,12 @@ static int evict_one(struct hs_sim *sim, struct hs_folio *f, bool hinted)
 		sim->st.pswpout++;
 	resolve_protection(sim, f, false);
 	if (sim->cfg.on_evict) {
-		int err = sim->cfg.on_evict(sim->cfg.evict_arg, sim->seq, f->id, hinted);
+		int err = sim->cfg.on_evict(sim->cfg.evict_arg, sim->seq, folio_id(sim, f), hinted);
 
 		if (err)
 			return err;
 	}
-	return remember_victim(sim, f->id);
+	return remember_victim(sim, folio_id(sim, f));
 }
 
 static int make_room(struct hs_sim *sim, struct hs_folio *in, const struct hs_access *a)
@@ -493,9 +562,8 @@ static int make_room(struct hs_sim *sim, struct hs_folio *in, const struct hs_ac
 }
 
 /* f, with a shadow entry, comes back (a miss or a readahead insertion). */
-static void count_refault(struct hs_sim *sim, struct hs_folio *f)
+static void count_refault(struct hs_sim *sim, struct hs_folio *f, uint64_t dist)
 {
-	uint64_t dist = sim->seq - f->evicted_at;
 	unsigned int b = dist ? 64 - (unsigned int)__builtin_clzll(dist) : 0;
 
 	sim->st.refaults++;
@@ -517,6 +585,7 @@ static void count_refault(struct hs_sim *sim, struct hs_folio *f)
 static int do_miss(struct hs_sim *sim, struct hs_folio *f, const struct hs_access *a)
 {
 	bool refault = f->flags & HS_FOLIO_SHADOW;
+	uint64_t dist = refault ? folio_age(sim, f) : 0;
 	int err;
 
 	sim->st.misses++;
@@ -525,7 +594,7 @@ static int do_miss(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 		sim->st.cold_misses++;
 	}
 	if (refault)
-		count_refault(sim, f);
+		count_refault(sim, f, dist);
 
 	if (sim->ops->admit && !sim->ops->admit(sim->pol, f, a)) {
 		/* Served without caching: the shadow entry has done its job. */
@@ -537,12 +606,12 @@ static int do_miss(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 	if (err)
 		return err;
 	if (refault && sim->ops->refault) {
-		sim->ops->refault(sim->pol, f, a, sim->seq - f->evicted_at);
+		sim->ops->refault(sim->pol, f, a, dist);
 		if (check_now(sim))
 			return sim->broken;
 	}
 	f->flags &= (uint8_t)~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED);
-	f->evicted_at = sim->seq;	/* while resident: the last access */
+	folio_stamp(sim, f);		/* while resident: the last access */
 	f->flags |= HS_FOLIO_RESIDENT;
 	sim->used++;
 	if (sim->used > sim->st.peak_resident)
@@ -561,24 +630,26 @@ static int do_miss(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 static int do_readahead(struct hs_sim *sim, struct hs_folio *f, const struct hs_access *a)
 {
 	bool refault = f->flags & HS_FOLIO_SHADOW;
+	uint64_t dist;
 	int err;
 
 	if (hs_folio_is_resident(f))
 		return HS_STEP_OTHER;
 	if (sim->ops->admit && !sim->ops->admit(sim->pol, f, a))
 		return check_now(sim) ? sim->broken : HS_STEP_OTHER;
+	dist = refault ? folio_age(sim, f) : 0;
 	if (refault)
-		count_refault(sim, f);
+		count_refault(sim, f, dist);
 	err = make_room(sim, f, a);
 	if (err)
 		return err;
 	if (refault && sim->ops->refault) {
-		sim->ops->refault(sim->pol, f, a, sim->seq - f->evicted_at);
+		sim->ops->refault(sim->pol, f, a, dist);
 		if (check_now(sim))
 			return sim->broken;
 	}
 	f->flags &= (uint8_t)~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED);
-	f->evicted_at = sim->seq;	/* while resident: the last access (none: now) */
+	folio_stamp(sim, f);		/* while resident: the last access (none: now) */
 	f->flags |= HS_FOLIO_RESIDENT | HS_FOLIO_READAHEAD;
 	sim->ra_resident++;
 	sim->st.readahead_pages++;
@@ -599,8 +670,8 @@ static enum hs_hint_verdict pageout_filter(const struct hs_sim *sim, const struc
 		return HS_HINT_KEEP;
 	case HS_PAGEOUT_RECHECK:
 		/* evicted_at is the last access (< seq): kept if within the window */
-		return sim->seq - f->evicted_at <= sim->cfg.recheck_window ? HS_HINT_KEEP :
-									      HS_HINT_EVICT;
+		return folio_age(sim, f) <= sim->cfg.recheck_window ? HS_HINT_KEEP :
+									     HS_HINT_EVICT;
 	default:
 		return HS_HINT_EVICT;
 	}
@@ -719,7 +790,7 @@ static inline __attribute__((always_inline)) int step(struct hs_sim *sim, uint32
 	if (hs_folio_is_resident(f)) {
 		sim->st.hits++;
 		if (sim->last_access)
-			f->evicted_at = sim->seq;	/* while resident: the last access */
+			folio_stamp(sim, f);	/* while resident: the last access */
 		if (unlikely((f->flags & (HS_FOLIO_READAHEAD | HS_FOLIO_SEEN)) != HS_FOLIO_SEEN))
 			first_hit(sim, f);
 		if (f->prot_pending)
@@ -730,6 +801,8 @@ static inline __attribute__((always_inline)) int step(struct hs_sim *sim, uint32
 		ret = do_miss(sim, f, &a);
 	}
 	sim->seq++;
+	if (unlikely(!(sim->seq & sim->sweep_mask)))
+		sweep_times(sim);
 	if (unlikely(ret < 0))
 		sim->broken = ret;
 	return ret;
@@ -834,7 +907,7 @@ int hs_sim_check(const struct hs_sim *sim)
 	for (i = 0; i < sim->cfg.nr_keys; i++) {
 		const struct hs_folio *f = folio_at(sim, i);
 
-		if (f->id != i)
+		if (folio_id(sim, f) != i)
 			return -EUCLEAN;
 		if (hs_folio_is_resident(f)) {
 			resident++;
@@ -887,29 +960,38 @@ void hs_sim_finish(struct hs_sim *sim, struct hs_sim_stats *st, struct hs_metric
  * @nr_keys: key ids are below this
  * @next: receives, per record, the seq of the key's next access or HS_NEVER
  *
- * A forward pass: each access writes its own seq into the slot of the same
- * key's previous access, and into those of the READAHEAD records of the key
- * since then (chained through their own slots).  Hints and drops get
+ * A forward pass: each key has one chain of the records waiting for its
+ * next access (its last access and the READAHEAD records since), linked
+ * through next[] itself, and an access gives its seq to the whole chain
+ * (lib/replay.c does the same over a stored stream).  Hints and drops get
  * HS_NEVER and do not advance seq.
  *
  * Return: 0, -EINVAL (a key out of range) or -ENOMEM.
  */
+#define WAIT_END	UINT64_MAX	/* the end of a chain (and an empty one) */
+
+static void wait_settle(uint64_t *next, uint64_t w, uint64_t seq)
+{
+	while (w != WAIT_END) {
+		uint64_t up = next[w];
+
+		next[w] = seq;
+		w = up;
+	}
+}
+
 int hs_next_use_fill(const uint32_t *keys, const uint8_t *meta, size_t n, uint32_t nr_keys,
 		     uint64_t *next)
 {
-	uint64_t *prev, *ra;
+	uint64_t *wait;
 	uint64_t seq = 0;
 	size_t i;
 
-	prev = malloc((nr_keys ? nr_keys : 1) * sizeof(*prev));
-	ra = malloc((nr_keys ? nr_keys : 1) * sizeof(*ra));
-	if (!prev || !ra) {
-		free(prev);
-		free(ra);
+	wait = malloc((nr_keys ? nr_keys : 1) * sizeof(*wait));
+	if (!wait)
 		return -ENOMEM;
-	}
 	for (i = 0; i < nr_keys; i++)
-		prev[i] = ra[i] = UINT64_MAX;
+		wait[i] = WAIT_END;
 	for (i = 0; i < n; i++) {
 		enum hs_channel ch = hs_meta_channel(meta[i]);
 
@@ -917,35 +999,21 @@ int hs_next_use_fill(const uint32_t *keys, const uint8_t *meta, size_t n, uint32
 		if (!hs_channel_is_access(ch) && ch != HS_CH_READAHEAD)
 			continue;
 		if (keys[i] >= nr_keys) {
-			free(prev);
-			free(ra);
+			free(wait);
 			return -EINVAL;
 		}
 		if (ch == HS_CH_READAHEAD) {
-			next[i] = ra[keys[i]];	/* chain: the key's waiting records */
-			ra[keys[i]] = i;
+			next[i] = wait[keys[i]];
+			wait[keys[i]] = i;
 			continue;
 		}
-		if (prev[keys[i]] != UINT64_MAX)
-			next[prev[keys[i]]] = seq;
-		while (ra[keys[i]] != UINT64_MAX) {
-			uint64_t r = ra[keys[i]];
-
-			ra[keys[i]] = next[r];
-			next[r] = seq;
-		}
-		prev[keys[i]] = i;
+		wait_settle(next, wait[keys[i]], seq);
+		next[i] = WAIT_END;
+		wait[keys[i]] = i;
 		seq++;
 	}
-	/* READAHEAD records no access followed */
 	for (i = 0; i < nr_keys; i++)
-		while (ra[i] != UINT64_MAX) {
-			uint64_t r = ra[i];
-
-			ra[i] = next[r];
-			next[r] = HS_NEVER;
-		}
-	free(prev);
-	free(ra);
+		wait_settle(next, wait[i], HS_NEVER);	/* no access followed */
+	free(wait);
 	return 0;
 }

@@ -179,7 +179,7 @@ static void tq_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_acce
 {
 	(void)a;
 	if (tq_priv(f)->where == TQ_AM)
-		hs_q_move_tail(&p->q, &p->am, f->id);
+		hs_q_move_tail(&p->q, &p->am, hs_folio_id(p->env, f));
 }
 
 /*
@@ -192,7 +192,7 @@ static void tq_prefetch(struct hs_policy *p, const struct hs_folio *f)
 	uint32_t where = tq_cpriv(f)->where;
 
 	if (where == TQ_AM || where == TQ_A1OUT)
-		hs_q_prefetch_neighbours(&p->q, f->id);
+		hs_q_prefetch_neighbours(&p->q, hs_folio_id(p->env, f));
 }
 
 static void tq_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
@@ -201,16 +201,16 @@ static void tq_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_a
 
 	(void)a;
 	if (tp->where == TQ_A1OUT) {
-		hs_q_del(&p->q, &p->a1out, f->id);
+		hs_q_del(&p->q, &p->a1out, hs_folio_id(p->env, f));
 		tp->where = TQ_PROMOTE;
 	}
 	if (tp->where == TQ_PROMOTE) {
 		p->promote = HS_NIL;
 		p->promotions++;
-		hs_q_push_tail(&p->q, &p->am, f->id);
+		hs_q_push_tail(&p->q, &p->am, hs_folio_id(p->env, f));
 		tp->where = TQ_AM;
 	} else {
-		hs_q_push_tail(&p->q, &p->a1in, f->id);
+		hs_q_push_tail(&p->q, &p->a1in, hs_folio_id(p->env, f));
 		tp->where = TQ_A1IN;
 	}
 }
@@ -243,9 +243,9 @@ static size_t tq_evict(struct hs_policy *p, struct hs_folio *incoming, const str
 	if (incoming && !hs_folio_is_resident(incoming)) {
 		tp = tq_priv(incoming);
 		if (tp->where == TQ_A1OUT) {
-			hs_q_del(&p->q, &p->a1out, incoming->id);
+			hs_q_del(&p->q, &p->a1out, hs_folio_id(p->env, incoming));
 			tp->where = TQ_PROMOTE;
-			p->promote = incoming->id;
+			p->promote = hs_folio_id(p->env, incoming);
 		}
 	}
 	while (n < need && n < max) {
@@ -269,18 +269,18 @@ static void tq_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_re
 
 	switch (tp->where) {
 	case TQ_A1IN:
-		hs_q_del(&p->q, &p->a1in, f->id);
+		hs_q_del(&p->q, &p->a1in, hs_folio_id(p->env, f));
 		if (why == HS_REMOVE_HINT)
-			tq_ghost(p, f->id);
+			tq_ghost(p, hs_folio_id(p->env, f));
 		else
 			tp->where = TQ_NONE;
 		break;
 	case TQ_AM:
-		hs_q_del(&p->q, &p->am, f->id);
+		hs_q_del(&p->q, &p->am, hs_folio_id(p->env, f));
 		tp->where = TQ_NONE;
 		break;
 	case TQ_A1OUT:
-		hs_q_del(&p->q, &p->a1out, f->id);
+		hs_q_del(&p->q, &p->a1out, hs_folio_id(p->env, f));
 		tp->where = TQ_NONE;
 		break;
 	default:
@@ -296,9 +296,9 @@ static enum hs_hint_verdict tq_hint(struct hs_policy *p, struct hs_folio *f,
 
 	if (a->channel == HS_CH_PAGEOUT)
 		return HS_HINT_EVICT;
-	if (l->head != f->id) {
-		hs_q_del(&p->q, l, f->id);
-		hs_q_push_head(&p->q, l, f->id);
+	if (l->head != hs_folio_id(p->env, f)) {
+		hs_q_del(&p->q, l, hs_folio_id(p->env, f));
+		hs_q_push_head(&p->q, l, hs_folio_id(p->env, f));
 	}
 	return HS_HINT_KEEP;
 }
