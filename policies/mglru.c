@@ -1561,7 +1561,7 @@ static inline void touch(struct hs_policy *p, struct hs_folio *f, struct mglru_f
 	if (unlikely(k->more & MX_SPENT) && p->hooks.access)
 		p->hooks.access(p, k);
 	if (unlikely(p->last_access != NULL))
-		p->last_access[f->id] = (uint32_t)a->seq;
+		p->last_access[hs_folio_id(p->env, f)] = (uint32_t)a->seq;
 	if (a->write)
 		k->flags &= (uint8_t)~MF_SWAPCACHE;
 }
@@ -1578,7 +1578,7 @@ void hs_mglru_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_acces
 
 	touch(p, f, k, a);
 	if (a->channel == HS_CH_PT)
-		set_abit(p, f->id, k);
+		set_abit(p, hs_folio_id(p->env, f), k);
 	else
 		inc_refs(p, k);
 }
@@ -1603,12 +1603,12 @@ void hs_mglru_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_ac
 		k->flags &= (uint8_t)~MF_SWAPCACHE;
 	}
 	set_fl(k, MF_ACTIVE, a->channel == HS_CH_PT);	/* folio_add_lru() in a fault */
-	add_folio(p, f->id, k);
+	add_folio(p, hs_folio_id(p->env, f), k);
 	if (a->channel == HS_CH_READAHEAD)
 		return;				/* nobody touched it yet */
 	touch(p, f, k, a);
 	if (a->channel == HS_CH_PT)
-		set_abit(p, f->id, k);		/* the fault's own access */
+		set_abit(p, hs_folio_id(p->env, f), k);		/* the fault's own access */
 	else
 		inc_refs(p, k);			/* filemap_read() marks it accessed */
 }
@@ -1632,7 +1632,7 @@ void hs_mglru_refault(struct hs_policy *p, struct hs_folio *f, const struct hs_a
 	(void)distance;
 	if (t == LRU_GEN_ANON && !a->write)
 		k->flags |= MF_SWAPCACHE;	/* swapped in, clean */
-	if (!has_token(p, f->id, k))
+	if (!has_token(p, hs_folio_id(p->env, f), k))
 		return;
 	k->flags &= (uint8_t)~MF_TOKEN;
 	if (folio_type(k) != t)
@@ -1693,7 +1693,7 @@ enum hs_hint_verdict hs_mglru_hint(struct hs_policy *p, struct hs_folio *f,
 		if (p->pageout == MGLRU_PAGEOUT_IGNORE)
 			return HS_HINT_KEEP;
 		if (p->pageout == MGLRU_PAGEOUT_RECHECK && p->last_access &&
-		    (uint32_t)((uint32_t)a->seq - 1u - p->last_access[f->id]) <
+		    (uint32_t)((uint32_t)a->seq - 1u - p->last_access[hs_folio_id(p->env, f)]) <
 		    p->recheck_window)
 			return HS_HINT_KEEP;
 		return HS_HINT_EVICT;
@@ -1707,7 +1707,7 @@ enum hs_hint_verdict hs_mglru_hint(struct hs_policy *p, struct hs_folio *f,
 		unsigned int gen = gen_from_seq(p->min_seq[t]);
 
 		set_gen(p, k, t, gen);
-		move_entry(p, f->id, k, t, gen, EVICT_END);
+		move_entry(p, hs_folio_id(p->env, f), k, t, gen, EVICT_END);
 		return HS_HINT_KEEP;
 	}
 	if (is_p614(p)) {
@@ -1718,8 +1718,8 @@ enum hs_hint_verdict hs_mglru_hint(struct hs_policy *p, struct hs_folio *f,
 			return HS_HINT_KEEP;
 	}
 	/* lru_deactivate(): delete, clear PG_active/PG_referenced, add */
-	del_folio(p, f->id, k, t);
-	add_folio(p, f->id, k);
+	del_folio(p, hs_folio_id(p->env, f), k, t);
+	add_folio(p, hs_folio_id(p->env, f), k);
 	return HS_HINT_KEEP;
 }
 
@@ -1735,11 +1735,11 @@ void hs_mglru_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_rea
 	int t = folio_type(k);
 
 	if (hs_folio_is_resident(f)) {
-		del_folio(p, f->id, k, t);
+		del_folio(p, hs_folio_id(p->env, f), k, t);
 		if (why == HS_REMOVE_HINT) {
 			/* reclaim_pages(): folio_isolate_lru() keeps the refs */
 			k->flags &= (uint8_t)~(MF_ABIT | MF_REFERENCED);
-			evict_folio(p, f->id, k, t);
+			evict_folio(p, hs_folio_id(p->env, f), k, t);
 			return;
 		}
 		if ((k->more & (MX_SHIELD | MX_SPENT)) && p->hooks.leave)
