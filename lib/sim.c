@@ -81,7 +81,8 @@ struct hs_sim {
 	uint64_t		ra_resident;	/* resident folios with HS_FOLIO_READAHEAD */
 	uint64_t		seen_on_hit;	/* keys first accessed by a hit (readahead) */
 	uint32_t		time_mask;	/* ages are modulo time_mask + 1 (2^32) */
-	uint64_t		sweep_mask;	/* sweep when seq & sweep_mask is 0 (2^31 - 1) */
+	uint64_t		sweep_every;	/* sweep at least this often (2^31 accesses) */
+	uint64_t		next_sweep;	/* seq of the next sweep */
 	struct hs_sim_stats	st;		/* counters */
 	struct hs_folio		**victims;	/* scratch for ->evict(), batch_max entries */
 	uint32_t		*last;		/* victims of the last step (record_victims) */
@@ -131,13 +132,18 @@ static inline void folio_stamp(const struct hs_sim *sim, struct hs_folio *f)
 }
 
 /*
- * Every half time range (2^31 accesses): mark the times that are half a range
- * old or more, the only ones the next half could wrap, HS_FOLIO_ANCIENT.  A
- * walk over every key once per 2^31 accesses; stale times (neither shadow nor
- * resident) are left alone.
+ * At most every half time range (2^31 accesses): mark the times that are
+ * half a range old or more, the only ones the next half could wrap,
+ * HS_FOLIO_ANCIENT.  An unmarked time is then always less than a whole range
+ * old, so its age modulo the range is exact, and folio_age() calls anything
+ * from half a range on ancient, marked or not: when exactly a sweep runs
+ * changes no result, only that one runs in time.  A walk over every key once
+ * per 2^31 accesses; stale times (neither shadow nor resident) are left
+ * alone.
  */
 static void __attribute__((noinline)) sweep_times(struct hs_sim *sim)
 {
+	sim->next_sweep = sim->seq + sim->sweep_every;
 	for (uint32_t i = 0; i < sim->cfg.nr_keys; i++) {
 		struct hs_folio *f = folio_at(sim, i);
 
@@ -290,7 +296,8 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	id_divisor(sim->env.stride, &sim->env.id_shift, &sim->env.id_mul);
 	time_bits = cfg->time_bits ? cfg->time_bits : 32;
 	sim->time_mask = (uint32_t)(UINT32_MAX >> (32 - time_bits));
-	sim->sweep_mask = sim->time_mask >> 1;
+	sim->sweep_every = (uint64_t)(sim->time_mask >> 1) + 1;
+	sim->next_sweep = sim->sweep_every;
 	sim->env.sim = sim;
 	sim->env.neigh = cfg->neigh;
 	sim->st.capacity = cfg->capacity;
@@ -532,7 +539,7 @@ static int evict_one(struct hs_sim *sim, struct hs_folio *f, bool hinted)
 		if (err)
 			return err;
 	}
-	return remember_victim(sim, folio_id(sim, f));
+	return sim->cfg.record_victims ? remember_victim(sim, folio_id(sim, f)) : 0;
 }
 
 static int make_room(struct hs_sim *sim, struct hs_folio *in, const struct hs_access *a)
@@ -801,8 +808,6 @@ static inline __attribute__((always_inline)) int step(struct hs_sim *sim, uint32
 		ret = do_miss(sim, f, &a);
 	}
 	sim->seq++;
-	if (unlikely(!(sim->seq & sim->sweep_mask)))
-		sweep_times(sim);
 	if (unlikely(ret < 0))
 		sim->broken = ret;
 	return ret;
@@ -810,7 +815,11 @@ static inline __attribute__((always_inline)) int step(struct hs_sim *sim, uint32
 
 int hs_sim_step(struct hs_sim *sim, uint32_t key, uint8_t meta, uint64_t next_use)
 {
-	return step(sim, key, meta, next_use);
+	int ret = step(sim, key, meta, next_use);
+
+	if (unlikely(sim->seq >= sim->next_sweep))
+		sweep_times(sim);
+	return ret;
 }
 
 /* Fetch key's record into the cache, both lines when it straddles two. */
@@ -847,10 +856,30 @@ static inline void prefetch_folio(const struct hs_sim *sim, uint32_t key)
 int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 	       const uint64_t *next, size_t n)
 {
-	void (*pf)(struct hs_policy *p, const struct hs_folio *f) = sim->ops->prefetch;
+	void (*pf)(struct hs_policy *p, const struct hs_folio *f, uint32_t key) =
+		sim->ops->prefetch;
 	size_t i;
+	size_t todo;
 	int ret;
 
+	/*
+	 * A step advances seq by one at most: in pieces of at most
+	 * next_sweep - seq records, the sweeps come in time without a test per
+	 * step.
+	 */
+	while (n > sim->next_sweep - sim->seq) {
+		todo = (size_t)(sim->next_sweep - sim->seq);
+		ret = hs_sim_run(sim, keys, meta, next, todo);
+		if (ret)
+			return ret;
+		keys += todo;
+		meta += todo;
+		if (next)
+			next += todo;
+		n -= todo;
+		if (sim->seq >= sim->next_sweep)
+			sweep_times(sim);
+	}
 	if (sim->cfg.no_prefetch) {
 		for (i = 0; i < n; i++) {
 			ret = step(sim, keys[i], meta[i], next ? next[i] : HS_NEVER);
@@ -865,7 +894,7 @@ int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 		if (likely(i + PF_FOLIO < n))
 			prefetch_folio(sim, keys[i + PF_FOLIO]);
 		if (pf && likely(i + PF_POLICY < n) && keys[i + PF_POLICY] < sim->cfg.nr_keys)
-			pf(sim->pol, folio_at(sim, keys[i + PF_POLICY]));
+			pf(sim->pol, folio_at(sim, keys[i + PF_POLICY]), keys[i + PF_POLICY]);
 		ret = step(sim, keys[i], meta[i], next ? next[i] : HS_NEVER);
 		if (unlikely(ret < 0))
 			return ret;

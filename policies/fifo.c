@@ -93,8 +93,8 @@ static void fifo_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_ac
 
 static void fifo_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
-	(void)a;
-	hs_q_push_tail(&p->q, &p->queue, hs_folio_id(p->env, f));
+	(void)f;
+	hs_q_push_tail(&p->q, &p->queue, a->key);
 }
 
 static size_t fifo_evict(struct hs_policy *p, struct hs_folio *incoming, const struct hs_access *a,
@@ -115,11 +115,12 @@ static void fifo_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_
 static enum hs_hint_verdict fifo_hint(struct hs_policy *p, struct hs_folio *f,
 				      const struct hs_access *a)
 {
+	(void)f;
 	if (a->channel == HS_CH_PAGEOUT)
 		return HS_HINT_EVICT;
-	if (p->queue.head != hs_folio_id(p->env, f)) {
-		hs_q_del(&p->q, &p->queue, hs_folio_id(p->env, f));
-		hs_q_push_head(&p->q, &p->queue, hs_folio_id(p->env, f));
+	if (p->queue.head != a->key) {
+		hs_q_del(&p->q, &p->queue, a->key);
+		hs_q_push_head(&p->q, &p->queue, a->key);
 	}
 	return HS_HINT_KEEP;
 }

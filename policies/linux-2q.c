@@ -924,7 +924,7 @@ static void l2q_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_acc
 	}
 	/* FD: read() marks; write() marks only shmem (file writes never do). */
 	if (!a->write || (k->flags & F_ANON))
-		folio_mark_accessed(p, hs_folio_id(p->env, f), k);
+		folio_mark_accessed(p, a->key, k);
 }
 
 static void l2q_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
@@ -934,7 +934,7 @@ static void l2q_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_
 	bool workingset = k->flags & F_WORKINGSET;
 	uint64_t stamp = k->seq;
 	bool anon = a->type == HS_TYPE_ANON;
-	uint32_t id = hs_folio_id(p->env, f);
+	uint32_t id = a->key;
 
 	shadow_forget(p, id, k);
 	k->flags = anon ? F_ANON : 0;
@@ -995,7 +995,7 @@ static enum hs_hint_verdict l2q_hint(struct hs_policy *p, struct hs_folio *f,
 				     const struct hs_access *a)
 {
 	struct l2q_folio *k = lf(f);
-	uint32_t id = hs_folio_id(p->env, f);
+	uint32_t id = a->key;
 
 	if (a->channel == HS_CH_PAGEOUT && p->pageout == PAGEOUT_IGNORE)
 		return HS_HINT_KEEP;
