@@ -413,13 +413,15 @@ size_t hs_sim_series(const struct hs_sim *sim, const void **out, size_t *size)
  * prot_occupancy samples prot_resident at every access.  Rather than add it
  * up per access, the sum is brought up to date whenever the count is about to
  * change (and at the end): the same integer, without a read-modify-write of
- * the driver's state on every step.  st.accesses counts the samples taken so
+ * the driver's state on every step.  hits + misses counts the samples taken so
  * far (an access is sampled as it is counted, before its hooks run).
  */
 static inline void prot_flush(struct hs_sim *sim)
 {
-	sim->prot_sum += sim->prot_resident * (sim->st.accesses - sim->prot_mark);
-	sim->prot_mark = sim->st.accesses;
+	uint64_t accesses = sim->st.hits + sim->st.misses;
+
+	sim->prot_sum += sim->prot_resident * (accesses - sim->prot_mark);
+	sim->prot_mark = accesses;
 }
 
 void hs_sim_want_seq_keys(struct hs_sim *sim)
@@ -751,7 +753,13 @@ static void first_hit(struct hs_sim *sim, struct hs_folio *f)
  * hs_sim_run() pays no call per record.  The hit path is the hot one: it
  * writes the record only when something changed (the anonymous bit, the
  * readahead and seen marks) or the recheck pageout mode needs the time of the
- * last access, so a hit that changes nothing leaves the line clean.
+ * last access, so a hit that changes nothing leaves the line clean.  Nor does
+ * it count accesses: they are hits + misses, and every sample of
+ * prot_flush() and the end of the run adds them up.
+ *
+ * The caller has checked that the run is not broken: a step that returns
+ * zero or more leaves it unbroken (every hook is followed by check_now()), so
+ * hs_sim_run() checks once per call, not per record.
  */
 static inline __attribute__((always_inline)) int step(struct hs_sim *sim, uint32_t key,
 						       uint8_t meta, uint64_t next_use)
@@ -762,8 +770,6 @@ static inline __attribute__((always_inline)) int step(struct hs_sim *sim, uint32
 	uint8_t anon;
 	int ret;
 
-	if (unlikely(sim->broken))
-		return sim->broken;
 	if (unlikely(key >= sim->cfg.nr_keys || ch >= HS_CH_NR))
 		return -EINVAL;
 	sim->nr_last = 0;
@@ -790,7 +796,6 @@ static inline __attribute__((always_inline)) int step(struct hs_sim *sim, uint32
 
 	if (sim->cfg.override_channel)
 		a.channel = sim->cfg.channel;
-	sim->st.accesses++;
 	anon = (meta & HS_META_ANON) ? HS_FOLIO_ANON : 0;
 	if ((f->flags & HS_FOLIO_ANON) != anon)
 		f->flags ^= HS_FOLIO_ANON;
@@ -815,7 +820,11 @@ static inline __attribute__((always_inline)) int step(struct hs_sim *sim, uint32
 
 int hs_sim_step(struct hs_sim *sim, uint32_t key, uint8_t meta, uint64_t next_use)
 {
-	int ret = step(sim, key, meta, next_use);
+	int ret;
+
+	if (unlikely(sim->broken))
+		return sim->broken;
+	ret = step(sim, key, meta, next_use);
 
 	if (unlikely(sim->seq >= sim->next_sweep))
 		sweep_times(sim);
@@ -858,10 +867,11 @@ int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 {
 	void (*pf)(struct hs_policy *p, const struct hs_folio *f, uint32_t key) =
 		sim->ops->prefetch;
-	size_t i;
-	size_t todo;
+	size_t i, todo;
 	int ret;
 
+	if (unlikely(sim->broken))
+		return sim->broken;
 	/*
 	 * A step advances seq by one at most: in pieces of at most
 	 * next_sweep - seq records, the sweeps come in time without a test per
@@ -890,10 +900,30 @@ int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 	}
 	for (i = 0; i < n && i < PF_FOLIO; i++)
 		prefetch_folio(sim, keys[i]);
-	for (i = 0; i < n; i++) {
-		if (likely(i + PF_FOLIO < n))
+	/* The bulk, with no test of the distance ahead and, without ops->prefetch, of pf. */
+	i = 0;
+	if (pf) {
+		for (; i + PF_FOLIO < n; i++) {
+			uint32_t k = keys[i + PF_POLICY];
+
 			prefetch_folio(sim, keys[i + PF_FOLIO]);
-		if (pf && likely(i + PF_POLICY < n) && keys[i + PF_POLICY] < sim->cfg.nr_keys)
+			if (likely(k < sim->cfg.nr_keys))
+				pf(sim->pol, folio_at(sim, k), k);
+			ret = step(sim, keys[i], meta[i], next ? next[i] : HS_NEVER);
+			if (unlikely(ret < 0))
+				return ret;
+		}
+	} else {
+		for (; i + PF_FOLIO < n; i++) {
+			prefetch_folio(sim, keys[i + PF_FOLIO]);
+			ret = step(sim, keys[i], meta[i], next ? next[i] : HS_NEVER);
+			if (unlikely(ret < 0))
+				return ret;
+		}
+	}
+	/* The last PF_FOLIO records (or fewer): their records are on their way. */
+	for (; i < n; i++) {
+		if (pf && i + PF_POLICY < n && keys[i + PF_POLICY] < sim->cfg.nr_keys)
 			pf(sim->pol, folio_at(sim, keys[i + PF_POLICY]), keys[i + PF_POLICY]);
 		ret = step(sim, keys[i], meta[i], next ? next[i] : HS_NEVER);
 		if (unlikely(ret < 0))
@@ -952,8 +982,6 @@ int hs_sim_check(const struct hs_sim *sim)
 		return -EUCLEAN;
 	if (resident != sim->used || sim->used > sim->cfg.capacity || prot != sim->prot_resident)
 		return -EUCLEAN;
-	if (sim->st.hits + sim->st.misses != sim->st.accesses)
-		return -EUCLEAN;
 	if (sim->ops->check && sim->ops->check(sim->pol))
 		return -EUCLEAN;
 	return 0;
@@ -968,6 +996,7 @@ int hs_sim_check(const struct hs_sim *sim)
 void hs_sim_finish(struct hs_sim *sim, struct hs_sim_stats *st, struct hs_metrics *m)
 {
 	prot_flush(sim);
+	sim->st.accesses = sim->st.hits + sim->st.misses;
 	sim->st.distinct_keys = sim->st.cold_misses + sim->seen_on_hit;
 	if (sim->st.accesses)
 		sim->st.prot_occupancy = (double)sim->prot_sum /
