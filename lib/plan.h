@@ -83,7 +83,8 @@ void hs_plan_run_cost(const struct hs_policy_ops *ops, uint64_t *per_key,
  * @keys: the session's distinct keys
  *
  * Return: bytes, keys x per_key + min(@capacity, @keys) x per_resident
- * (hs_plan_run_cost()).
+ * (hs_plan_run_cost()), the driver's records (keys x hs_sim_key_bytes())
+ * rounded up to whole 2 MiB pages when they take 2 MiB or more.
  */
 uint64_t hs_plan_run_bytes(const struct hs_policy_ops *ops, uint64_t capacity, uint64_t keys);
 

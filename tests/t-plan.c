@@ -49,6 +49,14 @@ static void costs(void)
 	T_EQ_U64(hs_plan_run_bytes(opt, 300, KEYS), KEYS * hs_sim_key_bytes(opt) + 300 * 8);
 	T_EQ_U64(hs_plan_run_bytes(opt, 5000, KEYS), KEYS * hs_sim_key_bytes(opt) + KEYS * 8);
 	T_EQ_U64(hs_plan_run_bytes(lru, 5000, KEYS), KEYS * hs_sim_key_bytes(lru));
+	/*
+	 * From 2 MiB on the records are whole 2 MiB pages: P12's 3,153,310 keys
+	 * x 16 bytes (48.1 MiB) take 50 MiB; OPT's heap is not rounded.
+	 */
+	T_EQ_U64(hs_sim_key_bytes(lru), 16);
+	T_EQ_U64(hs_plan_run_bytes(lru, 100, 3153310), 50ull << 20);
+	T_EQ_U64(hs_plan_run_bytes(opt, 100, 3153310), (50ull << 20) + 800);
+	T_EQ_U64(hs_plan_run_bytes(lru, 100, (2u << 20) / 16 - 1), (2u << 20) - 16);
 }
 
 /*
