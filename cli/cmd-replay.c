@@ -612,8 +612,9 @@ static int plan_memory(const struct plan *plans, size_t nr, const struct hs_sess
 				 resident);
 		if (pl->next_use)
 			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
-				 " + next uses: 8 bytes x %" PRIu64 " records + 16 bytes x %"
-				 PRIu64 " keys", info->records, info->distinct_keys);
+				 " + next uses: %u bytes x %" PRIu64 " records + %u bytes x %"
+				 PRIu64 " keys", HS_PLAN_NEXT_USE_PER_RECORD, info->records,
+				 HS_PLAN_NEXT_USE_PER_KEY, info->distinct_keys);
 		if (bitmaps)
 			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 				 " + %" PRIu64 " OPT run%s x (4 bytes + 1 bit) x records", bitmaps,

@@ -4,18 +4,19 @@
  * a budget (see plan.h).
  *
  * The model.  A run allocates, when it starts, one driver record per distinct
- * key of the session (hs_sim_key_bytes(): the struct hs_folio and the
- * policy's private area), and touches every one of them (each record's id is
- * set), so that part is exact.  Beyond it a policy may keep its own arrays:
- * some per resident key (OPT's and LRFU's heaps, MGLRU's young list and
- * shadow ring, sized by the capacity), some that grow with the keys it has
- * seen (Linux-2Q's second-chance heap).  Those extras are measured, as peak
+ * key of the session (hs_sim_key_bytes(): the 8-byte struct hs_folio and
+ * the policy's private area), and touches every one of them by the end of
+ * the pass (every key is accessed at least once), so that part is exact.
+ * Beyond it a policy may keep its own arrays: some per resident key (OPT's
+ * and LRFU's heaps, MGLRU's young list and shadow ring, sized by the
+ * capacity), some that grow with the keys it has seen (Linux-2Q's
+ * second-chance heap).  Those extras are measured, as peak
  * RSS (/usr/bin/time %M) of one run alone minus the same replay's base, on
  * P12 (3,153,310 keys) at 10,000, 100,000 and 1,000,000 blocks; see
  * hsctl-replay(1) for the measured table against the estimate.  A wave adds
  * the base (the binary, SQLite's page cache, the ring of decoded chunks:
  * HS_PLAN_BASE) and, when it holds an offline run, the next uses shared by
- * its offline runs (NEXT_USE_*).
+ * its offline runs (HS_PLAN_NEXT_USE_*, lib/plan.h).
  */
 #include "config.h"
 
@@ -42,15 +43,6 @@ static const struct extra_cost {
 /* A policy not in the table: assume LRFU's heap, the largest extra measured. */
 static const struct extra_cost extra_unknown = { NULL, 8, 24 };
 
-/*
- * Offline runs: one uint64_t next-use seq per record, made by a forward pass
- * (lib/replay.c) that also holds two uint64_t per key while it runs, after
- * the wave's runs have allocated their records: the peak of such a wave.
- */
-#define NEXT_USE_PER_RECORD	8u
-#define NEXT_USE_PER_KEY	16u
-
-
 static const struct extra_cost *extra_of(const struct hs_policy_ops *ops)
 {
 	for (size_t k = 0; k < ARRAY_SIZE(extra_costs); k++)
@@ -71,12 +63,26 @@ void hs_plan_run_cost(const struct hs_policy_ops *ops, uint64_t *per_key,
 	*per_resident = x ? x->per_resident : 0;
 }
 
+/*
+ * The driver's record array comes from hs_huge_alloc(): from 2 MiB on, in
+ * whole 2 MiB huge pages, all of them touched (lib/huge.c).  At 16 bytes a
+ * key that rounding is most of the difference between a run's estimate and
+ * its peak (P12, fifo: 48.1 MiB of records in 50 MiB of pages).
+ */
+#define HUGE_PAGE	(2ull << 20)
+
+static uint64_t huge_len(uint64_t bytes)
+{
+	return bytes < HUGE_PAGE ? bytes : (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+}
+
 uint64_t hs_plan_run_bytes(const struct hs_policy_ops *ops, uint64_t capacity, uint64_t keys)
 {
 	uint64_t per_key, per_resident;
 
 	hs_plan_run_cost(ops, &per_key, &per_resident);
-	return keys * per_key + HS_MIN(capacity, keys) * per_resident;
+	return huge_len(keys * hs_sim_key_bytes(ops)) + keys * (per_key - hs_sim_key_bytes(ops)) +
+	       HS_MIN(capacity, keys) * per_resident;
 }
 
 static bool is_offline(const struct hs_policy_ops *ops)
@@ -220,8 +226,8 @@ int hs_plan_make(struct hs_plan *plan, struct hs_plan_run *runs, size_t n)
 		sum += runs[k].bytes;
 		offline |= is_offline(runs[k].ops);
 	}
-	plan->next_use = offline ? NEXT_USE_PER_RECORD * plan->records +
-				   NEXT_USE_PER_KEY * plan->keys : 0;
+	plan->next_use = offline ? HS_PLAN_NEXT_USE_PER_RECORD * plan->records +
+				   HS_PLAN_NEXT_USE_PER_KEY * plan->keys : 0;
 	plan->total = plan->base + sum + plan->next_use;
 	plan->peak = plan->base;
 	if (!n)

@@ -40,8 +40,8 @@ struct hs_plan {
 	uint64_t	budget;		/* in: bytes a wave may take, base included */
 	uint64_t	base;		/* out: bytes of every wave (HS_PLAN_BASE) */
 	uint64_t	next_use;	/* out: bytes a wave with an offline run adds for
-					 * next uses: 12 per record and 16 per key
-					 * (0: no offline run) */
+					 * next uses: HS_PLAN_NEXT_USE_PER_RECORD and
+					 * _PER_KEY (0: no offline run) */
 	uint64_t	total;		/* out: estimate of all runs at once */
 	uint64_t	peak;		/* out: estimate of the largest wave */
 	unsigned int	nr_waves;	/* out: waves (at least 1 when there are runs) */
@@ -50,6 +50,15 @@ struct hs_plan {
 	size_t		first_alone;	/* out: the first such run's index (valid when
 					 * nr_alone > 0) */
 };
+
+/*
+ * Offline runs: one uint64_t next-use seq per record, made by a forward pass
+ * (lib/replay.c) that also holds one uint64_t per key (the head of the key's
+ * chain of records waiting for its next access) while it runs, after the
+ * wave's runs have allocated their records: the peak of such a wave.
+ */
+#define HS_PLAN_NEXT_USE_PER_RECORD	8u
+#define HS_PLAN_NEXT_USE_PER_KEY	8u
 
 /* Bytes of every replay whatever its runs: the binary, SQLite's cache, the chunk ring. */
 #define HS_PLAN_BASE	(8ull << 20)
@@ -74,7 +83,8 @@ void hs_plan_run_cost(const struct hs_policy_ops *ops, uint64_t *per_key,
  * @keys: the session's distinct keys
  *
  * Return: bytes, keys x per_key + min(@capacity, @keys) x per_resident
- * (hs_plan_run_cost()).
+ * (hs_plan_run_cost()), the driver's records (keys x hs_sim_key_bytes())
+ * rounded up to whole 2 MiB pages when they take 2 MiB or more.
  */
 uint64_t hs_plan_run_bytes(const struct hs_policy_ops *ops, uint64_t capacity, uint64_t keys);
 

@@ -86,6 +86,12 @@ struct hs_policy_ops {
 			  struct hs_policy **out);
 	void	(*destroy)(struct hs_policy *p);
 
+	/*
+	 * In every hook with an access @a, a->key is the id of the folio it is
+	 * about (f, or incoming in evict()): a load, where hs_folio_id() is a
+	 * subtraction, a shift and a multiply.
+	 */
+
 	/* A hit on a resident folio. */
 	void	(*hit)(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a);
 
@@ -116,7 +122,11 @@ struct hs_policy_ops {
 	 */
 	bool	(*admit)(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a);
 
-	/* The miss is a refault: f has a shadow entry; called before insert(). */
+	/*
+	 * The miss is a refault: f has a shadow entry; called before insert().
+	 * @distance: accesses since the eviction, or HS_DIST_ANCIENT when 2^31
+	 * or more (lib/sim.h, struct hs_folio).
+	 */
 	void	(*refault)(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a,
 			   uint64_t distance);
 	/*
@@ -140,8 +150,9 @@ struct hs_policy_ops {
 	 * heap slots).  It must not change anything, the policy's state
 	 * included: with or without it the run is the same.  What it reads may
 	 * be stale by the time f is stepped; a wrong prefetch costs only time.
+	 * @key is f's id (hs_folio_id()), which the driver has in hand.
 	 */
-	void	(*prefetch)(struct hs_policy *p, const struct hs_folio *f);
+	void	(*prefetch)(struct hs_policy *p, const struct hs_folio *f, uint32_t key);
 };
 
 /**

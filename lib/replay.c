@@ -145,30 +145,46 @@ static size_t next_use_bytes(uint64_t records, size_t size)
 }
 
 /*
- * One forward pass: next[r] = seq of the next access to record r's key; a
- * READAHEAD record waits in its key's chain (through next[]) for that access.
- * seq_keys[s] = the key of access s (hs_policy_env.seq_keys), room for
- * @records of them, when not NULL.  *@out in huge pages (next_use_bytes()
- * of them): written once, read through, and 8 bytes a record.
+ * One forward pass: next[r] = seq of the next access to record r's key.
+ * Every key has one chain of the records waiting for its next access (its
+ * last access, and the READAHEAD records since), linked through next[]
+ * itself: wait[key] is the newest, and one uint64_t per key is all the pass
+ * holds besides next[].  An access gives its seq to its key's whole chain
+ * and starts a new one.  seq_keys[s] = the key of access s
+ * (hs_policy_env.seq_keys), room for @records of them, when not NULL.
+ * *@out in huge pages (next_use_bytes() of them): written once, read
+ * through, and 8 bytes a record.
  */
+#define WAIT_END	UINT64_MAX	/* the end of a chain (and an empty one) */
+
+/* Give seq to every record of the chain from w (HS_NEVER: none came). */
+static inline void wait_settle(uint64_t *next, uint64_t w, uint64_t seq)
+{
+	while (w != WAIT_END) {
+		uint64_t up = next[w];
+
+		next[w] = seq;
+		w = up;
+	}
+}
+
 static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t nr_keys,
 			 uint32_t *seq_keys, uint64_t **out)
 {
-	uint64_t *next, *prev, *ra = NULL, rec = 0, seq = 0;
+	uint64_t *next, *wait, rec = 0, seq = 0;
 	const uint32_t *keys;
 	const uint8_t *meta;
 	size_t n, i;
 	int ret;
 
 	next = hs_huge_alloc(next_use_bytes(records, sizeof(*next)));
-	prev = malloc((nr_keys ? nr_keys : 1) * sizeof(*prev));
-	ra = malloc((nr_keys ? nr_keys : 1) * sizeof(*ra));
-	if (!next || !prev || !ra) {
+	wait = malloc((nr_keys ? nr_keys : 1) * sizeof(*wait));
+	if (!next || !wait) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
 	for (i = 0; i < nr_keys; i++)
-		prev[i] = ra[i] = UINT64_MAX;
+		wait[i] = WAIT_END;
 	while ((ret = hs_session_read_chunk(r, &keys, &meta, &n)) > 0) {
 		if (rec + n > records) {
 			ret = -EBADMSG;
@@ -176,30 +192,25 @@ static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t
 		}
 		for (i = 0; i < n; i++, rec++) {
 			enum hs_channel ch = hs_meta_channel(meta[i]);
+			uint32_t k = keys[i];
 
 			next[rec] = HS_NEVER;
 			if (!hs_channel_is_access(ch) && ch != HS_CH_READAHEAD)
 				continue;
-			if (keys[i] >= nr_keys) {
+			if (k >= nr_keys) {
 				ret = -EBADMSG;
 				goto out_free;
 			}
 			if (ch == HS_CH_READAHEAD) {
-				next[rec] = ra[keys[i]];
-				ra[keys[i]] = rec;
+				next[rec] = wait[k];
+				wait[k] = rec;
 				continue;
 			}
-			if (prev[keys[i]] != UINT64_MAX)
-				next[prev[keys[i]]] = seq;
+			wait_settle(next, wait[k], seq);
+			next[rec] = WAIT_END;
+			wait[k] = rec;
 			if (seq_keys)
-				seq_keys[seq] = keys[i];
-			while (ra[keys[i]] != UINT64_MAX) {
-				uint64_t w = ra[keys[i]];
-
-				ra[keys[i]] = next[w];
-				next[w] = seq;
-			}
-			prev[keys[i]] = rec;
+				seq_keys[seq] = k;
 			seq++;
 		}
 	}
@@ -210,23 +221,16 @@ static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t
 		goto out_free;
 	}
 	for (i = 0; i < nr_keys; i++)
-		while (ra[i] != UINT64_MAX) {
-			uint64_t w = ra[i];
-
-			ra[i] = next[w];
-			next[w] = HS_NEVER;
-		}
+		wait_settle(next, wait[i], HS_NEVER);
 	ret = hs_session_read_rewind(r);
 	if (ret)
 		goto out_free;
-	free(prev);
-	free(ra);
+	free(wait);
 	*out = next;
 	return 0;
 
 out_free:
-	free(prev);
-	free(ra);
+	free(wait);
 	hs_huge_free(next, next_use_bytes(records, sizeof(*next)));
 	return ret;
 }

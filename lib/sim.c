@@ -4,8 +4,9 @@
  *
  * The driver owns everything that is not a decision.  It keeps one record per
  * dense key id (struct hs_folio plus the policy's private area) in a flat
- * array, so a lookup is an index, not a hash: the per-key cost is 16 bytes
- * plus what the policy asks for.  It counts hits, misses and evictions, keeps
+ * array, so a lookup is an index, not a hash: the per-key cost is 8 bytes
+ * plus what the policy asks for (the id is the index, times are 32 bits:
+ * lib/sim.h, struct hs_folio).  It counts hits, misses and evictions, keeps
  * the metrics shadow table (the eviction time of every evicted key, unbounded:
  * it is a field of the key's record), classifies protections, and calls the
  * policy's hooks in the kernel's order:
@@ -45,7 +46,7 @@
  * hit, so a kept page stays where that hit put it.  To know the last access
  * without a field more, a resident key's record holds its seq in evicted_at,
  * which otherwise serves only once the key has left (HS_FOLIO_SHADOW): the
- * per-key cost stays 16 bytes.  Only this mode reads it, so only this mode
+ * per-key cost stays 8 bytes.  Only this mode reads it, so only this mode
  * writes it at every hit (sim->last_access); in the others a hit that changes
  * nothing else leaves the record's cache line clean.
  */
@@ -79,6 +80,9 @@ struct hs_sim {
 	uint64_t		prot_mark;	/* accesses that prot_sum covers */
 	uint64_t		ra_resident;	/* resident folios with HS_FOLIO_READAHEAD */
 	uint64_t		seen_on_hit;	/* keys first accessed by a hit (readahead) */
+	uint32_t		time_mask;	/* ages are modulo time_mask + 1 (2^32) */
+	uint64_t		sweep_every;	/* sweep at least this often (2^31 accesses) */
+	uint64_t		next_sweep;	/* seq of the next sweep */
 	struct hs_sim_stats	st;		/* counters */
 	struct hs_folio		**victims;	/* scratch for ->evict(), batch_max entries */
 	uint32_t		*last;		/* victims of the last step (record_victims) */
@@ -99,6 +103,54 @@ struct hs_sim {
 static inline struct hs_folio *folio_at(const struct hs_sim *sim, uint32_t id)
 {
 	return (struct hs_folio *)(void *)(sim->folios + (size_t)id * sim->env.stride);
+}
+
+static inline uint32_t folio_id(const struct hs_sim *sim, const struct hs_folio *f)
+{
+	return hs_folio_id(&sim->env, f);
+}
+
+/*
+ * The age of f's time (evicted_at): exact below half the time range (2^31),
+ * HS_DIST_ANCIENT from there on, whether or not a sweep has marked it yet
+ * (until the sweep, the difference modulo the range is still exact).
+ */
+static inline uint64_t folio_age(const struct hs_sim *sim, const struct hs_folio *f)
+{
+	uint32_t age = ((uint32_t)sim->seq - f->evicted_at) & sim->time_mask;
+
+	if (unlikely((f->flags & HS_FOLIO_ANCIENT) || age > sim->time_mask >> 1))
+		return HS_DIST_ANCIENT;
+	return age;
+}
+
+/* f's time is now (evicted_at). */
+static inline void folio_stamp(const struct hs_sim *sim, struct hs_folio *f)
+{
+	f->evicted_at = (uint32_t)sim->seq;
+	f->flags &= (uint8_t)~HS_FOLIO_ANCIENT;
+}
+
+/*
+ * At most every half time range (2^31 accesses): mark the times that are
+ * half a range old or more, the only ones the next half could wrap,
+ * HS_FOLIO_ANCIENT.  An unmarked time is then always less than a whole range
+ * old, so its age modulo the range is exact, and folio_age() calls anything
+ * from half a range on ancient, marked or not: when exactly a sweep runs
+ * changes no result, only that one runs in time.  A walk over every key once
+ * per 2^31 accesses; stale times (neither shadow nor resident) are left
+ * alone.
+ */
+static void __attribute__((noinline)) sweep_times(struct hs_sim *sim)
+{
+	sim->next_sweep = sim->seq + sim->sweep_every;
+	for (uint32_t i = 0; i < sim->cfg.nr_keys; i++) {
+		struct hs_folio *f = folio_at(sim, i);
+
+		if ((f->flags & (HS_FOLIO_SHADOW | HS_FOLIO_RESIDENT)) &&
+		    !(f->flags & HS_FOLIO_ANCIENT) && folio_age(sim, f) == HS_DIST_ANCIENT)
+			f->flags |= HS_FOLIO_ANCIENT;
+	}
 }
 
 /**
@@ -189,10 +241,40 @@ size_t hs_sim_key_bytes(const struct hs_policy_ops *ops)
 	return (sizeof(struct hs_folio) + ops->folio_priv + 7) & ~(size_t)7;
 }
 
+/*
+ * Fault the record array in now, in order, as setting every record's id used
+ * to: the faults belong to the run's set-up, not to its steps (whose time the
+ * replay reports), and in order they come in whole huge pages.
+ */
+static void hs_sim_touch(char *p, size_t len)
+{
+	for (size_t off = 0; off < len; off += 4096)
+		((volatile char *)p)[off] = 0;
+}
+
+/*
+ * hs_folio_id() divides by the stride with a shift and a multiply: stride =
+ * odd * 2^shift, and mul * odd = 1 modulo 2^32 (Newton's iteration, each
+ * step doubling the correct low bits from 3).  Offsets are exact multiples
+ * of the stride, so the product modulo 2^32 is the index.
+ */
+static void id_divisor(size_t stride, unsigned int *shift, uint32_t *mul)
+{
+	uint32_t odd, x;
+
+	*shift = (unsigned int)__builtin_ctzll(stride);
+	odd = (uint32_t)(stride >> *shift);
+	x = odd;			/* correct to 3 bits: odd * odd = 1 mod 8 */
+	for (int i = 0; i < 4; i++)
+		x *= 2 - odd * x;
+	*mul = x;
+}
+
 int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 {
 	const struct hs_policy_ops *ops = cfg->ops;
 	struct hs_sim *sim;
+	unsigned int time_bits;
 	size_t batch;
 	int err;
 
@@ -208,6 +290,8 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 		return -EINVAL;
 	if (cfg->neigh && cfg->neigh->nr_keys != cfg->nr_keys)
 		return -EINVAL;		/* another session's addresses */
+	if (cfg->time_bits == 1 || cfg->time_bits > 32)
+		return -EINVAL;
 	batch = cfg->batch_max ? cfg->batch_max : DEFAULT_BATCH;
 
 	sim = calloc(1, sizeof(*sim));
@@ -220,6 +304,11 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	sim->env.nr_keys = cfg->nr_keys;
 	sim->env.priv_off = sizeof(struct hs_folio);
 	sim->env.stride = hs_sim_key_bytes(ops);
+	id_divisor(sim->env.stride, &sim->env.id_shift, &sim->env.id_mul);
+	time_bits = cfg->time_bits ? cfg->time_bits : 32;
+	sim->time_mask = (uint32_t)(UINT32_MAX >> (32 - time_bits));
+	sim->sweep_every = (uint64_t)(sim->time_mask >> 1) + 1;
+	sim->next_sweep = sim->sweep_every;
 	sim->env.sim = sim;
 	sim->env.neigh = cfg->neigh;
 	sim->st.capacity = cfg->capacity;
@@ -235,8 +324,7 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	if (!sim->folios)
 		goto out_free;
 	sim->env.folios = sim->folios;
-	for (uint32_t i = 0; i < cfg->nr_keys; i++)
-		folio_at(sim, i)->id = i;
+	hs_sim_touch(sim->folios, (size_t)cfg->nr_keys * sim->env.stride);
 
 	if (!cfg->params) {
 		err = hs_param_set_new(ops->params, &sim->own_ps);
@@ -337,13 +425,15 @@ size_t hs_sim_series(const struct hs_sim *sim, const void **out, size_t *size)
  * prot_occupancy samples prot_resident at every access.  Rather than add it
  * up per access, the sum is brought up to date whenever the count is about to
  * change (and at the end): the same integer, without a read-modify-write of
- * the driver's state on every step.  st.accesses counts the samples taken so
+ * the driver's state on every step.  hits + misses counts the samples taken so
  * far (an access is sampled as it is counted, before its hooks run).
  */
 static inline void prot_flush(struct hs_sim *sim)
 {
-	sim->prot_sum += sim->prot_resident * (sim->st.accesses - sim->prot_mark);
-	sim->prot_mark = sim->st.accesses;
+	uint64_t accesses = sim->st.hits + sim->st.misses;
+
+	sim->prot_sum += sim->prot_resident * (accesses - sim->prot_mark);
+	sim->prot_mark = accesses;
 }
 
 void hs_sim_want_seq_keys(struct hs_sim *sim)
@@ -448,7 +538,7 @@ static int evict_one(struct hs_sim *sim, struct hs_folio *f, bool hinted)
 	readahead_leave(sim, f);
 	f->flags &= (uint8_t)~(HS_FOLIO_RESIDENT | HS_FOLIO_HINTED);
 	f->flags |= HS_FOLIO_SHADOW | (hinted ? HS_FOLIO_HINTED : 0);
-	f->evicted_at = sim->seq;
+	folio_stamp(sim, f);
 	sim->used--;
 	if (hinted)
 		sim->st.hint_evictions++;
@@ -458,12 +548,12 @@ static int evict_one(struct hs_sim *sim, struct hs_folio *f, bool hinted)
 		sim->st.pswpout++;
 	resolve_protection(sim, f, false);
 	if (sim->cfg.on_evict) {
-		int err = sim->cfg.on_evict(sim->cfg.evict_arg, sim->seq, f->id, hinted);
+		int err = sim->cfg.on_evict(sim->cfg.evict_arg, sim->seq, folio_id(sim, f), hinted);
 
 		if (err)
 			return err;
 	}
-	return remember_victim(sim, f->id);
+	return sim->cfg.record_victims ? remember_victim(sim, folio_id(sim, f)) : 0;
 }
 
 static int make_room(struct hs_sim *sim, struct hs_folio *in, const struct hs_access *a)
@@ -493,9 +583,8 @@ static int make_room(struct hs_sim *sim, struct hs_folio *in, const struct hs_ac
 }
 
 /* f, with a shadow entry, comes back (a miss or a readahead insertion). */
-static void count_refault(struct hs_sim *sim, struct hs_folio *f)
+static void count_refault(struct hs_sim *sim, struct hs_folio *f, uint64_t dist)
 {
-	uint64_t dist = sim->seq - f->evicted_at;
 	unsigned int b = dist ? 64 - (unsigned int)__builtin_clzll(dist) : 0;
 
 	sim->st.refaults++;
@@ -517,6 +606,7 @@ static void count_refault(struct hs_sim *sim, struct hs_folio *f)
 static int do_miss(struct hs_sim *sim, struct hs_folio *f, const struct hs_access *a)
 {
 	bool refault = f->flags & HS_FOLIO_SHADOW;
+	uint64_t dist = refault ? folio_age(sim, f) : 0;
 	int err;
 
 	sim->st.misses++;
@@ -525,7 +615,7 @@ static int do_miss(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 		sim->st.cold_misses++;
 	}
 	if (refault)
-		count_refault(sim, f);
+		count_refault(sim, f, dist);
 
 	if (sim->ops->admit && !sim->ops->admit(sim->pol, f, a)) {
 		/* Served without caching: the shadow entry has done its job. */
@@ -537,12 +627,12 @@ static int do_miss(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 	if (err)
 		return err;
 	if (refault && sim->ops->refault) {
-		sim->ops->refault(sim->pol, f, a, sim->seq - f->evicted_at);
+		sim->ops->refault(sim->pol, f, a, dist);
 		if (check_now(sim))
 			return sim->broken;
 	}
 	f->flags &= (uint8_t)~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED);
-	f->evicted_at = sim->seq;	/* while resident: the last access */
+	folio_stamp(sim, f);		/* while resident: the last access */
 	f->flags |= HS_FOLIO_RESIDENT;
 	sim->used++;
 	if (sim->used > sim->st.peak_resident)
@@ -561,24 +651,26 @@ static int do_miss(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 static int do_readahead(struct hs_sim *sim, struct hs_folio *f, const struct hs_access *a)
 {
 	bool refault = f->flags & HS_FOLIO_SHADOW;
+	uint64_t dist;
 	int err;
 
 	if (hs_folio_is_resident(f))
 		return HS_STEP_OTHER;
 	if (sim->ops->admit && !sim->ops->admit(sim->pol, f, a))
 		return check_now(sim) ? sim->broken : HS_STEP_OTHER;
+	dist = refault ? folio_age(sim, f) : 0;
 	if (refault)
-		count_refault(sim, f);
+		count_refault(sim, f, dist);
 	err = make_room(sim, f, a);
 	if (err)
 		return err;
 	if (refault && sim->ops->refault) {
-		sim->ops->refault(sim->pol, f, a, sim->seq - f->evicted_at);
+		sim->ops->refault(sim->pol, f, a, dist);
 		if (check_now(sim))
 			return sim->broken;
 	}
 	f->flags &= (uint8_t)~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED);
-	f->evicted_at = sim->seq;	/* while resident: the last access (none: now) */
+	folio_stamp(sim, f);		/* while resident: the last access (none: now) */
 	f->flags |= HS_FOLIO_RESIDENT | HS_FOLIO_READAHEAD;
 	sim->ra_resident++;
 	sim->st.readahead_pages++;
@@ -599,8 +691,8 @@ static enum hs_hint_verdict pageout_filter(const struct hs_sim *sim, const struc
 		return HS_HINT_KEEP;
 	case HS_PAGEOUT_RECHECK:
 		/* evicted_at is the last access (< seq): kept if within the window */
-		return sim->seq - f->evicted_at <= sim->cfg.recheck_window ? HS_HINT_KEEP :
-									      HS_HINT_EVICT;
+		return folio_age(sim, f) <= sim->cfg.recheck_window ? HS_HINT_KEEP :
+									     HS_HINT_EVICT;
 	default:
 		return HS_HINT_EVICT;
 	}
@@ -673,7 +765,13 @@ static void first_hit(struct hs_sim *sim, struct hs_folio *f)
  * hs_sim_run() pays no call per record.  The hit path is the hot one: it
  * writes the record only when something changed (the anonymous bit, the
  * readahead and seen marks) or the recheck pageout mode needs the time of the
- * last access, so a hit that changes nothing leaves the line clean.
+ * last access, so a hit that changes nothing leaves the line clean.  Nor does
+ * it count accesses: they are hits + misses, and every sample of
+ * prot_flush() and the end of the run adds them up.
+ *
+ * The caller has checked that the run is not broken: a step that returns
+ * zero or more leaves it unbroken (every hook is followed by check_now()), so
+ * hs_sim_run() checks once per call, not per record.
  */
 static inline __attribute__((always_inline)) int step(struct hs_sim *sim, uint32_t key,
 						       uint8_t meta, uint64_t next_use)
@@ -684,8 +782,6 @@ static inline __attribute__((always_inline)) int step(struct hs_sim *sim, uint32
 	uint8_t anon;
 	int ret;
 
-	if (unlikely(sim->broken))
-		return sim->broken;
 	if (unlikely(key >= sim->cfg.nr_keys || ch >= HS_CH_NR))
 		return -EINVAL;
 	sim->nr_last = 0;
@@ -712,14 +808,13 @@ static inline __attribute__((always_inline)) int step(struct hs_sim *sim, uint32
 
 	if (sim->cfg.override_channel)
 		a.channel = sim->cfg.channel;
-	sim->st.accesses++;
 	anon = (meta & HS_META_ANON) ? HS_FOLIO_ANON : 0;
 	if ((f->flags & HS_FOLIO_ANON) != anon)
 		f->flags ^= HS_FOLIO_ANON;
 	if (hs_folio_is_resident(f)) {
 		sim->st.hits++;
 		if (sim->last_access)
-			f->evicted_at = sim->seq;	/* while resident: the last access */
+			folio_stamp(sim, f);	/* while resident: the last access */
 		if (unlikely((f->flags & (HS_FOLIO_READAHEAD | HS_FOLIO_SEEN)) != HS_FOLIO_SEEN))
 			first_hit(sim, f);
 		if (f->prot_pending)
@@ -737,7 +832,15 @@ static inline __attribute__((always_inline)) int step(struct hs_sim *sim, uint32
 
 int hs_sim_step(struct hs_sim *sim, uint32_t key, uint8_t meta, uint64_t next_use)
 {
-	return step(sim, key, meta, next_use);
+	int ret;
+
+	if (unlikely(sim->broken))
+		return sim->broken;
+	ret = step(sim, key, meta, next_use);
+
+	if (unlikely(sim->seq >= sim->next_sweep))
+		sweep_times(sim);
+	return ret;
 }
 
 /* Fetch key's record into the cache, both lines when it straddles two. */
@@ -774,10 +877,31 @@ static inline void prefetch_folio(const struct hs_sim *sim, uint32_t key)
 int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 	       const uint64_t *next, size_t n)
 {
-	void (*pf)(struct hs_policy *p, const struct hs_folio *f) = sim->ops->prefetch;
-	size_t i;
+	void (*pf)(struct hs_policy *p, const struct hs_folio *f, uint32_t key) =
+		sim->ops->prefetch;
+	size_t i, todo;
 	int ret;
 
+	if (unlikely(sim->broken))
+		return sim->broken;
+	/*
+	 * A step advances seq by one at most: in pieces of at most
+	 * next_sweep - seq records, the sweeps come in time without a test per
+	 * step.
+	 */
+	while (n > sim->next_sweep - sim->seq) {
+		todo = (size_t)(sim->next_sweep - sim->seq);
+		ret = hs_sim_run(sim, keys, meta, next, todo);
+		if (ret)
+			return ret;
+		keys += todo;
+		meta += todo;
+		if (next)
+			next += todo;
+		n -= todo;
+		if (sim->seq >= sim->next_sweep)
+			sweep_times(sim);
+	}
 	if (sim->cfg.no_prefetch) {
 		for (i = 0; i < n; i++) {
 			ret = step(sim, keys[i], meta[i], next ? next[i] : HS_NEVER);
@@ -788,11 +912,31 @@ int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 	}
 	for (i = 0; i < n && i < PF_FOLIO; i++)
 		prefetch_folio(sim, keys[i]);
-	for (i = 0; i < n; i++) {
-		if (likely(i + PF_FOLIO < n))
+	/* The bulk, with no test of the distance ahead and, without ops->prefetch, of pf. */
+	i = 0;
+	if (pf) {
+		for (; i + PF_FOLIO < n; i++) {
+			uint32_t k = keys[i + PF_POLICY];
+
 			prefetch_folio(sim, keys[i + PF_FOLIO]);
-		if (pf && likely(i + PF_POLICY < n) && keys[i + PF_POLICY] < sim->cfg.nr_keys)
-			pf(sim->pol, folio_at(sim, keys[i + PF_POLICY]));
+			if (likely(k < sim->cfg.nr_keys))
+				pf(sim->pol, folio_at(sim, k), k);
+			ret = step(sim, keys[i], meta[i], next ? next[i] : HS_NEVER);
+			if (unlikely(ret < 0))
+				return ret;
+		}
+	} else {
+		for (; i + PF_FOLIO < n; i++) {
+			prefetch_folio(sim, keys[i + PF_FOLIO]);
+			ret = step(sim, keys[i], meta[i], next ? next[i] : HS_NEVER);
+			if (unlikely(ret < 0))
+				return ret;
+		}
+	}
+	/* The last PF_FOLIO records (or fewer): their records are on their way. */
+	for (; i < n; i++) {
+		if (pf && i + PF_POLICY < n && keys[i + PF_POLICY] < sim->cfg.nr_keys)
+			pf(sim->pol, folio_at(sim, keys[i + PF_POLICY]), keys[i + PF_POLICY]);
 		ret = step(sim, keys[i], meta[i], next ? next[i] : HS_NEVER);
 		if (unlikely(ret < 0))
 			return ret;
@@ -834,7 +978,7 @@ int hs_sim_check(const struct hs_sim *sim)
 	for (i = 0; i < sim->cfg.nr_keys; i++) {
 		const struct hs_folio *f = folio_at(sim, i);
 
-		if (f->id != i)
+		if (folio_id(sim, f) != i)
 			return -EUCLEAN;
 		if (hs_folio_is_resident(f)) {
 			resident++;
@@ -850,8 +994,6 @@ int hs_sim_check(const struct hs_sim *sim)
 		return -EUCLEAN;
 	if (resident != sim->used || sim->used > sim->cfg.capacity || prot != sim->prot_resident)
 		return -EUCLEAN;
-	if (sim->st.hits + sim->st.misses != sim->st.accesses)
-		return -EUCLEAN;
 	if (sim->ops->check && sim->ops->check(sim->pol))
 		return -EUCLEAN;
 	return 0;
@@ -866,6 +1008,7 @@ int hs_sim_check(const struct hs_sim *sim)
 void hs_sim_finish(struct hs_sim *sim, struct hs_sim_stats *st, struct hs_metrics *m)
 {
 	prot_flush(sim);
+	sim->st.accesses = sim->st.hits + sim->st.misses;
 	sim->st.distinct_keys = sim->st.cold_misses + sim->seen_on_hit;
 	if (sim->st.accesses)
 		sim->st.prot_occupancy = (double)sim->prot_sum /
@@ -887,29 +1030,38 @@ void hs_sim_finish(struct hs_sim *sim, struct hs_sim_stats *st, struct hs_metric
  * @nr_keys: key ids are below this
  * @next: receives, per record, the seq of the key's next access or HS_NEVER
  *
- * A forward pass: each access writes its own seq into the slot of the same
- * key's previous access, and into those of the READAHEAD records of the key
- * since then (chained through their own slots).  Hints and drops get
+ * A forward pass: each key has one chain of the records waiting for its
+ * next access (its last access and the READAHEAD records since), linked
+ * through next[] itself, and an access gives its seq to the whole chain
+ * (lib/replay.c does the same over a stored stream).  Hints and drops get
  * HS_NEVER and do not advance seq.
  *
  * Return: 0, -EINVAL (a key out of range) or -ENOMEM.
  */
+#define WAIT_END	UINT64_MAX	/* the end of a chain (and an empty one) */
+
+static void wait_settle(uint64_t *next, uint64_t w, uint64_t seq)
+{
+	while (w != WAIT_END) {
+		uint64_t up = next[w];
+
+		next[w] = seq;
+		w = up;
+	}
+}
+
 int hs_next_use_fill(const uint32_t *keys, const uint8_t *meta, size_t n, uint32_t nr_keys,
 		     uint64_t *next)
 {
-	uint64_t *prev, *ra;
+	uint64_t *wait;
 	uint64_t seq = 0;
 	size_t i;
 
-	prev = malloc((nr_keys ? nr_keys : 1) * sizeof(*prev));
-	ra = malloc((nr_keys ? nr_keys : 1) * sizeof(*ra));
-	if (!prev || !ra) {
-		free(prev);
-		free(ra);
+	wait = malloc((nr_keys ? nr_keys : 1) * sizeof(*wait));
+	if (!wait)
 		return -ENOMEM;
-	}
 	for (i = 0; i < nr_keys; i++)
-		prev[i] = ra[i] = UINT64_MAX;
+		wait[i] = WAIT_END;
 	for (i = 0; i < n; i++) {
 		enum hs_channel ch = hs_meta_channel(meta[i]);
 
@@ -917,35 +1069,21 @@ int hs_next_use_fill(const uint32_t *keys, const uint8_t *meta, size_t n, uint32
 		if (!hs_channel_is_access(ch) && ch != HS_CH_READAHEAD)
 			continue;
 		if (keys[i] >= nr_keys) {
-			free(prev);
-			free(ra);
+			free(wait);
 			return -EINVAL;
 		}
 		if (ch == HS_CH_READAHEAD) {
-			next[i] = ra[keys[i]];	/* chain: the key's waiting records */
-			ra[keys[i]] = i;
+			next[i] = wait[keys[i]];
+			wait[keys[i]] = i;
 			continue;
 		}
-		if (prev[keys[i]] != UINT64_MAX)
-			next[prev[keys[i]]] = seq;
-		while (ra[keys[i]] != UINT64_MAX) {
-			uint64_t r = ra[keys[i]];
-
-			ra[keys[i]] = next[r];
-			next[r] = seq;
-		}
-		prev[keys[i]] = i;
+		wait_settle(next, wait[keys[i]], seq);
+		next[i] = WAIT_END;
+		wait[keys[i]] = i;
 		seq++;
 	}
-	/* READAHEAD records no access followed */
 	for (i = 0; i < nr_keys; i++)
-		while (ra[i] != UINT64_MAX) {
-			uint64_t r = ra[i];
-
-			ra[i] = next[r];
-			next[r] = HS_NEVER;
-		}
-	free(prev);
-	free(ra);
+		wait_settle(next, wait[i], HS_NEVER);	/* no access followed */
+	free(wait);
 	return 0;
 }

@@ -41,24 +41,39 @@ struct hs_neigh;
 #define HS_FOLIO_ANON		0x08u	/* last access said anonymous memory */
 #define HS_FOLIO_HINTED		0x10u	/* the shadow entry came from a PAGEOUT hint */
 #define HS_FOLIO_READAHEAD	0x20u	/* in by a READAHEAD record, not accessed since */
+#define HS_FOLIO_ANCIENT	0x40u	/* evicted_at is 2^31 or more accesses old (below) */
 
 /**
  * struct hs_folio - the driver's record of one key, followed by the policy's area
  *
- * One per dense key id for the whole run.  Policies may read everything but
- * write only their private area (hs_folio_priv()).
+ * One per dense key id for the whole run: 8 bytes, because a sweep holds
+ * keys x runs of them.  The key id is not stored: it is the record's index
+ * in the flat array, hs_folio_id() derives it from the address.  Policies
+ * may read everything but write only their private area (hs_folio_priv()).
+ *
+ * Times are 32 bits: evicted_at holds the low 32 bits of an access seq, and
+ * an age (seq now minus evicted_at) is exact below 2^31 accesses.  Every
+ * 2^31 accesses the driver sweeps the records and marks the times 2^31 or
+ * more accesses old HS_FOLIO_ANCIENT, before they can wrap; an age of 2^31
+ * or more, marked or not yet, reads as "ancient" (HS_DIST_ANCIENT): such a
+ * refault counts in the last bucket of the distance histogram, and the
+ * recheck pageout mode treats such a last access as outside any window but
+ * UINT64_MAX.  Streams below 2^31 accesses are exact throughout.
  */
 struct hs_folio {
-	uint32_t	id;		/* dense key id */
 	uint8_t		flags;		/* HS_FOLIO_* */
 	uint8_t		prot_pending;	/* protections not yet classified (saturates) */
 	uint8_t		prot_kind;	/* enum hs_prot_kind of the newest pending one */
 	uint8_t		refaults;	/* refaults so far (saturates at 255) */
-	uint64_t	evicted_at;	/* with HS_FOLIO_SHADOW: seq of the last eviction;
-					 * while resident: seq of its insertion, and with
-					 * the recheck pageout mode (the only reader) of
-					 * its last access; otherwise stale */
+	uint32_t	evicted_at;	/* low 32 bits of a seq.  With HS_FOLIO_SHADOW:
+					 * the last eviction; while resident: its
+					 * insertion, and with the recheck pageout mode
+					 * (the only reader) its last access; otherwise
+					 * stale */
 };
+
+/* An age or refault distance of 2^31 accesses or more (struct hs_folio). */
+#define HS_DIST_ANCIENT	UINT64_MAX
 
 /* The policy's private area of f: ops->folio_priv bytes, 8-byte aligned. */
 static inline void *hs_folio_priv(struct hs_folio *f)
@@ -85,6 +100,13 @@ struct hs_policy_env {
 	char		*folios;	/* the record array: key id i at folios + i * stride */
 	size_t		stride;		/* bytes per record */
 	size_t		priv_off;	/* offset of the private area within a record */
+	/*
+	 * hs_folio_id(): stride = odd * 2^id_shift, and id_mul is the inverse
+	 * of odd modulo 2^32, so (offset >> id_shift) * id_mul is the index:
+	 * a shift and a multiply, not a division.
+	 */
+	unsigned int	id_shift;
+	uint32_t	id_mul;
 	struct hs_sim	*sim;		/* for hs_sim_protect() */
 	/*
 	 * The keys' real addresses (a recorded session's, lib/neigh.h), or
@@ -114,6 +136,12 @@ struct hs_policy_env {
 static inline struct hs_folio *hs_env_folio(const struct hs_policy_env *env, uint32_t id)
 {
 	return (struct hs_folio *)(void *)(env->folios + (size_t)id * env->stride);
+}
+
+/* The dense key id of f, a record of env's array (its index: no field holds it). */
+static inline uint32_t hs_folio_id(const struct hs_policy_env *env, const struct hs_folio *f)
+{
+	return (uint32_t)((size_t)((const char *)f - env->folios) >> env->id_shift) * env->id_mul;
 }
 
 /* Kinds of protection, so kernel policies can split them (issue: MGLRU tiers). */
@@ -288,6 +316,10 @@ struct hs_sim_config {
 						 * (0: none is, in a serial replay) */
 	bool		no_readahead;		/* skip READAHEAD records (still counted in
 						 * records) */
+	uint8_t		time_bits;		/* tests only: keep times modulo 2^time_bits
+						 * (2..32; 0: 32), so that the sweep of
+						 * struct hs_folio comes every
+						 * 2^(time_bits - 1) accesses */
 	const struct hs_neigh *neigh;		/* the keys' addresses (hs_policy_env.neigh):
 						 * NULL, or valid until hs_sim_free() */
 	bool		no_prefetch;		/* hs_sim_run() steps without fetching the

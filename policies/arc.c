@@ -265,17 +265,17 @@ static void arc_destroy(struct hs_policy *p)
 
 static void arc_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
-	struct arc_key *k = arc_key(p, f->id);
+	struct arc_key *k = hs_folio_priv(f);
 
 	assert(k->list == ARC_T1 || k->list == ARC_T2);
-	arc_move(p, f->id, ARC_T2);
+	arc_move(p, a->key, ARC_T2);
 	k->last = a->seq;
 }
 
 static size_t arc_evict(struct hs_policy *p, struct hs_folio *incoming, const struct hs_access *a,
 			size_t need, struct hs_folio **victims, size_t max)
 {
-	struct arc_key *x = arc_key(p, incoming->id);
+	struct arc_key *x = hs_folio_priv(incoming);
 	size_t n = 0;
 	uint32_t id;
 
@@ -303,7 +303,7 @@ static size_t arc_evict(struct hs_policy *p, struct hs_folio *incoming, const st
 
 static void arc_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
-	struct arc_key *x = arc_key(p, f->id);
+	struct arc_key *x = hs_folio_priv(f);
 	uint64_t total;
 
 	if (!p->adapted)
@@ -313,7 +313,7 @@ static void arc_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_
 	switch (x->list) {
 	case ARC_B1:
 	case ARC_B2:
-		arc_move(p, f->id, ARC_T2);
+		arc_move(p, a->key, ARC_T2);
 		break;
 	case ARC_NONE:
 		total = arc_nr(p, ARC_T1) + arc_nr(p, ARC_T2) + arc_nr(p, ARC_B1) +
@@ -322,7 +322,7 @@ static void arc_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_
 			arc_drop_lru(p, ARC_B1);
 		else if (total == 2 * p->c)
 			arc_drop_lru(p, ARC_B2);
-		arc_move(p, f->id, ARC_T1);
+		arc_move(p, a->key, ARC_T1);
 		break;
 	default:
 		assert(!"insert of a resident key");
@@ -333,16 +333,17 @@ static void arc_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_
 
 static void arc_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why)
 {
-	struct arc_key *k = arc_key(p, f->id);
+	uint32_t id = hs_folio_id(p->env, f);
+	struct arc_key *k = arc_key(p, id);
 
 	if (k->list == ARC_NONE)
 		return;
 	if (why == HS_REMOVE_HINT && k->list == ARC_T1) {
-		arc_move(p, f->id, ARC_B1);
+		arc_move(p, id, ARC_B1);
 	} else if (why == HS_REMOVE_HINT && k->list == ARC_T2) {
-		arc_move(p, f->id, ARC_B2);
+		arc_move(p, id, ARC_B2);
 	} else {
-		hs_q_del(&p->ctx, &p->lists[k->list], f->id);
+		hs_q_del(&p->ctx, &p->lists[k->list], id);
 		k->list = ARC_NONE;
 		k->cold = 0;
 	}
@@ -351,15 +352,15 @@ static void arc_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_r
 static enum hs_hint_verdict arc_hint(struct hs_policy *p, struct hs_folio *f,
 				     const struct hs_access *a)
 {
-	struct arc_key *k = arc_key(p, f->id);
+	struct arc_key *k = hs_folio_priv(f);
 	struct hs_qlist *l = &p->lists[k->list];
 
 	if (a->channel == HS_CH_PAGEOUT)
 		return HS_HINT_EVICT;
 	assert(k->list == ARC_T1 || k->list == ARC_T2);
-	if (l->head != f->id) {
-		hs_q_del(&p->ctx, l, f->id);
-		hs_q_push_head(&p->ctx, l, f->id);
+	if (l->head != a->key) {
+		hs_q_del(&p->ctx, l, a->key);
+		hs_q_push_head(&p->ctx, l, a->key);
 	}
 	k->cold = 1;
 	return HS_HINT_KEEP;
@@ -375,12 +376,12 @@ static enum hs_hint_verdict arc_hint(struct hs_policy *p, struct hs_folio *f,
  * ends, ghost drops) are popped through hs_q_pop_head(), which fetches one
  * pop ahead.
  */
-static void arc_prefetch(struct hs_policy *p, const struct hs_folio *f)
+static void arc_prefetch(struct hs_policy *p, const struct hs_folio *f, uint32_t key)
 {
 	const struct arc_key *k = hs_folio_cpriv(f);
 
 	if (k->list != ARC_NONE)
-		hs_q_prefetch_neighbours(&p->ctx, f->id);
+		hs_q_prefetch_neighbours(&p->ctx, key);
 }
 
 static int arc_check_list(const struct hs_policy *p, enum arc_list l)

@@ -207,8 +207,9 @@ static void car_destroy(struct hs_policy *p)
 
 static void car_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
-	struct car_key *k = car_key(p, f->id);
+	struct car_key *k = hs_folio_priv(f);
 
+	(void)p;
 	(void)a;
 	assert(k->list == CAR_T1 || k->list == CAR_T2);
 	k->ref = 1;
@@ -233,7 +234,7 @@ static size_t car_evict(struct hs_policy *p, struct hs_folio *incoming, const st
 
 static void car_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
-	struct car_key *x = car_key(p, f->id);
+	struct car_key *x = hs_folio_priv(f);
 	double b1 = (double)car_nr(p, CAR_B1);
 	double b2 = (double)car_nr(p, CAR_B2);
 	double c = (double)p->c;
@@ -247,17 +248,17 @@ static void car_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_
 		else if (car_nr(p, CAR_T1) + car_nr(p, CAR_T2) + car_nr(p, CAR_B1) +
 			 car_nr(p, CAR_B2) == 2 * p->c)
 			car_drop_lru(p, CAR_B2);
-		car_move(p, f->id, CAR_T1);
+		car_move(p, a->key, CAR_T1);
 		break;
 	case CAR_B1:
 		delta = b2 / b1 > 1.0 ? b2 / b1 : 1.0;
 		p->p = p->p + delta < c ? p->p + delta : c;
-		car_move(p, f->id, CAR_T2);
+		car_move(p, a->key, CAR_T2);
 		break;
 	case CAR_B2:
 		delta = b1 / b2 > 1.0 ? b1 / b2 : 1.0;
 		p->p = p->p - delta > 0.0 ? p->p - delta : 0.0;
-		car_move(p, f->id, CAR_T2);
+		car_move(p, a->key, CAR_T2);
 		break;
 	default:
 		assert(!"insert of a resident key");
@@ -267,16 +268,17 @@ static void car_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_
 
 static void car_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why)
 {
-	struct car_key *k = car_key(p, f->id);
+	uint32_t id = hs_folio_id(p->env, f);
+	struct car_key *k = car_key(p, id);
 
 	if (k->list == CAR_NONE)
 		return;
 	if (why == HS_REMOVE_HINT && k->list == CAR_T1) {
-		car_move(p, f->id, CAR_B1);
+		car_move(p, id, CAR_B1);
 	} else if (why == HS_REMOVE_HINT && k->list == CAR_T2) {
-		car_move(p, f->id, CAR_B2);
+		car_move(p, id, CAR_B2);
 	} else {
-		hs_q_del(&p->ctx, &p->lists[k->list], f->id);
+		hs_q_del(&p->ctx, &p->lists[k->list], id);
 		k->list = CAR_NONE;
 		k->ref = 0;
 	}
@@ -285,16 +287,16 @@ static void car_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_r
 static enum hs_hint_verdict car_hint(struct hs_policy *p, struct hs_folio *f,
 				     const struct hs_access *a)
 {
-	struct car_key *k = car_key(p, f->id);
+	struct car_key *k = hs_folio_priv(f);
 	struct hs_qlist *l = &p->lists[k->list];
 
 	if (a->channel == HS_CH_PAGEOUT)
 		return HS_HINT_EVICT;
 	assert(k->list == CAR_T1 || k->list == CAR_T2);
 	k->ref = 0;
-	if (l->head != f->id) {
-		hs_q_del(&p->ctx, l, f->id);
-		hs_q_push_head(&p->ctx, l, f->id);
+	if (l->head != a->key) {
+		hs_q_del(&p->ctx, l, a->key);
+		hs_q_push_head(&p->ctx, l, a->key);
 	}
 	return HS_HINT_KEEP;
 }

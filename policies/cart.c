@@ -279,8 +279,9 @@ static void cart_destroy(struct hs_policy *p)
 
 static void cart_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
-	struct cart_key *k = cart_key(p, f->id);
+	struct cart_key *k = hs_folio_priv(f);
 
+	(void)p;
 	(void)a;
 	assert(k->list == CART_T1 || k->list == CART_T2);
 	k->ref = 1;
@@ -307,7 +308,7 @@ static size_t cart_evict(struct hs_policy *p, struct hs_folio *incoming,
 
 static void cart_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
-	struct cart_key *x = cart_key(p, f->id);
+	struct cart_key *x = hs_folio_priv(f);
 	double b1 = (double)cart_nr(p, CART_B1);
 	double b2 = (double)cart_nr(p, CART_B2);
 	double c = (double)p->c;
@@ -319,21 +320,21 @@ static void cart_insert(struct hs_policy *p, struct hs_folio *f, const struct hs
 	case CART_NONE:
 		while (cart_nr(p, CART_B1) + cart_nr(p, CART_B2) > p->c)
 			cart_discard(p);
-		cart_move(p, f->id, CART_T1);
+		cart_move(p, a->key, CART_T1);
 		x->filter = CART_S;
 		p->ns++;
 		break;
 	case CART_B1:
 		delta = (double)p->ns / b1 > 1.0 ? (double)p->ns / b1 : 1.0;
 		p->p = p->p + delta < c ? p->p + delta : c;
-		cart_move(p, f->id, CART_T1);
+		cart_move(p, a->key, CART_T1);
 		x->filter = CART_L;
 		p->nl++;
 		break;
 	case CART_B2:
 		delta = (double)p->nl / b2 > 1.0 ? (double)p->nl / b2 : 1.0;
 		p->p = p->p - delta > 0.0 ? p->p - delta : 0.0;
-		cart_move(p, f->id, CART_T1);
+		cart_move(p, a->key, CART_T1);
 		p->nl++;
 		cart_raise_q(p);
 		break;
@@ -345,7 +346,8 @@ static void cart_insert(struct hs_policy *p, struct hs_folio *f, const struct hs
 
 static void cart_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why)
 {
-	struct cart_key *k = cart_key(p, f->id);
+	uint32_t id = hs_folio_id(p->env, f);
+	struct cart_key *k = cart_key(p, id);
 	bool resident;
 
 	if (k->list == CART_NONE)
@@ -358,11 +360,11 @@ static void cart_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_
 			p->nl--;
 	}
 	if (why == HS_REMOVE_HINT && resident) {
-		cart_move(p, f->id, k->filter == CART_S ? CART_B1 : CART_B2);
+		cart_move(p, id, k->filter == CART_S ? CART_B1 : CART_B2);
 		while (cart_nr(p, CART_B1) + cart_nr(p, CART_B2) > p->c)
 			cart_discard(p);
 	} else {
-		hs_q_del(&p->ctx, &p->lists[k->list], f->id);
+		hs_q_del(&p->ctx, &p->lists[k->list], id);
 		k->list = CART_NONE;
 		k->ref = 0;
 	}
@@ -371,16 +373,16 @@ static void cart_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_
 static enum hs_hint_verdict cart_hint(struct hs_policy *p, struct hs_folio *f,
 				      const struct hs_access *a)
 {
-	struct cart_key *k = cart_key(p, f->id);
+	struct cart_key *k = hs_folio_priv(f);
 	struct hs_qlist *l = &p->lists[k->list];
 
 	if (a->channel == HS_CH_PAGEOUT)
 		return HS_HINT_EVICT;
 	assert(k->list == CART_T1 || k->list == CART_T2);
 	k->ref = 0;
-	if (l->head != f->id) {
-		hs_q_del(&p->ctx, l, f->id);
-		hs_q_push_head(&p->ctx, l, f->id);
+	if (l->head != a->key) {
+		hs_q_del(&p->ctx, l, a->key);
+		hs_q_push_head(&p->ctx, l, a->key);
 	}
 	return HS_HINT_KEEP;
 }

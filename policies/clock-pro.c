@@ -546,11 +546,11 @@ static void cp_destroy(struct hs_policy *p)
 static void cp_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
 	(void)a;
-	if (p->skip_repeats && f->id == p->last) {
+	if (p->skip_repeats && a->key == p->last) {
 		p->repeats++;
 		return;
 	}
-	p->last = f->id;
+	p->last = a->key;
 	key_of(f)->flags |= K_REF;
 }
 
@@ -603,7 +603,7 @@ static void cp_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_a
 {
 	uint64_t free_frames = p->m - (p->nr_hot + p->nr_cold);	/* before f */
 	struct cp_key *k = key_of(f);
-	uint32_t id = f->id;
+	uint32_t id = a->key;
 
 	(void)a;
 	p->last = id;
@@ -657,14 +657,14 @@ static void cp_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_re
 		p->nr_cold--;
 	else
 		p->nr_nonres--;
-	forget(p, f->id);
+	forget(p, hs_folio_id(p->env, f));
 }
 
 static enum hs_hint_verdict cp_hint(struct hs_policy *p, struct hs_folio *f,
 				    const struct hs_access *a)
 {
 	struct cp_key *k = key_of(f);
-	uint32_t id = f->id, prev;
+	uint32_t id = a->key, prev;
 
 	if (a->channel == HS_CH_PAGEOUT)
 		return HS_HINT_EVICT;

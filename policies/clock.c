@@ -118,7 +118,7 @@ static void clock_insert(struct hs_policy *p, struct hs_folio *f, const struct h
 {
 	(void)a;
 	clock_priv(f)->ref = 0;
-	hs_q_push_tail(&p->q, &p->ring, f->id);
+	hs_q_push_tail(&p->q, &p->ring, a->key);
 }
 
 static size_t clock_evict(struct hs_policy *p, struct hs_folio *incoming,
@@ -153,7 +153,7 @@ static void clock_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove
 {
 	(void)why;
 	if (hs_folio_is_resident(f))
-		hs_q_del(&p->q, &p->ring, f->id);
+		hs_q_del(&p->q, &p->ring, hs_folio_id(p->env, f));
 }
 
 static enum hs_hint_verdict clock_hint(struct hs_policy *p, struct hs_folio *f,
@@ -162,9 +162,9 @@ static enum hs_hint_verdict clock_hint(struct hs_policy *p, struct hs_folio *f,
 	if (a->channel == HS_CH_PAGEOUT)
 		return HS_HINT_EVICT;
 	clock_priv(f)->ref = 0;
-	if (p->ring.head != f->id) {
-		hs_q_del(&p->q, &p->ring, f->id);
-		hs_q_push_head(&p->q, &p->ring, f->id);
+	if (p->ring.head != a->key) {
+		hs_q_del(&p->q, &p->ring, a->key);
+		hs_q_push_head(&p->q, &p->ring, a->key);
 	}
 	return HS_HINT_KEEP;
 }

@@ -93,8 +93,8 @@ static void fifo_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_ac
 
 static void fifo_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
-	(void)a;
-	hs_q_push_tail(&p->q, &p->queue, f->id);
+	(void)f;
+	hs_q_push_tail(&p->q, &p->queue, a->key);
 }
 
 static size_t fifo_evict(struct hs_policy *p, struct hs_folio *incoming, const struct hs_access *a,
@@ -109,17 +109,18 @@ static void fifo_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_
 {
 	(void)why;
 	if (hs_folio_is_resident(f))
-		hs_q_del(&p->q, &p->queue, f->id);
+		hs_q_del(&p->q, &p->queue, hs_folio_id(p->env, f));
 }
 
 static enum hs_hint_verdict fifo_hint(struct hs_policy *p, struct hs_folio *f,
 				      const struct hs_access *a)
 {
+	(void)f;
 	if (a->channel == HS_CH_PAGEOUT)
 		return HS_HINT_EVICT;
-	if (p->queue.head != f->id) {
-		hs_q_del(&p->q, &p->queue, f->id);
-		hs_q_push_head(&p->q, &p->queue, f->id);
+	if (p->queue.head != a->key) {
+		hs_q_del(&p->q, &p->queue, a->key);
+		hs_q_push_head(&p->q, &p->queue, a->key);
 	}
 	return HS_HINT_KEEP;
 }

@@ -924,7 +924,7 @@ static void l2q_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_acc
 	}
 	/* FD: read() marks; write() marks only shmem (file writes never do). */
 	if (!a->write || (k->flags & F_ANON))
-		folio_mark_accessed(p, f->id, k);
+		folio_mark_accessed(p, a->key, k);
 }
 
 static void l2q_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
@@ -934,20 +934,21 @@ static void l2q_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_
 	bool workingset = k->flags & F_WORKINGSET;
 	uint64_t stamp = k->seq;
 	bool anon = a->type == HS_TYPE_ANON;
+	uint32_t id = a->key;
 
-	shadow_forget(p, f->id, k);
+	shadow_forget(p, id, k);
 	k->flags = anon ? F_ANON : 0;
 	k->last = a->seq;
 	/* A buffered write allocating a file folio carries __GFP_WRITE: no refault. */
 	if (had_shadow && !(a->channel == HS_CH_FD && a->write && !anon))
 		workingset_refault(p, k, stamp, workingset);
-	lruvec_add_folio(p, f->id, k);		/* folio_add_lru(), drained at once */
+	lruvec_add_folio(p, id, k);		/* folio_add_lru(), drained at once */
 	if (a->channel == HS_CH_PT)
 		k->flags |= F_MAPPED | F_YOUNG;	/* the fault installs a young PTE */
 	else if (a->channel == HS_CH_READAHEAD)
 		;				/* readahead: the inactive head, unreferenced */
 	else if (!a->write)
-		folio_mark_accessed(p, f->id, k);	/* new: sets PG_referenced */
+		folio_mark_accessed(p, id, k);	/* new: sets PG_referenced */
 	else if (anon)
 		k->flags |= F_REFERENCED;	/* a shmem folio allocated for write() */
 }
@@ -974,16 +975,17 @@ static size_t l2q_evict(struct hs_policy *p, struct hs_folio *incoming, const st
 static void l2q_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why)
 {
 	struct l2q_folio *k = lf(f);
+	uint32_t id = hs_folio_id(p->env, f);
 
 	if (!hs_folio_is_resident(f)) {
 		/* Truncation deletes the shadow entry at that index too. */
-		shadow_forget(p, f->id, k);
+		shadow_forget(p, id, k);
 		k->flags = 0;
 		return;
 	}
-	lruvec_del_folio(p, f->id, k);
+	lruvec_del_folio(p, id, k);
 	if (why == HS_REMOVE_HINT) {
-		workingset_eviction(p, f->id, k);	/* reclaim_pages() freed it */
+		workingset_eviction(p, id, k);	/* reclaim_pages() freed it */
 		return;
 	}
 	k->flags = 0;	/* truncation: no shadow, no ageing, no counters */
@@ -993,7 +995,7 @@ static enum hs_hint_verdict l2q_hint(struct hs_policy *p, struct hs_folio *f,
 				     const struct hs_access *a)
 {
 	struct l2q_folio *k = lf(f);
-	uint32_t id = f->id;
+	uint32_t id = a->key;
 
 	if (a->channel == HS_CH_PAGEOUT && p->pageout == PAGEOUT_IGNORE)
 		return HS_HINT_KEEP;

@@ -271,7 +271,7 @@ static void lirs_destroy(struct hs_policy *p)
 static void lirs_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
 	struct lirs_key *k = key_of(f);
-	uint32_t id = f->id;
+	uint32_t id = a->key;
 
 	(void)a;
 	if (p->skip_repeats && id == p->last) {
@@ -306,7 +306,7 @@ static void lirs_insert(struct hs_policy *p, struct hs_folio *f, const struct hs
 	uint64_t resident = p->nr_lir + p->q.nr;	/* before f */
 	struct lirs_key *k = key_of(f);
 	bool was_in_s = k->flags & K_IN_S;
-	uint32_t id = f->id;
+	uint32_t id = a->key;
 
 	(void)a;
 	p->last = id;
@@ -354,7 +354,7 @@ static size_t lirs_evict(struct hs_policy *p, struct hs_folio *incoming, const s
 static void lirs_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why)
 {
 	struct lirs_key *k = key_of(f);
-	uint32_t id = f->id;
+	uint32_t id = hs_folio_id(p->env, f);
 
 	if (k->flags & K_IN_Q) {
 		hs_q_del(&p->qctx, &p->q, id);
@@ -376,7 +376,7 @@ static enum hs_hint_verdict lirs_hint(struct hs_policy *p, struct hs_folio *f,
 				      const struct hs_access *a)
 {
 	struct lirs_key *k = key_of(f);
-	uint32_t id = f->id;
+	uint32_t id = a->key;
 
 	if (a->channel == HS_CH_PAGEOUT)
 		return HS_HINT_EVICT;

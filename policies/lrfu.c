@@ -333,7 +333,7 @@ static void lrfu_insert(struct hs_policy *p, struct hs_folio *f, const struct hs
 	lp->known = 1;
 	e.key = lrfu_key(p, lp->crf, lp->t_last);
 	e.t_last = lp->t_last;
-	e.id = f->id;
+	e.id = a->key;
 	/* The driver never lets more keys in than the capacity (and size >= that). */
 	hs_iheap_push(&p->heap, &lrfu_heap, &e, &tmp);
 }

@@ -90,14 +90,14 @@ static void lru_destroy(struct hs_policy *p)
 
 static void lru_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
-	(void)a;
-	hs_q_move_tail(&p->q, &p->lru, f->id);
+	(void)f;
+	hs_q_move_tail(&p->q, &p->lru, a->key);
 }
 
 static void lru_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
-	(void)a;
-	hs_q_push_tail(&p->q, &p->lru, f->id);
+	(void)f;
+	hs_q_push_tail(&p->q, &p->lru, a->key);
 }
 
 static size_t lru_evict(struct hs_policy *p, struct hs_folio *incoming, const struct hs_access *a,
@@ -112,17 +112,18 @@ static void lru_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_r
 {
 	(void)why;
 	if (hs_folio_is_resident(f))
-		hs_q_del(&p->q, &p->lru, f->id);
+		hs_q_del(&p->q, &p->lru, hs_folio_id(p->env, f));
 }
 
 static enum hs_hint_verdict lru_hint(struct hs_policy *p, struct hs_folio *f,
 				     const struct hs_access *a)
 {
+	(void)f;
 	if (a->channel == HS_CH_PAGEOUT)
 		return HS_HINT_EVICT;
-	if (p->lru.head != f->id) {
-		hs_q_del(&p->q, &p->lru, f->id);
-		hs_q_push_head(&p->q, &p->lru, f->id);
+	if (p->lru.head != a->key) {
+		hs_q_del(&p->q, &p->lru, a->key);
+		hs_q_push_head(&p->q, &p->lru, a->key);
 	}
 	return HS_HINT_KEEP;
 }
@@ -133,10 +134,10 @@ static enum hs_hint_verdict lru_hint(struct hs_policy *p, struct hs_folio *f,
  * insert and is in the cache.  A miss evicts the head, which hs_q_pop_head()
  * fetched one eviction ahead.
  */
-static void lru_prefetch(struct hs_policy *p, const struct hs_folio *f)
+static void lru_prefetch(struct hs_policy *p, const struct hs_folio *f, uint32_t key)
 {
-	if (hs_folio_is_resident(f) && f->id != p->lru.tail)
-		hs_q_prefetch_neighbours(&p->q, f->id);
+	if (hs_folio_is_resident(f) && key != p->lru.tail)
+		hs_q_prefetch_neighbours(&p->q, key);
 }
 
 static int lru_check(const struct hs_policy *p)

@@ -203,7 +203,7 @@
  * stripped by every pass), it evicts the oldest folio outright and counts it
  * in mglru.forced.
  *
- * Cost.  Per key: 16 bytes of the driver's record plus this area (16 bytes),
+ * Cost.  Per key: 8 bytes of the driver's record plus this area (16 bytes),
  * plus 4 bytes per young-vector slot (at most 2 * capacity + 1, or one per
  * key), with shadow=kernel 8 bytes per key and 16 per 64 keys (the nodes),
  * with shadow=ring 4 bytes per ring slot (shadow_factor * capacity, at most
@@ -1794,7 +1794,7 @@ static inline void touch(struct hs_policy *p, struct hs_folio *f, struct mglru_f
 	if (unlikely(k->more & MX_SPENT) && p->hooks.access)
 		p->hooks.access(p, k);
 	if (unlikely(p->last_access != NULL))
-		p->last_access[f->id] = (uint32_t)a->seq;
+		p->last_access[hs_folio_id(p->env, f)] = (uint32_t)a->seq;
 	if (a->write)
 		k->flags &= (uint8_t)~MF_SWAPCACHE;
 }
@@ -1811,7 +1811,7 @@ void hs_mglru_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_acces
 
 	touch(p, f, k, a);
 	if (a->channel == HS_CH_PT)
-		set_abit(p, f->id, k);
+		set_abit(p, hs_folio_id(p->env, f), k);
 	else
 		inc_refs(p, k);
 }
@@ -1830,19 +1830,19 @@ void hs_mglru_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_ac
 	struct mglru_folio *k = mglru_priv(f);
 	bool anon = a->type == HS_TYPE_ANON;
 
-	drop_token(p, f->id, k);	/* used by refault(), or none (lib/sim.c always calls it) */
-	node_page(p, f->id, 1);
+	drop_token(p, a->key, k);	/* used by refault(), or none (lib/sim.c always calls it) */
+	node_page(p, a->key, 1);
 	if (fl(k, MF_ANON) != anon) {
 		set_fl(k, MF_ANON, anon);
 		k->flags &= (uint8_t)~MF_SWAPCACHE;
 	}
 	set_fl(k, MF_ACTIVE, a->channel == HS_CH_PT);	/* folio_add_lru() in a fault */
-	add_folio(p, f->id, k);
+	add_folio(p, hs_folio_id(p->env, f), k);
 	if (a->channel == HS_CH_READAHEAD)
 		return;				/* nobody touched it yet */
 	touch(p, f, k, a);
 	if (a->channel == HS_CH_PT)
-		set_abit(p, f->id, k);		/* the fault's own access */
+		set_abit(p, hs_folio_id(p->env, f), k);		/* the fault's own access */
 	else
 		inc_refs(p, k);			/* filemap_read() marks it accessed */
 }
@@ -1866,9 +1866,9 @@ void hs_mglru_refault(struct hs_policy *p, struct hs_folio *f, const struct hs_a
 	(void)distance;
 	if (t == LRU_GEN_ANON && !a->write)
 		k->flags |= MF_SWAPCACHE;	/* swapped in, clean */
-	if (!has_token(p, f->id, k))
+	if (!has_token(p, a->key, k))
 		return;
-	drop_token(p, f->id, k);
+	drop_token(p, a->key, k);
 	if (folio_type(k) != t)
 		return;			/* another namespace: no shadow there */
 	p->ws_refault[t]++;
@@ -1929,7 +1929,7 @@ enum hs_hint_verdict hs_mglru_hint(struct hs_policy *p, struct hs_folio *f,
 		if (p->pageout == MGLRU_PAGEOUT_IGNORE)
 			return HS_HINT_KEEP;
 		if (p->pageout == MGLRU_PAGEOUT_RECHECK && p->last_access &&
-		    (uint32_t)((uint32_t)a->seq - 1u - p->last_access[f->id]) <
+		    (uint32_t)((uint32_t)a->seq - 1u - p->last_access[hs_folio_id(p->env, f)]) <
 		    p->recheck_window)
 			return HS_HINT_KEEP;
 		return HS_HINT_EVICT;
@@ -1943,7 +1943,7 @@ enum hs_hint_verdict hs_mglru_hint(struct hs_policy *p, struct hs_folio *f,
 		unsigned int gen = gen_from_seq(p->min_seq[t]);
 
 		set_gen(p, k, t, gen);
-		move_entry(p, f->id, k, t, gen, EVICT_END);
+		move_entry(p, hs_folio_id(p->env, f), k, t, gen, EVICT_END);
 		return HS_HINT_KEEP;
 	}
 	if (is_p614(p)) {
@@ -1954,8 +1954,8 @@ enum hs_hint_verdict hs_mglru_hint(struct hs_policy *p, struct hs_folio *f,
 			return HS_HINT_KEEP;
 	}
 	/* lru_deactivate(): delete, clear PG_active/PG_referenced, add */
-	del_folio(p, f->id, k, t);
-	add_folio(p, f->id, k);
+	del_folio(p, hs_folio_id(p->env, f), k, t);
+	add_folio(p, hs_folio_id(p->env, f), k);
 	return HS_HINT_KEEP;
 }
 
@@ -1971,21 +1971,21 @@ void hs_mglru_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_rea
 	int t = folio_type(k);
 
 	if (hs_folio_is_resident(f)) {
-		del_folio(p, f->id, k, t);
+		del_folio(p, hs_folio_id(p->env, f), k, t);
 		if (why == HS_REMOVE_HINT) {
 			/* reclaim_pages(): folio_isolate_lru() keeps the refs */
 			k->flags &= (uint8_t)~(MF_ABIT | MF_REFERENCED);
-			evict_folio(p, f->id, k, t);
+			evict_folio(p, hs_folio_id(p->env, f), k, t);
 			return;
 		}
 		if ((k->more & (MX_SHIELD | MX_SPENT)) && p->hooks.leave)
 			p->hooks.leave(p, k, false);
 		end_life(k);
-		node_page(p, f->id, -1);
+		node_page(p, hs_folio_id(p->env, f), -1);
 		return;
 	}
 	if (why == HS_REMOVE_DROP)
-		drop_token(p, f->id, k);
+		drop_token(p, hs_folio_id(p->env, f), k);
 }
 
 /* ---- invariants, dump, report ---- */

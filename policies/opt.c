@@ -249,13 +249,13 @@ static __attribute__((noinline)) int make_room(struct hs_policy *p, uint64_t nu)
 	return hs_hbits_grow(&p->fut, bound);
 }
 
-/* Record that resident key @f is next used at @nu. */
-static void set_next_use(struct hs_policy *p, struct hs_folio *f, uint64_t nu)
+/* Record that resident key @f (id @id) is next used at @nu. */
+static void set_next_use(struct hs_policy *p, struct hs_folio *f, uint32_t id, uint64_t nu)
 {
 	opt_priv(f)->nu = nu;
 	p->resident++;
 	if (nu == HS_NEVER) {
-		hs_hbits_set(&p->never, f->id);
+		hs_hbits_set(&p->never, id);
 		return;
 	}
 	if (unlikely(nu >= p->fut.bound || !p->owner)) {
@@ -265,15 +265,15 @@ static void set_next_use(struct hs_policy *p, struct hs_folio *f, uint64_t nu)
 			/* the run ends with err; keep the sets consistent till then */
 			hs_sim_fail(p->env->sim, err);
 			opt_priv(f)->nu = HS_NEVER;
-			hs_hbits_set(&p->never, f->id);
+			hs_hbits_set(&p->never, id);
 			return;
 		}
 	}
 	if (p->own)
-		p->own[nu] = f->id;
+		p->own[nu] = id;
 	if (p->top_nu == HS_NEVER || nu > p->top_nu) {
 		p->top_nu = nu;
-		p->top_id = f->id;
+		p->top_id = id;
 	}
 	hs_hbits_set(&p->fut, nu);
 }
@@ -284,7 +284,7 @@ static void clear_next_use(struct hs_policy *p, struct hs_folio *f)
 
 	p->resident--;
 	if (nu == HS_NEVER)
-		hs_hbits_clear(&p->never, f->id);
+		hs_hbits_clear(&p->never, hs_folio_id(p->env, f));
 	else
 		hs_hbits_clear(&p->fut, nu);
 }
@@ -326,7 +326,7 @@ static void opt_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_acc
 
 	if (p->bits) {
 		clear_next_use(p, f);
-		set_next_use(p, f, a->next_use);
+		set_next_use(p, f, a->key, a->next_use);
 		return;
 	}
 	pos = opt_priv(f)->pos;
@@ -337,11 +337,11 @@ static void opt_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_acc
 
 static void opt_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
-	struct opt_ent e = { .next_use = a->next_use, .id = f->id };
+	struct opt_ent e = { .next_use = a->next_use, .id = a->key };
 	struct opt_ent tmp;
 
 	if (p->bits) {
-		set_next_use(p, f, a->next_use);
+		set_next_use(p, f, a->key, a->next_use);
 		return;
 	}
 	/* The driver never lets more keys in than the capacity (and size >= that). */

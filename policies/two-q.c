@@ -179,7 +179,7 @@ static void tq_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_acce
 {
 	(void)a;
 	if (tq_priv(f)->where == TQ_AM)
-		hs_q_move_tail(&p->q, &p->am, f->id);
+		hs_q_move_tail(&p->q, &p->am, a->key);
 }
 
 /*
@@ -187,12 +187,12 @@ static void tq_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_acce
  * neighbours' links: fetch them.  The heads (evictions, A1out trims) are
  * popped through hs_q_pop_head(), which fetches one pop ahead.
  */
-static void tq_prefetch(struct hs_policy *p, const struct hs_folio *f)
+static void tq_prefetch(struct hs_policy *p, const struct hs_folio *f, uint32_t key)
 {
 	uint32_t where = tq_cpriv(f)->where;
 
 	if (where == TQ_AM || where == TQ_A1OUT)
-		hs_q_prefetch_neighbours(&p->q, f->id);
+		hs_q_prefetch_neighbours(&p->q, key);
 }
 
 static void tq_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
@@ -201,16 +201,16 @@ static void tq_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_a
 
 	(void)a;
 	if (tp->where == TQ_A1OUT) {
-		hs_q_del(&p->q, &p->a1out, f->id);
+		hs_q_del(&p->q, &p->a1out, a->key);
 		tp->where = TQ_PROMOTE;
 	}
 	if (tp->where == TQ_PROMOTE) {
 		p->promote = HS_NIL;
 		p->promotions++;
-		hs_q_push_tail(&p->q, &p->am, f->id);
+		hs_q_push_tail(&p->q, &p->am, a->key);
 		tp->where = TQ_AM;
 	} else {
-		hs_q_push_tail(&p->q, &p->a1in, f->id);
+		hs_q_push_tail(&p->q, &p->a1in, a->key);
 		tp->where = TQ_A1IN;
 	}
 }
@@ -243,9 +243,9 @@ static size_t tq_evict(struct hs_policy *p, struct hs_folio *incoming, const str
 	if (incoming && !hs_folio_is_resident(incoming)) {
 		tp = tq_priv(incoming);
 		if (tp->where == TQ_A1OUT) {
-			hs_q_del(&p->q, &p->a1out, incoming->id);
+			hs_q_del(&p->q, &p->a1out, a->key);
 			tp->where = TQ_PROMOTE;
-			p->promote = incoming->id;
+			p->promote = a->key;
 		}
 	}
 	while (n < need && n < max) {
@@ -265,22 +265,23 @@ static size_t tq_evict(struct hs_policy *p, struct hs_folio *incoming, const str
 
 static void tq_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why)
 {
+	uint32_t id = hs_folio_id(p->env, f);
 	struct tq_priv *tp = tq_priv(f);
 
 	switch (tp->where) {
 	case TQ_A1IN:
-		hs_q_del(&p->q, &p->a1in, f->id);
+		hs_q_del(&p->q, &p->a1in, id);
 		if (why == HS_REMOVE_HINT)
-			tq_ghost(p, f->id);
+			tq_ghost(p, id);
 		else
 			tp->where = TQ_NONE;
 		break;
 	case TQ_AM:
-		hs_q_del(&p->q, &p->am, f->id);
+		hs_q_del(&p->q, &p->am, id);
 		tp->where = TQ_NONE;
 		break;
 	case TQ_A1OUT:
-		hs_q_del(&p->q, &p->a1out, f->id);
+		hs_q_del(&p->q, &p->a1out, id);
 		tp->where = TQ_NONE;
 		break;
 	default:
@@ -296,9 +297,9 @@ static enum hs_hint_verdict tq_hint(struct hs_policy *p, struct hs_folio *f,
 
 	if (a->channel == HS_CH_PAGEOUT)
 		return HS_HINT_EVICT;
-	if (l->head != f->id) {
-		hs_q_del(&p->q, l, f->id);
-		hs_q_push_head(&p->q, l, f->id);
+	if (l->head != a->key) {
+		hs_q_del(&p->q, l, a->key);
+		hs_q_push_head(&p->q, l, a->key);
 	}
 	return HS_HINT_KEEP;
 }

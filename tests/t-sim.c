@@ -19,6 +19,7 @@
 
 #include "access.h"
 #include "harness.h"
+#include "hs.h"
 #include "policy.h"
 #include "qlist.h"
 #include "sim.h"
@@ -78,7 +79,7 @@ static void mock_insert(struct hs_policy *p, struct hs_folio *f, const struct hs
 {
 	(void)a;
 	mp(f)->ref = false;
-	hs_q_push_tail(&p->q, &p->fifo, f->id);
+	hs_q_push_tail(&p->q, &p->fifo, hs_folio_id(p->env, f));
 }
 
 static size_t mock_evict(struct hs_policy *p, struct hs_folio *in, const struct hs_access *a,
@@ -113,7 +114,7 @@ static void mock_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_
 {
 	(void)why;
 	if (hs_folio_is_resident(f))
-		hs_q_del(&p->q, &p->fifo, f->id);
+		hs_q_del(&p->q, &p->fifo, hs_folio_id(p->env, f));
 }
 
 static void mock_refault(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a,
@@ -130,7 +131,7 @@ static bool mock_admit(struct hs_policy *p, struct hs_folio *f, const struct hs_
 {
 	(void)p;
 	(void)a;
-	return mode != MOCK_REFUSE_ODD || !(f->id & 1);
+	return mode != MOCK_REFUSE_ODD || !(hs_folio_id(p->env, f) & 1);
 }
 
 static int mock_check(const struct hs_policy *p)
@@ -696,7 +697,124 @@ static void test_readahead(void)
 	}
 }
 
+/*
+ * Times are 32 bits (lib/sim.h, struct hs_folio): ages of half the range or
+ * more read as HS_DIST_ANCIENT, and a sweep every half range marks them
+ * before they wrap.  With time_bits 4 the range is 16 accesses and the sweep
+ * comes every 8.  Capacity 1, keys a and b, so each miss evicts the other:
+ *   seq 0 a miss; seq 1 b miss, a evicted at 1; seqs 2-7 b hits;
+ *   seq 8 a refault, distance 7: exact (bucket 3); b evicted at 8;
+ *   seqs 9-16 a hits; seq 17 b refault, distance 9 >= 8: ancient, though
+ *   not swept yet (bucket 47; with 32 bits bucket 4); a evicted at 17;
+ *   seqs 18-51 b hits; seq 52 a refault, distance 35: 35 mod 16 = 3 would
+ *   pass for recent, but the sweep at 32 marked it (bucket 47; with 32 bits
+ *   bucket 6).
+ * Every other counter is the same with 32 bits.  hs_sim_run() sweeps between
+ * pieces of the records it is given, not after every step: the same counts.
+ */
+static void run_ab(uint8_t time_bits, bool whole, struct hs_sim_stats *st, uint64_t *dist)
+{
+	struct hs_sim_config cfg = {
+		.ops = &mock_ops, .capacity = 1, .nr_keys = 2, .paranoid = true,
+		.time_bits = time_bits,
+	};
+	uint8_t meta = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+	struct hs_sim *sim;
+	uint32_t seqkey[53];
+	uint8_t metas[53];
+	size_t i, r = 0;
+
+	for (i = 0; i < 53; i++) {
+		seqkey[i] = i == 0 || i == 8 || (i >= 9 && i <= 16) || i == 52 ? 0 : 1;
+		metas[i] = meta;
+	}
+	memset(st, 0, sizeof(*st));
+	if (hs_sim_new(&cfg, &sim)) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	if (whole) {
+		if (hs_sim_run(sim, seqkey, metas, NULL, 53))
+			t_fail(__FILE__, __LINE__, "run failed");
+		dist[0] = last_refault_distance;
+	}
+	for (i = 0; !whole && i < 53; i++) {
+		if (hs_sim_step(sim, seqkey[i], meta, HS_NEVER) < 0)
+			t_fail(__FILE__, __LINE__, "step %zu failed", i);
+		if (i == 8 || i == 17 || i == 52)
+			dist[r++] = last_refault_distance;
+	}
+	finish(sim, st);
+}
+
+static void test_time_wrap(void)
+{
+	struct hs_sim_config bad = { .ops = &mock_ops, .capacity = 1, .nr_keys = 2 };
+	struct hs_sim_stats st4, st32, st4run;
+	uint64_t d4[3] = { 0 }, d32[3] = { 0 }, d4run[3] = { 0 };
+	struct hs_sim *sim;
+
+	mode = MOCK_OK;
+	bad.time_bits = 1;
+	T_EQ_I64(hs_sim_new(&bad, &sim), -EINVAL);
+	bad.time_bits = 33;
+	T_EQ_I64(hs_sim_new(&bad, &sim), -EINVAL);
+	run_ab(4, false, &st4, d4);
+	run_ab(4, true, &st4run, d4run);
+	run_ab(0, false, &st32, d32);
+	T_EQ_U64(d4run[0], HS_DIST_ANCIENT);
+	T_ASSERT(!memcmp(&st4, &st4run, sizeof(st4)));
+	T_EQ_U64(d4[0], 7);
+	T_EQ_U64(d4[1], HS_DIST_ANCIENT);
+	T_EQ_U64(d4[2], HS_DIST_ANCIENT);
+	T_EQ_U64(d32[0], 7);
+	T_EQ_U64(d32[1], 9);
+	T_EQ_U64(d32[2], 35);
+	T_EQ_U64(st4.refault_hist[3], 1);
+	T_EQ_U64(st4.refault_hist[HS_HIST_BUCKETS - 1], 2);
+	T_EQ_U64(st32.refault_hist[3], 1);
+	T_EQ_U64(st32.refault_hist[4], 1);
+	T_EQ_U64(st32.refault_hist[6], 1);
+	T_EQ_U64(st32.refault_hist[HS_HIST_BUCKETS - 1], 0);
+	memcpy(st4.refault_hist, st32.refault_hist, sizeof(st4.refault_hist));
+	T_ASSERT(!memcmp(&st4, &st32, sizeof(st4)));
+	T_EQ_U64(st32.accesses, 53);
+	T_EQ_U64(st32.refaults, 3);
+	T_EQ_U64(st32.evictions, 4);
+}
+
+/*
+ * The id is not stored: hs_folio_id() gets it back from the address with a
+ * shift and a multiply by the inverse of the stride's odd part.  Every stride
+ * a private area of 0 to 120 bytes gives (8 to 128 bytes), every key of 5,000.
+ */
+static void test_folio_id(void)
+{
+	for (size_t priv = 0; priv <= 120; priv += 4) {
+		struct hs_policy_ops ops = mock_ops;
+		struct hs_sim_config cfg = { .ops = &ops, .capacity = 1, .nr_keys = 5000 };
+		const struct hs_policy_env *env;
+		struct hs_sim *sim;
+		uint32_t bad = 0;
+
+		ops.folio_priv = HS_MAX(priv, sizeof(struct mock_priv));
+		if (hs_sim_new(&cfg, &sim)) {
+			t_fail(__FILE__, __LINE__, "no sim");
+			return;
+		}
+		env = hs_sim_env(sim);
+		T_EQ_U64(env->stride, (sizeof(struct hs_folio) + ops.folio_priv + 7) & ~7ul);
+		for (uint32_t i = 0; i < cfg.nr_keys; i++)
+			bad += hs_folio_id(env, hs_env_folio(env, i)) != i;
+		T_EQ_U64(bad, 0);
+		hs_sim_free(sim);
+	}
+	T_EQ_U64(sizeof(struct hs_folio), 8);
+}
+
 static const struct t_case cases[] = {
+	{ "time-wrap", test_time_wrap },
+	{ "folio-id", test_folio_id },
 	{ "readahead", test_readahead },
 	{ "refault-distance", test_refault_distance },
 	{ "pingpong", test_pingpong },
