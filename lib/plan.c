@@ -36,8 +36,8 @@ static const struct extra_cost {
 	unsigned int	per_key;	/* bytes per distinct key */
 	unsigned int	per_resident;	/* bytes per resident key: min(capacity, keys) */
 } extra_costs[] = {
-	{ "opt", 0, 8 },	{ "lrfu", 0, 24 },	{ "mglru", 0, 12 },
-	{ "hitshield", 0, 12 },
+	{ "opt", 0, 8 },	{ "lrfu", 0, 24 },	{ "mglru", 9, 4 },
+	{ "hitshield", 9, 4 },
 };
 
 /* A policy not in the table: assume LRFU's heap, the largest extra measured. */

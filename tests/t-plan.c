@@ -43,8 +43,10 @@ static void costs(void)
 	T_EQ_U64(r, 8);
 	hs_plan_run_cost(lrfu, &k, &r);
 	T_EQ_U64(r, 24);
+	/* MGLRU: a shadow slot per key and a node per 64 keys; its young vector */
 	hs_plan_run_cost(mglru, &k, &r);
-	T_EQ_U64(r, 12);
+	T_EQ_U64(k, hs_sim_key_bytes(mglru) + 9);
+	T_EQ_U64(r, 4);
 	/* residents: the capacity, or the keys when it is larger */
 	T_EQ_U64(hs_plan_run_bytes(opt, 300, KEYS), KEYS * hs_sim_key_bytes(opt) + 300 * 8);
 	T_EQ_U64(hs_plan_run_bytes(opt, 5000, KEYS), KEYS * hs_sim_key_bytes(opt) + KEYS * 8);
