@@ -56,6 +56,7 @@ enum {
 	OPT_PAGEOUT,
 	OPT_RECHECK_WINDOW,
 	OPT_NO_READAHEAD,
+	OPT_READAHEAD_MODEL,
 	OPT_LOG_EVICTIONS,
 	OPT_MEMORY,
 };
@@ -81,6 +82,7 @@ struct args {
 	uint64_t	recheck_window;	/* --recheck-window (0 when not given) */
 	bool		window_given;	/* --recheck-window was given */
 	bool		no_readahead;	/* --no-readahead */
+	uint32_t	ra_model;	/* --readahead-model[=PAGES]: 0 off */
 	bool		log_evictions;	/* --log-evictions */
 	uint64_t	memory;		/* --memory in bytes (0 when not given) */
 };
@@ -123,6 +125,10 @@ static const struct argp_option options[] = {
 	  "(default 0: none)", 0 },
 	{ "no-readahead", OPT_NO_READAHEAD, NULL, 0,
 	  "Ignore the readahead records of a recorded session (pages the kernel read ahead)", 0 },
+	{ "readahead-model", OPT_READAHEAD_MODEL, "PAGES", OPTION_ARG_OPTIONAL,
+	  "On a recorded session, read ahead on each model's own read(2) misses as the "
+	  "kernel's page_cache_sync_ra() would, windows of at most PAGES (default 32, "
+	  "read_ahead_kb 128)", 0 },
 	{ "log-evictions", OPT_LOG_EVICTIONS, NULL, 0,
 	  "Store every eviction of every run (its position and key), read back through "
 	  "the view v_evictions", 0 },
@@ -206,6 +212,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_READAHEAD:
 		a->no_readahead = true;
+		break;
+	case OPT_READAHEAD_MODEL:
+		if (!arg)
+			v = 32;
+		else if (hs_parse_u64(arg, 2, 65536, &v))
+			argp_error(state, "--readahead-model '%s': expected pages from 2 to 65536",
+				   arg);
+		a->ra_model = (uint32_t)v;
 		break;
 	case OPT_CHANNEL:
 		if (!strcmp(arg, "pt"))
@@ -1286,6 +1300,7 @@ static int run(int argc, char **argv)
 	ro.pageout = a.pageout >= 0 ? a.pageout : HS_PAGEOUT_IGNORE_REFS;
 	ro.recheck_window = a.recheck_window;
 	ro.no_readahead = a.no_readahead;
+	ro.ra_model = a.ra_model;
 	ro.paranoid = a.paranoid;
 	hs_cli_progress_start(&rp.pr);
 	rp.show = isatty(STDERR_FILENO);

@@ -329,7 +329,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 	for (j = 0; j < n; j++)
 		if (jobs[j].ops && (jobs[j].ops->flags & HS_POLICY_ACCESSED_BIT))
 			break;
-	if (j < n) {
+	if (j < n || o->ra_model) {	/* and the model's readahead: its file neighbours */
 		ret = hs_session_neigh(st, session, (uint32_t)info.distinct_keys, &neigh);
 		if (ret)
 			return ret;
@@ -347,6 +347,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 				   (uint8_t)o->pageout : UINT8_MAX,
 			.recheck_window = o->recheck_window,
 			.no_readahead = o->no_readahead,
+			.ra_model = o->ra_model,
 			.neigh = neigh,
 			.no_prefetch = o->no_prefetch,
 			.on_evict = jobs[j].evlog ? hs_evlog_add : NULL,

@@ -51,6 +51,8 @@ struct hs_replay_opts {
 					 * HS_POLICY_OWN_PAGEOUT (0: ignore-references) */
 	uint64_t	recheck_window;	/* with HS_PAGEOUT_RECHECK (hs_sim_config) */
 	bool		no_readahead;	/* skip READAHEAD records (hs_sim_config) */
+	uint32_t	ra_model;	/* the model's own readahead: its window's most
+					 * pages, 0 off (hs_sim_config) */
 	bool		no_prefetch;	/* step without prefetching keys ahead (hs_sim_config) */
 	/* Called from the reading thread after each chunk; may be NULL. */
 	void		(*progress)(void *arg, uint64_t records_done, uint64_t records_total);

@@ -24,6 +24,8 @@
  *              room, refault, ->insert() with the READAHEAD channel), but
  *              neither hit nor miss nor seq; the key is marked until its
  *              first access, to count unused readahead
+ *   with cfg.ra_model, a miss of a file page read through a file descriptor
+ *              then reads ahead as the kernel would on that miss (below)
  *
  * Room is made before the shadow entry is consulted, as in the kernel, where
  * the memcg charge (and so reclaim) precedes workingset_refault().  Every
@@ -282,7 +284,7 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 		return -EINVAL;
 	if (!ops->create || !ops->hit || !ops->insert || !ops->evict || !ops->remove)
 		return -ENOSYS;
-	if (cfg->nr_keys == UINT32_MAX)		/* HS_NIL is reserved */
+	if (cfg->nr_keys == UINT32_MAX)		/* RA_NONE is reserved */
 		return -EINVAL;
 	if (cfg->override_channel && !hs_channel_is_access(cfg->channel))
 		return -EINVAL;
@@ -299,6 +301,8 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 		return -ENOMEM;
 	sim->cfg = *cfg;
 	sim->cfg.batch_max = batch;
+	if (!cfg->neigh)
+		sim->cfg.ra_model = 0;	/* no addresses: no neighbours to read ahead */
 	sim->ops = ops;
 	sim->env.capacity = cfg->capacity;
 	sim->env.nr_keys = cfg->nr_keys;
@@ -536,7 +540,7 @@ static void readahead_leave(struct hs_sim *sim, struct hs_folio *f)
 static int evict_one(struct hs_sim *sim, struct hs_folio *f, bool hinted)
 {
 	readahead_leave(sim, f);
-	f->flags &= (uint8_t)~(HS_FOLIO_RESIDENT | HS_FOLIO_HINTED);
+	f->flags &= (uint8_t)~(HS_FOLIO_RESIDENT | HS_FOLIO_HINTED | HS_FOLIO_RA_MARK);
 	f->flags |= HS_FOLIO_SHADOW | (hinted ? HS_FOLIO_HINTED : 0);
 	folio_stamp(sim, f);
 	sim->used--;
@@ -683,6 +687,134 @@ static int do_readahead(struct hs_sim *sim, struct hs_folio *f, const struct hs_
 	return HS_STEP_OTHER;
 }
 
+/*
+ * Model readahead.  A recorded stream carries the kernel's readahead as
+ * READAHEAD records where the kernel read ahead, i.e. around the kernel's
+ * misses.  A model that misses where the kernel hit gets no window, so each
+ * neighbour it lacks becomes a demand miss of its own, where the kernel
+ * would have read it ahead with the first: the same loads, labelled
+ * otherwise.  With cfg.ra_model (ra_pages, the window's most pages) the
+ * driver reads ahead on the model's own read(2) accesses of file pages as
+ * 6.12's mm/readahead.c does, with the model's memory as the page cache:
+ *
+ *   a miss at index i (page_cache_sync_ra()): contig = the resident pages
+ *     just before i, up to ra_pages (page_cache_prev_miss()); contig <= 1,
+ *     the request, is a "standalone, small random read": nothing more.
+ *     Otherwise the window is min(contig + 1, ra_pages) pages from i, and
+ *     its last page gets PG_readahead (async_size 1);
+ *   a hit on a page with PG_readahead (page_cache_async_ra(), the branch
+ *     for a marked folio "without valid readahead state"): the mark goes;
+ *     start = the first page after i that is not resident, within ra_pages
+ *     (page_cache_next_miss()), or nothing; the window is
+ *     get_next_ra_size(start - i + 1) pages from start, all of them async,
+ *     so start gets the mark.
+ *
+ * Pages of a window that are resident stay as they are; the others come in
+ * as READAHEAD records would, right after the access.  Not modelled: the
+ * struct file's history (a miss at 0 or right after the previous read
+ * starts an initial window; a mark hit at the expected place moves the
+ * window on), pages the stream never names (no key: the kernel would hold
+ * them too), and large folios.  Only keys with a file address (cfg.neigh)
+ * read ahead.  The recorded READAHEAD records stay: where the kernel read
+ * the same window they find it resident.
+ */
+
+#define RA_NONE	UINT32_MAX	/* no key names that page */
+
+/* The key of page @page of @space at or after order[] index @i, or RA_NONE. */
+static uint32_t ra_key_at(const struct hs_neigh *nb, uint32_t *i, uint32_t space, uint64_t page)
+{
+	uint32_t k;
+
+	for (; *i < nb->nr_addr; (*i)++) {
+		k = nb->order[*i];
+		if (nb->space[k] != space || nb->page[k] > page)
+			return RA_NONE;
+		if (nb->page[k] == page)
+			return k;
+	}
+	return RA_NONE;
+}
+
+/* get_next_ra_size() */
+static uint64_t ra_next_size(uint64_t cur, uint64_t max)
+{
+	if (cur < max / 16)
+		return 4 * cur;
+	if (cur <= max / 2)
+		return 2 * cur;
+	return max;
+}
+
+/*
+ * Read pages [@from, @to) of @space ahead, from order[] index @i on, and
+ * mark page @mark; the access's seq is the reader's.
+ */
+static int ra_window(struct hs_sim *sim, uint32_t i, uint32_t space, uint64_t from,
+		     uint64_t to, uint64_t mark)
+{
+	const struct hs_neigh *nb = sim->cfg.neigh;
+	struct hs_access ra = { .channel = HS_CH_READAHEAD, .type = HS_TYPE_FILE,
+				.seq = sim->seq };
+	uint32_t k;
+	int ret;
+
+	for (; from < to; from++) {
+		k = ra_key_at(nb, &i, space, from);
+		if (k == RA_NONE)
+			continue;
+		ra.key = k;
+		ret = do_readahead(sim, folio_at(sim, k), &ra);
+		if (ret < 0)
+			return ret;
+		if (from == mark && hs_folio_is_resident(folio_at(sim, k)))
+			folio_at(sim, k)->flags |= HS_FOLIO_RA_MARK;
+	}
+	return 0;
+}
+
+/* page_cache_sync_ra() on the model's miss of @key */
+static int ra_sync(struct hs_sim *sim, uint32_t key)
+{
+	const struct hs_neigh *nb = sim->cfg.neigh;
+	uint32_t max = sim->cfg.ra_model, contig = 0, p = nb->pos[key], i, k;
+	uint64_t page, size;
+
+	if (p == HS_NEIGH_NOPOS)
+		return 0;
+	page = nb->page[key];
+	for (i = p; i-- > 0 && contig < max;) {
+		k = nb->order[i];
+		if (nb->space[k] != nb->space[key] || nb->page[k] != page - 1 - contig ||
+		    !hs_folio_is_resident(folio_at(sim, k)))
+			break;
+		contig++;
+	}
+	if (contig <= 1)
+		return 0;
+	size = HS_MIN((uint64_t)contig + 1, max);
+	return ra_window(sim, p + 1, nb->space[key], page + 1, page + size, page + size - 1);
+}
+
+/* page_cache_async_ra() on the model's hit of @key, which had PG_readahead */
+static int ra_async(struct hs_sim *sim, uint32_t key)
+{
+	const struct hs_neigh *nb = sim->cfg.neigh;
+	uint32_t max = sim->cfg.ra_model, p = nb->pos[key], i, k;
+	uint64_t page = nb->page[key], start = page + 1, size;
+
+	folio_at(sim, key)->flags &= (uint8_t)~HS_FOLIO_RA_MARK;
+	for (i = p + 1; start - page <= max; start++) {
+		k = ra_key_at(nb, &i, nb->space[key], start);
+		if (k == RA_NONE || !hs_folio_is_resident(folio_at(sim, k)))
+			break;
+	}
+	if (start - page > max)
+		return 0;
+	size = ra_next_size(start - page + 1, max);
+	return ra_window(sim, p + 1, nb->space[key], start, start + size, start);
+}
+
 /* The pageout mode's word on a PAGEOUT eviction the policy agreed to. */
 static enum hs_hint_verdict pageout_filter(const struct hs_sim *sim, const struct hs_folio *f)
 {
@@ -741,7 +873,8 @@ static int do_drop(struct hs_sim *sim, struct hs_folio *f)
 		}
 	}
 	/* Truncation deletes the shadow entries of the mapping too. */
-	f->flags &= (uint8_t)~(HS_FOLIO_RESIDENT | HS_FOLIO_SHADOW | HS_FOLIO_HINTED);
+	f->flags &= (uint8_t)~(HS_FOLIO_RESIDENT | HS_FOLIO_SHADOW | HS_FOLIO_HINTED |
+			       HS_FOLIO_RA_MARK);
 	if (check_now(sim))
 		return sim->broken;
 	return HS_STEP_OTHER;
@@ -821,8 +954,21 @@ static inline __attribute__((always_inline)) int step(struct hs_sim *sim, uint32
 			resolve_protection(sim, f, true);
 		sim->ops->hit(sim->pol, f, &a);
 		ret = check_now(sim) ? sim->broken : HS_STEP_HIT;
+		if (unlikely(f->flags & HS_FOLIO_RA_MARK) && ret >= 0 && a.channel == HS_CH_FD) {
+			int err = ra_async(sim, key);
+
+			if (err < 0)
+				ret = err;
+		}
 	} else {
 		ret = do_miss(sim, f, &a);
+		if (unlikely(sim->cfg.ra_model) && ret == HS_STEP_MISS &&
+		    a.type == HS_TYPE_FILE && a.channel == HS_CH_FD) {
+			int err = ra_sync(sim, key);
+
+			if (err < 0)
+				ret = err;
+		}
 	}
 	sim->seq++;
 	if (unlikely(ret < 0))

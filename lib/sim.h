@@ -42,6 +42,8 @@ struct hs_neigh;
 #define HS_FOLIO_HINTED		0x10u	/* the shadow entry came from a PAGEOUT hint */
 #define HS_FOLIO_READAHEAD	0x20u	/* in by a READAHEAD record, not accessed since */
 #define HS_FOLIO_ANCIENT	0x40u	/* evicted_at is 2^31 or more accesses old (below) */
+#define HS_FOLIO_RA_MARK	0x80u	/* PG_readahead of the model's own readahead
+					 * (hs_sim_config.ra_model) */
 
 /**
  * struct hs_folio - the driver's record of one key, followed by the policy's area
@@ -316,6 +318,12 @@ struct hs_sim_config {
 						 * (0: none is, in a serial replay) */
 	bool		no_readahead;		/* skip READAHEAD records (still counted in
 						 * records) */
+	/*
+	 * The model's own synchronous readahead (lib/sim.c, "Model readahead"):
+	 * 0 off; otherwise the window's most pages (the bdi's ra_pages, 32 at
+	 * the default read_ahead_kb of 128).  Needs neigh.
+	 */
+	uint32_t	ra_model;
 	uint8_t		time_bits;		/* tests only: keep times modulo 2^time_bits
 						 * (2..32; 0: 32), so that the sweep of
 						 * struct hs_folio comes every

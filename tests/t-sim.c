@@ -20,6 +20,7 @@
 #include "access.h"
 #include "harness.h"
 #include "hs.h"
+#include "neigh.h"
 #include "policy.h"
 #include "qlist.h"
 #include "sim.h"
@@ -812,7 +813,82 @@ static void test_folio_id(void)
 	T_EQ_U64(sizeof(struct hs_folio), 8);
 }
 
+/*
+ * The model's readahead (hs_sim_config.ra_model, lib/sim.c): pages 0-19 of
+ * one file are keys 0-19 (key 20 has no address), windows of at most 8
+ * pages, room for everything.  Counted by hand:
+ *   0 miss: nothing cached before it;  1 miss: one page before it, the
+ *   request itself: a small random read;  2 miss: 0 and 1 before it: a
+ *   window of min(2 + 1, 8) = 3 from 2: 3 and 4 read ahead, 4 marked;
+ *   4 hit, marked: 5 is the first page not cached; the window is
+ *   get_next_ra_size(5 - 4 + 1 = 2) = 4 pages from 5: 5-8, 5 marked;
+ *   3 hit;  10 miss: 9 is not cached;  20 miss: no address;
+ *   5 hit, marked: 6-8 cached, 9 is not; get_next_ra_size(9 - 5 + 1 = 5)
+ *   = 8 (above half of 8): 9-16, 10 already cached: 7 pages, 9 marked.
+ * 13 pages read ahead, 3 of them read (3, 4, 5).
+ */
+static void test_readahead_model(void)
+{
+	static const struct { uint32_t key; int ret; } steps[] = {
+		{ 0, HS_STEP_MISS }, { 1, HS_STEP_MISS }, { 2, HS_STEP_MISS },
+		{ 4, HS_STEP_HIT }, { 3, HS_STEP_HIT }, { 10, HS_STEP_MISS },
+		{ 20, HS_STEP_MISS }, { 5, HS_STEP_HIT },
+	};
+	uint8_t fd = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+	struct hs_neigh *nb = NULL;
+	struct hs_sim_stats st;
+	struct hs_sim *sim;
+
+	mode = MOCK_OK;
+	if (hs_neigh_new(21, &nb)) {
+		t_fail(__FILE__, __LINE__, "no neigh");
+		return;
+	}
+	for (uint32_t k = 0; k < 20; k++)
+		hs_neigh_set(nb, k, 1, k);
+	T_EQ_I64(hs_neigh_finish(nb), 0);
+	for (int on = 0; on < 2; on++) {
+		struct hs_sim_config cfg = {
+			.ops = &mock_ops, .capacity = 64, .nr_keys = 21, .paranoid = true,
+			.neigh = nb, .ra_model = on ? 8 : 0,
+		};
+
+		if (hs_sim_new(&cfg, &sim)) {
+			t_fail(__FILE__, __LINE__, "no sim");
+			break;
+		}
+		for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+			T_EQ_I64(hs_sim_step(sim, steps[i].key, fd, HS_NEVER),
+				 on ? steps[i].ret : HS_STEP_MISS);
+		T_EQ_I64(hs_sim_check(sim), 0);
+		hs_sim_finish(sim, &st, NULL);
+		hs_sim_free(sim);
+		T_EQ_U64(st.misses, on ? 5 : 8);
+		T_EQ_U64(st.hits, on ? 3 : 0);
+		T_EQ_U64(st.readahead_pages, on ? 13 : 0);
+		T_EQ_U64(st.readahead_unused, on ? 10 : 0);
+		T_EQ_U64(st.peak_resident, on ? 18 : 8);
+	}
+	/* no addresses: nothing to read ahead */
+	{
+		struct hs_sim_config cfg = {
+			.ops = &mock_ops, .capacity = 64, .nr_keys = 21, .ra_model = 8,
+		};
+
+		if (!hs_sim_new(&cfg, &sim)) {
+			for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+				T_EQ_I64(hs_sim_step(sim, steps[i].key, fd, HS_NEVER),
+					 HS_STEP_MISS);
+			hs_sim_finish(sim, &st, NULL);
+			hs_sim_free(sim);
+			T_EQ_U64(st.readahead_pages, 0);
+		}
+	}
+	hs_neigh_free(nb);
+}
+
 static const struct t_case cases[] = {
+	{ "readahead-model", test_readahead_model },
 	{ "time-wrap", test_time_wrap },
 	{ "folio-id", test_folio_id },
 	{ "readahead", test_readahead },

@@ -141,6 +141,14 @@ expect_grep "unknown pageout mode 'xx' (valid: ignore-references, recheck, ignor
 expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --recheck-window 4
 expect_grep 'needs --pageout recheck' "$ERR"
 expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --pageout recheck --recheck-window -1
+# The model's readahead: windows of 2 to 65536 pages; on a session without
+# addresses (this one is generated) there is nothing to read ahead.
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --readahead-model=1
+expect_grep "readahead-model '1': expected pages from 2 to 65536" "$ERR"
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lru --size 3 --no-store --format csv \
+	--readahead-model
+CSV=$OUT
+expect_eq "$(field lru misses) $(field lru readahead_pages)" "6 0"
 
 # A session that saw faults only: the accessed-bit policies are warned about,
 # the others are not.
