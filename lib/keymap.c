@@ -22,6 +22,7 @@
 #include "keymap.h"
 
 #define MIN_BITS	10	/* smallest table: 1024 slots */
+#define HUGE_BYTES	(2u << 20)	/* hs_huge_alloc()'s huge page */
 #define PREFETCH_AHEAD	16	/* hs_keymap_add_many(): keys between prefetch and use */
 #define KM_INLINE	static inline __attribute__((always_inline))	/* width a constant */
 
@@ -203,6 +204,9 @@ int hs_keymap_new_rec(unsigned int words, size_t rec_size, size_t expect,
 	km->words = words;
 	km->rec_size = rec_size;
 	km->recs_cap = (size_t)1 << (bits - 1);
+	/* a table of huge pages gets its records in whole huge pages from the start */
+	if (((size_t)1 << bits) * sizeof(struct km_slot) >= HUGE_BYTES)
+		km->recs_cap = HS_MAX(km->recs_cap, HUGE_BYTES / rec_size);
 	km->recs = recs_alloc(km->recs_cap, rec_size);
 	if (!km->recs) {
 		slots_free(km->slots, km->mask + 1);
