@@ -94,6 +94,8 @@ struct hs_event;
 /* Events hs_rec_add_event() buffers and inserts with one statement. */
 #define STORE_EVENT_BATCH	32
 
+struct stage_chunk;		/* store.c: a staged chunk's place in the stage file */
+
 struct hs_session_writer {
 	struct hs_store		*st;		/* in a transaction until commit/abort */
 	struct hs_keymap	*km;		/* original id -> dense id */
@@ -118,11 +120,15 @@ struct hs_session_writer {
 	 * hs_session_commit() first; NULL: nothing buffered.  0 or -errno. */
 	int			(*flush)(struct hs_session_writer *w);
 	char			status[16];	/* the status the commit sets */
-	/* meta.staged: the chunks go to temp.hs_stage until the commit */
+	/* meta.staged: the chunks go to an unnamed file until the commit */
 	bool			staged;
 	struct hs_session_meta	sm;		/* ... a copy of the meta, which */
 	char			*owned[9];	/* ... owns these strings */
-	sqlite3_stmt		*stage_ins;	/* ... inserts a chunk there */
+	int			stage_fd;	/* ... the file (-1: none) */
+	uint64_t		stage_off;	/* ... its length */
+	struct stage_chunk	*stage;		/* ... the chunks in it */
+	size_t			stage_n;	/* ... how many */
+	size_t			stage_cap;	/* ... room in stage[] */
 	char			started[24];	/* ... when hs_session_begin() ran */
 };
 

@@ -95,7 +95,7 @@ struct hs_session_meta {
 	const char	*status;	/* status set by hs_session_commit(); NULL:
 					 * "complete" ("interrupted", "timeout", "killed") */
 	bool		staged;		/* new sessions only: keep the stream in a
-					 * temporary table and take the database's
+					 * temporary file and take the database's
 					 * write lock only in hs_session_commit() */
 };
 
