@@ -1201,26 +1201,10 @@ static void node_update(struct hs_policy *p, uint32_t n)
 
 	if (want == !!s->on_lru)
 		return;
-	if (want) {
-		s->prev = p->lru_tail;
-		s->next = HS_NIL;
-		if (p->lru_tail != HS_NIL)
-			p->nodes[p->lru_tail].next = n;
-		else
-			p->lru_head = n;
-		p->lru_tail = n;
-		p->nr_lru++;
-	} else {
-		if (s->prev != HS_NIL)
-			p->nodes[s->prev].next = s->next;
-		else
-			p->lru_head = s->next;
-		if (s->next != HS_NIL)
-			p->nodes[s->next].prev = s->prev;
-		else
-			p->lru_tail = s->prev;
-		p->nr_lru--;
-	}
+	if (want)
+		hs_q_push_tail(&p->nq, &p->shadow_lru, n);
+	else
+		hs_q_del(&p->nq, &p->shadow_lru, n);
 	s->on_lru = want;
 }
 
@@ -1239,7 +1223,7 @@ static __hot_inline void node_page(struct hs_policy *p, uint32_t id, int delta)
 /* shadow_lru_isolate(): free the oldest shadow-only node and its tokens. */
 static void free_oldest_node(struct hs_policy *p)
 {
-	uint32_t n = p->lru_head, i;
+	uint32_t n = p->shadow_lru.head, i;
 
 	for (i = p->node_first[n]; i < p->node_first[n + 1]; i++) {
 		struct mglru_folio *k = mglru_priv(folio_at(p, p->node_keys[i]));
@@ -1263,15 +1247,15 @@ static void shrink_shadows(struct hs_policy *p)
 {
 	uint64_t freeable, delta, total, scanned = 0, next;
 
-	if (p->nr_lru <= p->max_nodes)
+	if (p->shadow_lru.nr <= p->max_nodes)
 		return;
-	freeable = p->nr_lru - p->max_nodes;
+	freeable = p->shadow_lru.nr - p->max_nodes;
 	delta = freeable / 2;
 	total = HS_MIN((p->shrink_deferred >> DEF_PRIORITY) + delta, 2 * freeable);
 	while (total >= SHRINK_BATCH || total >= freeable) {
 		uint64_t n = HS_MIN(total, (uint64_t)SHRINK_BATCH), i;
 
-		for (i = 0; i < n && p->lru_head != HS_NIL; i++)
+		for (i = 0; i < n && !hs_q_empty(&p->shadow_lru); i++)
 			free_oldest_node(p);
 		total -= n;
 		scanned += n;
@@ -1662,8 +1646,11 @@ static int build_nodes(struct hs_policy *p)
 	if (!p->nodes)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
-		p->nodes[i].prev = p->nodes[i].next = HS_NIL;
-	p->lru_head = p->lru_tail = HS_NIL;
+		p->nodes[i].link.prev = p->nodes[i].link.next = HS_NIL;
+	p->nq.base = (char *)p->nodes;
+	p->nq.stride = sizeof(*p->nodes);
+	p->nq.off = offsetof(struct mglru_snode, link);
+	hs_q_init(&p->shadow_lru);
 	p->max_nodes = p->env->capacity >> (SHADOW_NODE_SHIFT - 3);
 	return 0;
 }
@@ -2030,12 +2017,12 @@ static int check_nodes(const struct hs_policy *p)
 			return -EUCLEAN;
 		on += s->on_lru;
 	}
-	for (n = p->lru_head, i = 0; n != HS_NIL; prev = n, n = p->nodes[n].next) {
-		if (n >= p->nr_nodes || !p->nodes[n].on_lru || p->nodes[n].prev != prev ||
+	for (n = p->shadow_lru.head, i = 0; n != HS_NIL; prev = n, n = p->nodes[n].link.next) {
+		if (n >= p->nr_nodes || !p->nodes[n].on_lru || p->nodes[n].link.prev != prev ||
 		    ++i > on)
 			return -EUCLEAN;
 	}
-	return i != on || on != p->nr_lru || p->lru_tail != prev ? -EUCLEAN : 0;
+	return i != on || on != p->shadow_lru.nr || p->shadow_lru.tail != prev ? -EUCLEAN : 0;
 }
 
 /**

@@ -146,7 +146,7 @@ static inline void set_fl(struct mglru_folio *k, unsigned int mask, bool on)
  * shadow LRU (workingset_update_node()), oldest first, for the shrinker.
  */
 struct mglru_snode {
-	uint32_t	prev, next;	/* on the shadow LRU, HS_NIL-terminated */
+	struct hs_qlink	link;		/* on the shadow LRU (lib/qlist.h, by node) */
 	uint16_t	pages;		/* resident keys of the node */
 	uint16_t	shadows;	/* non-resident keys holding a token */
 	uint8_t		on_lru;		/* shadows && !pages */
@@ -223,8 +223,8 @@ struct hs_policy {
 	uint32_t	*node_first;		/* nr_nodes + 1 entries */
 	struct mglru_snode *nodes;
 	uint32_t	nr_nodes;
-	uint32_t	lru_head, lru_tail;	/* shadow-only nodes, oldest at head */
-	uint64_t	nr_lru;			/* nodes on the shadow LRU */
+	struct hs_qctx	nq;			/* the nodes' links, for hs_q_*() */
+	struct hs_qlist	shadow_lru;		/* shadow-only nodes, oldest at head */
 	uint64_t	max_nodes;		/* count_shadow_nodes(): capacity >> 3 */
 	uint64_t	shrink_deferred;	/* do_shrink_slab()'s nr_deferred */
 	uint64_t	nodes_freed;		/* nodes the shrinker freed */
