@@ -155,19 +155,6 @@ static size_t next_use_bytes(uint64_t records, size_t size)
  * *@out in huge pages (next_use_bytes() of them): written once, read
  * through, and 8 bytes a record.
  */
-#define WAIT_END	UINT64_MAX	/* the end of a chain (and an empty one) */
-
-/* Give seq to every record of the chain from w (HS_NEVER: none came). */
-static inline void wait_settle(uint64_t *next, uint64_t w, uint64_t seq)
-{
-	while (w != WAIT_END) {
-		uint64_t up = next[w];
-
-		next[w] = seq;
-		w = up;
-	}
-}
-
 static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t nr_keys,
 			 uint32_t *seq_keys, uint64_t **out)
 {
@@ -184,7 +171,7 @@ static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t
 		goto out_free;
 	}
 	for (i = 0; i < nr_keys; i++)
-		wait[i] = WAIT_END;
+		wait[i] = HS_WAIT_END;
 	while ((ret = hs_session_read_chunk(r, &keys, &meta, &n)) > 0) {
 		if (rec + n > records) {
 			ret = -EBADMSG;
@@ -206,8 +193,8 @@ static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t
 				wait[k] = rec;
 				continue;
 			}
-			wait_settle(next, wait[k], seq);
-			next[rec] = WAIT_END;
+			hs_next_use_settle(next, wait[k], seq);
+			next[rec] = HS_WAIT_END;
 			wait[k] = rec;
 			if (seq_keys)
 				seq_keys[seq] = k;
@@ -221,7 +208,7 @@ static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t
 		goto out_free;
 	}
 	for (i = 0; i < nr_keys; i++)
-		wait_settle(next, wait[i], HS_NEVER);
+		hs_next_use_settle(next, wait[i], HS_NEVER);
 	ret = hs_session_read_rewind(r);
 	if (ret)
 		goto out_free;

@@ -63,6 +63,7 @@
 #include "neigh.h"
 #include "param.h"
 #include "policy.h"
+#include "qlist.h"
 #include "sim.h"
 
 #define DEFAULT_BATCH	64
@@ -284,7 +285,7 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 		return -EINVAL;
 	if (!ops->create || !ops->hit || !ops->insert || !ops->evict || !ops->remove)
 		return -ENOSYS;
-	if (cfg->nr_keys == UINT32_MAX)		/* RA_NONE is reserved */
+	if (cfg->nr_keys == UINT32_MAX)		/* HS_NIL is reserved */
 		return -EINVAL;
 	if (cfg->override_channel && !hs_channel_is_access(cfg->channel))
 		return -EINVAL;
@@ -719,9 +720,7 @@ static int do_readahead(struct hs_sim *sim, struct hs_folio *f, const struct hs_
  * the same window they find it resident.
  */
 
-#define RA_NONE	UINT32_MAX	/* no key names that page */
-
-/* The key of page @page of @space at or after order[] index @i, or RA_NONE. */
+/* The key of page @page of @space at or after order[] index @i, or HS_NIL. */
 static uint32_t ra_key_at(const struct hs_neigh *nb, uint32_t *i, uint32_t space, uint64_t page)
 {
 	uint32_t k;
@@ -729,11 +728,11 @@ static uint32_t ra_key_at(const struct hs_neigh *nb, uint32_t *i, uint32_t space
 	for (; *i < nb->nr_addr; (*i)++) {
 		k = nb->order[*i];
 		if (nb->space[k] != space || nb->page[k] > page)
-			return RA_NONE;
+			return HS_NIL;
 		if (nb->page[k] == page)
 			return k;
 	}
-	return RA_NONE;
+	return HS_NIL;
 }
 
 /* get_next_ra_size() */
@@ -761,7 +760,7 @@ static int ra_window(struct hs_sim *sim, uint32_t i, uint32_t space, uint64_t fr
 
 	for (; from < to; from++) {
 		k = ra_key_at(nb, &i, space, from);
-		if (k == RA_NONE)
+		if (k == HS_NIL)
 			continue;
 		ra.key = k;
 		ret = do_readahead(sim, folio_at(sim, k), &ra);
@@ -806,7 +805,7 @@ static int ra_async(struct hs_sim *sim, uint32_t key)
 	folio_at(sim, key)->flags &= (uint8_t)~HS_FOLIO_RA_MARK;
 	for (i = p + 1; start - page <= max; start++) {
 		k = ra_key_at(nb, &i, nb->space[key], start);
-		if (k == RA_NONE || !hs_folio_is_resident(folio_at(sim, k)))
+		if (k == HS_NIL || !hs_folio_is_resident(folio_at(sim, k)))
 			break;
 	}
 	if (start - page > max)
@@ -1184,18 +1183,6 @@ void hs_sim_finish(struct hs_sim *sim, struct hs_sim_stats *st, struct hs_metric
  *
  * Return: 0, -EINVAL (a key out of range) or -ENOMEM.
  */
-#define WAIT_END	UINT64_MAX	/* the end of a chain (and an empty one) */
-
-static void wait_settle(uint64_t *next, uint64_t w, uint64_t seq)
-{
-	while (w != WAIT_END) {
-		uint64_t up = next[w];
-
-		next[w] = seq;
-		w = up;
-	}
-}
-
 int hs_next_use_fill(const uint32_t *keys, const uint8_t *meta, size_t n, uint32_t nr_keys,
 		     uint64_t *next)
 {
@@ -1207,7 +1194,7 @@ int hs_next_use_fill(const uint32_t *keys, const uint8_t *meta, size_t n, uint32
 	if (!wait)
 		return -ENOMEM;
 	for (i = 0; i < nr_keys; i++)
-		wait[i] = WAIT_END;
+		wait[i] = HS_WAIT_END;
 	for (i = 0; i < n; i++) {
 		enum hs_channel ch = hs_meta_channel(meta[i]);
 
@@ -1223,13 +1210,13 @@ int hs_next_use_fill(const uint32_t *keys, const uint8_t *meta, size_t n, uint32
 			wait[keys[i]] = i;
 			continue;
 		}
-		wait_settle(next, wait[keys[i]], seq);
-		next[i] = WAIT_END;
+		hs_next_use_settle(next, wait[keys[i]], seq);
+		next[i] = HS_WAIT_END;
 		wait[keys[i]] = i;
 		seq++;
 	}
 	for (i = 0; i < nr_keys; i++)
-		wait_settle(next, wait[i], HS_NEVER);	/* no access followed */
+		hs_next_use_settle(next, wait[i], HS_NEVER);	/* no access followed */
 	free(wait);
 	return 0;
 }

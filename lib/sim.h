@@ -423,4 +423,24 @@ const struct hs_policy_env *hs_sim_env(const struct hs_sim *sim);
 int hs_next_use_fill(const uint32_t *keys, const uint8_t *meta, size_t n, uint32_t nr_keys,
 		     uint64_t *next);
 
+/*
+ * The next-use pass's chains (hs_next_use_fill(), and lib/replay.c's over a
+ * stored stream): every key has one chain of the records waiting for its
+ * next access (its last access and the READAHEAD records since), linked
+ * through next[] itself and ended by HS_WAIT_END.  hs_next_use_settle()
+ * gives @seq to every record of the chain from record @w (HS_NEVER: no
+ * access came).
+ */
+#define HS_WAIT_END	UINT64_MAX
+
+static inline void hs_next_use_settle(uint64_t *next, uint64_t w, uint64_t seq)
+{
+	while (w != HS_WAIT_END) {
+		uint64_t up = next[w];
+
+		next[w] = seq;
+		w = up;
+	}
+}
+
 #endif /* HS_SIM_H */
