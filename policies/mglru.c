@@ -690,6 +690,18 @@ static void age(struct hs_policy *p)
 		unsigned int nb = (unsigned int)((p->max_seq + 1) & 1);
 		uint32_t tb;
 
+		/*
+		 * should_skip_mm(): a process not switched in since the last walk
+		 * is skipped, and with no mm to walk the round resets no filter.
+		 * The model knows no context switches; it takes a process that
+		 * made no access since the last walk (two agings of one reclaim)
+		 * for one that was not switched in, and one that did for one that
+		 * was.  One flag for all processes.
+		 */
+		if (p->walked && p->accesses == p->walk_accesses)
+			goto inc;
+		p->walked = true;
+		p->walk_accesses = p->accesses;
 		for (tb = 0; tb < p->nr_tables; tb++)
 			p->filter[tb] &= (uint8_t)~(1u << nb);
 		p->filter_live[nb] = true;
@@ -732,7 +744,7 @@ static void age(struct hs_policy *p)
 		bloom_add(p, tb, p->max_seq + 1, p->tyoung[tb], PMD_PAGES);
 		p->tyoung[tb] = 0;
 	}
-
+inc:
 	for (t = 0; t < ANON_AND_FILE; t++)
 		if (nr_gens(p, t) == MAX_NR_GENS)
 			inc_min_seq(p, t);

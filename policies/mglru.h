@@ -264,6 +264,8 @@ struct hs_policy {
 	bool		filter_live[2];		/* that filter exists (reset_bloom_filter()) */
 	uint16_t	*tyoung;		/* per table: young PTEs the running walk found */
 	uint32_t	*twalked;		/* tables the running walk found young PTEs in */
+	bool		walked;			/* walk=bloom: a walk has run */
+	uint64_t	walk_accesses;		/* accesses when it last ran */
 
 	/* a patch on the base (hitshield.c); all NULL for mglru */
 	struct hs_mglru_hooks hooks;		/* copied: one load per hook point */
