@@ -138,7 +138,11 @@
  *     modelled: the filter's false positives (2 hashes into 32,768 bits), the
  *     non-leaf PMD accessed bit (a table without one has no young PTE
  *     either), the walk's trylock and VMA skips, the VMA's ends (every table
- *     counts 512 PTEs);
+ *     counts 512 PTEs).  should_skip_mm() skips a process not switched in
+ *     since the last walk, and a round without a process resets no filter;
+ *     the model knows no context switches and takes "no access since the
+ *     last walk" (a second aging in one reclaim) for that, one flag for all
+ *     processes;
  *   - look-around (`lookaround`): when the reference check finds a young
  *     PTE, lru_gen_look_around() scans the PTEs around it (its page table,
  *     512 pages, cut to a window of 64 centred on it) and takes the young
@@ -229,9 +233,11 @@
  * plus 4 bytes per young-vector slot (at most 2 * capacity + 1, or one per
  * key), with shadow=kernel 8 bytes per key and 16 per 64 keys (the nodes),
  * with shadow=ring 4 bytes per ring slot (shadow_factor * capacity, at most
- * one per key) and, with recheck_window > 0, 4 bytes per key.  A hit is O(1); an
- * aging is O(folios accessed since the last one); an eviction pass is
- * O(folios scanned).  check() is O(keys).
+ * one per key), with recheck_window > 0, 4 bytes per key, and with
+ * walk=bloom 4 bytes per key and 7 per page table.  A hit is O(1); an aging
+ * is O(folios accessed since the last one), plus O(page tables) with
+ * walk=bloom (the filter's reset); an eviction pass is O(folios scanned).
+ * check() is O(keys).
  *
  * Reporting.  Tier protection and promotion at eviction time (sort_folio's
  * promoted branch and the reference check) go to hs_sim_protect() as
