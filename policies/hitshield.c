@@ -90,8 +90,11 @@
  * again, and the memory it keeps is another folio's.  threshold=1 (a shield
  * on every counted call) makes swap-ins worse (+1.1 %).  Many mappings per
  * folio, or large folios whose PTEs are walked in several runs, would count
- * faster; the simulation has neither.  Its aging walk has no Bloom filter,
- * so it counts at least as often as the kernel.
+ * faster; the simulation has neither.  On generated streams its aging walk
+ * visits every young folio (mglru walk=all), so it counts at least as often
+ * as the kernel; recorded sessions get the kernel's Bloom-filtered walk
+ * (walk=bloom), which leaves sparse young folios to eviction's reference
+ * check: those are re-added, which resets the counter.
  *
  * Not modelled (POLICIES.md 2.5): PG_reclaim from folio_inc_gen(reclaiming)
  * is PG_readahead on file folios (no readahead model); three more page flags

@@ -63,15 +63,20 @@
  *
  * The kernel's memcg reclaim ends a priority pass right after it ages, and
  * lowers the priority whenever a pass falls short of its goal, not only when
- * it frees nothing; section 1.9's loop ages less often.  Since aging is what
- * calls folio_update_gen(), and HitShield counts those calls, the kernel's
- * structure is available as reclaim_loop=kernel (reclaim_kernel()): each
- * priority from 12 down makes one get_nr_to_scan() decision (no aging at 12;
- * below, age when 2 gens are left, or 3 and the young/old test says so, and
- * end the pass), then scans (pages in the window >> priority) folios without
- * stopping at the goal, as memcg reclaim does.  It is meant for memories of
- * thousands of pages: below 4096 pages the first priorities scan nothing and
- * the last ones most of memory, as a tiny memcg would.
+ * it frees nothing; section 1.9's loop ages less often.  The kernel's
+ * structure is reclaim_loop=kernel (reclaim_kernel(); the default, auto, for
+ * recorded sessions): each priority from 12 down is one
+ * try_to_shrink_lruvec(), which calls get_nr_to_scan() before every pass (no
+ * aging at 12; below, age when 2 gens are left, or 3 and the young/old test
+ * says so, and end the pass), and scans (pages in the window >> priority)
+ * folios in all without stopping at the goal, as memcg reclaim does.  Where
+ * passes keep rejecting young folios the priority falls, and a low priority
+ * then scans most of memory in one reclaim: the lab's ycsb-load at 8M (2,048
+ * pages) had 8 of 365 reclaims free more than 128 pages (at most 876), and
+ * lost most of its hot B-tree pages in them.  The driver takes at most 64
+ * victims from one reclaim (lib/sim.c), which cuts those short.  Below 4096
+ * pages the first priorities scan nothing and the last ones most of memory,
+ * as a tiny memcg would.
  *
  * What the kernel decides per folio is modelled exactly per profile:
  *
@@ -116,9 +121,28 @@
  * Approximations (and their consequence):
  *   - one accessed bit per folio, one mapping: shared pages get one
  *     folio_update_gen() per aging instead of one per mapping;
- *   - aging walks every folio accessed since the last aging (the young
- *     vector), never misses one (no Bloom filter): promotes slightly more and
- *     earlier than the kernel, whose walk skips sparse page tables;
+ *   - the aging walk (`walk`): walk=all visits every folio accessed since the
+ *     last aging (the young vector).  walk=bloom (the default, auto, where
+ *     the session has real addresses) enters a page table (512 pages of one
+ *     address space, by the recorded address) only if the Bloom filter of
+ *     this max_seq holds it, or in the first round, when no filter exists
+ *     yet, as walk_pmd_range() does; a table enters the next round's filter
+ *     when the walk found at least an eighth of its PTEs young
+ *     (suitable_to_scan(), one per cache line), or this round's when
+ *     look-around found an eighth of its window young.  The young folios of
+ *     the tables it skips keep their accessed bits, so the reference check at
+ *     eviction finds them: a process whose young pages are sparse in its page
+ *     tables (a B-tree's leaves among its records, the fresh table of an
+ *     append) gets them rejected at eviction in bulk rather than promoted by
+ *     aging, and the rejections drive the priority down (above).  Not
+ *     modelled: the filter's false positives (2 hashes into 32,768 bits), the
+ *     non-leaf PMD accessed bit (a table without one has no young PTE
+ *     either), the walk's trylock and VMA skips, the VMA's ends (every table
+ *     counts 512 PTEs).  should_skip_mm() skips a process not switched in
+ *     since the last walk, and a round without a process resets no filter;
+ *     the model knows no context switches and takes "no access since the
+ *     last walk" (a second aging in one reclaim) for that, one flag for all
+ *     processes;
  *   - look-around (`lookaround`): when the reference check finds a young
  *     PTE, lru_gen_look_around() scans the PTEs around it (its page table,
  *     512 pages, cut to a window of 64 centred on it) and takes the young
@@ -180,7 +204,9 @@
  *     kernel (the session has real addresses: hs_policy_env.neigh) and true
  *     for imported and generated traces, whose sizes are often tiny.  On the
  *     lab's ycsb-load at 8M (2,048 pages, 6.12 MGLRU), the kernel swapped in
- *     604 pages (mean of three boots); scale=true replays 29, false 294;
+ *     604 pages (mean of three boots); with reclaim_loop=spec and walk=all
+ *     scale=true replays 29, false 294; with the defaults of a recording
+ *     (kernel loop, Bloom-filtered walk) 370 and 330;
  *   - p68 `activate_clears_refs`: POLICIES.md says adding a PG_active folio
  *     clears refs and PG_referenced "by 6.13, first release not pinned"; the
  *     6.8 refault fix sets refs to 3 for faulting folios, which that clearing
@@ -207,9 +233,11 @@
  * plus 4 bytes per young-vector slot (at most 2 * capacity + 1, or one per
  * key), with shadow=kernel 8 bytes per key and 16 per 64 keys (the nodes),
  * with shadow=ring 4 bytes per ring slot (shadow_factor * capacity, at most
- * one per key) and, with recheck_window > 0, 4 bytes per key.  A hit is O(1); an
- * aging is O(folios accessed since the last one); an eviction pass is
- * O(folios scanned).  check() is O(keys).
+ * one per key), with recheck_window > 0, 4 bytes per key, and with
+ * walk=bloom 4 bytes per key and 7 per page table.  A hit is O(1); an aging
+ * is O(folios accessed since the last one), plus O(page tables) with
+ * walk=bloom (the filter's reset); an eviction pass is O(folios scanned).
+ * check() is O(keys).
  *
  * Reporting.  Tier protection and promotion at eviction time (sort_folio's
  * promoted branch and the reference check) go to hs_sim_protect() as
@@ -244,6 +272,8 @@
 
 enum { MGLRU_SCALE_AUTO, MGLRU_SCALE_TRUE, MGLRU_SCALE_FALSE };	/* param "scale" */
 #define PMD_PAGES	512	/* pages per PTE table (look-around region) */
+#define PMD_SHIFT_PAGES	9	/* log2(PMD_PAGES) */
+#define PTES_PER_LINE	8	/* suitable_to_scan(): cache_line_size() / sizeof(pte_t) */
 #define LOOKAROUND	64	/* look-around window (MIN_LRU_BATCH) */
 #define PAGEVEC_SIZE	15	/* 6.1-6.2: fewer young neighbours are activated */
 #define STALL_ROUNDS	1000	/* reclaim rounds without progress before forcing */
@@ -620,13 +650,68 @@ static void sample_gens(struct hs_policy *p)
 	hs_sim_series_add(p->env->sim, &g, sizeof(g));
 }
 
-/* try_to_inc_max_seq(): walk the accessed bits, then inc_max_seq(). */
+/*
+ * walk=bloom: may the walk of seq max_seq enter @table?  test_bloom_filter():
+ * yes while that filter does not exist (the first round), else if it holds
+ * the table.
+ */
+static inline bool walk_enters(const struct hs_policy *p, uint32_t table)
+{
+	unsigned int b = (unsigned int)(p->max_seq & 1);
+
+	return table == HS_NIL || !p->filter_live[b] || (p->filter[table] >> b & 1);
+}
+
+/*
+ * walk=bloom: the walk found @young of a table's PTES young (suitable_to_scan()
+ * with the whole table as its range: the VMA's ends are not recorded), or
+ * look-around @young of its window of @total: the table goes into the
+ * Bloom filter of @seq, if that filter exists (update_bloom_filter()).
+ */
+static inline void bloom_add(struct hs_policy *p, uint32_t table, uint64_t seq,
+			     unsigned int young, unsigned int total)
+{
+	unsigned int b = (unsigned int)(seq & 1);
+
+	if (table != HS_NIL && p->filter_live[b] && young * PTES_PER_LINE >= total)
+		p->filter[table] |= (uint8_t)(1u << b);
+}
+
+/*
+ * try_to_inc_max_seq(): walk the accessed bits, then inc_max_seq().  With
+ * walk=bloom, as walk_pmd_range() does: the round first resets the filter of
+ * max_seq + 1 (reset_bloom_filter()), enters only the page tables the filter
+ * of max_seq holds, and puts into the new one each table it entered whose
+ * young PTEs were at least one per cache line of PTEs (an eighth).  The young
+ * folios of the tables it skips keep their accessed bits, to be found by the
+ * reference check at eviction (and their neighbours by look-around).
+ */
 static void age(struct hs_policy *p)
 {
 	const struct hs_qctx q = hot_q(p);
-	size_t i, n = 0;
+	size_t i, n = 0, nw = 0;
 	int t;
 
+	if (p->bloom) {
+		unsigned int nb = (unsigned int)((p->max_seq + 1) & 1);
+		uint32_t tb;
+
+		/*
+		 * should_skip_mm(): a process not switched in since the last walk
+		 * is skipped, and with no mm to walk the round resets no filter.
+		 * The model knows no context switches; it takes a process that
+		 * made no access since the last walk (two agings of one reclaim)
+		 * for one that was not switched in, and one that did for one that
+		 * was.  One flag for all processes.
+		 */
+		if (p->walked && p->accesses == p->walk_accesses)
+			goto inc;
+		p->walked = true;
+		p->walk_accesses = p->accesses;
+		for (tb = 0; tb < p->nr_tables; tb++)
+			p->filter[tb] &= (uint8_t)~(1u << nb);
+		p->filter_live[nb] = true;
+	}
 	for (i = 0; i < p->nr_young; i++) {
 		uint32_t id = p->young[i];
 		struct hs_folio *f = folio_in(&q, id);
@@ -644,11 +729,28 @@ static void age(struct hs_policy *p)
 			p->young[n++] = id;
 			continue;
 		}
+		if (p->bloom) {
+			uint32_t tb = p->table_of[id];
+
+			if (!walk_enters(p, tb)) {
+				p->walk_skipped++;
+				p->young[n++] = id;
+				continue;
+			}
+			if (tb != HS_NIL && !p->tyoung[tb]++)
+				p->twalked[nw++] = tb;
+		}
 		k->flags &= (uint8_t)~(MF_YOUNG | MF_ABIT);
 		update_gen(p, k);
 	}
 	p->nr_young = n;
+	for (i = 0; i < nw; i++) {
+		uint32_t tb = p->twalked[i];
 
+		bloom_add(p, tb, p->max_seq + 1, p->tyoung[tb], PMD_PAGES);
+		p->tyoung[tb] = 0;
+	}
+inc:
 	for (t = 0; t < ANON_AND_FILE; t++)
 		if (nr_gens(p, t) == MAX_NR_GENS)
 			inc_min_seq(p, t);
@@ -1105,6 +1207,14 @@ static void look_around(struct hs_policy *p, uint32_t id, const struct mglru_fol
 	size_t n = lookaround_find(p, id, self, ids), i;
 
 	p->la_young += n;
+	if (p->bloom && p->lookaround == MGLRU_LA_ADDR) {
+		uint64_t start, end;
+
+		/* feedback from rmap walkers to page table walkers */
+		lookaround_window(p->env->neigh->page[id], &start, &end);
+		bloom_add(p, p->table_of[id], p->max_seq, (unsigned int)n + 1,
+			  (unsigned int)(end - start));
+	}
 	if (p->la61) {
 		look_around_61(p, ids, n);
 		return;
@@ -1507,16 +1617,38 @@ static uint64_t window_pages(const struct hs_policy *p)
 }
 
 /*
+ * get_nr_to_scan() of 6.1-6.13 for memcg reclaim: the folios to scan at
+ * @priority, or 0 after it aged (or found nothing to age or scan): the
+ * caller ends its priority pass.  A window that must age (2 gens) or should
+ * (3 gens: p614 always, p61/p68 when the youngest gen holds more than half
+ * of the pages or the oldest less than a quarter) ages, except at
+ * DEF_PRIORITY, which tries to get away without aging.
+ */
+static uint64_t get_nr_to_scan(struct hs_policy *p, int priority)
+{
+	uint64_t n = p->max_seq - evictable_min_seq(p) + 1;
+	bool must = n <= MIN_NR_GENS;
+	bool better = !must && n == MIN_NR_GENS + 1 && (is_p614(p) || young_old_unbalanced(p));
+
+	if (!must && !better)
+		return window_pages(p) >> priority;
+	if (priority == DEF_PRIORITY)
+		return must ? 0 : window_pages(p) >> priority;
+	age(p);
+	return 0;
+}
+
+/*
  * reclaim_loop=kernel: memcg reclaim as do_try_to_free_pages() and
- * try_to_shrink_lruvec() run it.  Each priority from 12 down gets one
- * get_nr_to_scan(): aging is skipped at priority 12; below it, a window that
- * must age (2 gens) or should (3 gens: p614 always, p61/p68 when the youngest
- * gen holds more than half of the pages or the oldest less than a quarter)
- * ages and ends that priority's pass; otherwise eviction passes run until
- * (pages in the window >> priority) folios were scanned: memcg reclaim does
- * not stop at its goal within a priority.  The priority drops while the goal
- * is not met; below 0, try_charge() retries from 12 (16 times, then the
- * safety net).  Victims are capped at the driver's @max.
+ * try_to_shrink_lruvec() run it.  Each priority from 12 down is one
+ * try_to_shrink_lruvec(): before every eviction pass, get_nr_to_scan() either
+ * ages and ends the pass, or says how many folios the pass may scan in all
+ * ((pages in the window) >> priority, recomputed each time); passes run
+ * until that many were scanned: memcg reclaim does not stop at its goal
+ * within a priority (should_abort_scan() is false for it).  The priority
+ * drops while the goal is not met; below 0, try_charge() retries from 12
+ * (16 times, then the safety net).  Victims are capped at the driver's @max,
+ * which cuts short the passes that run far past the goal at low priorities.
  */
 static size_t reclaim_kernel(struct hs_policy *p, struct hs_folio **victims, size_t goal,
 			     size_t max)
@@ -1526,26 +1658,20 @@ static size_t reclaim_kernel(struct hs_policy *p, struct hs_folio **victims, siz
 	size_t nv = 0;
 
 	while (nv < goal && nr_on_lists(p, LRU_GEN_ANON) + nr_on_lists(p, LRU_GEN_FILE)) {
-		uint64_t n = p->max_seq - evictable_min_seq(p) + 1, nr_to_scan, scanned = 0;
-		bool must = n <= MIN_NR_GENS;
-		bool better = !must && n == MIN_NR_GENS + 1 &&
-			      (is_p614(p) || young_old_unbalanced(p));
+		uint64_t scanned = 0;
 
 		p->walk_live = false;	/* each priority is one lru_gen_shrink_lruvec() */
+		while (nv < max) {
+			uint64_t nr_to_scan = get_nr_to_scan(p, priority), delta;
 
-		if ((must || better) && priority != DEF_PRIORITY) {
-			age(p);
-			nr_to_scan = 0;
-		} else {
-			nr_to_scan = must ? 0 : window_pages(p) >> priority;
-		}
-		while (scanned < nr_to_scan && nv < max) {
-			uint64_t delta;
-
+			if (!nr_to_scan)
+				break;
 			nv += evict_folios(p, victims + nv, max - nv, &delta);
 			if (!delta)
 				break;
 			scanned += delta;
+			if (scanned >= nr_to_scan)
+				break;
 		}
 		if (nv >= goal || nv >= max)
 			break;
@@ -1655,6 +1781,40 @@ static int build_nodes(struct hs_policy *p)
 	return 0;
 }
 
+/*
+ * walk=bloom: number the page tables, (space, page >> 9) of the keys with an
+ * address; keys without one have none (HS_NIL) and are always walked.
+ * Return: 0 or -ENOMEM.
+ */
+static int build_tables(struct hs_policy *p)
+{
+	const struct hs_neigh *nb = p->env->neigh;
+	uint32_t nk = p->env->nr_keys, i, n = 0, sp = HS_NEIGH_NONE;
+	uint64_t last = UINT64_MAX;
+
+	p->table_of = malloc((nk ? nk : 1) * sizeof(*p->table_of));
+	if (!p->table_of)
+		return -ENOMEM;
+	for (i = 0; i < nk; i++)
+		p->table_of[i] = HS_NIL;
+	for (i = 0; i < nb->nr_addr; i++) {
+		uint32_t id = nb->order[i];
+		uint64_t tb = nb->page[id] >> PMD_SHIFT_PAGES;
+
+		if (nb->space[id] != sp || tb != last) {
+			n++;
+			sp = nb->space[id];
+			last = tb;
+		}
+		p->table_of[id] = n - 1;
+	}
+	p->nr_tables = n;
+	p->filter = calloc(n ? n : 1, sizeof(*p->filter));
+	p->tyoung = calloc(n ? n : 1, sizeof(*p->tyoung));
+	p->twalked = malloc((n ? n : 1) * sizeof(*p->twalked));
+	return p->filter && p->tyoung && p->twalked ? 0 : -ENOMEM;
+}
+
 static int mglru_create(const struct hs_policy_env *env, const struct hs_param_set *ps,
 			struct hs_policy **out)
 {
@@ -1677,7 +1837,8 @@ int hs_mglru_create(const struct hs_policy_env *env, const struct hs_param_set *
 	uint64_t cap = env->capacity;
 	struct hs_policy *p;
 	double shadows;
-	unsigned int scale;
+	unsigned int scale, loop;
+	bool recorded;
 	int t, g;
 
 	if (env->stride != MGLRU_STRIDE || env->priv_off != sizeof(struct hs_folio))
@@ -1724,7 +1885,11 @@ int hs_mglru_create(const struct hs_policy_env *env, const struct hs_param_set *
 		p->pageout = is_p614(p) ? MGLRU_PAGEOUT_IGNORE_REFS : MGLRU_PAGEOUT_RECHECK;
 	p->recheck_window = hs_param_u64(ps, "recheck_window");
 	p->cold = (enum mglru_cold)hs_param_enum(ps, "cold");
-	p->kernel_loop = hs_param_enum(ps, "reclaim_loop") == 1;
+	/* reclaim_loop and walk: auto (0) follows the kernel where the session is a recording */
+	recorded = env->neigh && env->neigh->nr_addr;
+	loop = hs_param_enum(ps, "reclaim_loop");
+	p->kernel_loop = loop == 2 || (loop == 0 && recorded);
+	p->bloom = hs_param_enum(ps, "walk") != 1 && recorded;	/* bloom needs addresses */
 	p->shadow_kernel = hs_param_enum(ps, "shadow") == 0;
 	shadows = hs_param_double(ps, "shadow_factor") * (double)cap;
 	p->ring_size = shadows >= (double)env->nr_keys ? env->nr_keys : (uint64_t)shadows;
@@ -1741,7 +1906,7 @@ int hs_mglru_create(const struct hs_policy_env *env, const struct hs_param_set *
 	if (p->recheck_window && p->pageout == MGLRU_PAGEOUT_RECHECK)
 		p->last_access = calloc(env->nr_keys ? env->nr_keys : 1,
 					sizeof(*p->last_access));
-	if (p->shadow_kernel && build_nodes(p)) {
+	if ((p->shadow_kernel && build_nodes(p)) || (p->bloom && build_tables(p))) {
 		hs_mglru_destroy(p);
 		return -ENOMEM;
 	}
@@ -1770,6 +1935,10 @@ void hs_mglru_destroy(struct hs_policy *p)
 	free(p->node_first);
 	free(p->nodes);
 	free(p->last_access);
+	free(p->table_of);
+	free(p->filter);
+	free(p->tyoung);
+	free(p->twalked);
 	free(p);
 }
 
@@ -2172,6 +2341,7 @@ void hs_mglru_report(const struct hs_policy *p, struct hs_metrics *m)
 	hs_metrics_add(m, "mglru.shadow_nodes_freed", (double)p->nodes_freed);
 	hs_metrics_add(m, "mglru.forced", (double)p->forced);
 	hs_metrics_add(m, "mglru.lookaround_young", (double)p->la_young);
+	hs_metrics_add(m, "mglru.walk_skipped", (double)p->walk_skipped);
 	hs_metrics_add(m, "mglru.workingset_refault",
 		       (double)(p->ws_refault[0] + p->ws_refault[1]));
 	hs_metrics_add(m, "mglru.workingset_activate",

@@ -255,6 +255,17 @@ struct hs_policy {
 	uint64_t	recheck_window;		/* accesses; 0: only a concurrent touch */
 	enum mglru_cold	cold;			/* COLD hint model */
 	bool		kernel_loop;		/* reclaim_loop=kernel (else section 1.9's) */
+	bool		bloom;			/* walk=bloom: the walk skips page tables */
+	uint32_t	*table_of;		/* walk=bloom, per key: its page table, or
+						 * HS_NIL (no address: always walked) */
+	uint32_t	nr_tables;		/* page tables: (space, page >> 9) */
+	uint8_t		*filter;		/* per table: bit (seq & 1) set when the Bloom
+						 * filter of seq holds it */
+	bool		filter_live[2];		/* that filter exists (reset_bloom_filter()) */
+	uint16_t	*tyoung;		/* per table: young PTEs the running walk found */
+	uint32_t	*twalked;		/* tables the running walk found young PTEs in */
+	bool		walked;			/* walk=bloom: a walk has run */
+	uint64_t	walk_accesses;		/* accesses when it last ran */
 
 	/* a patch on the base (hitshield.c); all NULL for mglru */
 	struct hs_mglru_hooks hooks;		/* copied: one load per hook point */
@@ -270,6 +281,7 @@ struct hs_policy {
 	uint64_t	pgrefill;		/* sorted */
 	uint64_t	forced;			/* evictions by the no-progress safety net */
 	uint64_t	la_young;		/* young neighbours look-around found */
+	uint64_t	walk_skipped;		/* young folios an aging walk left (Bloom filter) */
 	uint64_t	ws_refault[ANON_AND_FILE];	/* WORKINGSET_REFAULT_{ANON,FILE} */
 	uint64_t	ws_activate[ANON_AND_FILE];	/* WORKINGSET_ACTIVATE_* */
 	uint64_t	ws_restore[ANON_AND_FILE];	/* WORKINGSET_RESTORE_* */
@@ -328,8 +340,12 @@ static inline const struct mglru_folio *mglru_cpriv(const struct hs_folio *f)
 	  .help = "COLD hints: kernel = folio_deactivate() re-add; oldest = oldest gen tail" }, \
 	{ .name = "activate_clears_refs", .type = HS_PARAM_BOOL, .def = "false", \
 	  .help = "p68 only: adding a PG_active folio clears refs and PG_referenced (6.13)" }, \
-	{ .name = "reclaim_loop", .type = HS_PARAM_ENUM, .def = "spec", .choices = "spec|kernel", \
-	  .help = "spec: reclaim until the goal, priority drops on an empty pass; kernel: priority passes" }
+	{ .name = "reclaim_loop", .type = HS_PARAM_ENUM, .def = "auto", .choices = "auto|spec|kernel", \
+	  .help = "spec: reclaim until the goal, priority drops on an empty pass; kernel: priority " \
+		  "passes; auto: kernel for recorded sessions (real addresses), else spec" }, \
+	{ .name = "walk", .type = HS_PARAM_ENUM, .def = "auto", .choices = "auto|all|bloom", \
+	  .help = "aging walk: all young folios; bloom: only page tables its Bloom filter holds " \
+		  "(real addresses); auto: bloom for recorded sessions, else all" }
 
 /**
  * hs_mglru_create() - set up an lruvec for mglru or a patch on it

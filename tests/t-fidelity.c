@@ -542,14 +542,17 @@ static void test_neigh(void)
 
 	/*
 	 * The same replay with look-around on (the default) and off, with
-	 * scale=true as mglru-lookaround.golden counts it (a session with
-	 * addresses defaults to the kernel's 32/64).
+	 * scale=true, reclaim_loop=spec and walk=all as mglru-lookaround.golden
+	 * counts it (a session with addresses defaults to the kernel's 32/64,
+	 * its priority loop and its Bloom-filtered walk).
 	 */
 	for (int i = 0; i < 2; i++) {
 		T_EQ_I64(hs_param_set_new(mglru->params, &ps[i]), 0);
 		if (!ps[i])
 			goto out;
 		T_EQ_I64(hs_param_set_parse(ps[i], "scale", "true", NULL, 0), 0);
+		T_EQ_I64(hs_param_set_parse(ps[i], "reclaim_loop", "spec", NULL, 0), 0);
+		T_EQ_I64(hs_param_set_parse(ps[i], "walk", "all", NULL, 0), 0);
 	}
 	T_EQ_I64(hs_param_set_parse(ps[1], "lookaround", "off", NULL, 0), 0);
 	T_EQ_I64(hs_fid_replay_evictions(st, id, ops, (const struct hs_param_set *const *)ps, 2,
