@@ -961,8 +961,8 @@ static int run_ycsb_load(struct hs_workload *w, struct touch_log *l)
  * 16 hot pages drawn by Zipf from this process's own PRNG (seed + @idx;
  * rank k: page k - 1), then one byte of each page of scan chunk
  * t mod scan_chunks, log the 32 touches (the scan's HS_TOUCH_NORECENCY: its
- * mapping has no recency, so the kernel models take them as unseen), flush the log (so the log keeps
- * the turns' order) and pass the token on @out.  Return: 0, -errno, or
+ * mapping has no recency, so the kernel models take them as unseen), flush
+ * the log (so the log keeps the turns' order) and pass the token on @out.  Return: 0, -errno, or
  * -ECONNABORTED when the token's pipe closed (a process before us stopped).
  */
 static int shared_map_turns(struct hs_workload *w, struct touch_log *l, unsigned int idx,
