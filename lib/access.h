@@ -39,6 +39,15 @@ enum hs_type {
 #define HS_META_CHANNEL_MASK	0x07u	/* enum hs_channel */
 #define HS_META_ANON		0x08u	/* key is anonymous memory (else page cache) */
 #define HS_META_WRITE		0x10u	/* the access wrote the page */
+/*
+ * PT only: the mapping ignores recency (MADV_RANDOM or MADV_SEQUENTIAL,
+ * vma_has_recency() false): the kernel's folio_referenced() skips the
+ * mapping's young PTEs, MGLRU's aging walk skips the VMA, and a fault there
+ * adds the folio without PG_active (lru_gen_enter_fault()).  The kernel
+ * models take such an access as seen by nobody: it brings the page in and
+ * leaves no reference.  Set by workloads that advise their mappings so.
+ */
+#define HS_META_NORECENCY	0x20u
 
 static inline uint8_t hs_meta_make(enum hs_channel ch, enum hs_type type, bool write)
 {
@@ -74,6 +83,8 @@ struct hs_access {
 	uint8_t		channel;	/* enum hs_channel */
 	uint8_t		type;		/* enum hs_type */
 	bool		write;		/* the access wrote the page */
+	bool		norecency;	/* PT through a mapping without recency
+					 * (HS_META_NORECENCY) */
 };
 
 #define HS_NEVER	UINT64_MAX

@@ -54,7 +54,8 @@ static inline size_t hs_codec_evict_bound(size_t n)
 }
 
 /* Meta bits this version defines (access.h); the others must be 0. */
-#define HS_META_DEFINED		(HS_META_CHANNEL_MASK | HS_META_ANON | HS_META_WRITE)
+#define HS_META_DEFINED		(HS_META_CHANNEL_MASK | HS_META_ANON | HS_META_WRITE | \
+				 HS_META_NORECENCY)
 
 /* A meta byte of an untimed chunk: known bits only, channel FD to DROP. */
 static inline bool hs_meta_is_valid(uint8_t meta)

@@ -69,7 +69,8 @@ enum hs_event_type {
 					 * count); distrust state across it */
 	HS_EV_TOUCH,			/* a built-in workload's own page touch: tgid in pid,
 					 * addr (anon) or dev ino index (file), flags
-					 * HS_EVF_WRITE / HS_EVF_ANON / HS_EVF_FD */
+					 * HS_EVF_WRITE / HS_EVF_ANON / HS_EVF_FD /
+					 * HS_EVF_NORECENCY */
 
 	/* appended: values above are stored in sessions and never renumbered */
 	HS_EV_TASK_NEW,			/* task:task_newtask: pid = the creating task, a = the
@@ -83,6 +84,7 @@ enum hs_event_type {
 #define HS_EVF_ASYNC	0x0002u	/* asynchronous readahead */
 #define HS_EVF_WRITE	0x0004u	/* the touch wrote the page */
 #define HS_EVF_FD	0x0008u	/* the touch went through read()/write(), not a mapping */
+#define HS_EVF_NORECENCY 0x0010u	/* the touch's mapping has no recency (MADV_RANDOM...) */
 
 /**
  * struct hs_event - one decoded trace event

@@ -379,7 +379,10 @@ int hs_gen_next(struct hs_gen *g, uint64_t *key, uint8_t *meta)
 		if (g->phase < g->o.scan_every) {
 			*key = hs_zipf_sample(&g->zipf, &g->prng[g->turn_proc]) - 1;
 		} else {
+			/* the scanned part is advised MADV_RANDOM, as the workload's */
 			*key = g->fresh++;
+			if (hs_meta_channel(*meta) == HS_CH_PT)
+				*meta |= HS_META_NORECENCY;
 			if (g->fresh == g->o.keys)
 				g->fresh = g->o.hot_keys;
 		}

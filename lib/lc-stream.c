@@ -90,7 +90,11 @@
 #define RA_SETTLE_NS	1000000000ull	/* an add this long before the demand settling it
 					 * is not that demand's readahead */
 
-int hs_lc_emit(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch, bool write)
+/*
+ * Stream page @kid's record on channel @ch; @bits: HS_META_WRITE and
+ * HS_META_NORECENCY, the meta bits the channel and the key's kind do not give.
+ */
+int hs_lc_emit_bits(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch, uint8_t bits)
 {
 	struct pkey *k = PKEY(lc, kid);
 	uint8_t kind = (uint8_t)(k->k[0] >> 32);
@@ -109,9 +113,10 @@ int hs_lc_emit(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch, bool w
 	}
 	if (!lc->opts.emit)
 		return 0;
+	bits &= HS_META_WRITE | HS_META_NORECENCY;
 	return lc->opts.emit(lc->opts.emit_arg, kid,
-			     hs_meta_make(ch, kind == HS_LIFE_ANON ? HS_TYPE_ANON : HS_TYPE_FILE,
-					  write), lc->last_ts);
+			     (uint8_t)(hs_meta_make(ch, kind == HS_LIFE_ANON ? HS_TYPE_ANON :
+							HS_TYPE_FILE, false) | bits), lc->last_ts);
 }
 
 /*
@@ -250,9 +255,9 @@ int hs_lc_ra_settle(struct hs_lifecycle *lc, uint32_t tid, uint32_t iid)
 	return err;
 }
 
-/* An access to page @kid: counted on its live life, streamed if @stream. */
-int hs_lc_access_page(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch, bool write,
-		      bool stream)
+/* An access to page @kid: counted on its live life, streamed if @stream (hs_lc_emit_bits()). */
+int hs_lc_access_page_bits(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch,
+			   uint8_t bits, bool stream)
 {
 	uint32_t l = PKEY(lc, kid)->life;
 
@@ -263,7 +268,7 @@ int hs_lc_access_page(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch,
 		if (stream && (lc->opts.flags & HS_LC_SCOPED))
 			lc->life[l].workload = true;
 	}
-	return stream ? hs_lc_emit(lc, kid, ch, write) : 0;
+	return stream ? hs_lc_emit_bits(lc, kid, ch, bits) : 0;
 }
 
 /*
@@ -587,5 +592,8 @@ int hs_lc_on_touch(struct hs_lifecycle *lc, const struct hs_event *ev)
 	}
 	if (err)
 		return err;
-	return hs_lc_access_page(lc, kid, ch, ev->flags & HS_EVF_WRITE, stream);
+	return hs_lc_access_page_bits(lc, kid, ch,
+				      (uint8_t)((ev->flags & HS_EVF_WRITE ? HS_META_WRITE : 0) |
+						(ch == HS_CH_PT && (ev->flags & HS_EVF_NORECENCY) ?
+						 HS_META_NORECENCY : 0)), stream);
 }

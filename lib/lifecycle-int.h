@@ -288,11 +288,24 @@ int hs_lc_on_exit_exec(struct hs_lifecycle *lc, uint32_t tid, const struct hs_ev
 
 /* ---- lc-stream.c: the access stream ---- */
 
-int hs_lc_emit(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch, bool write);
+int hs_lc_emit_bits(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch, uint8_t bits);
+
+/* Stream an access or insertion of page @kid; @write: HS_META_WRITE. */
+static inline int hs_lc_emit(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch, bool write)
+{
+	return hs_lc_emit_bits(lc, kid, ch, write ? HS_META_WRITE : 0);
+}
+
 int hs_lc_emit_readahead(struct hs_lifecycle *lc, uint32_t tid, uint32_t id, uint64_t skip_lo,
 			 uint64_t skip_hi);
-int hs_lc_access_page(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch, bool write,
-		      bool stream);
+int hs_lc_access_page_bits(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch,
+			   uint8_t bits, bool stream);
+
+static inline int hs_lc_access_page(struct hs_lifecycle *lc, uint32_t kid, enum hs_channel ch,
+				    bool write, bool stream)
+{
+	return hs_lc_access_page_bits(lc, kid, ch, write ? HS_META_WRITE : 0, stream);
+}
 int hs_lc_gp_flush(struct hs_lifecycle *lc, uint32_t tid);
 int hs_lc_gp_flush_inode(struct hs_lifecycle *lc, uint32_t iid);
 int hs_lc_on_file_fault(struct hs_lifecycle *lc, uint32_t tid, const struct hs_event *ev);

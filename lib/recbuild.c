@@ -41,7 +41,7 @@
 #include "workload.h"
 
 #define TOUCH_SIZE	24u	/* bytes of one struct hs_touch on the pipe and in the spool */
-#define TOUCH_FLAGS	(HS_TOUCH_ANON | HS_TOUCH_WRITE | HS_TOUCH_FD)
+#define TOUCH_FLAGS	(HS_TOUCH_ANON | HS_TOUCH_WRITE | HS_TOUCH_FD | HS_TOUCH_NORECENCY)
 #define MIN_EVENTS	64u	/* smallest per-stream event array */
 
 /**
@@ -339,7 +339,8 @@ static int fill_subbuf(struct build *b, struct stream *s, const void *data, size
 /*
  * Unpack a touch blob.  Whole 24-byte records are used; a tail shorter than
  * a record counts as one bad touch, and so does a record with unknown flag
- * bits or with both HS_TOUCH_ANON and HS_TOUCH_FD.
+ * bits, with both HS_TOUCH_ANON and HS_TOUCH_FD, or with HS_TOUCH_NORECENCY
+ * on a read()/write() touch (only a mapping has recency to lose).
  */
 static int fill_touches(struct build *b, struct stream *s, const void *data, size_t len)
 {
@@ -358,7 +359,9 @@ static int fill_touches(struct build *b, struct stream *s, const void *data, siz
 
 		memcpy(&t, (const char *)data + i * TOUCH_SIZE, sizeof(t));
 		if ((t.flags & ~TOUCH_FLAGS) ||
-		    (t.flags & (HS_TOUCH_ANON | HS_TOUCH_FD)) == (HS_TOUCH_ANON | HS_TOUCH_FD)) {
+		    (t.flags & (HS_TOUCH_ANON | HS_TOUCH_FD)) == (HS_TOUCH_ANON | HS_TOUCH_FD) ||
+		    (t.flags & (HS_TOUCH_FD | HS_TOUCH_NORECENCY)) ==
+		    (HS_TOUCH_FD | HS_TOUCH_NORECENCY)) {
 			b->res.bad_touches++;
 			continue;
 		}
@@ -379,6 +382,8 @@ static int fill_touches(struct build *b, struct stream *s, const void *data, siz
 		}
 		if (t.flags & HS_TOUCH_WRITE)
 			e->flags |= HS_EVF_WRITE;
+		if (t.flags & HS_TOUCH_NORECENCY)
+			e->flags |= HS_EVF_NORECENCY;
 		s->n++;
 	}
 	b->res.touches += whole;

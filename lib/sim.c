@@ -925,6 +925,7 @@ static inline __attribute__((always_inline)) int step(struct hs_sim *sim, uint32
 	a.channel = (uint8_t)ch;
 	a.type = (meta & HS_META_ANON) ? HS_TYPE_ANON : HS_TYPE_FILE;
 	a.write = meta & HS_META_WRITE;
+	a.norecency = (meta & HS_META_NORECENCY) && ch == HS_CH_PT;
 
 	if (unlikely(!hs_channel_is_access(ch))) {
 		if (ch == HS_CH_DROP)

@@ -960,8 +960,9 @@ static int run_ycsb_load(struct hs_workload *w, struct touch_log *l)
  * the token on @in (turn 0 and a lone process need none), load one byte of
  * 16 hot pages drawn by Zipf from this process's own PRNG (seed + @idx;
  * rank k: page k - 1), then one byte of each page of scan chunk
- * t mod scan_chunks, log the 32 touches, flush the log (so the log keeps
- * the turns' order) and pass the token on @out.  Return: 0, -errno, or
+ * t mod scan_chunks, log the 32 touches (the scan's HS_TOUCH_NORECENCY: its
+ * mapping has no recency, so the kernel models take them as unseen), flush
+ * the log (so the log keeps the turns' order) and pass the token on @out.  Return: 0, -errno, or
  * -ECONNABORTED when the token's pipe closed (a process before us stopped).
  */
 static int shared_map_turns(struct hs_workload *w, struct touch_log *l, unsigned int idx,
@@ -1005,7 +1006,7 @@ static int shared_map_turns(struct hs_workload *w, struct touch_log *l, unsigned
 		page = w->hot_pages + (t % w->scan_chunks) * WL_CHUNK_PAGES;
 		for (i = 0; i < WL_CHUNK_PAGES && !e; i++) {
 			sink = (unsigned char)(sink + map[(page + i) << WL_PAGE_SHIFT]);
-			e = log_touch(l, now_ns(), page + i, 0);
+			e = log_touch(l, now_ns(), page + i, HS_TOUCH_NORECENCY);
 		}
 		if (!e && l->fd >= 0 && l->n)
 			e = log_flush(l);

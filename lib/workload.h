@@ -52,6 +52,8 @@ struct hs_undo;
 #define HS_TOUCH_WRITE	0x0004u	/* the touch wrote the page */
 #define HS_TOUCH_FD	0x0008u	/* through read()/write(), not a mapping: page is the
 				 * file's page index */
+#define HS_TOUCH_NORECENCY 0x0010u	/* through a mapping advised MADV_RANDOM or
+					 * MADV_SEQUENTIAL: the kernel sees no recency */
 
 /**
  * struct hs_touch - one page touch logged by a workload (24 bytes on the pipe)

@@ -981,8 +981,11 @@ static void l2q_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_acc
 	k->last = a->seq;
 	k->flags &= (uint16_t)~F_SC_PENDING;
 	if (a->channel == HS_CH_PT) {
-		/* A load or store through the mapping (or a minor fault): young PTE. */
-		k->flags |= F_MAPPED | F_YOUNG;
+		/*
+		 * A load or store through the mapping (or a minor fault): young
+		 * PTE, unless folio_referenced() skips the mapping (no recency).
+		 */
+		k->flags |= F_MAPPED | (a->norecency ? 0 : F_YOUNG);
 		return;
 	}
 	/* FD: read() marks; write() marks only shmem (file writes never do). */
@@ -1007,8 +1010,8 @@ static void l2q_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_
 	if (had_shadow && !(a->channel == HS_CH_FD && a->write && !anon))
 		workingset_refault(p, k, stamp, workingset);
 	lruvec_add_folio(p, id, k);		/* folio_add_lru(), drained at once */
-	if (a->channel == HS_CH_PT)
-		k->flags |= F_MAPPED | F_YOUNG;	/* the fault installs a young PTE */
+	if (a->channel == HS_CH_PT)	/* the fault installs a young PTE */
+		k->flags |= F_MAPPED | (a->norecency ? 0 : F_YOUNG);
 	else if (a->channel == HS_CH_READAHEAD)
 		;				/* readahead: the inactive head, unreferenced */
 	else if (!a->write)

@@ -1966,10 +1966,10 @@ void hs_mglru_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_acces
 	struct mglru_folio *k = mglru_priv(f);
 
 	touch(p, f, k, a);
-	if (a->channel == HS_CH_PT)
-		set_abit(p, hs_folio_id(p->env, f), k);
-	else
+	if (a->channel == HS_CH_FD)
 		inc_refs(p, k);
+	else if (!a->norecency)		/* no recency: the walk and rmap skip the VMA */
+		set_abit(p, hs_folio_id(p->env, f), k);
 }
 
 /**
@@ -1992,15 +1992,16 @@ void hs_mglru_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_ac
 		set_fl(k, MF_ANON, anon);
 		k->flags &= (uint8_t)~MF_SWAPCACHE;
 	}
-	set_fl(k, MF_ACTIVE, a->channel == HS_CH_PT);	/* folio_add_lru() in a fault */
+	/* folio_add_lru() in a fault of a VMA with recency (lru_gen_enter_fault()) */
+	set_fl(k, MF_ACTIVE, a->channel == HS_CH_PT && !a->norecency);
 	add_folio(p, hs_folio_id(p->env, f), k);
 	if (a->channel == HS_CH_READAHEAD)
 		return;				/* nobody touched it yet */
 	touch(p, f, k, a);
-	if (a->channel == HS_CH_PT)
-		set_abit(p, hs_folio_id(p->env, f), k);		/* the fault's own access */
-	else
+	if (a->channel == HS_CH_FD)
 		inc_refs(p, k);			/* filemap_read() marks it accessed */
+	else if (!a->norecency)
+		set_abit(p, hs_folio_id(p->env, f), k);		/* the fault's own access */
 }
 
 /**
@@ -2015,7 +2016,7 @@ void hs_mglru_refault(struct hs_policy *p, struct hs_folio *f, const struct hs_a
 {
 	struct mglru_folio *k = mglru_priv(f);
 	int t = a->type == HS_TYPE_ANON ? LRU_GEN_ANON : LRU_GEN_FILE;
-	bool fault = a->channel == HS_CH_PT;
+	bool fault = a->channel == HS_CH_PT && !a->norecency;	/* lru_gen_in_fault() */
 	unsigned int refs, tier;
 	bool recent;
 

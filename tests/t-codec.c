@@ -170,7 +170,7 @@ static void test_corrupt(void)
 	static const uint8_t neg[] = { 0x06 };		/* delta -2 from 0 */
 	static const uint8_t overlong[] = { 0x80, 0x00 };
 	static const uint8_t toolong[] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x01 };
-	static const uint8_t meta20[] = { 0x01, 0x20 };	/* undefined meta bit */
+	static const uint8_t meta40[] = { 0x01, 0x40 };	/* undefined meta bit */
 	static const uint8_t meta05[] = { 0x01, 0x05 };	/* channel 5 does not exist */
 	static const uint8_t three[] = { 0x00, 0x04, 0x04 };
 
@@ -182,7 +182,7 @@ static void test_corrupt(void)
 	bad(neg, sizeof(neg), HS_ENC_KEYS_META, 1, 10, "key out of range");
 	bad(overlong, sizeof(overlong), HS_ENC_KEYS_META, 1, 10, "overlong varint");
 	bad(toolong, sizeof(toolong), HS_ENC_KEYS_META, 1, 10, "varint too long");
-	bad(meta20, sizeof(meta20), HS_ENC_KEYS_META, 1, 10, "bad meta byte");
+	bad(meta40, sizeof(meta40), HS_ENC_KEYS_META, 1, 10, "bad meta byte");
 	bad(meta05, sizeof(meta05), HS_ENC_KEYS_META, 1, 10, "bad meta byte");
 	/*
 	 * Key 2^32 + 5 (zigzag 2^33 + 10, times 2: 2^34 + 20 = 94 80 80 80 40) is

@@ -432,12 +432,55 @@ out:
 }
 
 /*
+ * File touches through a mapping (PT) of pages 5 and 6, the second in a
+ * part advised MADV_RANDOM (HS_TOUCH_NORECENCY), then page 5 again: meta
+ * PT = 0x01, PT | NORECENCY = 0x21, PT.
+ */
+static void test_touch_norecency(void)
+{
+	struct hs_recbuild_result res;
+	struct hs_recbuild_opts o;
+	struct hs_decoder *d = dec_6_12();
+	struct hs_store *st = new_store();
+	uint8_t blob[3 * 24], meta[8];
+	uint32_t keys[8];
+	int64_t id;
+
+	if (!st || !d)
+		goto out;
+	id = new_recording(st);
+	put_touch(blob, 500, 5, 0);
+	put_touch(blob + 24, 600, 6, HS_TOUCH_NORECENCY);
+	put_touch(blob + 48, 700, 5, 0);
+	spool(st, id, HS_SPOOL_TOUCHES, 0, blob, sizeof(blob));
+	opts_init(&o, id, d);
+	o.workload_pid = 4242;
+	o.touch_only = true;
+	o.touch_dev = KDEV(8, 1);
+	o.touch_ino = 1234;
+	T_EQ_I64(build(st, &o, NULL, &res), 0);
+	T_EQ_U64(res.touches, 3);
+	T_EQ_U64(res.bad_touches, 0);
+	T_EQ_U64(read_stream(st, id, keys, meta, 8), 3);
+	T_EQ_U64(keys[0], 0);
+	T_EQ_U64(keys[1], 1);
+	T_EQ_U64(keys[2], 0);
+	T_EQ_U64(meta[0], HS_CH_PT);
+	T_EQ_U64(meta[1], HS_CH_PT | HS_META_NORECENCY);
+	T_EQ_U64(meta[2], HS_CH_PT);
+out:
+	hs_store_close(st);
+	hs_decoder_free(d);
+}
+
+/*
  * Malformed touches.  The unit of bad_touches is a record: a blob whose
  * length is not a multiple of 24 loses its tail, which counts as one bad
- * record; so does a whole record with unknown flag bits or with both ANON
- * and FD.  A 50-byte blob: 2 touches and a 2-byte tail (1 bad); a 72-byte
- * blob whose middle record says ANON | FD and whose last has flag 0x100:
- * 3 records read, 2 bad, 1 streamed.
+ * record; so does a whole record with unknown flag bits, with both ANON
+ * and FD, or with NORECENCY on an FD touch.  A 50-byte blob: 2 touches and
+ * a 2-byte tail (1 bad); a 96-byte blob whose second record says ANON | FD,
+ * whose third has flag 0x100 and whose last says FD | NORECENCY: 4 records
+ * read, 3 bad, 1 streamed.
  */
 static void test_touch_bad(void)
 {
@@ -445,7 +488,7 @@ static void test_touch_bad(void)
 	struct hs_recbuild_opts o;
 	struct hs_decoder *d = dec_6_12();
 	struct hs_store *st = new_store();
-	uint8_t blob[72], meta[8];
+	uint8_t blob[96], meta[8];
 	uint32_t keys[8];
 	int64_t id;
 
@@ -459,13 +502,14 @@ static void test_touch_bad(void)
 	put_touch(blob, 300, 9, HS_TOUCH_ANON);
 	put_touch(blob + 24, 400, 9, HS_TOUCH_ANON | HS_TOUCH_FD);
 	put_touch(blob + 48, 500, 9, 0x100);
-	spool(st, id, HS_SPOOL_TOUCHES, 1, blob, 72);
+	put_touch(blob + 72, 600, 9, HS_TOUCH_FD | HS_TOUCH_NORECENCY);
+	spool(st, id, HS_SPOOL_TOUCHES, 1, blob, 96);
 	opts_init(&o, id, d);
 	o.workload_pid = 7;
 	o.touch_only = true;
 	T_EQ_I64(build(st, &o, NULL, &res), 0);
-	T_EQ_U64(res.touches, 5);
-	T_EQ_U64(res.bad_touches, 3);
+	T_EQ_U64(res.touches, 6);
+	T_EQ_U64(res.bad_touches, 4);
 	T_EQ_U64(res.keys, 3);
 	T_EQ_U64(read_stream(st, id, keys, meta, 8), 3);
 	T_EQ_U64(keys[0], 0);
@@ -1302,6 +1346,7 @@ out:
 static const struct t_case cases[] = {
 	{ "touch_anon", test_touch_anon },
 	{ "touch_fd", test_touch_fd },
+	{ "touch_norecency", test_touch_norecency },
 	{ "touch_bad", test_touch_bad },
 	{ "shift_property", test_shift_property },
 	{ "corrupt_subbuf", test_corrupt_subbuf },

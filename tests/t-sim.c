@@ -30,6 +30,7 @@ enum mock_mode { MOCK_OK, MOCK_NO_VICTIM, MOCK_NONRESIDENT, MOCK_REFUSE_ODD };
 static enum mock_mode mode;
 static uint64_t refault_calls;
 static uint64_t last_refault_distance;
+static uint64_t norecency_seen;		/* hits and inserts told a->norecency */
 
 struct mock_priv {
 	struct hs_qlink	link;		/* on the queue while resident */
@@ -72,13 +73,13 @@ static void mock_destroy(struct hs_policy *p)
 static void mock_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
 	(void)p;
-	(void)a;
+	norecency_seen += a->norecency;
 	mp(f)->ref = true;
 }
 
 static void mock_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
-	(void)a;
+	norecency_seen += a->norecency;
 	mp(f)->ref = false;
 	hs_q_push_tail(&p->q, &p->fifo, hs_folio_id(p->env, f));
 }
@@ -632,6 +633,38 @@ static void test_admit(void)
 }
 
 /*
+ * HS_META_NORECENCY reaches the policy as a->norecency on page-table
+ * accesses only: key 0 PT|NORECENCY (insert), PT|NORECENCY (hit), PT (hit),
+ * FD|NORECENCY (hit; a read() has no mapping, so no recency to lose), and
+ * key 1 PT|NORECENCY|ANON (insert): 3 of the 5 calls say so.
+ */
+static void test_norecency(void)
+{
+	struct hs_sim_config cfg = { .ops = &mock_ops, .capacity = 4, .nr_keys = 2,
+				     .paranoid = true };
+	const uint8_t pt = hs_meta_make(HS_CH_PT, HS_TYPE_FILE, false);
+	const uint8_t fd = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+	const uint8_t anon = hs_meta_make(HS_CH_PT, HS_TYPE_ANON, false);
+	struct hs_sim_stats st;
+	struct hs_sim *sim;
+
+	norecency_seen = 0;
+	if (hs_sim_new(&cfg, &sim)) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	T_EQ_I64(hs_sim_step(sim, 0, pt | HS_META_NORECENCY, HS_NEVER), HS_STEP_MISS);
+	T_EQ_I64(hs_sim_step(sim, 0, pt | HS_META_NORECENCY, HS_NEVER), HS_STEP_HIT);
+	T_EQ_I64(hs_sim_step(sim, 0, pt, HS_NEVER), HS_STEP_HIT);
+	T_EQ_I64(hs_sim_step(sim, 0, fd | HS_META_NORECENCY, HS_NEVER), HS_STEP_HIT);
+	T_EQ_I64(hs_sim_step(sim, 1, anon | HS_META_NORECENCY, HS_NEVER), HS_STEP_MISS);
+	finish(sim, &st);
+	T_EQ_U64(norecency_seen, 3);
+	T_EQ_U64(st.hits, 3);
+	T_EQ_U64(st.misses, 2);
+}
+
+/*
  * next-use: stream a b [pageout a] a b c (keys 0 1 0 0 1 2; record 2 is a
  * hint).  Access seqs: a=0 b=1 a=2 b=3 c=4.  next: a@0 -> 2, b@1 -> 3,
  * hint -> never, a@2 -> never, b@3 -> never, c@4 -> never.
@@ -902,6 +935,7 @@ static const struct t_case cases[] = {
 	{ "contract-violations", test_contract_violations },
 	{ "admit", test_admit },
 	{ "next-use", test_next_use },
+	{ "norecency", test_norecency },
 };
 
 int main(int argc, char **argv)

@@ -555,8 +555,9 @@ static void t_shared_map(void)
 			T_EQ_U64(t[i].page, first[i]);
 		else if (i >= 32 && i < 48)
 			T_EQ_U64(t[i].page, turn1[i - 32]);
-		flags &= t[i].flags == 0 && t[i].pad == 0;
-		same &= hs_gen_next(g, &key, &meta) == 1 && key == t[i].page;
+		flags &= t[i].flags == (i % 32 < 16 ? 0 : HS_TOUCH_NORECENCY) && t[i].pad == 0;
+		same &= hs_gen_next(g, &key, &meta) == 1 && key == t[i].page &&
+			!(meta & HS_META_NORECENCY) == !(t[i].flags & HS_TOUCH_NORECENCY);
 	}
 	T_ASSERT(layout);
 	T_ASSERT(flags);
