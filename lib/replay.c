@@ -155,6 +155,10 @@ static size_t next_use_bytes(uint64_t records, size_t size)
  * *@out in huge pages (next_use_bytes() of them): written once, read
  * through, and 8 bytes a record.
  */
+/* fill_next_use()'s prefetch distances, in records (wait[] first, then next[]) */
+#define NU_WAIT		24
+#define NU_SETTLE	10
+
 static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t nr_keys,
 			 uint32_t *seq_keys, uint64_t **out)
 {
@@ -181,6 +185,21 @@ static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t
 			enum hs_channel ch = hs_meta_channel(meta[i]);
 			uint32_t k = keys[i];
 
+			/*
+			 * Two random places per record: wait[k], and the record
+			 * it names, whose next[] the access settles.  Fetch
+			 * wait[] NU_WAIT records ahead, and when it has come,
+			 * NU_SETTLE ahead, the next[] it names (a hint: a key
+			 * seen again in between only makes it stale).
+			 */
+			if (i + NU_WAIT < n && keys[i + NU_WAIT] < nr_keys)
+				__builtin_prefetch(&wait[keys[i + NU_WAIT]], 0, 3);
+			if (i + NU_SETTLE < n && keys[i + NU_SETTLE] < nr_keys) {
+				uint64_t w = wait[keys[i + NU_SETTLE]];
+
+				if (w != HS_WAIT_END && w < records)
+					__builtin_prefetch(&next[w], 1, 3);
+			}
 			next[rec] = HS_NEVER;
 			if (!hs_channel_is_access(ch) && ch != HS_CH_READAHEAD)
 				continue;
