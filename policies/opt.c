@@ -19,13 +19,15 @@
  * driver or the replay computes it by a pass over the stream.
  *
  * Two queues give the victim, by the number of keys that can be resident
- * (min(capacity, keys)).  Below hs_opt_bitmap_min (128 Ki) a max-heap of
- * {next use, id}, which stays in cache at that size:
+ * (min(capacity, keys)).  Below hs_opt_bitmap_min (128 Ki) a lazy 4-ary
+ * max-heap of {next use, id} ("The heap", below), which stays in cache at
+ * that size:
  *
  *	                 heap[0]: {next_use = max, id}  <- evict() pops this
- *	                /                      \
- *	        heap[1]                          heap[2]
- *	per key (private area): pos = its index in heap[], valid while resident.
+ *	                /        |        |       \
+ *	        heap[1]    heap[2]    heap[3]    heap[4]     (one 64-byte line)
+ *	per key (private area): nu = its next use, valid while resident; an
+ *	entry whose key is not resident with that nu is stale.
  *
  * From there on, the heap's log2(c) scattered entries per eviction cost the
  * most (at 3.7 M keys OPT took three times LRU's time in it), so a bitmap:
@@ -56,15 +58,15 @@
  *
  * Hooks (lib/policy.h):
  *
- *   hit()     the key's next use moves to a->next_use: sift it toward the
- *             root; or clear its bit (its next use was now), set the new one.
+ *   hit()     the key's next use moves to a->next_use: push a new entry (the
+ *             old one is stale); or clear its bit (its next use was now),
+ *             set the new one.
  *   insert()  push {a->next_use, id}; or set a->next_use's bit.
  *   evict()   take the victim @need times (fewer only when fewer are
- *             resident): the root; or the lowest id in never, else the
- *             largest bit of fut.
- *   remove()  delete it from the middle of the heap, or clear its bit (drop
- *             or PAGEOUT); a drop of a non-resident key is a no-op (no
- *             ghosts).
+ *             resident): the live root, stale roots popped on the way; or
+ *             the lowest id in never, else the largest bit of fut.
+ *   remove()  mark its entry stale, or clear its bit (drop or PAGEOUT); a
+ *             drop of a non-resident key is a no-op (no ghosts).
  *   admit()   the bypass variant only, below.
  *   hint()    COLD is ignored: it is advice about the future, and OPT knows
  *             the future (a COLD key that is used again soon stays, one that
@@ -87,8 +89,9 @@
  * trace (it is the optimum over a larger set of choices); the golden files
  * opt-demand.golden and opt-bypass.golden show a trace where it has fewer.
  *
- * Cost: O(log c) per access with the heap, plus a 16-byte entry per
- * resident key; O(log64 n) with the bitmap, a few words, plus a bit per key
+ * Cost: O(log c) per access with the heap (amortized: a compaction every
+ * c pushes or so), plus room for two 16-byte entries per resident key;
+ * O(log64 n) with the bitmap, a few words, plus a bit per key
  * (never) and a bit per access (fut), and 4 bytes per access for owner when
  * the replay does not supply seq_keys.  Per key 8 bytes of private state.
  */
