@@ -12,8 +12,9 @@
  *                                                   \--> worker 1: jobs 1, 3, ...
  *
  * Offline policies need each access's next-use time; that takes the whole
- * future, so one forward pass fills an array of next-use seqs (8 bytes per
- * record) before the replay starts, shared by every offline job.
+ * future, so one forward pass fills an array of next-use seqs (4 bytes per
+ * record below 2^32 - 1 records, else 8) before the replay starts, shared by
+ * every offline job.
  */
 #include "config.h"
 
@@ -50,7 +51,8 @@ struct pipeline {
 	struct slot		slots[RING];
 	uint64_t		produced;	/* chunks published so far */
 	bool			eof;		/* no more chunks */
-	const uint64_t		*next;		/* next-use per record, or NULL */
+	const void		*next;		/* next-use per record, or NULL */
+	bool			next_wide;	/* its entries are uint64_t, not uint32_t */
 	struct hs_replay_job	*jobs;
 	size_t			nr_jobs;
 	unsigned int		workers;
@@ -70,17 +72,35 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Records per hs_sim_run() call when next[] is narrow: widened into a buffer in L1/L2. */
+#define NU_SLICE	2048
+
 /* Step one job through one chunk (hs_sim_run() prefetches the keys ahead). */
-static void step_chunk(struct hs_replay_job *job, const struct slot *s, const uint64_t *next)
+static void step_chunk(struct hs_replay_job *job, const struct slot *s, const void *next,
+		       bool wide)
 {
 	struct hs_sim *sim = job->sim;
+	uint64_t buf[NU_SLICE];
 	double t0;
-	int ret;
+	int ret = 0;
 
 	if (!sim || job->err)
 		return;
 	t0 = now_s();
-	ret = hs_sim_run(sim, s->keys, s->meta, next ? next + s->base : NULL, s->n);
+	if (!next || wide) {
+		ret = hs_sim_run(sim, s->keys, s->meta,
+				 next ? (const uint64_t *)next + s->base : NULL, s->n);
+	} else {
+		const uint32_t *nx = (const uint32_t *)next + s->base;
+
+		for (size_t o = 0; o < s->n && ret >= 0; o += NU_SLICE) {
+			size_t m = HS_MIN(s->n - o, (size_t)NU_SLICE);
+
+			for (size_t i = 0; i < m; i++)
+				buf[i] = nx[o + i] == UINT32_MAX ? HS_NEVER : nx[o + i];
+			ret = hs_sim_run(sim, s->keys + o, s->meta + o, buf, m);
+		}
+	}
 	if (unlikely(ret < 0))
 		job->err = ret;
 	job->wall_s += now_s() - t0;
@@ -105,7 +125,7 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&pl->mu);
 
 		for (size_t j = w->index; j < pl->nr_jobs; j += pl->workers)
-			step_chunk(&pl->jobs[j], s, pl->next);
+			step_chunk(&pl->jobs[j], s, pl->next, pl->next_wide);
 
 		pthread_mutex_lock(&pl->mu);
 		if (--s->pending == 0)
@@ -145,71 +165,147 @@ static size_t next_use_bytes(uint64_t records, size_t size)
 }
 
 /*
+ * Bytes per entry of next[] and wait[]: 4 while every record index and seq
+ * fits below UINT32_MAX, which then stands for HS_NEVER and HS_WAIT_END
+ * (both UINT64_MAX); else 8.  Half the memory the pass writes at random and
+ * the kernel zeroes first (80 MB for 10 M records at 8 bytes).
+ */
+static size_t next_use_width(uint64_t records)
+{
+	return records < UINT32_MAX ? sizeof(uint32_t) : sizeof(uint64_t);
+}
+
+#define NU_INLINE	static inline __attribute__((always_inline))
+
+NU_INLINE uint64_t nu_get(const void *a, bool wide, uint64_t i)
+{
+	uint32_t v;
+
+	if (wide)
+		return ((const uint64_t *)a)[i];
+	v = ((const uint32_t *)a)[i];
+	return v == UINT32_MAX ? UINT64_MAX : v;
+}
+
+/* (uint32_t)UINT64_MAX is UINT32_MAX: HS_NEVER and HS_WAIT_END narrow by themselves. */
+NU_INLINE void nu_set(void *a, bool wide, uint64_t i, uint64_t v)
+{
+	if (wide)
+		((uint64_t *)a)[i] = v;
+	else
+		((uint32_t *)a)[i] = (uint32_t)v;
+}
+
+/* hs_next_use_settle() (sim.h) for either width. */
+NU_INLINE void nu_settle(void *next, bool wide, uint64_t w, uint64_t seq)
+{
+	while (w != HS_WAIT_END) {
+		uint64_t up = nu_get(next, wide, w);
+
+		nu_set(next, wide, w, seq);
+		w = up;
+	}
+}
+
+/* fill_next_use()'s prefetch distances, in records (wait[] first, then next[]) */
+#define NU_WAIT		24
+#define NU_SETTLE	10
+
+/*
  * One forward pass: next[r] = seq of the next access to record r's key.
  * Every key has one chain of the records waiting for its next access (its
  * last access, and the READAHEAD records since), linked through next[]
- * itself: wait[key] is the newest, and one uint64_t per key is all the pass
+ * itself: wait[key] is the newest, and one entry per key is all the pass
  * holds besides next[].  An access gives its seq to its key's whole chain
  * and starts a new one.  seq_keys[s] = the key of access s
  * (hs_policy_env.seq_keys), room for @records of them, when not NULL.
- * *@out in huge pages (next_use_bytes() of them): written once, read
- * through, and 8 bytes a record.
+ * Entries of next_use_width(@records) bytes; the caller allocates both.
  */
-static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t nr_keys,
-			 uint32_t *seq_keys, uint64_t **out)
+NU_INLINE int fill_pass(struct hs_session_reader *r, uint64_t records, uint32_t nr_keys,
+			uint32_t *seq_keys, void *next, void *wait, bool wide)
 {
-	uint64_t *next, *wait, rec = 0, seq = 0;
+	uint64_t rec = 0, seq = 0;
 	const uint32_t *keys;
 	const uint8_t *meta;
 	size_t n, i;
 	int ret;
 
-	next = hs_huge_alloc(next_use_bytes(records, sizeof(*next)));
-	wait = malloc((nr_keys ? nr_keys : 1) * sizeof(*wait));
-	if (!next || !wait) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
 	for (i = 0; i < nr_keys; i++)
-		wait[i] = HS_WAIT_END;
+		nu_set(wait, wide, i, HS_WAIT_END);
 	while ((ret = hs_session_read_chunk(r, &keys, &meta, &n)) > 0) {
-		if (rec + n > records) {
-			ret = -EBADMSG;
-			goto out_free;
-		}
+		if (rec + n > records)
+			return -EBADMSG;
 		for (i = 0; i < n; i++, rec++) {
 			enum hs_channel ch = hs_meta_channel(meta[i]);
 			uint32_t k = keys[i];
 
-			next[rec] = HS_NEVER;
+			/*
+			 * Two random places per record: wait[k], and the record
+			 * it names, whose next[] the access settles.  Fetch
+			 * wait[] NU_WAIT records ahead, and when it has come,
+			 * NU_SETTLE ahead, the next[] it names (a hint: a key
+			 * seen again in between only makes it stale).
+			 */
+			if (i + NU_WAIT < n && keys[i + NU_WAIT] < nr_keys)
+				__builtin_prefetch((const char *)wait + keys[i + NU_WAIT] *
+						   (wide ? 8 : 4), 0, 3);
+			if (i + NU_SETTLE < n && keys[i + NU_SETTLE] < nr_keys) {
+				uint64_t w = nu_get(wait, wide, keys[i + NU_SETTLE]);
+
+				if (w < records)
+					__builtin_prefetch((char *)next + w * (wide ? 8 : 4),
+							   1, 3);
+			}
+			nu_set(next, wide, rec, HS_NEVER);
 			if (!hs_channel_is_access(ch) && ch != HS_CH_READAHEAD)
 				continue;
-			if (k >= nr_keys) {
-				ret = -EBADMSG;
-				goto out_free;
-			}
+			if (k >= nr_keys)
+				return -EBADMSG;
 			if (ch == HS_CH_READAHEAD) {
-				next[rec] = wait[k];
-				wait[k] = rec;
+				nu_set(next, wide, rec, nu_get(wait, wide, k));
+				nu_set(wait, wide, k, rec);
 				continue;
 			}
-			hs_next_use_settle(next, wait[k], seq);
-			next[rec] = HS_WAIT_END;
-			wait[k] = rec;
+			nu_settle(next, wide, nu_get(wait, wide, k), seq);
+			nu_set(next, wide, rec, HS_WAIT_END);
+			nu_set(wait, wide, k, rec);
 			if (seq_keys)
 				seq_keys[seq] = k;
 			seq++;
 		}
 	}
 	if (ret < 0)
-		goto out_free;
-	if (rec != records) {
-		ret = -EBADMSG;
+		return ret;
+	if (rec != records)
+		return -EBADMSG;
+	for (i = 0; i < nr_keys; i++)
+		nu_settle(next, wide, nu_get(wait, wide, i), HS_NEVER);
+	return 0;
+}
+
+/*
+ * *@out: next[] in huge pages (next_use_bytes() of next_use_width()): written
+ * once, read through.
+ */
+static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t nr_keys,
+			 uint32_t *seq_keys, void **out)
+{
+	size_t width = next_use_width(records);
+	void *next, *wait;
+	int ret;
+
+	next = hs_huge_alloc(next_use_bytes(records, width));
+	wait = malloc((nr_keys ? nr_keys : 1) * width);
+	if (!next || !wait) {
+		ret = -ENOMEM;
 		goto out_free;
 	}
-	for (i = 0; i < nr_keys; i++)
-		hs_next_use_settle(next, wait[i], HS_NEVER);
-	ret = hs_session_read_rewind(r);
+	if (width == sizeof(uint64_t))
+		ret = fill_pass(r, records, nr_keys, seq_keys, next, wait, true);
+	else
+		ret = fill_pass(r, records, nr_keys, seq_keys, next, wait, false);
+	if (!ret)
+		ret = hs_session_read_rewind(r);
 	if (ret)
 		goto out_free;
 	free(wait);
@@ -218,7 +314,7 @@ static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t
 
 out_free:
 	free(wait);
-	hs_huge_free(next, next_use_bytes(records, sizeof(*next)));
+	hs_huge_free(next, next_use_bytes(records, width));
 	return ret;
 }
 
@@ -256,7 +352,7 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 			};
 
 			for (size_t j = 0; j < pl->nr_jobs; j++)
-				step_chunk(&pl->jobs[j], &inline_slot, pl->next);
+				step_chunk(&pl->jobs[j], &inline_slot, pl->next, pl->next_wide);
 		} else {
 			pthread_mutex_lock(&pl->mu);
 			while (s->pending > 0)
@@ -295,7 +391,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 	struct hs_session_info info;
 	struct pipeline pl = { 0 };
 	struct worker *ws = NULL;
-	uint64_t *next = NULL;
+	void *next = NULL;
 	uint32_t *seq_keys = NULL;
 	bool need_future = false;
 	unsigned int started = 0;
@@ -379,6 +475,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 	}
 
 	pl.next = next;
+	pl.next_wide = next_use_width(info.records) == sizeof(uint64_t);
 	pl.jobs = jobs;
 	pl.nr_jobs = n;
 	pl.workers = pick_workers(o, live);
@@ -455,7 +552,7 @@ out:
 		jobs[j].sim = NULL;
 	}
 	free(ws);
-	hs_huge_free(next, next_use_bytes(info.records, sizeof(*next)));
+	hs_huge_free(next, next_use_bytes(info.records, next_use_width(info.records)));
 	hs_huge_free(seq_keys, next_use_bytes(info.records, sizeof(*seq_keys)));
 	hs_session_read_close(r);
 	hs_neigh_free(neigh);

@@ -168,6 +168,22 @@ static void arc_move(struct hs_policy *p, uint32_t id, enum arc_list to)
 	k->cold = 0;
 }
 
+/*
+ * Move the LRU key of resident list @from (not empty) to the MRU end of its
+ * ghost list @to.  Popped with hs_q_pop_head(), which fetches the link the
+ * next pop writes: REPLACE walks T1 and T2 from their LRU ends, and without
+ * it every eviction stalled on the new head's successor.
+ */
+static void arc_demote(struct hs_policy *p, enum arc_list from, enum arc_list to)
+{
+	uint32_t id = hs_q_pop_head(&p->ctx, &p->lists[from]);
+	struct arc_key *k = arc_key(p, id);
+
+	hs_q_push_tail(&p->ctx, &p->lists[to], id);
+	k->list = (uint8_t)to;
+	k->cold = 0;
+}
+
 /* Would LRU with the same COLD hints evict resident @a before resident @b? */
 static bool arc_older(const struct arc_key *a, const struct arc_key *b)
 {
@@ -231,10 +247,10 @@ static uint32_t arc_replace(struct hs_policy *p, bool x_in_b2)
 		    !hs_env_folio(p->env, h2)->prot_pending)
 			hs_sim_protect(p->env->sim, hs_env_folio(p->env, h2),
 				       HS_PROT_SECOND_CHANCE);
-		arc_move(p, h1, ARC_B1);
+		arc_demote(p, ARC_T1, ARC_B1);
 		return h1;
 	}
-	arc_move(p, h2, ARC_B2);
+	arc_demote(p, ARC_T2, ARC_B2);
 	return h2;
 }
 

@@ -19,13 +19,15 @@
  * driver or the replay computes it by a pass over the stream.
  *
  * Two queues give the victim, by the number of keys that can be resident
- * (min(capacity, keys)).  Below hs_opt_bitmap_min (128 Ki) a max-heap of
- * {next use, id}, which stays in cache at that size:
+ * (min(capacity, keys)).  Below hs_opt_bitmap_min (128 Ki) a lazy 4-ary
+ * max-heap of {next use, id} ("The heap", below), which stays in cache at
+ * that size:
  *
  *	                 heap[0]: {next_use = max, id}  <- evict() pops this
- *	                /                      \
- *	        heap[1]                          heap[2]
- *	per key (private area): pos = its index in heap[], valid while resident.
+ *	                /        |        |       \
+ *	        heap[1]    heap[2]    heap[3]    heap[4]     (one 64-byte line)
+ *	per key (private area): nu = its next use, valid while resident; an
+ *	entry whose key is not resident with that nu is stale.
  *
  * From there on, the heap's log2(c) scattered entries per eviction cost the
  * most (at 3.7 M keys OPT took three times LRU's time in it), so a bitmap:
@@ -56,15 +58,15 @@
  *
  * Hooks (lib/policy.h):
  *
- *   hit()     the key's next use moves to a->next_use: sift it toward the
- *             root; or clear its bit (its next use was now), set the new one.
+ *   hit()     the key's next use moves to a->next_use: push a new entry (the
+ *             old one is stale); or clear its bit (its next use was now),
+ *             set the new one.
  *   insert()  push {a->next_use, id}; or set a->next_use's bit.
  *   evict()   take the victim @need times (fewer only when fewer are
- *             resident): the root; or the lowest id in never, else the
- *             largest bit of fut.
- *   remove()  delete it from the middle of the heap, or clear its bit (drop
- *             or PAGEOUT); a drop of a non-resident key is a no-op (no
- *             ghosts).
+ *             resident): the live root, stale roots popped on the way; or
+ *             the lowest id in never, else the largest bit of fut.
+ *   remove()  mark its entry stale, or clear its bit (drop or PAGEOUT); a
+ *             drop of a non-resident key is a no-op (no ghosts).
  *   admit()   the bypass variant only, below.
  *   hint()    COLD is ignored: it is advice about the future, and OPT knows
  *             the future (a COLD key that is used again soon stays, one that
@@ -87,8 +89,9 @@
  * trace (it is the optimum over a larger set of choices); the golden files
  * opt-demand.golden and opt-bypass.golden show a trace where it has fewer.
  *
- * Cost: O(log c) per access with the heap, plus a 16-byte entry per
- * resident key; O(log64 n) with the bitmap, a few words, plus a bit per key
+ * Cost: O(log c) per access with the heap (amortized: a compaction every
+ * c pushes or so), plus room for two 16-byte entries per resident key;
+ * O(log64 n) with the bitmap, a few words, plus a bit per key
  * (never) and a bit per access (fut), and 4 bytes per access for owner when
  * the replay does not supply seq_keys.  Per key 8 bytes of private state.
  */
@@ -97,17 +100,21 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hs.h"
 #include "hbits.h"
-#include "iheap.h"
 #include "policy.h"
 #include "policy-util.h"
 
-union opt_priv {
-	uint32_t	pos;		/* heap: its index in heap[] */
-	uint64_t	nu;		/* bitmap: its next use */
-};					/* valid only while resident */
+struct opt_priv {
+	uint64_t	nu;		/* its next use while resident; OPT_GONE once
+					 * evicted or removed (heap: entries naming it
+					 * are then stale) */
+};
+
+/* No next use at all: not a seq, not HS_NEVER (a stale heap entry never matches it). */
+#define OPT_GONE	(HS_NEVER - 1)
 
 struct opt_ent {
 	uint64_t	next_use;	/* seq of the key's next access, or HS_NEVER */
@@ -119,7 +126,11 @@ uint64_t hs_opt_bitmap_min = HS_OPT_BITMAP_MIN;
 
 struct hs_policy {
 	bool			bits;	/* the bitmap, not the heap */
-	struct hs_iheap		heap;	/* max-heap of struct opt_ent, root = victim */
+	struct opt_ent		*heap;	/* 4-ary max-heap, root = victim; lazy (below) */
+	void			*heap_mem; /* its allocation (heap is aligned within) */
+	uint64_t		heap_n;	/* entries, live and stale */
+	uint64_t		heap_size; /* room */
+	uint64_t		heap_live; /* resident keys (live entries, duplicates apart) */
 	struct hs_hbits		fut;	/* next uses (seqs) of resident keys */
 	struct hs_hbits		never;	/* ids of resident keys never used again */
 	const uint32_t		*owner;	/* owner[s]: the key of access s */
@@ -129,6 +140,7 @@ struct hs_policy {
 	uint64_t		resident; /* keys in fut or never */
 	bool			bypass;	/* admit() may refuse a miss */
 	uint64_t		bypassed; /* misses admit() refused */
+	bool			exact;	/* heap: the stream kept its word so far (above) */
 	const struct hs_policy_env *env; /* the run's description, valid until destroy() */
 };
 
@@ -138,30 +150,216 @@ static const struct hs_param opt_params[] = {
 	{ .name = NULL },
 };
 
-static union opt_priv *opt_priv(struct hs_folio *f)
+static struct opt_priv *opt_priv(struct hs_folio *f)
 {
 	return hs_folio_priv(f);
 }
 
 /* Strict "a is evicted before b": farther next use, then lower id. */
-static bool ent_before(const void *va, const void *vb)
+static inline bool ent_before(const struct opt_ent *a, const struct opt_ent *b)
 {
-	const struct opt_ent *a = va, *b = vb;
-
 	if (a->next_use != b->next_use)
 		return a->next_use > b->next_use;
 	return a->id < b->id;
 }
 
-static const struct hs_iheap_type opt_heap = {
-	.esize		= sizeof(struct opt_ent),
-	.id_off		= offsetof(struct opt_ent, id),
-	.before		= ent_before,
-};
+/*
+ *		The heap
+ *
+ * 4-ary: the children of entry i are 4i + 1 .. 4i + 4, and the array is placed
+ * so that entry 1 starts a 64-byte line, so the four children of an entry are
+ * one line and a sift-down reads one line per level, half as many levels as
+ * a binary heap.
+ *
+ * Lazy: an entry does not move with its key.  A hit does not look for the
+ * key's entry -- finding it needs the entry's position in the key's record,
+ * rewritten at every move, one random write into the record array per level
+ * (the most of OPT's time at 763 K keys) -- it pushes a new entry and leaves
+ * the old one stale.  An entry is live while its key is resident with that
+ * next use (opt_live()); evict() pops stale roots until it finds a live one.
+ * When the array is full, the stale entries are dropped and the rest is
+ * re-heaped, O(size) once every size - resident pushes.
+ *
+ * The compaction reads no key record while the stream keeps its word
+ * (p->exact): a stale entry of a hit holds the seq of that hit, in the past,
+ * and a live one a next use now or later, so the past ones are exactly the
+ * stale ones.  That needs every hit to find its key's next use equal to the
+ * hit's seq, and no entry made stale otherwise (a remove()): the first hook
+ * that sees otherwise clears p->exact, and so does a compaction that keeps
+ * fewer entries than keys are resident (a key that outlived its next use
+ * without an access); from then on every entry is checked against its key's
+ * record, and a heap that lost a resident key is rebuilt from the records.
+ * Below 2^64 - 2 accesses a next use never equals OPT_GONE, so an evicted or
+ * removed key's entries are stale, the duplicates of one that came back
+ * included.
+ */
+#define OPT_ARY		4
+#define OPT_LINE	64
 
-static struct opt_ent *opt_ent(const struct hs_policy *p, uint64_t i)
+static bool opt_live(const struct hs_policy *p, const struct opt_ent *e)
 {
-	return hs_iheap_at(&p->heap, &opt_heap, i);
+	const struct hs_folio *f = hs_env_folio(p->env, e->id);
+
+	return hs_folio_is_resident(f) &&
+	       ((const struct opt_priv *)hs_folio_cpriv(f))->nu == e->next_use;
+}
+
+/* Room for @size entries, entry 1 at the start of a line; the old ones copied. */
+static int heap_alloc(struct hs_policy *p, uint64_t size)
+{
+	size_t bytes;
+	void *mem;
+	struct opt_ent *h;
+
+	if (size > (SIZE_MAX - 2 * OPT_LINE) / sizeof(*h))
+		return -ENOMEM;
+	bytes = (size_t)size * sizeof(*h) + 2 * OPT_LINE;
+	bytes = (bytes + OPT_LINE - 1) & ~(size_t)(OPT_LINE - 1);
+	mem = aligned_alloc(OPT_LINE, bytes);
+	if (!mem)
+		return -ENOMEM;
+	h = (struct opt_ent *)(void *)((char *)mem + OPT_LINE - sizeof(*h));
+	if (p->heap_n)
+		memcpy(h, p->heap, (size_t)p->heap_n * sizeof(*h));
+	free(p->heap_mem);
+	p->heap_mem = mem;
+	p->heap = h;
+	p->heap_size = size;
+	return 0;
+}
+
+/* Put @e at hole @i and sift it toward the leaves. */
+static inline void heap_down(struct hs_policy *p, uint64_t i, struct opt_ent e)
+{
+	struct opt_ent *h = p->heap;
+	uint64_t n = p->heap_n;
+
+	for (;;) {
+		uint64_t c = OPT_ARY * i + 1, best = c, end;
+
+		if (c >= n)
+			break;
+		end = HS_MIN(c + OPT_ARY, n);
+		for (c++; c < end; c++)
+			if (ent_before(&h[c], &h[best]))
+				best = c;
+		if (!ent_before(&h[best], &e))
+			break;
+		h[i] = h[best];
+		i = best;
+	}
+	h[i] = e;
+}
+
+/* Take the root out (the heap is not empty). */
+static inline void heap_pop(struct hs_policy *p)
+{
+	struct opt_ent last = p->heap[--p->heap_n];
+
+	if (p->heap_n)
+		heap_down(p, 0, last);
+}
+
+/* Every entry again from the key records: only after the stream broke its word. */
+static __attribute__((noinline)) void heap_rebuild(struct hs_policy *p)
+{
+	uint64_t n = 0, i;
+
+	for (uint32_t id = 0; id < p->env->nr_keys && n < p->heap_size; id++) {
+		struct hs_folio *f = hs_env_folio(p->env, id);
+
+		if (hs_folio_is_resident(f))
+			p->heap[n++] = (struct opt_ent){ .next_use = opt_priv(f)->nu, .id = id };
+	}
+	p->heap_n = n;
+	for (i = n > 1 ? (n - 2) / OPT_ARY + 1 : 0; i-- > 0;)
+		heap_down(p, i, p->heap[i]);
+	p->exact = false;
+}
+
+/* Drop the stale entries and re-heap the rest; grow when that frees too little. */
+static __attribute__((noinline)) int heap_compact(struct hs_policy *p, uint64_t now)
+{
+	struct opt_ent *h = p->heap;
+	uint64_t n = 0, i;
+
+	if (p->exact) {
+		for (i = 0; i < p->heap_n; i++)
+			if (h[i].next_use >= now)
+				h[n++] = h[i];
+	} else {
+		for (i = 0; i < p->heap_n; i++) {
+			if (i + 16 < p->heap_n)
+				__builtin_prefetch(hs_env_folio(p->env, h[i + 16].id));
+			if (opt_live(p, &h[i]))
+				h[n++] = h[i];
+		}
+	}
+	p->heap_n = n;
+	/*
+	 * Fewer than resident: a key outlived its next use without an access
+	 * (a live entry was taken for stale), or one was lost: from the records.
+	 */
+	if ((p->exact && n != p->resident) || n < p->resident) {
+		heap_rebuild(p);
+		n = p->heap_n;
+	}
+	if (n > p->heap_size / 2) {
+		int err = heap_alloc(p, p->heap_size * 2);
+
+		if (err)
+			return err;
+		h = p->heap;
+	}
+	for (i = n > 1 ? (n - 2) / OPT_ARY + 1 : 0; i-- > 0;)
+		heap_down(p, i, h[i]);
+	return 0;
+}
+
+/*
+ * Room for one more entry at seq @now, compacting when full; false when
+ * there is none (the run fails: hs_sim_fail()).
+ */
+static inline bool heap_room(struct hs_policy *p, uint64_t now)
+{
+	int err;
+
+	if (likely(p->heap_n < p->heap_size))
+		return true;
+	err = heap_compact(p, now);
+	if (err && p->heap_n == p->heap_size) {
+		hs_sim_fail(p->env->sim, err);
+		return false;
+	}
+	return true;
+}
+
+/* Add {nu, id}: sift up from a new leaf (heap_room() first). */
+static inline void heap_push(struct hs_policy *p, uint64_t nu, uint32_t id)
+{
+	struct opt_ent e = { .next_use = nu, .id = id };
+	struct opt_ent *h = p->heap;
+	uint64_t i = p->heap_n++;
+
+	while (i > 0) {
+		uint64_t up = (i - 1) / OPT_ARY;
+
+		if (!ent_before(&e, &h[up]))
+			break;
+		h[i] = h[up];
+		i = up;
+	}
+	h[i] = e;
+}
+
+/* The live root, stale ones popped on the way, or NULL (nothing resident). */
+static const struct opt_ent *heap_top(struct hs_policy *p)
+{
+	while (p->heap_n && unlikely(!opt_live(p, &p->heap[0])))
+		heap_pop(p);
+	if (unlikely(!p->heap_n) && p->resident)
+		heap_rebuild(p);	/* a key outlived its next use: see above */
+	return p->heap_n ? &p->heap[0] : NULL;
 }
 
 static int opt_create(const struct hs_policy_env *env, const struct hs_param_set *ps,
@@ -185,11 +383,11 @@ static int opt_create(const struct hs_policy_env *env, const struct hs_param_set
 	p->bypass = hs_param_bool(ps, "bypass");
 	p->bits = HS_MIN(env->capacity, (uint64_t)env->nr_keys) >= hs_opt_bitmap_min;
 	if (!p->bits) {
-		err = hs_iheap_init(&p->heap, &opt_heap,
-				    HS_MIN(env->capacity, (uint64_t)env->nr_keys), env->folios,
-				    env->stride, env->priv_off + offsetof(union opt_priv, pos));
+		/* twice the resident keys: a compaction every c pushes or so */
+		err = heap_alloc(p, 2 * HS_MIN(env->capacity, (uint64_t)env->nr_keys) + 64);
 		if (err)
 			goto out_free_p;
+		p->exact = true;
 		goto done;
 	}
 	hs_sim_want_seq_keys(env->sim);	/* owner: at the first bit (make_room()) */
@@ -216,7 +414,7 @@ static void opt_destroy(struct hs_policy *p)
 {
 	if (!p)
 		return;
-	hs_iheap_release(&p->heap);
+	free(p->heap_mem);
 	hs_hbits_release(&p->fut);
 	hs_hbits_release(&p->never);
 	free(p->own);
@@ -321,31 +519,31 @@ static void next_victim_hint(const struct hs_policy *p)
 
 static void opt_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
-	struct opt_ent tmp;
-	uint32_t pos;
-
 	if (p->bits) {
 		clear_next_use(p, f);
 		set_next_use(p, f, a->key, a->next_use);
 		return;
 	}
-	pos = opt_priv(f)->pos;
-	opt_ent(p, pos)->next_use = a->next_use;
-	/* The next use only moves later (toward the root), but stay general. */
-	hs_iheap_fix(&p->heap, &opt_heap, pos, &tmp);
+	if (unlikely(opt_priv(f)->nu != a->seq))
+		p->exact = false;	/* its entry holds a seq still to come */
+	/* room first, while the key's entry is still live */
+	if (unlikely(!heap_room(p, a->seq)))
+		return;
+	opt_priv(f)->nu = a->next_use;
+	heap_push(p, a->next_use, a->key);
 }
 
 static void opt_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
-	struct opt_ent e = { .next_use = a->next_use, .id = a->key };
-	struct opt_ent tmp;
-
 	if (p->bits) {
 		set_next_use(p, f, a->key, a->next_use);
 		return;
 	}
-	/* The driver never lets more keys in than the capacity (and size >= that). */
-	hs_iheap_push(&p->heap, &opt_heap, &e, &tmp);
+	if (unlikely(!heap_room(p, a->seq)))
+		return;
+	opt_priv(f)->nu = a->next_use;
+	p->resident++;
+	heap_push(p, a->next_use, a->key);
 }
 
 static size_t opt_evict(struct hs_policy *p, struct hs_folio *incoming, const struct hs_access *a,
@@ -356,12 +554,19 @@ static size_t opt_evict(struct hs_policy *p, struct hs_folio *incoming, const st
 	(void)incoming;
 	(void)a;
 	if (!p->bits) {
-		struct opt_ent tmp;
+		const struct opt_ent *top;
 
-		while (n < need && n < max && p->heap.n) {
-			victims[n++] = hs_env_folio(p->env, opt_ent(p, 0)->id);
-			hs_iheap_del(&p->heap, &opt_heap, 0, &tmp);
+		while (n < need && n < max && (top = heap_top(p))) {
+			struct hs_folio *f = hs_env_folio(p->env, top->id);
+
+			opt_priv(f)->nu = OPT_GONE;	/* its other entries: stale */
+			p->resident--;
+			victims[n++] = f;
+			heap_pop(p);
 		}
+		/* the next victim's record, most often the new root's */
+		if (p->heap_n)
+			__builtin_prefetch(hs_env_folio(p->env, p->heap[0].id), 1, 3);
 		return n;
 	}
 	while (n < need && n < max && p->resident) {
@@ -376,15 +581,17 @@ static size_t opt_evict(struct hs_policy *p, struct hs_folio *incoming, const st
 
 static void opt_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why)
 {
-	struct opt_ent tmp;
-
 	(void)why;
 	if (!hs_folio_is_resident(f))
 		return;
-	if (p->bits)
+	if (p->bits) {
 		clear_next_use(p, f);
-	else
-		hs_iheap_del(&p->heap, &opt_heap, opt_priv(f)->pos, &tmp);
+		return;
+	}
+	/* its entry stays, stale, with a next use to come: compactions must look */
+	opt_priv(f)->nu = OPT_GONE;
+	p->resident--;
+	p->exact = false;
 }
 
 static enum hs_hint_verdict opt_hint(struct hs_policy *p, struct hs_folio *f,
@@ -397,15 +604,47 @@ static enum hs_hint_verdict opt_hint(struct hs_policy *p, struct hs_folio *f,
 
 static bool opt_admit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
 {
-	uint64_t resident = p->bits ? p->resident : p->heap.n;
+	uint64_t resident = p->resident;
 
 	(void)f;
 	if (!p->bypass || resident < p->env->capacity || !resident)
 		return true;
-	if (a->next_use < (p->bits ? root_next_use(p) : opt_ent(p, 0)->next_use))
+	if (a->next_use < (p->bits ? root_next_use(p) : heap_top(p)->next_use))
 		return true;
 	p->bypassed++;
 	return false;
+}
+
+/*
+ * The heap: in order, ids below nr_keys, entries at most the room, every
+ * resident key with a live entry and every live entry's key resident (a key
+ * may have two, identical, after a remove() and an insert with HS_NEVER).
+ */
+static int heap_check(const struct hs_policy *p)
+{
+	const struct hs_policy_env *env = p->env;
+	uint64_t found = 0, i;
+	uint8_t *seen;
+	int ret = 0;
+
+	if (p->heap_n > p->heap_size || hs_env_count_resident(env) != p->resident)
+		return -EUCLEAN;
+	seen = calloc(env->nr_keys ? env->nr_keys : 1, 1);
+	if (!seen)
+		return 0;	/* cannot check: not a failure of the heap */
+	for (i = 0; i < p->heap_n && !ret; i++) {
+		const struct opt_ent *e = &p->heap[i];
+
+		if (e->id >= env->nr_keys ||
+		    (i > 0 && ent_before(e, &p->heap[(i - 1) / OPT_ARY])))
+			ret = -EUCLEAN;
+		else if (opt_live(p, e) && !seen[e->id]++)
+			found++;
+	}
+	free(seen);
+	if (!ret && found != p->resident)
+		ret = -EUCLEAN;
+	return ret;
 }
 
 /*
@@ -418,17 +657,7 @@ static int opt_check(const struct hs_policy *p)
 	uint64_t found = 0;
 
 	if (!p->bits) {
-		/*
-		 * The heap's own check makes its ids distinct and their positions
-		 * right; with every entry resident and as many keys resident as
-		 * entries, the heap holds exactly the resident keys.
-		 */
-		if (hs_iheap_check(&p->heap, &opt_heap, env->nr_keys))
-			return -EUCLEAN;
-		for (uint64_t i = 0; i < p->heap.n; i++)
-			if (!hs_folio_is_resident(hs_env_folio(env, opt_ent(p, i)->id)))
-				return -EUCLEAN;
-		return hs_env_count_resident(env) == p->heap.n ? 0 : -EUCLEAN;
+		return heap_check(p);
 	}
 	for (uint32_t id = 0; id < env->nr_keys; id++) {
 		struct hs_folio *f = hs_env_folio(env, id);
@@ -457,11 +686,13 @@ static void opt_dump(const struct hs_policy *p, FILE *fp)
 	uint64_t s;
 
 	if (!p->bits) {
-		fprintf(fp, "opt: %s, %" PRIu64 " resident, heap order (id next_use):\n",
-			p->bypass ? "bypass" : "demand", p->heap.n);
-		for (s = 0; s < p->heap.n; s++) {
-			const struct opt_ent *e = opt_ent(p, s);
+		fprintf(fp, "opt: %s, %" PRIu64 " resident, heap order, live entries "
+			"(id next_use):\n", p->bypass ? "bypass" : "demand", p->resident);
+		for (s = 0; s < p->heap_n; s++) {
+			const struct opt_ent *e = &p->heap[s];
 
+			if (!opt_live(p, e))
+				continue;
 			if (e->next_use == HS_NEVER)
 				fprintf(fp, "  [%" PRIu64 "] %" PRIu32 " never\n", s, e->id);
 			else
@@ -491,7 +722,7 @@ const struct hs_policy_ops hs_policy_opt = {
 	.name		= "opt",
 	.summary	= "Belady's MIN, offline: evict the key needed farthest ahead",
 	.params		= opt_params,
-	.folio_priv	= sizeof(union opt_priv),
+	.folio_priv	= sizeof(struct opt_priv),
 	.flags		= HS_POLICY_NEEDS_FUTURE,
 	.create		= opt_create,
 	.destroy	= opt_destroy,

@@ -148,7 +148,7 @@ static uint32_t naive_step(struct naive *m, uint32_t key, uint64_t nu, bool *hit
 
 /* One stream through OPT three ways (keys by access: none, all, too few) and naive MIN. */
 static void opt_vs_naive(const uint32_t *keys, size_t n, uint32_t nr_keys, uint64_t capacity,
-			 bool bypass)
+			 bool bypass, const uint64_t *given)
 {
 	uint8_t *meta = calloc(n, 1);
 	uint64_t *next = calloc(n, sizeof(*next));
@@ -161,7 +161,9 @@ static void opt_vs_naive(const uint32_t *keys, size_t n, uint32_t nr_keys, uint6
 		t_fail(__FILE__, __LINE__, "setup");
 		goto out;
 	}
-	for (int way = 0; way < 3; way++) {
+	if (given)
+		memcpy(next, given, n * sizeof(*next));
+	for (int way = 0; way < (given ? 1 : 3); way++) {
 		struct hs_sim_config cfg = {
 			.ops = opt, .params = ps, .capacity = capacity, .nr_keys = nr_keys,
 			.paranoid = true, .record_victims = true,
@@ -225,8 +227,42 @@ static void test_opt_random(void)
 		for (size_t i = 0; i < n; i++)	/* skewed: low ids often */
 			keys[i] = (uint32_t)(rnd(2) ? rnd(1 + rnd(nr_keys)) : rnd(nr_keys));
 		hs_opt_bitmap_min = t & 2 ? 0 : UINT64_MAX;
-		opt_vs_naive(keys, n, nr_keys, 1 + rnd(nr_keys), t & 1);
+		opt_vs_naive(keys, n, nr_keys, 1 + rnd(nr_keys), t & 1, NULL);
 		free(keys);
+	}
+	hs_opt_bitmap_min = saved;
+}
+
+/*
+ * Next uses that are not the stream's (in the past, shared, HS_NEVER at
+ * random): the heap's lazy entries lean on true next uses to drop stale
+ * ones unseen, and must notice when they are not and still take the
+ * farthest stated next use, as the naive MIN does.
+ */
+static void test_opt_heap_any_next(void)
+{
+	uint64_t saved = hs_opt_bitmap_min;
+
+	hs_opt_bitmap_min = UINT64_MAX;
+	for (int t = 0; t < 200; t++) {
+		uint32_t nr_keys = 1 + (uint32_t)rnd(40);
+		size_t n = 1 + rnd(3000);
+		uint32_t *keys = malloc(n * sizeof(*keys));
+		uint64_t *next = malloc(n * sizeof(*next));
+
+		if (!keys || !next) {
+			t_fail(__FILE__, __LINE__, "no memory");
+			free(keys);
+			free(next);
+			break;
+		}
+		for (size_t i = 0; i < n; i++) {
+			keys[i] = (uint32_t)(rnd(2) ? rnd(1 + rnd(nr_keys)) : rnd(nr_keys));
+			next[i] = rnd(8) ? rnd(2 * n) : HS_NEVER;
+		}
+		opt_vs_naive(keys, n, nr_keys, 1 + rnd(nr_keys), t & 1, next);
+		free(keys);
+		free(next);
 	}
 	hs_opt_bitmap_min = saved;
 }
@@ -235,6 +271,7 @@ static const struct t_case cases[] = {
 	{ "hbits-random", test_hbits_random },
 	{ "hbits-grow", test_hbits_grow },
 	{ "opt-random", test_opt_random },
+	{ "opt-heap-any-next", test_opt_heap_any_next },
 };
 
 int main(int argc, char **argv)
