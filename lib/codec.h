@@ -57,16 +57,23 @@ static inline size_t hs_codec_evict_bound(size_t n)
 #define HS_META_DEFINED		(HS_META_CHANNEL_MASK | HS_META_ANON | HS_META_WRITE | \
 				 HS_META_NORECENCY)
 
-/* A meta byte of an untimed chunk: known bits only, channel FD to DROP. */
-static inline bool hs_meta_is_valid(uint8_t meta)
+/* Known bits only, and the no-recency bit on a page-table access only. */
+static inline bool hs_meta_bits_valid(uint8_t meta)
 {
-	return !(meta & ~HS_META_DEFINED) && (meta & HS_META_CHANNEL_MASK) <= HS_CH_DROP;
+	return !(meta & ~HS_META_DEFINED) &&
+	       (!(meta & HS_META_NORECENCY) || (meta & HS_META_CHANNEL_MASK) == HS_CH_PT);
 }
 
-/* A meta byte of a timed chunk: known bits only, a known channel. */
+/* A meta byte of an untimed chunk: hs_meta_bits_valid(), channel FD to DROP. */
+static inline bool hs_meta_is_valid(uint8_t meta)
+{
+	return hs_meta_bits_valid(meta) && (meta & HS_META_CHANNEL_MASK) <= HS_CH_DROP;
+}
+
+/* A meta byte of a timed chunk: hs_meta_bits_valid(), a known channel. */
 static inline bool hs_meta_is_valid_ts(uint8_t meta)
 {
-	return !(meta & ~HS_META_DEFINED) && (meta & HS_META_CHANNEL_MASK) < HS_CH_NR;
+	return hs_meta_bits_valid(meta) && (meta & HS_META_CHANNEL_MASK) < HS_CH_NR;
 }
 
 /* Most bytes hs_codec_encode() writes for @n records (6 per record). */

@@ -171,6 +171,8 @@ static void test_corrupt(void)
 	static const uint8_t overlong[] = { 0x80, 0x00 };
 	static const uint8_t toolong[] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x01 };
 	static const uint8_t meta40[] = { 0x01, 0x40 };	/* undefined meta bit */
+	static const uint8_t meta20[] = { 0x01, 0x20 };	/* no recency on an FD access */
+	static const uint8_t meta21[] = { 0x01, 0x21 };	/* no recency on a PT access: good */
 	static const uint8_t meta05[] = { 0x01, 0x05 };	/* channel 5 does not exist */
 	static const uint8_t three[] = { 0x00, 0x04, 0x04 };
 
@@ -183,6 +185,15 @@ static void test_corrupt(void)
 	bad(overlong, sizeof(overlong), HS_ENC_KEYS_META, 1, 10, "overlong varint");
 	bad(toolong, sizeof(toolong), HS_ENC_KEYS_META, 1, 10, "varint too long");
 	bad(meta40, sizeof(meta40), HS_ENC_KEYS_META, 1, 10, "bad meta byte");
+	bad(meta20, sizeof(meta20), HS_ENC_KEYS_META, 1, 10, "bad meta byte");
+	{
+		uint32_t k[1];
+		uint8_t m[1];
+
+		T_EQ_I64(hs_codec_decode(meta21, sizeof(meta21), HS_ENC_KEYS_META, 1, 10, k, m,
+					 NULL, NULL), 0);
+		T_EQ_U64(m[0], 0x21);
+	}
 	bad(meta05, sizeof(meta05), HS_ENC_KEYS_META, 1, 10, "bad meta byte");
 	/*
 	 * Key 2^32 + 5 (zigzag 2^33 + 10, times 2: 2^34 + 20 = 94 80 80 80 40) is

@@ -329,10 +329,15 @@ static void test_empty_and_bad_meta(void)
 	T_EQ_I64(hs_session_begin(st, &gen_meta, &w), 0);
 	if (!w)
 		goto out;
-	/* channel 5 (readahead) needs a timed session; bit 0x20 is not defined */
+	/*
+	 * channel 5 (readahead) needs a timed session; bit 0x40 is not defined;
+	 * 0x20 (no recency) is for a page-table access (0x21) only
+	 */
 	T_EQ_I64(hs_session_add(w, 1, 0x05), -EINVAL);
 	T_EQ_STR(hs_store_errmsg(st), "bad meta byte 0x05");
+	T_EQ_I64(hs_session_add(w, 1, 0x40), -EINVAL);
 	T_EQ_I64(hs_session_add(w, 1, 0x20), -EINVAL);
+	T_EQ_STR(hs_store_errmsg(st), "bad meta byte 0x20");
 	/* a second writer on the same store must wait its turn */
 	{
 		struct hs_session_writer *w2 = NULL;
