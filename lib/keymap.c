@@ -25,6 +25,7 @@
 #define HUGE_BYTES	(2u << 20)	/* hs_huge_alloc()'s huge page */
 #define PREFETCH_AHEAD	16	/* hs_keymap_add_many(): keys between prefetch and use */
 #define RUN_AHEAD	64	/* hs_keymap_add_many(): a run's records prefetched */
+#define RECS_RESERVED	((size_t)HS_KEYMAP_MAX_KEYS + 1)	/* records a reserved array holds */
 #define KM_INLINE	static inline __attribute__((always_inline))	/* width a constant */
 
 /*
@@ -205,10 +206,22 @@ int hs_keymap_new_rec(unsigned int words, size_t rec_size, size_t expect,
 	km->words = words;
 	km->rec_size = rec_size;
 	km->recs_cap = (size_t)1 << (bits - 1);
-	/* a table of huge pages gets its records in whole huge pages from the start */
-	if (((size_t)1 << bits) * sizeof(struct km_slot) >= HUGE_BYTES)
-		km->recs_cap = HS_MAX(km->recs_cap, HUGE_BYTES / rec_size);
-	km->recs = recs_alloc(km->recs_cap, rec_size);
+	/*
+	 * A table of huge pages gets its records in whole huge pages from the
+	 * start, in address space for every id there can be: the array then
+	 * grows in place, where doubling it copied every record into new pages
+	 * (on P12, 3.15 M keys, 30 MiB copied and 62 MiB of pages zeroed for
+	 * 25 MiB of records).
+	 */
+	if (((size_t)1 << bits) * sizeof(struct km_slot) >= HUGE_BYTES) {
+		km->recs = hs_huge_reserve(RECS_RESERVED * rec_size);
+		if (km->recs)
+			km->recs_cap = RECS_RESERVED;
+		else
+			km->recs_cap = HS_MAX(km->recs_cap, HUGE_BYTES / rec_size);
+	}
+	if (!km->recs)
+		km->recs = recs_alloc(km->recs_cap, rec_size);
 	if (!km->recs) {
 		slots_free(km->slots, km->mask + 1);
 		free(km);
