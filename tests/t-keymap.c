@@ -5,7 +5,7 @@
  * and a large pseudo-random stream cross-checked against a direct-indexed
  * model (pool index -> first-seen id) that shares no code with the map.
  * hs_keymap_add_many() against one call per key, on random keys and on keys
- * in runs (its second path).
+ * in runs (its second path).  Narrow tables (keys below 2^32) widening.
  * Wide keys with records (the lifecycle builder's tables): keys that differ
  * in one word only, zeroed records that keep their state through growth.
  */
@@ -221,7 +221,8 @@ static void test_runs_exact(void)
 /*
  * Block-trace-like keys -- requests of 1 to 40 consecutive blocks, either
  * way, some repeating an earlier request or overlapping it, some single
- * random keys -- in batches of 1 to 5000 keys, through several doublings
+ * random keys, in the second half a few of 2^32 or more (both maps widen)
+ * -- in batches of 1 to 5000 keys, through several doublings
  * of the table: the batch call gives the ids of one call per key.  The
  * batch map is sized as an import's (a table of one huge page, its records
  * in address space reserved for all ids), the other grows from 1024 slots.
@@ -250,6 +251,8 @@ static void test_add_many_runs(void)
 
 		if (r < 10) {
 			keys[i++] = rng() % 500000;	/* a single key */
+			if (i > N / 2 && r == 0)	/* the second half: some of 2^32 or more */
+				keys[i - 1] += (uint64_t)1 << 32;
 			continue;
 		}
 		if (r < 60 && nreq) {			/* an earlier request again */
@@ -295,6 +298,42 @@ out:
 	hs_keymap_free(many);
 	free(keys);
 	free(ids);
+}
+
+/*
+ * A one-word map keeps keys below 2^32 in narrow slots and widens its table
+ * at the first key of 2^32 or more: 100,000 keys 7 k (through seven
+ * doublings, narrow), then 2^32 + 7, whose low word is key 7's, gets a new
+ * id; every key keeps its id across the widening and the doubling after it.
+ */
+static void test_narrow_widen(void)
+{
+	const uint64_t big = (uint64_t)1 << 32;
+	struct hs_keymap *km = NULL;
+	uint64_t k, bad = 0;
+	uint32_t id = 0;
+
+	T_EQ_I64(hs_keymap_new(0, &km), 0);
+	if (!km)
+		return;
+	for (k = 0; k < 100000; k++)
+		bad += hs_keymap_add(km, 7 * k, &id) != 1 || id != k;
+	T_EQ_U64(bad, 0);
+	T_EQ_I64(hs_keymap_lookup(km, big + 7, &id), false);
+	T_EQ_I64(hs_keymap_add(km, big + 7, &id), 1);
+	T_EQ_U64(id, 100000);
+	T_EQ_I64(hs_keymap_add(km, 7, &id), 0);
+	T_EQ_U64(id, 1);
+	T_EQ_I64(hs_keymap_lookup(km, big + 14, &id), false);
+	for (k = 0; k < 100000; k++)	/* 200,000 keys: one more doubling, wide */
+		bad += hs_keymap_add(km, big + 7 * k + 1, &id) != 1 || id != 100001 + k;
+	for (k = 0; k < 100000; k++)
+		bad += !hs_keymap_lookup(km, 7 * k, &id) || id != k;
+	T_EQ_U64(bad, 0);
+	T_EQ_I64(hs_keymap_lookup(km, big + 7, &id), true);
+	T_EQ_U64(id, 100000);
+	T_EQ_U64(hs_keymap_count(km), 200001);
+	hs_keymap_free(km);
 }
 
 /* A record as the lifecycle builder keeps one: three key words, then state. */
@@ -371,6 +410,7 @@ static const struct t_case cases[] = {
 	{ "add_many", test_add_many },
 	{ "runs_exact", test_runs_exact },
 	{ "add_many_runs", test_add_many_runs },
+	{ "narrow_widen", test_narrow_widen },
 	{ "wide", test_wide },
 };
 
