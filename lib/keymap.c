@@ -536,6 +536,7 @@ static long add_many_runs(struct hs_keymap *km, const uint64_t *keys, size_t n, 
 	uint32_t runs = 0;		/* bit i % PREFETCH_AHEAD: in_run(keys, i) */
 	bool fresh = false;		/* the last probe added its key */
 	uint32_t pid = 0;		/* the previous record's id */
+	uint32_t step = (uint32_t)HS_MAX(64 / km->rec_size, 1);	/* records a cache line */
 	long added = 0;
 	size_t i, j;
 	int ret;
@@ -581,7 +582,7 @@ static long add_many_runs(struct hs_keymap *km, const uint64_t *keys, size_t n, 
 			}
 		} else if (!ret && i + 2 < n && runs >> ((i + 2) % PREFETCH_AHEAD) & 1) {
 			/* a run follows: it reads the records after this key's */
-			for (j = 1; j < RUN_AHEAD && pid + j < km->count; j += 64 / km->rec_size)
+			for (j = 1; j < RUN_AHEAD && pid + j < km->count; j += step)
 				__builtin_prefetch(hs_keymap_rec(km, pid + (uint32_t)j));
 		}
 		fresh = ret;
