@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hsctl import: read a cache trace file (lib/trace-in.c) and store it as a new
- * session.  The stream is staged (meta.staged: encoded into memory, beyond
- * 256 MiB into an unnamed file) while the input is read, and written in one short transaction at
+ * session.  The stream is staged (meta.staged: encoded into a temporary
+ * table) while the input is read, and written in one short transaction at
  * the end, so a slow input (a pipe) does not hold the database's write lock
  * and other commands may store their work meanwhile.  Any reader error drops
  * what was staged, so a malformed trace leaves no partial session (exit 65

@@ -94,12 +94,7 @@ struct hs_event;
 /* Events hs_rec_add_event() buffers and inserts with one statement. */
 #define STORE_EVENT_BATCH	32
 
-struct stage_chunk;		/* store.c: a staged chunk's place in memory or the stage file */
-
-#define STORE_STAGE_BLOCKS	32	/* store.c: blocks of a stream staged in memory */
-
-/* Bytes of a staged stream kept in memory (store.c; tests lower it to reach the file). */
-extern size_t store_stage_mem_max;
+struct stage_chunk;		/* store.c: a staged chunk's place in the stage file */
 
 struct hs_session_writer {
 	struct hs_store		*st;		/* in a transaction until commit/abort */
@@ -125,13 +120,10 @@ struct hs_session_writer {
 	 * hs_session_commit() first; NULL: nothing buffered.  0 or -errno. */
 	int			(*flush)(struct hs_session_writer *w);
 	char			status[16];	/* the status the commit sets */
-	/* meta.staged: the chunks wait in memory, then an unnamed file, until the commit */
+	/* meta.staged: the chunks go to an unnamed file until the commit */
 	bool			staged;
 	struct hs_session_meta	sm;		/* ... a copy of the meta, which */
 	char			*owned[9];	/* ... owns these strings */
-	uint8_t			*stage_mem[STORE_STAGE_BLOCKS];	/* ... memory blocks */
-	size_t			stage_blocks;	/* ... how many */
-	size_t			stage_used;	/* ... bytes used in the last */
 	int			stage_fd;	/* ... the file (-1: none) */
 	uint64_t		stage_off;	/* ... its length */
 	struct stage_chunk	*stage;		/* ... the chunks in it */

@@ -2096,38 +2096,27 @@ static int reopen_session(struct hs_session_writer *w, const struct hs_session_m
 
 /*
  * The key map of an import starts at one 2 MiB huge page of slots (262,144
- * narrow ones, for 209,715 keys at 4/5 full) and of records: growing to that size from
- * 1,024 slots went through heap arrays whose every 4 KiB page faulted on
- * first touch, 790 of the 2,200 page faults of a 10 M-record import
- * (perf record -e page-faults).  4 MiB for an import of a handful of keys
- * is nothing beside SQLite's own.
+ * narrow ones, for 209,715 keys at 4/5 full) and of records: growing to
+ * that size from 1,024 slots went through heap arrays whose every 4 KiB page
+ * faulted on first touch, 790 of the 2,200 page faults of a 10 M-record
+ * import (perf record -e page-faults).  4 MiB for an import of a handful of
+ * keys is nothing beside SQLite's own.
  */
 #define IMPORT_KEYS_HINT	(262144 / 5 * 4)
 
 /*
  * A staged writer (meta.staged) holds no lock while the stream is read and
- * encoded, and hs_session_commit() copies the chunks over in one short write
- * transaction.  So a slow import (a pipe that trickles) does not keep other
- * writers out, and a crash leaves nothing behind.  The chunks wait in
- * memory, each encoded in place into blocks of STAGE_BLOCK in huge pages,
- * up to STAGE_MEM_MAX: the stage file they all went to before (pwrite()
- * of every chunk, pread() back at the commit) cost a copy each way and the
- * page cache's work, 11-15 % of a 10 M-record import (perf record).  The
- * rest of a longer stream, or all that comes after an allocation fails,
- * goes to a file of its own, unnamed (O_TMPFILE, or unlinked at once),
- * under $TMPDIR, /var/tmp or /tmp (never beside the database), one write()
- * per chunk.  (They went to a table of SQLite's temporary database at
- * first: its pages, its rollback journal and the copy back cost 47 K of the
- * 75 K system calls of a 10 M-record import.)
+ * encoded: its chunks go to a file of its own, unnamed (O_TMPFILE, or
+ * unlinked at once), under $TMPDIR, /var/tmp or /tmp (never beside the
+ * database), one write() per chunk, and hs_session_commit() copies them over
+ * in one short write transaction.  So a slow import (a pipe that trickles)
+ * does not keep other writers out, and a crash leaves nothing behind.  (They
+ * went to a table of SQLite's temporary database before: its pages, its
+ * rollback journal and the copy back cost 47 K of the 75 K system calls of a
+ * 10 M-record import.)
  */
-#define STAGE_BLOCK	(8u << 20)
-#define STAGE_MEM_MAX	((size_t)STORE_STAGE_BLOCKS * STAGE_BLOCK)	/* 256 MiB */
-
-size_t store_stage_mem_max = STAGE_MEM_MAX;
-
 struct stage_chunk {
-	const uint8_t	*mem;		/* the blob in memory, or NULL: */
-	uint64_t	off;		/* ... its offset in the stage file */
+	uint64_t	off;		/* the blob's offset in the stage file */
 	uint64_t	first_seq;	/* the row's columns */
 	uint64_t	nr_accesses;
 	uint32_t	nr_records;
@@ -2139,8 +2128,6 @@ static void writer_free(struct hs_session_writer *w)
 {
 	if (w->stage_fd >= 0)
 		close(w->stage_fd);
-	for (size_t i = 0; i < w->stage_blocks; i++)
-		hs_huge_free(w->stage_mem[i], STAGE_BLOCK);
 	free(w->stage);
 	for (size_t i = 0; i < ARRAY_SIZE(w->owned); i++)
 		free(w->owned[i]);
@@ -2197,43 +2184,13 @@ static int stage_open(struct hs_session_writer *w)
 			 dir ? dir : "/tmp", strerror(err));
 }
 
-/*
- * Where the next chunk, of at most @bound bytes, is to be encoded: in the
- * memory of the stage while it lasts, else in w->enc, for the stage file.
- */
-static uint8_t *stage_room(struct hs_session_writer *w, size_t bound)
-{
-	uint8_t *b;
-
-	size_t used = w->stage_blocks ? (w->stage_blocks - 1) * STAGE_BLOCK + w->stage_used : 0;
-
-	if (w->stage_fd >= 0 || bound > STAGE_BLOCK || used + bound > store_stage_mem_max)
-		return w->enc;
-	if (w->stage_blocks && STAGE_BLOCK - w->stage_used >= bound)
-		return w->stage_mem[w->stage_blocks - 1] + w->stage_used;
-	if (w->stage_blocks == STORE_STAGE_BLOCKS)
-		return w->enc;
-	b = hs_huge_alloc(STAGE_BLOCK);
-	if (!b)
-		return w->enc;		/* the file takes it, and the rest */
-	w->stage_mem[w->stage_blocks++] = b;
-	w->stage_used = 0;
-	return b;
-}
-
-/*
- * Note a chunk's blob and its row: @data is where stage_room() said, in
- * the stage's memory, or w->enc, which is appended to the stage file.
- */
-static int stage_chunk(struct hs_session_writer *w, const uint8_t *data, size_t len,
+/* Append a chunk's blob and its row to the stage file. */
+static int stage_chunk(struct hs_session_writer *w, const void *data, size_t len,
 		       uint64_t nacc, int encoding)
 {
-	const char *p = (const char *)data;
-	const uint8_t *mem = NULL;
+	const char *p = data;
 	size_t left = len;
-	uint64_t off = 0;
 	ssize_t n;
-	int err;
 
 	if (w->stage_n == w->stage_cap) {
 		size_t cap = w->stage_cap ? w->stage_cap * 2 : 64;
@@ -2243,15 +2200,6 @@ static int stage_chunk(struct hs_session_writer *w, const uint8_t *data, size_t 
 			return store_err(w->st, -ENOMEM, "out of memory");
 		w->stage = c;
 		w->stage_cap = cap;
-	}
-	if (data != w->enc) {
-		mem = data;
-		w->stage_used += len;
-		left = 0;
-	} else if (w->stage_fd < 0) {
-		err = stage_open(w);
-		if (err)
-			return err;
 	}
 	while (left) {
 		n = write(w->stage_fd, p, left);
@@ -2264,18 +2212,15 @@ static int stage_chunk(struct hs_session_writer *w, const uint8_t *data, size_t 
 		p += n;
 		left -= (size_t)n;
 	}
-	if (!mem) {
-		off = w->stage_off;
-		w->stage_off += len;
-	}
 	w->stage[w->stage_n++] = (struct stage_chunk){
-		.mem = mem, .off = off, .first_seq = w->records, .nr_accesses = nacc,
+		.off = w->stage_off, .first_seq = w->records, .nr_accesses = nacc,
 		.nr_records = (uint32_t)w->n, .len = (uint32_t)len, .encoding = encoding,
 	};
+	w->stage_off += len;
 	return 0;
 }
 
-/* Copy @m for the commit and note the start time (the stage file is made when needed). */
+/* Copy @m for the commit, make the stage file and note the start time. */
 static int stage_begin(struct hs_session_writer *w, const struct hs_session_meta *m)
 {
 	struct hs_store *st = w->st;
@@ -2284,7 +2229,7 @@ static int stage_begin(struct hs_session_writer *w, const struct hs_session_meta
 		&w->sm.kind, &w->sm.channel, &w->sm.params_json, &w->sm.visibility,
 	};
 	sqlite3_stmt *s = NULL;
-	int rc;
+	int rc, err;
 
 	w->sm = *m;
 	for (size_t i = 0; i < ARRAY_SIZE(f); i++) {
@@ -2295,6 +2240,9 @@ static int stage_begin(struct hs_session_writer *w, const struct hs_session_meta
 			return store_err(st, -ENOMEM, "out of memory");
 		*f[i] = w->owned[i];
 	}
+	err = stage_open(w);
+	if (err)
+		return err;
 	w->staged = true;
 	rc = sqlite3_prepare_v2(st->db, "SELECT " NOW_SQL, -1, &s, NULL);
 	if (rc == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
@@ -2352,21 +2300,17 @@ static int stage_commit(struct hs_session_writer *w)
 	err = store_stmt(st, ST_CHUNK_INSERT, &s);
 	for (size_t i = 0; !err && i < w->stage_n; i++) {
 		const struct stage_chunk *c = &w->stage[i];
-		const uint8_t *blob = c->mem;
 
-		if (!blob) {
-			err = stage_read(w, w->enc, c->len, c->off);
-			if (err)
-				break;
-			blob = w->enc;
-		}
+		err = stage_read(w, w->enc, c->len, c->off);
+		if (err)
+			break;
 		sqlite3_bind_int64(s, 1, w->session);
 		sqlite3_bind_int64(s, 2, (sqlite3_int64)i);
 		sqlite3_bind_int64(s, 3, (sqlite3_int64)c->first_seq);
 		sqlite3_bind_int64(s, 4, (sqlite3_int64)c->nr_records);
 		sqlite3_bind_int64(s, 5, (sqlite3_int64)c->nr_accesses);
 		sqlite3_bind_int(s, 6, c->encoding);
-		sqlite3_bind_blob(s, 7, blob, (int)c->len, SQLITE_STATIC);
+		sqlite3_bind_blob(s, 7, w->enc, (int)c->len, SQLITE_STATIC);
 		err = store_run(st, s);
 	}
 	return err;
@@ -2458,7 +2402,6 @@ out_free:
 static int flush_chunk(struct hs_session_writer *w)
 {
 	struct hs_store *st = w->st;
-	uint8_t *out;
 	uint64_t nacc = 0;
 	sqlite3_stmt *s = NULL;
 	size_t len, i;
@@ -2474,14 +2417,12 @@ static int flush_chunk(struct hs_session_writer *w)
 			       "more than %u distinct keys", (unsigned int)HS_KEYMAP_MAX_KEYS);
 	for (i = 0; i < w->n; i++)
 		nacc += (w->meta[i] & HS_META_CHANNEL_MASK) <= HS_CH_PT;
-	out = !w->staged ? w->enc : stage_room(w, w->timed > 0 ? hs_codec_ts_bound(w->n) :
-						 hs_codec_bound(w->n));
 	if (w->timed > 0)
-		len = hs_codec_encode_ts(w->keys, w->meta, w->ts, w->n, out);
+		len = hs_codec_encode_ts(w->keys, w->meta, w->ts, w->n, w->enc);
 	else
-		len = hs_codec_encode(w->keys, w->meta, w->n, out);
+		len = hs_codec_encode(w->keys, w->meta, w->n, w->enc);
 	if (w->staged) {
-		err = stage_chunk(w, out, len, nacc,
+		err = stage_chunk(w, w->enc, len, nacc,
 				  w->timed > 0 ? HS_ENC_KEYS_META_TS : HS_ENC_KEYS_META);
 	} else {
 		err = store_stmt(st, ST_CHUNK_INSERT, &s);
