@@ -38,6 +38,13 @@ void *hs_huge_alloc(size_t bytes);
 void hs_huge_free(void *p, size_t bytes);
 
 /*
+ * hs_huge_reserve() - hs_huge_alloc() of @bytes (at least 2 MiB) whose pages
+ * are allocated only when touched, for an array that grows in place; freed
+ * by hs_huge_free() with the same @bytes.  Return: the array, or NULL.
+ */
+void *hs_huge_reserve(size_t bytes);
+
+/*
  * Room for @need elements of @size bytes in @arr, which has room for *@cap:
  * the array itself when it has, else @arr reallocated to the first doubling
  * of *@cap (of @first, when empty) that holds @need, *@cap updated.

@@ -28,14 +28,13 @@ static size_t mapped_len(size_t bytes)
 	return bytes < HUGE_SZ ? 0 : (bytes + HUGE_SZ - 1) & ~(size_t)(HUGE_SZ - 1);
 }
 
-void *hs_huge_alloc(size_t bytes)
+/* @len bytes (whole huge pages) mapped 2 MiB-aligned, offered to THP.  Return: NULL on failure. */
+static void *map_huge(size_t len, int flags)
 {
-	size_t len = mapped_len(bytes);
 	char *p;
 
-	if (!len)
-		return calloc(1, bytes ? bytes : 1);
-	p = mmap(NULL, len + HUGE_SZ, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, len + HUGE_SZ, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
 	/* keep the 2 MiB-aligned len bytes inside, give back the rest */
@@ -52,6 +51,29 @@ void *hs_huge_alloc(size_t bytes)
 	(void)madvise(p, len, MADV_HUGEPAGE);	/* a hint: refused, it is only slower */
 #endif
 	return p;
+}
+
+void *hs_huge_alloc(size_t bytes)
+{
+	size_t len = mapped_len(bytes);
+
+	if (!len)
+		return calloc(1, bytes ? bytes : 1);
+	return map_huge(len, 0);
+}
+
+/*
+ * Address space for an array that grows at its end to at most @bytes: only
+ * the pages it touches are ever allocated (MAP_NORESERVE: not counted
+ * against the commit limit), so it grows without a copy.  Where the kernel
+ * counts strictly (vm.overcommit_memory=2) a large reservation may be
+ * refused: the caller then allocates as it grows.
+ */
+void *hs_huge_reserve(size_t bytes)
+{
+	size_t len = mapped_len(bytes);
+
+	return len ? map_huge(len, MAP_NORESERVE) : NULL;
 }
 
 void hs_huge_free(void *p, size_t bytes)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The dense-id map (see keymap.h).  Slots hold a tag (the key itself for a
- * one-word key, its hash for a wider one) and the dense id plus one, so that a
+ * one-word key -- its low word while all keys fit in 32 bits, struct
+ * km_nslot -- its hash for a wider one) and the dense id plus one, so that a
  * zeroed slot is empty and freshly mapped (zero) pages need no
  * initialization.  Keys are hashed with the MurmurHash3 finalizer (sequential
  * block numbers and strided addresses spread as well as random ids; a wide
@@ -24,6 +25,8 @@
 #define MIN_BITS	10	/* smallest table: 1024 slots */
 #define HUGE_BYTES	(2u << 20)	/* hs_huge_alloc()'s huge page */
 #define PREFETCH_AHEAD	16	/* hs_keymap_add_many(): keys between prefetch and use */
+#define RUN_AHEAD	64	/* hs_keymap_add_many(): a run's records prefetched */
+#define RECS_RESERVED	((size_t)HS_KEYMAP_MAX_KEYS + 1)	/* records a reserved array holds */
 #define KM_INLINE	static inline __attribute__((always_inline))	/* width a constant */
 
 /*
@@ -37,6 +40,62 @@ struct km_slot {
 	uint32_t	id1;		/* dense id + 1; 0 marks an empty slot */
 	uint32_t	pad;		/* keeps slots 16 bytes, four per cache line */
 };
+
+/*
+ * A one-word map starts narrow: while every key is below 2^32, as block
+ * numbers and cache2k ids are, a slot holds the key's low word and the id,
+ * 8 bytes, eight per cache line.  Half the table means half the huge pages
+ * to zero as it doubles (on this project's VM the kernel's zeroing of the
+ * tables of a P12 import, 124 MiB, was a fifth of its time) and more of it
+ * in the cache.  The first key of 2^32 or more widens the table (widen()).
+ */
+struct km_nslot {
+	uint32_t	key;		/* the key, below 2^32 */
+	uint32_t	id1;		/* dense id + 1; 0 marks an empty slot */
+};
+
+#define NARROW_SHIFT	3	/* log2 sizeof(struct km_nslot) */
+#define WIDE_SHIFT	4	/* log2 sizeof(struct km_slot) */
+
+static inline bool is_narrow(const struct hs_keymap *km)
+{
+	return km->slot_shift == NARROW_SHIFT;
+}
+
+static inline struct km_slot *wslot(const struct hs_keymap *km, size_t i)
+{
+	return &km->slots[i];
+}
+
+static inline struct km_nslot *nslot(const struct hs_keymap *km, size_t i)
+{
+	return &((struct km_nslot *)(void *)km->slots)[i];
+}
+
+/* The address of slot @i, either width (for a prefetch). */
+static inline const void *slot_addr(const struct hs_keymap *km, size_t i)
+{
+	return (const char *)km->slots + (i << km->slot_shift);
+}
+
+/* Whether slot @i of a one-word (@words 1) or wider map is taken. */
+static inline bool slot_taken(const struct hs_keymap *km, unsigned int words, size_t i)
+{
+	return words == 1 && is_narrow(km) ? nslot(km, i)->id1 : wslot(km, i)->id1;
+}
+
+/* Fill slot @i with @tag (the key, below 2^32 in a narrow table) and id @id. */
+static inline void slot_put(struct hs_keymap *km, unsigned int words, size_t i, uint64_t tag,
+			    uint32_t id)
+{
+	if (words == 1 && is_narrow(km)) {
+		nslot(km, i)->key = (uint32_t)tag;
+		nslot(km, i)->id1 = id + 1;
+	} else {
+		wslot(km, i)->tag = tag;
+		wslot(km, i)->id1 = id + 1;
+	}
+}
 
 static inline size_t hash(uint64_t k)
 {
@@ -92,14 +151,14 @@ KM_INLINE bool key_eq(const struct hs_keymap *km, const struct km_slot *s,
  * 4 KiB pages nearly every one would also miss the TLB and the first touch of
  * every page would fault.
  */
-static struct km_slot *slots_alloc(size_t n)
+static struct km_slot *slots_alloc(size_t n, unsigned int shift)
 {
-	return hs_huge_alloc(n * sizeof(struct km_slot));
+	return hs_huge_alloc(n << shift);
 }
 
-static void slots_free(struct km_slot *slots, size_t n)
+static void slots_free(struct km_slot *slots, size_t n, unsigned int shift)
 {
-	hs_huge_free(slots, n * sizeof(struct km_slot));
+	hs_huge_free(slots, n << shift);
 }
 
 /*
@@ -119,14 +178,15 @@ static void recs_free(char *recs, size_t n, size_t rec_size)
 	hs_huge_free(recs, n * rec_size);
 }
 
-static int table_alloc(struct hs_keymap *km, unsigned int bits)
+static int table_alloc(struct hs_keymap *km, unsigned int bits, unsigned int shift)
 {
 	size_t n = (size_t)1 << bits;
-	struct km_slot *slots = slots_alloc(n);
+	struct km_slot *slots = slots_alloc(n, shift);
 
 	if (!slots)
 		return -ENOMEM;
 	km->slots = slots;
+	km->slot_shift = shift;
 	km->bits = bits;
 	km->mask = n - 1;
 	km->limit = n / 5 * 4;
@@ -134,26 +194,28 @@ static int table_alloc(struct hs_keymap *km, unsigned int bits)
 }
 
 /*
- * Double the table and place every key again, in id order.  The key a few
- * ids ahead has its slot prefetched (its hash kept in a ring, as in
- * hs_keymap_add_many()): the slots are random in a table that no longer
- * fits the cache, and one miss at a time was 15 % of an import of P12.
+ * Make the table anew with 2^@bits slots of 2^@shift bytes and place every
+ * key again, in id order.  The key a few ids ahead has its slot prefetched
+ * (its hash kept in a ring, as in hs_keymap_add_many()): the slots are
+ * random in a table that no longer fits the cache, and one miss at a time
+ * was 15 % of an import of P12.
  */
-static int grow(struct hs_keymap *km)
+static int rebuild(struct hs_keymap *km, unsigned int bits, unsigned int shift)
 {
 	struct km_slot *old = km->slots;
 	size_t old_n = km->mask + 1;
+	unsigned int old_shift = km->slot_shift;
 	uint64_t ring[PREFETCH_AHEAD];
 	uint32_t i, n = km->count;
 
-	if (km->bits + 1 >= sizeof(size_t) * 8 - 5)
+	if (bits >= sizeof(size_t) * 8 - 5)
 		return -ENOMEM;
-	if (table_alloc(km, km->bits + 1))
+	if (table_alloc(km, bits, shift))
 		return -ENOMEM;		/* the old table is unchanged and still usable */
-	slots_free(old, old_n);
+	slots_free(old, old_n, old_shift);
 	for (i = 0; i < n && i < PREFETCH_AHEAD; i++) {
 		ring[i] = key_hash(hs_keymap_rec(km, i), km->words);
-		__builtin_prefetch(&km->slots[ring[i] & km->mask], 1);
+		__builtin_prefetch(slot_addr(km, ring[i] & km->mask), 1);
 	}
 	for (i = 0; i < n; i++) {
 		uint64_t h = ring[i % PREFETCH_AHEAD];
@@ -164,14 +226,25 @@ static int grow(struct hs_keymap *km)
 			uint64_t ha = key_hash(hs_keymap_rec(km, i + PREFETCH_AHEAD), km->words);
 
 			ring[i % PREFETCH_AHEAD] = ha;
-			__builtin_prefetch(&km->slots[ha & km->mask], 1);
+			__builtin_prefetch(slot_addr(km, ha & km->mask), 1);
 		}
-		while (km->slots[j].id1)
+		while (slot_taken(km, km->words, j))
 			j = (j + 1) & km->mask;
-		km->slots[j].tag = key_tag(key, km->words, h);
-		km->slots[j].id1 = i + 1;
+		slot_put(km, km->words, j, key_tag(key, km->words, h), i);
 	}
 	return 0;
+}
+
+/* Double the table. */
+static int grow(struct hs_keymap *km)
+{
+	return rebuild(km, km->bits + 1, km->slot_shift);
+}
+
+/* A narrow table of the same size, wide: a key of 2^32 or more is coming. */
+static int widen(struct hs_keymap *km)
+{
+	return rebuild(km, km->bits, WIDE_SHIFT);
 }
 
 /**
@@ -197,19 +270,31 @@ int hs_keymap_new_rec(unsigned int words, size_t rec_size, size_t expect,
 		return -ENOMEM;
 	while (bits < 40 && ((size_t)1 << bits) / 5 * 4 < expect)
 		bits++;
-	if (table_alloc(km, bits)) {
+	if (table_alloc(km, bits, words == 1 ? NARROW_SHIFT : WIDE_SHIFT)) {
 		free(km);
 		return -ENOMEM;
 	}
 	km->words = words;
 	km->rec_size = rec_size;
 	km->recs_cap = (size_t)1 << (bits - 1);
-	/* a table of huge pages gets its records in whole huge pages from the start */
-	if (((size_t)1 << bits) * sizeof(struct km_slot) >= HUGE_BYTES)
-		km->recs_cap = HS_MAX(km->recs_cap, HUGE_BYTES / rec_size);
-	km->recs = recs_alloc(km->recs_cap, rec_size);
+	/*
+	 * A table of huge pages gets its records in whole huge pages from the
+	 * start, in address space for every id there can be: the array then
+	 * grows in place, where doubling it copied every record into new pages
+	 * (on P12, 3.15 M keys, 30 MiB copied and 62 MiB of pages zeroed for
+	 * 25 MiB of records).
+	 */
+	if (((size_t)1 << bits << km->slot_shift) >= HUGE_BYTES) {
+		km->recs = hs_huge_reserve(RECS_RESERVED * rec_size);
+		if (km->recs)
+			km->recs_cap = RECS_RESERVED;
+		else
+			km->recs_cap = HS_MAX(km->recs_cap, HUGE_BYTES / rec_size);
+	}
+	if (!km->recs)
+		km->recs = recs_alloc(km->recs_cap, rec_size);
 	if (!km->recs) {
-		slots_free(km->slots, km->mask + 1);
+		slots_free(km->slots, km->mask + 1, km->slot_shift);
 		free(km);
 		return -ENOMEM;
 	}
@@ -239,16 +324,26 @@ void hs_keymap_free(struct hs_keymap *km)
 {
 	if (!km)
 		return;
-	slots_free(km->slots, km->mask + 1);
+	slots_free(km->slots, km->mask + 1, km->slot_shift);
 	recs_free(km->recs, km->recs_cap, km->rec_size);
 	free(km);
 }
 
-/* The slow part of an insertion: room in the record array and the table. */
-static int make_room(struct hs_keymap *km)
+/*
+ * The slow part of an insertion: room in the record array and the table,
+ * and a wide table for a @wide key (2^32 or more, one word).
+ */
+static int make_room(struct hs_keymap *km, bool wide)
 {
+	int err;
+
 	if (km->count == HS_KEYMAP_MAX_KEYS)
 		return -EOVERFLOW;
+	if (wide && is_narrow(km)) {
+		err = widen(km);
+		if (err)
+			return err;
+	}
 	if (km->count == km->recs_cap) {
 		size_t cap = km->recs_cap * 2;
 		char *recs = recs_alloc(cap, km->rec_size);
@@ -277,8 +372,27 @@ KM_INLINE bool find_h(const struct hs_keymap *km, const uint64_t *key, unsigned 
 	uint64_t tag = key_tag(key, words, h);
 	size_t i;
 
+	if (words == 1 && is_narrow(km)) {
+		/* no key of 2^32 or more is in a narrow table (*slot: none to take) */
+		if (unlikely(key[0] >> 32)) {
+			*slot = SIZE_MAX;
+			return false;
+		}
+		for (i = h & km->mask;; i = (i + 1) & km->mask) {
+			const struct km_nslot *s = nslot(km, i);
+
+			if (!s->id1)
+				break;
+			if (s->key == (uint32_t)key[0]) {
+				*id = s->id1 - 1;
+				return true;
+			}
+		}
+		*slot = i;
+		return false;
+	}
 	for (i = h & km->mask;; i = (i + 1) & km->mask) {
-		const struct km_slot *s = &km->slots[i];
+		const struct km_slot *s = wslot(km, i);
 
 		if (!s->id1)
 			break;
@@ -313,21 +427,20 @@ KM_INLINE int find_add_h(struct hs_keymap *km, const uint64_t *key, unsigned int
 	if (find_h(km, key, words, h, &i, id))
 		return 0;
 	if (unlikely(km->count >= km->limit || km->count == km->recs_cap ||
-		     km->count == HS_KEYMAP_MAX_KEYS)) {
-		err = make_room(km);
+		     km->count == HS_KEYMAP_MAX_KEYS || i == SIZE_MAX)) {
+		err = make_room(km, i == SIZE_MAX);
 		if (err)
 			return err;
 		/* the table may have been rebuilt: find the free slot again */
 		i = h & km->mask;
-		while (km->slots[i].id1)
+		while (slot_taken(km, words, i))
 			i = (i + 1) & km->mask;
 	}
 	rec = hs_keymap_rec(km, km->count);
 	memcpy(rec, key, kb);
 	if (km->rec_size > kb)
 		memset(rec + kb, 0, km->rec_size - kb);
-	km->slots[i].tag = key_tag(key, words, h);
-	km->slots[i].id1 = km->count + 1;
+	slot_put(km, words, i, key_tag(key, words, h), km->count);
 	*id = km->count++;
 	return 1;
 }
@@ -353,20 +466,12 @@ int hs_keymap_add(struct hs_keymap *km, uint64_t key, uint32_t *id)
 	return find_add(km, &key, 1, id);
 }
 
-/**
- * hs_keymap_add_many() - hs_keymap_add() for an array of keys
- * @km: the map (of one-word keys)
- * @keys: original ids
- * @n: their number
- * @ids: receives the dense ids
- *
- * Faster than one call per key on large maps: the table slot of the key a few
- * places ahead is prefetched, so several cache misses are in flight at once.
- *
- * Return: keys added (new), -ENOMEM or -EOVERFLOW (then @ids is valid only
- * for the keys before the failing one).
+/*
+ * hs_keymap_add_many() of keys in no particular order: the table slot of the
+ * key a few places ahead is prefetched, so several cache misses are in
+ * flight at once rather than one per key.
  */
-long hs_keymap_add_many(struct hs_keymap *km, const uint64_t *keys, size_t n, uint32_t *ids)
+static long add_many_plain(struct hs_keymap *km, const uint64_t *keys, size_t n, uint32_t *ids)
 {
 	uint64_t ring[PREFETCH_AHEAD];	/* hashes of the prefetched keys, at i % PREFETCH_AHEAD */
 	long added = 0;
@@ -376,7 +481,7 @@ long hs_keymap_add_many(struct hs_keymap *km, const uint64_t *keys, size_t n, ui
 	/* each key is hashed once, when its slot is prefetched */
 	for (i = 0; i < n && i < PREFETCH_AHEAD; i++) {
 		ring[i] = hash(keys[i]);
-		__builtin_prefetch(&km->slots[ring[i] & km->mask]);
+		__builtin_prefetch(slot_addr(km, ring[i] & km->mask));
 	}
 	for (i = 0; i < n; i++) {
 		uint64_t h = ring[i % PREFETCH_AHEAD];
@@ -385,7 +490,7 @@ long hs_keymap_add_many(struct hs_keymap *km, const uint64_t *keys, size_t n, ui
 			uint64_t ha = hash(keys[i + PREFETCH_AHEAD]);
 
 			ring[i % PREFETCH_AHEAD] = ha;
-			__builtin_prefetch(&km->slots[ha & km->mask]);
+			__builtin_prefetch(slot_addr(km, ha & km->mask));
 		}
 		ret = find_add_h(km, &keys[i], 1, h, &ids[i]);
 		if (unlikely(ret < 0))
@@ -393,6 +498,126 @@ long hs_keymap_add_many(struct hs_keymap *km, const uint64_t *keys, size_t n, ui
 		added += ret;
 	}
 	return added;
+}
+
+/*
+ * Whether record @i of @keys continues a run of consecutive keys: it is its
+ * predecessor plus (or minus) one, as the predecessor was the record's
+ * before.  Block traces are mostly such runs (P12: 92 % of its records, a
+ * request's blocks in a row), and a run's keys, added in the order first
+ * seen, have consecutive dense ids.
+ */
+static inline bool in_run(const uint64_t *keys, size_t i)
+{
+	uint64_t d;
+
+	if (i < 2)
+		return false;
+	d = keys[i] - keys[i - 1];
+	return ((d + 1) & ~(uint64_t)2) == 0 && keys[i - 1] - keys[i - 2] == d;
+}
+
+/*
+ * hs_keymap_add_many() of keys that come mostly in runs (in_run()).  A key
+ * of a run is first compared with the key of its predecessor's id plus one,
+ * which the record array holds next to the predecessor's: when they match,
+ * that is its id (keys are unique), found in memory that the run reads in
+ * order, and its table slot is not read at all.  So a run's keys get no
+ * prefetch of their slots -- the fill buffers stay free for the keys that
+ * need them -- unless keys are being added: a run seen for the first time
+ * must probe to add its keys, so from a new key on the run's keys are
+ * prefetched too, until a key is found again.  A run that follows a key
+ * found in the table has its records prefetched then.  The other keys are
+ * prefetched as by add_many_plain().
+ */
+static long add_many_runs(struct hs_keymap *km, const uint64_t *keys, size_t n, uint32_t *ids)
+{
+	uint64_t ring[PREFETCH_AHEAD];	/* hashes of the keys ahead, at i % PREFETCH_AHEAD */
+	uint32_t runs = 0;		/* bit i % PREFETCH_AHEAD: in_run(keys, i) */
+	bool fresh = false;		/* the last probe added its key */
+	uint32_t pid = 0;		/* the previous record's id */
+	uint32_t step = (uint32_t)HS_MAX(64 / km->rec_size, 1);	/* records a cache line */
+	long added = 0;
+	size_t i, j;
+	int ret;
+
+	for (i = 0; i < n && i < PREFETCH_AHEAD; i++) {
+		ring[i] = hash(keys[i]);
+		if (in_run(keys, i))
+			runs |= 1u << i;
+		else
+			__builtin_prefetch(slot_addr(km, ring[i] & km->mask));
+	}
+	for (i = 0; i < n; i++) {
+		unsigned int r = i % PREFETCH_AHEAD;
+		uint64_t h = ring[r];
+		bool run = runs >> r & 1;
+
+		if (i + PREFETCH_AHEAD < n) {
+			uint64_t ha = hash(keys[i + PREFETCH_AHEAD]);
+			bool ra = in_run(keys, i + PREFETCH_AHEAD);
+
+			ring[r] = ha;
+			runs = (runs & ~(1u << r)) | (uint32_t)ra << r;
+			if (!ra || fresh)
+				__builtin_prefetch(slot_addr(km, ha & km->mask));
+		}
+		if (run && pid + 1 < km->count &&
+		    *(const uint64_t *)hs_keymap_rec(km, pid + 1) == keys[i]) {
+			ids[i] = ++pid;
+			fresh = false;
+			continue;
+		}
+		ret = find_add_h(km, &keys[i], 1, h, &ids[i]);
+		if (unlikely(ret < 0))
+			return ret;
+		added += ret;
+		pid = ids[i];
+		if (ret && !fresh) {
+			/* keys are new: the run's keys already passed over need their slots */
+			for (j = i + 1; j < n && j < i + PREFETCH_AHEAD; j++) {
+				if (runs >> (j % PREFETCH_AHEAD) & 1)
+					__builtin_prefetch(slot_addr(km, ring[j % PREFETCH_AHEAD] &
+								     km->mask));
+			}
+		} else if (!ret && i + 2 < n && runs >> ((i + 2) % PREFETCH_AHEAD) & 1) {
+			/* a run follows: it reads the records after this key's */
+			for (j = 1; j < RUN_AHEAD && pid + j < km->count; j += step)
+				__builtin_prefetch(hs_keymap_rec(km, pid + (uint32_t)j));
+		}
+		fresh = ret;
+	}
+	return added;
+}
+
+/**
+ * hs_keymap_add_many() - hs_keymap_add() for an array of keys
+ * @km: the map (of one-word keys)
+ * @keys: original ids
+ * @n: their number
+ * @ids: receives the dense ids
+ *
+ * Faster than one call per key on large maps: several cache misses are in
+ * flight at once (add_many_plain()), and when the keys come mostly in runs of
+ * consecutive values, as a block trace's do, a run's keys are found without
+ * their table slots (add_many_runs()).  Every 16th key tells which: a
+ * quarter of them in runs picks the second.  The ids are those of one
+ * hs_keymap_add() per key.
+ *
+ * Return: keys added (new), -ENOMEM or -EOVERFLOW (then @ids is valid only
+ * for the keys before the failing one).
+ */
+long hs_keymap_add_many(struct hs_keymap *km, const uint64_t *keys, size_t n, uint32_t *ids)
+{
+	size_t i, sampled = 0, runs = 0;
+
+	for (i = 2; i < n; i += 16) {
+		sampled++;
+		runs += in_run(keys, i);
+	}
+	if (runs && runs >= sampled / 4)
+		return add_many_runs(km, keys, n, ids);
+	return add_many_plain(km, keys, n, ids);
 }
 
 /**

@@ -30,6 +30,7 @@ struct hs_keymap {
 	struct km_slot	*slots;		/* 2^bits slots */
 	unsigned int	bits;		/* log2 of the slot count */
 	unsigned int	words;		/* key words (1 .. HS_KEYMAP_MAX_WORDS) */
+	unsigned int	slot_shift;	/* log2 of a slot's bytes: 3 narrow, 4 wide */
 	size_t		mask;		/* slot count - 1 */
 	size_t		limit;		/* grow before count passes this (4/5 full) */
 	uint32_t	count;		/* keys mapped = next dense id */

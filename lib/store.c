@@ -2095,14 +2095,14 @@ static int reopen_session(struct hs_session_writer *w, const struct hs_session_m
 }
 
 /*
- * The key map of an import starts at one 2 MiB huge page of slots (131,072,
- * for 104,857 keys at 4/5 full) and of records: growing to that size from
- * 1,024 slots went through heap arrays whose every 4 KiB page faulted on
- * first touch, 790 of the 2,200 page faults of a 10 M-record import
- * (perf record -e page-faults).  4 MiB for an import of a handful of keys
- * is nothing beside SQLite's own.
+ * The key map of an import starts at one 2 MiB huge page of slots (262,144
+ * narrow ones, for 209,715 keys at 4/5 full) and of records: growing to
+ * that size from 1,024 slots went through heap arrays whose every 4 KiB page
+ * faulted on first touch, 790 of the 2,200 page faults of a 10 M-record
+ * import (perf record -e page-faults).  4 MiB for an import of a handful of
+ * keys is nothing beside SQLite's own.
  */
-#define IMPORT_KEYS_HINT	(131072 / 5 * 4)
+#define IMPORT_KEYS_HINT	(262144 / 5 * 4)
 
 /*
  * A staged writer (meta.staged) holds no lock while the stream is read and

@@ -4,6 +4,8 @@
  * hand-checked sequence, extreme key values, growth through many doublings,
  * and a large pseudo-random stream cross-checked against a direct-indexed
  * model (pool index -> first-seen id) that shares no code with the map.
+ * hs_keymap_add_many() against one call per key, on random keys and on keys
+ * in runs (its second path).  Narrow tables (keys below 2^32) widening.
  * Wide keys with records (the lifecycle builder's tables): keys that differ
  * in one word only, zeroed records that keep their state through growth.
  */
@@ -186,6 +188,154 @@ out:
 	free(ids);
 }
 
+/*
+ * Keys in runs (hs_keymap_add_many() finds a run's keys next to the
+ * predecessor's record): a run seen again in the same order, in the other
+ * order, shifted by one, and a run over the top of the 64-bit range.
+ */
+static void test_runs_exact(void)
+{
+	static const uint64_t keys[] = {
+		10, 11, 12, 20, 19, 18, 10, 11, 12, 18, 19, 20, 11, 12, 13,
+		UINT64_MAX - 1, UINT64_MAX, 0, 1, 12, 11, 10,
+	};
+	static const uint32_t want[] = {
+		0, 1, 2, 3, 4, 5, 0, 1, 2, 5, 4, 3, 1, 2, 6,
+		7, 8, 9, 10, 2, 1, 0,
+	};
+	enum { N = sizeof(keys) / sizeof(keys[0]) };
+	struct hs_keymap *km = NULL;
+	uint32_t ids[N];
+	size_t i;
+
+	T_EQ_I64(hs_keymap_new(0, &km), 0);
+	if (!km)
+		return;
+	T_EQ_I64(hs_keymap_add_many(km, keys, N, ids), 11);
+	for (i = 0; i < N; i++)
+		T_EQ_U64(ids[i], want[i]);
+	T_EQ_U64(hs_keymap_count(km), 11);
+	hs_keymap_free(km);
+}
+
+/*
+ * Block-trace-like keys -- requests of 1 to 40 consecutive blocks, either
+ * way, some repeating an earlier request or overlapping it, some single
+ * random keys, in the second half a few of 2^32 or more (both maps widen)
+ * -- in batches of 1 to 5000 keys, through several doublings
+ * of the table: the batch call gives the ids of one call per key.  The
+ * batch map is sized as an import's (a table of one huge page, its records
+ * in address space reserved for all ids), the other grows from 1024 slots.
+ */
+static void test_add_many_runs(void)
+{
+	enum { N = 1000000, REQS = 4096 };
+	struct hs_keymap *one = NULL, *many = NULL;
+	uint64_t *keys = malloc(N * sizeof(*keys));
+	uint32_t *ids = malloc(N * sizeof(*ids));
+	uint64_t start[REQS], bad = 0, new_one = 0, new_many = 0;
+	unsigned int len[REQS];
+	size_t i = 0, nreq = 0;
+
+	T_ASSERT(keys && ids);
+	if (!keys || !ids)
+		goto out;
+	T_EQ_I64(hs_keymap_new(0, &one), 0);
+	T_EQ_I64(hs_keymap_new(131072 / 5 * 4, &many), 0);
+	if (!one || !many)
+		goto out;
+	while (i < N) {
+		uint64_t r = rng() % 100, s;
+		unsigned int l, k;
+		bool down = rng() & 1;
+
+		if (r < 10) {
+			keys[i++] = rng() % 500000;	/* a single key */
+			if (i > N / 2 && r == 0)	/* the second half: some of 2^32 or more */
+				keys[i - 1] += (uint64_t)1 << 32;
+			continue;
+		}
+		if (r < 60 && nreq) {			/* an earlier request again */
+			k = (unsigned int)(rng() % nreq);
+			s = start[k] + (r < 50 ? 0 : rng() % 3);	/* or shifted */
+			l = len[k];
+		} else {
+			s = rng() % 500000;
+			l = 1 + (unsigned int)(rng() % 40);
+			if (nreq < REQS) {
+				start[nreq] = s;
+				len[nreq++] = l;
+			} else {
+				start[rng() % REQS] = s;
+			}
+		}
+		for (k = 0; k < l && i < N; k++)
+			keys[i++] = down ? s + l - 1 - k : s + k;
+	}
+	for (i = 0; i < N;) {
+		size_t n = 1 + rng() % 5000;
+		long ret;
+
+		n = n < N - i ? n : N - i;
+		ret = hs_keymap_add_many(many, keys + i, n, ids + i);
+		T_ASSERT(ret >= 0);
+		new_many += ret > 0 ? (uint64_t)ret : 0;
+		i += n;
+	}
+	for (i = 0; i < N; i++) {
+		uint32_t id;
+		int ret = hs_keymap_add(one, keys[i], &id);
+
+		new_one += ret == 1;
+		bad += id != ids[i];
+	}
+	T_EQ_U64(bad, 0);
+	T_EQ_U64(new_many, new_one);
+	T_EQ_U64(hs_keymap_count(many), new_one);
+	T_ASSERT(new_one > 2 * 131072);	/* both maps double */
+out:
+	hs_keymap_free(one);
+	hs_keymap_free(many);
+	free(keys);
+	free(ids);
+}
+
+/*
+ * A one-word map keeps keys below 2^32 in narrow slots and widens its table
+ * at the first key of 2^32 or more: 100,000 keys 7 k (through seven
+ * doublings, narrow), then 2^32 + 7, whose low word is key 7's, gets a new
+ * id; every key keeps its id across the widening and the doubling after it.
+ */
+static void test_narrow_widen(void)
+{
+	const uint64_t big = (uint64_t)1 << 32;
+	struct hs_keymap *km = NULL;
+	uint64_t k, bad = 0;
+	uint32_t id = 0;
+
+	T_EQ_I64(hs_keymap_new(0, &km), 0);
+	if (!km)
+		return;
+	for (k = 0; k < 100000; k++)
+		bad += hs_keymap_add(km, 7 * k, &id) != 1 || id != k;
+	T_EQ_U64(bad, 0);
+	T_EQ_I64(hs_keymap_lookup(km, big + 7, &id), false);
+	T_EQ_I64(hs_keymap_add(km, big + 7, &id), 1);
+	T_EQ_U64(id, 100000);
+	T_EQ_I64(hs_keymap_add(km, 7, &id), 0);
+	T_EQ_U64(id, 1);
+	T_EQ_I64(hs_keymap_lookup(km, big + 14, &id), false);
+	for (k = 0; k < 100000; k++)	/* 200,000 keys: one more doubling, wide */
+		bad += hs_keymap_add(km, big + 7 * k + 1, &id) != 1 || id != 100001 + k;
+	for (k = 0; k < 100000; k++)
+		bad += !hs_keymap_lookup(km, 7 * k, &id) || id != k;
+	T_EQ_U64(bad, 0);
+	T_EQ_I64(hs_keymap_lookup(km, big + 7, &id), true);
+	T_EQ_U64(id, 100000);
+	T_EQ_U64(hs_keymap_count(km), 200001);
+	hs_keymap_free(km);
+}
+
 /* A record as the lifecycle builder keeps one: three key words, then state. */
 struct wrec {
 	uint64_t	k[3];
@@ -258,6 +408,9 @@ static const struct t_case cases[] = {
 	{ "growth", test_growth },
 	{ "random_model", test_random_model },
 	{ "add_many", test_add_many },
+	{ "runs_exact", test_runs_exact },
+	{ "add_many_runs", test_add_many_runs },
+	{ "narrow_widen", test_narrow_widen },
 	{ "wide", test_wide },
 };
 
