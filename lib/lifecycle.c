@@ -1046,6 +1046,34 @@ int hs_lifecycle_event(struct hs_lifecycle *lc, const struct hs_event *ev)
 	return err;
 }
 
+/*
+ * Where the stream is a built-in workload's touches, the workload's
+ * anonymous pages are the ones its touches name: an anonymous life of its
+ * process whose pages no touch ever named (its stack, heap, the libraries'
+ * data) is not the workload's for the kernel row, which no replay could
+ * match otherwise.  Decided at the end: a fault's life is often linked
+ * after the touch that follows it (the insertion waits for its CPU's batch).
+ */
+static void unown_unstreamed_anon(struct hs_lifecycle *lc)
+{
+	uint32_t i, kid;
+	uint64_t p;
+
+	for (i = 0; i < lc->nr_lives; i++) {
+		struct hs_folio_life *l = &lc->life[i];
+		bool named = false;
+
+		if (l->kind != HS_LIFE_ANON || !l->workload)
+			continue;
+		for (p = l->first_page; p < l->first_page + l->pages && !named; p++) {
+			kid = hs_lc_page_key_find(lc, HS_LIFE_ANON, (uint32_t)l->tgid, 0, p);
+			named = kid != NONE && PKEY(lc, kid)->streamed;
+		}
+		if (!named)
+			l->workload = false;
+	}
+}
+
 /**
  * hs_lifecycle_finish() - the stream ended
  * @lc: the builder
@@ -1080,6 +1108,9 @@ int hs_lifecycle_finish(struct hs_lifecycle *lc)
 			return err;
 	}
 	hs_lc_cpuq_clear_all(lc);
+	if ((lc->opts.flags & (HS_LC_SCOPED | HS_LC_TOUCH_ONLY)) ==
+	    (HS_LC_SCOPED | HS_LC_TOUCH_ONLY))
+		unown_unstreamed_anon(lc);
 	for (i = 0; i < lc->nr_lives; i++) {
 		struct hs_folio_life *l = &lc->life[i];
 

@@ -79,6 +79,7 @@
 #define M_PT		0x01
 #define M_PT_W		0x11
 #define M_DROP		0x04
+#define M_RA		0x05	/* readahead insertion (file) */
 #define M_APT		0x09	/* anon PT */
 #define M_APT_W		0x19	/* anon PT, write */
 #define M_APAGEOUT	0x0a

@@ -272,11 +272,63 @@ static void t_workload_lives(void)
 	}
 }
 
+/*
+ * The same events where the stream is the workload's touches
+ * (HS_LC_TOUCH_ONLY): the readahead lives L0, L1 stay the workload's (its
+ * reads added them; they stream as READAHEAD records, keys 0 and 1), the
+ * fault at 6 streams nothing, so L3 is not, and process 100's anonymous L4
+ * is the workload's only when a touch names it (t 14, the second run): a
+ * built-in workload's stack and heap are not in its stream, and the kernel
+ * row must not count them.  The touch comes before the fault's insertion is
+ * linked, as it often does (the insertion waits for its CPU's batch).
+ */
+static void t_workload_lives_touch_only(void)
+{
+	static const struct hs_event ev[] = {
+		ARA(1, 100, 7, 0, 2),
+		ADD(2, 100, 7, 0, 0x10, 0), ADD(3, 100, 7, 1, 0x11, 0),
+		ADD(4, 200, 7, 2, 0x12, 0), ADD(5, 200, 7, 3, 0x13, 0),
+		FFAULT(6, 100, 0, 7, 3),
+		PF(10, 100, 0, 0x7f0000001000, 0x6), INS(11, 100, 0, 0x900, LRU_ANON_NEW),
+		PF(12, 200, 1, 0x7f0000002000, 0x6), INS(13, 200, 1, 0x901, LRU_ANON_NEW),
+		{ .ts_ns = 14, .pid = 100, .type = HS_EV_TOUCH, .addr = 0x7f0000001000,
+		  .flags = HS_EVF_ANON | HS_EVF_WRITE },
+	};
+	static const bool want[2][6] = {
+		{ true, true, false, false, false, false },
+		{ true, true, false, false, true, false },
+	};
+	struct hs_lifecycle *lc;
+	struct sink s;
+
+	for (int touched = 0; touched < 2; touched++) {
+		lc = lc_open(HS_LC_SCOPED | HS_LC_TOUCH_ONLY, &s);
+		if (!lc)
+			return;
+		T_EQ_I64(hs_lifecycle_add_scope(lc, 100), 0);
+		feed_finish(lc, ev, N(ev) - (touched ? 0 : 1));
+		T_EQ_U64(hs_lifecycle_nr_lives(lc), 6);
+		for (size_t i = 0; i < N(want[0]); i++) {
+			const struct hs_folio_life *l = hs_lifecycle_life(lc, i);
+
+			T_ASSERT(l != NULL);
+			if (l)
+				T_EQ_I64(l->workload, want[touched][i]);
+		}
+		if (touched)
+			STREAM_IS(&s, { 0, M_RA }, { 1, M_RA }, { 4, M_APT_W });
+		else
+			STREAM_IS(&s, { 0, M_RA }, { 1, M_RA });
+		hs_lifecycle_free(lc);
+	}
+}
+
 static const struct t_case cases[] = {
 	{ "threads", t_threads },
 	{ "threads-seed", t_threads_seed },
 	{ "threads-scope", t_threads_scope },
 	{ "workload-lives", t_workload_lives },
+	{ "workload-lives-touch-only", t_workload_lives_touch_only },
 };
 
 int main(int argc, char **argv)
