@@ -102,7 +102,9 @@ static bool ref_decode(const uint8_t *p, size_t len, unsigned int enc, size_t n,
 			if (*p == meta)
 				(*redundant)++;
 			meta = *p++;
-			if ((meta & 0xe0) || (meta & 7) > (timed ? 5 : 4))
+			/* bits 6-7 zero, bit 5 (no recency) with channel 1 (PT) only */
+			if ((meta & 0xc0) || ((meta & 0x20) && (meta & 7) != 1) ||
+			    (meta & 7) > (timed ? 5 : 4))
 				return false;
 		}
 		if (timed) {
@@ -254,6 +256,9 @@ static void check_round_trip(const uint8_t *data, size_t size)
 		 * encoding 2; 6 and 7 nowhere): fold them onto 0-2 */
 		if ((m & HS_META_CHANNEL_MASK) >= HS_CH_READAHEAD)
 			m = (uint8_t)(m - HS_CH_READAHEAD);
+		/* the no-recency bit goes with a page-table access only */
+		if ((m & HS_META_NORECENCY) && hs_meta_channel(m) != HS_CH_PT)
+			m &= (uint8_t)~HS_META_NORECENCY;
 		meta[i] = m;
 		want += hs_channel_is_access(hs_meta_channel(m));
 		nr_keys = HS_MAX(nr_keys, (uint64_t)keys[i] + 1);
