@@ -386,34 +386,50 @@ out:
 }
 
 /*
- * File touches through read() (FD) of pages 5, 6, 5 of dev 8:1 ino 1234,
- * the last a write: keys 0, 1, 0; meta FD = 0x00 and FD | WRITE = 0x10.
+ * A touch-only recording of file touches of pages 5, 6, 5 of dev 8:1 ino
+ * 1234 at 500, 600, 700 with flags @fl[0..2], spooled as one blob of the
+ * first @split bytes and, when shorter than the three, one of the rest;
+ * built into *@res.  Return: the session, or 0 when the build failed.
  */
-static void test_touch_fd(void)
+static int64_t file_touches(struct hs_store *st, struct hs_decoder *d, const uint32_t fl[3],
+			    size_t split, struct hs_recbuild_result *res)
 {
-	struct hs_recbuild_result res;
 	struct hs_recbuild_opts o;
-	struct hs_decoder *d = dec_6_12();
-	struct hs_store *st = new_store();
-	uint8_t blob[3 * 24], meta[8];
-	uint32_t keys[8];
-	int64_t id;
+	uint8_t blob[3 * 24];
+	int64_t id = new_recording(st);
 
-	if (!st || !d)
-		goto out;
-	id = new_recording(st);
-	put_touch(blob, 500, 5, HS_TOUCH_FD);
-	put_touch(blob + 24, 600, 6, HS_TOUCH_FD);
-	put_touch(blob + 48, 700, 5, HS_TOUCH_FD | HS_TOUCH_WRITE);
-	/* two blobs: the stream goes on across them */
-	spool(st, id, HS_SPOOL_TOUCHES, 0, blob, 48);
-	spool(st, id, HS_SPOOL_TOUCHES, 1, blob + 48, 24);
+	put_touch(blob, 500, 5, fl[0]);
+	put_touch(blob + 24, 600, 6, fl[1]);
+	put_touch(blob + 48, 700, 5, fl[2]);
+	spool(st, id, HS_SPOOL_TOUCHES, 0, blob, split);
+	if (split < sizeof(blob))
+		spool(st, id, HS_SPOOL_TOUCHES, 1, blob + split, sizeof(blob) - split);
 	opts_init(&o, id, d);
 	o.workload_pid = 4242;
 	o.touch_only = true;
 	o.touch_dev = KDEV(8, 1);
 	o.touch_ino = 1234;
-	T_EQ_I64(build(st, &o, NULL, &res), 0);
+	T_EQ_I64(build(st, &o, NULL, res), 0);
+	return t_case_failed() ? 0 : id;
+}
+
+/*
+ * File touches through read() (FD) of pages 5, 6, 5 of dev 8:1 ino 1234,
+ * the last a write: keys 0, 1, 0; meta FD = 0x00 and FD | WRITE = 0x10.
+ */
+static void test_touch_fd(void)
+{
+	static const uint32_t fl[3] = { HS_TOUCH_FD, HS_TOUCH_FD, HS_TOUCH_FD | HS_TOUCH_WRITE };
+	struct hs_recbuild_result res;
+	struct hs_decoder *d = dec_6_12();
+	struct hs_store *st = new_store();
+	uint8_t meta[8];
+	uint32_t keys[8];
+	int64_t id;
+
+	/* two blobs: the stream goes on across them */
+	if (!st || !d || !(id = file_touches(st, d, fl, 48, &res)))
+		goto out;
 	T_EQ_U64(res.touches, 3);
 	T_EQ_U64(res.keys, 2);
 	T_EQ_U64(read_stream(st, id, keys, meta, 8), 3);
@@ -438,27 +454,16 @@ out:
  */
 static void test_touch_norecency(void)
 {
+	static const uint32_t fl[3] = { 0, HS_TOUCH_NORECENCY, 0 };
 	struct hs_recbuild_result res;
-	struct hs_recbuild_opts o;
 	struct hs_decoder *d = dec_6_12();
 	struct hs_store *st = new_store();
-	uint8_t blob[3 * 24], meta[8];
+	uint8_t meta[8];
 	uint32_t keys[8];
 	int64_t id;
 
-	if (!st || !d)
+	if (!st || !d || !(id = file_touches(st, d, fl, 3 * 24, &res)))
 		goto out;
-	id = new_recording(st);
-	put_touch(blob, 500, 5, 0);
-	put_touch(blob + 24, 600, 6, HS_TOUCH_NORECENCY);
-	put_touch(blob + 48, 700, 5, 0);
-	spool(st, id, HS_SPOOL_TOUCHES, 0, blob, sizeof(blob));
-	opts_init(&o, id, d);
-	o.workload_pid = 4242;
-	o.touch_only = true;
-	o.touch_dev = KDEV(8, 1);
-	o.touch_ino = 1234;
-	T_EQ_I64(build(st, &o, NULL, &res), 0);
 	T_EQ_U64(res.touches, 3);
 	T_EQ_U64(res.bad_touches, 0);
 	T_EQ_U64(read_stream(st, id, keys, meta, 8), 3);
