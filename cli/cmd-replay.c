@@ -59,6 +59,8 @@ enum {
 	OPT_READAHEAD_MODEL,
 	OPT_LOG_EVICTIONS,
 	OPT_MEMORY,
+	OPT_DAMON_DEPRIO,
+	OPT_DAMON_MIN_AGE,
 };
 
 struct param_arg {
@@ -84,6 +86,9 @@ struct args {
 	bool		no_readahead;	/* --no-readahead */
 	uint32_t	ra_model;	/* --readahead-model[=PAGES]: 0 off */
 	bool		log_evictions;	/* --log-evictions */
+	double		damon_deprio;	/* --damon-deprio RATE: 0 off */
+	uint64_t	damon_interval_ns; /* its /INTERVAL (0: 100 ms) */
+	uint64_t	damon_min_age_ns; /* --damon-min-age */
 	uint64_t	memory;		/* --memory in bytes (0 when not given) */
 };
 
@@ -129,6 +134,14 @@ static const struct argp_option options[] = {
 	  "On a recorded session, read ahead on each model's own read(2) misses as the "
 	  "kernel's page_cache_sync_ra() would, windows of at most PAGES (default 32, "
 	  "read_ahead_kb 128)", 0 },
+	{ "damon-deprio", OPT_DAMON_DEPRIO, "RATE[/MS]", 0,
+	  "On a recorded session, model DAMON_LRU_SORT's cold action: every MS milliseconds "
+	  "of the recording (default 100), each resident page is deactivated with chance "
+	  "RATE x MS / 1000 (RATE: deactivations per page per second, from 0 to 1000)", 0 },
+	{ "damon-min-age", OPT_DAMON_MIN_AGE, "MS", 0,
+	  "With --damon-deprio: deactivate only pages not accessed in the last MS "
+	  "milliseconds, as if DAMON saw each page's idleness (default 0: every page, as "
+	  "its sampling of one page a region mostly does)", 0 },
 	{ "log-evictions", OPT_LOG_EVICTIONS, NULL, 0,
 	  "Store every eviction of every run (its position and key), read back through "
 	  "the view v_evictions", 0 },
@@ -213,6 +226,25 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_NO_READAHEAD:
 		a->no_readahead = true;
 		break;
+	case OPT_DAMON_MIN_AGE:
+		if (hs_parse_u64(arg, 0, 3600000, &v))
+			argp_error(state, "--damon-min-age '%s': expected milliseconds from 0 to "
+				   "3600000", arg);
+		a->damon_min_age_ns = v * 1000000;
+		break;
+	case OPT_DAMON_DEPRIO: {
+		char *slash = strchr(arg, '/');
+
+		if (slash)
+			*slash = '\0';
+		if (hs_parse_double(arg, 0, 1000, &a->damon_deprio) ||
+		    (slash && hs_parse_u64(slash + 1, 1, 3600000, &v)))
+			argp_error(state, "--damon-deprio '%s%s%s': expected RATE (0 to 1000 a "
+				   "second) and optionally /MS (1 to 3600000)", arg,
+				   slash ? "/" : "", slash ? slash + 1 : "");
+		a->damon_interval_ns = slash ? v * 1000000 : 0;
+		break;
+	}
 	case OPT_READAHEAD_MODEL:
 		if (!arg)
 			v = 32;
@@ -265,6 +297,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--recheck-window needs --pageout recheck");
 		if (a->log_evictions && a->no_store)
 			argp_error(state, "--log-evictions stores the log: not with --no-store");
+		if (a->damon_min_age_ns && !(a->damon_deprio > 0))
+			argp_error(state, "--damon-min-age needs --damon-deprio");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -398,6 +432,12 @@ static int make_params_json(struct plan *p, const struct args *a)
 			hs_json_key(&j, "recheck_window");
 			hs_json_uint(&j, a->recheck_window);
 		}
+	}
+	if (a->damon_deprio > 0) {	/* the DAMON model changes every kernel model's run */
+		hs_json_key(&j, "damon_deprio");
+		hs_json_real(&j, a->damon_deprio);
+		hs_json_key(&j, "damon_interval_ms");
+		hs_json_uint(&j, (a->damon_interval_ns ?: HS_DAMON_INTERVAL_NS) / 1000000);
 	}
 	hs_json_end(&j);
 	return hs_json_take(&j, &p->params_json);
@@ -1256,6 +1296,14 @@ static int run(int argc, char **argv)
 		status = HS_EXIT_DATAERR;
 		goto out;
 	}
+	if (a.damon_deprio > 0 && strcmp(info.source, "record")) {
+		/* its intervals are trace-clock time, which only recordings store */
+		hs_err("--damon-deprio: session %" PRId64 " is %s, not recorded: it has no "
+		       "trace-clock times", session,
+		       !strcmp(info.source, "gen") ? "generated" : "imported");
+		status = HS_EXIT_DATAERR;
+		goto out;
+	}
 	if (a.sizes)
 		status = pick_sizes(a.sizes, &info, sizes, &nr_sizes);
 	else
@@ -1301,6 +1349,9 @@ static int run(int argc, char **argv)
 	ro.recheck_window = a.recheck_window;
 	ro.no_readahead = a.no_readahead;
 	ro.ra_model = a.ra_model;
+	ro.damon_deprio = a.damon_deprio;
+	ro.damon_interval_ns = a.damon_interval_ns;
+	ro.damon_min_age_ns = a.damon_min_age_ns;
 	ro.paranoid = a.paranoid;
 	hs_cli_progress_start(&rp.pr);
 	rp.show = isatty(STDERR_FILENO);
@@ -1396,9 +1447,14 @@ static int run(int argc, char **argv)
 		       info.records ? 100.0 * (double)rp.done / (double)info.records : 0.0, kept,
 		       kept == 1 ? "" : "s", nr - kept);
 	} else if (ret) {
-		if (ret == -EBADMSG)
+		if (ret == -EBADMSG) {
 			hs_err("session %" PRId64 ": the stored access stream is corrupt", session);
-		else
+		} else if (ret == -ENODATA && a.damon_deprio > 0) {
+			hs_err("--damon-deprio: session %" PRId64 "'s stream has no trace-clock "
+			       "times", session);
+			status = HS_EXIT_DATAERR;
+			goto out;
+		} else
 			hs_err("session %" PRId64 ": %s", session,
 			       ret == -ENOMEM ? "out of memory" : hs_store_errmsg(st));
 		status = hs_exit_from_errno(ret);

@@ -85,6 +85,10 @@ struct hs_access {
 	bool		write;		/* the access wrote the page */
 	bool		norecency;	/* PT through a mapping without recency
 					 * (HS_META_NORECENCY) */
+	bool		deactivate;	/* COLD only: not a madvise() but the kernel's own
+					 * folio_deactivate() (DAMON_LRU_SORT's cold action,
+					 * hs_sim_deactivate()): no page-table walk, no
+					 * young bit cleared; never in a stream */
 };
 
 #define HS_NEVER	UINT64_MAX

@@ -42,6 +42,11 @@ struct slot {
 	size_t		cap;		/* allocated records */
 	uint64_t	base;		/* record index of the chunk's first record */
 	int		pending;	/* workers still to process it; 0 = free */
+	/* DAMON intervals that end in the chunk: before record tick_at[i], tick first_tick + i */
+	uint32_t	*tick_at;
+	size_t		nr_ticks;
+	size_t		tick_cap;
+	uint64_t	first_tick;
 };
 
 struct pipeline {
@@ -51,6 +56,9 @@ struct pipeline {
 	struct slot		slots[RING];
 	uint64_t		produced;	/* chunks published so far */
 	bool			eof;		/* no more chunks */
+	double			damon_draws;	/* keys drawn per DAMON interval, on average
+						 * (0: off) */
+	uint32_t		damon_idle;	/* intervals a page must be idle for it */
 	const void		*next;		/* next-use per record, or NULL */
 	bool			next_wide;	/* its entries are uint64_t, not uint32_t */
 	struct hs_replay_job	*jobs;
@@ -75,32 +83,53 @@ static double now_s(void)
 /* Records per hs_sim_run() call when next[] is narrow: widened into a buffer in L1/L2. */
 #define NU_SLICE	2048
 
-/* Step one job through one chunk (hs_sim_run() prefetches the keys ahead). */
+/* Step records from .. to - 1 of a chunk (hs_sim_run() prefetches the keys ahead). */
+static int step_range(struct hs_sim *sim, const struct slot *s, const void *next, bool wide,
+		      size_t from, size_t to)
+{
+	uint64_t buf[NU_SLICE];
+	int ret = 0;
+
+	if (!next || wide)
+		return hs_sim_run(sim, s->keys + from, s->meta + from,
+				  next ? (const uint64_t *)next + s->base + from : NULL, to - from);
+	for (size_t o = from; o < to && ret >= 0; o += NU_SLICE) {
+		const uint32_t *nx = (const uint32_t *)next + s->base + o;
+		size_t m = HS_MIN(to - o, (size_t)NU_SLICE);
+
+		for (size_t i = 0; i < m; i++)
+			buf[i] = nx[i] == UINT32_MAX ? HS_NEVER : nx[i];
+		ret = hs_sim_run(sim, s->keys + o, s->meta + o, buf, m);
+	}
+	return ret;
+}
+
+/* Step one job through one chunk, with the DAMON intervals that end in it. */
 static void step_chunk(struct hs_replay_job *job, const struct slot *s, const void *next,
-		       bool wide)
+		       bool wide, double damon_draws, uint32_t damon_idle)
 {
 	struct hs_sim *sim = job->sim;
-	uint64_t buf[NU_SLICE];
+	size_t from = 0;
 	double t0;
 	int ret = 0;
 
 	if (!sim || job->err)
 		return;
 	t0 = now_s();
-	if (!next || wide) {
-		ret = hs_sim_run(sim, s->keys, s->meta,
-				 next ? (const uint64_t *)next + s->base : NULL, s->n);
-	} else {
-		const uint32_t *nx = (const uint32_t *)next + s->base;
+	for (size_t i = 0; i < s->nr_ticks && ret >= 0; i++) {
+		ret = step_range(sim, s, next, wide, from, s->tick_at[i]);
+		from = s->tick_at[i];
+		if (ret >= 0) {
+			/* interval t draws floor((t + 1) x) - floor(t x): x on average */
+			uint64_t t = s->first_tick + i;
+			uint64_t d = (uint64_t)((double)(t + 1) * damon_draws) -
+				     (uint64_t)((double)t * damon_draws);
 
-		for (size_t o = 0; o < s->n && ret >= 0; o += NU_SLICE) {
-			size_t m = HS_MIN(s->n - o, (size_t)NU_SLICE);
-
-			for (size_t i = 0; i < m; i++)
-				buf[i] = nx[o + i] == UINT32_MAX ? HS_NEVER : nx[o + i];
-			ret = hs_sim_run(sim, s->keys + o, s->meta + o, buf, m);
+			ret = hs_sim_deactivate(sim, d, t, damon_idle);
 		}
 	}
+	if (ret >= 0)
+		ret = step_range(sim, s, next, wide, from, s->n);
 	if (unlikely(ret < 0))
 		job->err = ret;
 	job->wall_s += now_s() - t0;
@@ -125,7 +154,8 @@ static void *worker_main(void *arg)
 		pthread_mutex_unlock(&pl->mu);
 
 		for (size_t j = w->index; j < pl->nr_jobs; j += pl->workers)
-			step_chunk(&pl->jobs[j], s, pl->next, pl->next_wide);
+			step_chunk(&pl->jobs[j], s, pl->next, pl->next_wide, pl->damon_draws,
+				   pl->damon_idle);
 
 		pthread_mutex_lock(&pl->mu);
 		if (--s->pending == 0)
@@ -328,10 +358,54 @@ static unsigned int pick_workers(const struct hs_replay_opts *o, size_t live)
 	return t ? t : 1;
 }
 
+/* The DAMON model's clock: intervals of the trace clock, from the first record's time. */
+struct damon_clock {
+	uint64_t	interval_ns;	/* 0: no DAMON model */
+	uint64_t	next_ns;	/* end of the current interval */
+	uint64_t	tick;		/* intervals ended so far */
+	bool		started;
+};
+
+/* Where in a chunk of times ts[0 .. n - 1] DAMON intervals end, into s->tick_at. */
+static int chunk_ticks(struct damon_clock *dc, const uint64_t *ts, size_t n, struct slot *s)
+{
+	s->nr_ticks = 0;
+	s->first_tick = dc->tick;
+	if (!dc->interval_ns || !n)
+		return 0;
+	if (!ts)
+		return -ENODATA;	/* a recorded session's chunks all have times */
+	if (!dc->started) {
+		dc->next_ns = ts[0] + dc->interval_ns;
+		dc->started = true;
+	}
+	for (size_t i = 0; i < n; i++) {
+		while (ts[i] >= dc->next_ns) {	/* an idle gap may end several */
+			if (s->nr_ticks == s->tick_cap) {
+				size_t cap = s->tick_cap ? 2 * s->tick_cap : 64;
+				uint32_t *t = realloc(s->tick_at, cap * sizeof(*t));
+
+				if (!t)
+					return -ENOMEM;
+				s->tick_at = t;
+				s->tick_cap = cap;
+			}
+			s->tick_at[s->nr_ticks++] = (uint32_t)i;
+			dc->next_ns += dc->interval_ns;
+			dc->tick++;
+		}
+	}
+	return 0;
+}
+
 /* Read every chunk and hand it to the workers (or step inline with one worker). */
 static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker *ws,
 		const struct hs_replay_opts *o, uint64_t records)
 {
+	struct damon_clock dc = {
+		.interval_ns = pl->damon_draws > 0 ? (o->damon_interval_ns ?: HS_DAMON_INTERVAL_NS) : 0,
+	};
+	struct slot inline_slot = { 0 };
 	uint64_t c = 0, base = 0;
 	const uint32_t *keys;
 	const uint8_t *meta;
@@ -346,19 +420,24 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 			break;
 		}
 		if (!ws) {		/* one worker: no threads, no copies */
-			struct slot inline_slot = {
-				.keys = (uint32_t *)keys, .meta = (uint8_t *)meta, .n = n,
-				.base = base,
-			};
-
+			inline_slot.keys = (uint32_t *)keys;
+			inline_slot.meta = (uint8_t *)meta;
+			inline_slot.n = n;
+			inline_slot.base = base;
+			ret = chunk_ticks(&dc, hs_session_read_times(r), n, &inline_slot);
+			if (ret)
+				break;
 			for (size_t j = 0; j < pl->nr_jobs; j++)
-				step_chunk(&pl->jobs[j], &inline_slot, pl->next, pl->next_wide);
+				step_chunk(&pl->jobs[j], &inline_slot, pl->next, pl->next_wide,
+					   pl->damon_draws, pl->damon_idle);
 		} else {
 			pthread_mutex_lock(&pl->mu);
 			while (s->pending > 0)
 				pthread_cond_wait(&pl->drained, &pl->mu);
 			pthread_mutex_unlock(&pl->mu);
 			ret = slot_fill(s, keys, meta, n, base);
+			if (!ret)
+				ret = chunk_ticks(&dc, hs_session_read_times(r), n, s);
 			if (ret)
 				break;
 			pthread_mutex_lock(&pl->mu);
@@ -378,6 +457,7 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 	}
 	if (ret == 0 && base != records)
 		ret = -EBADMSG;
+	free(inline_slot.tick_at);
 	return ret;
 }
 
@@ -433,6 +513,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			.ra_model = o->ra_model,
 			.neigh = neigh,
 			.no_prefetch = o->no_prefetch,
+			.damon = o->damon_deprio > 0,
 			.on_evict = jobs[j].evlog ? hs_evlog_add : NULL,
 			.evict_arg = jobs[j].evlog,
 		};
@@ -474,6 +555,16 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			goto out;
 	}
 
+	/* DAMON's draws per interval: its chance per resident key times the key space */
+	if (o->damon_deprio > 0)
+		pl.damon_draws = o->damon_deprio * (double)(o->damon_interval_ns ?:
+				 HS_DAMON_INTERVAL_NS) / 1e9 * (double)info.distinct_keys;
+	if (pl.damon_draws > 0) {
+		uint64_t iv = o->damon_interval_ns ?: HS_DAMON_INTERVAL_NS;
+
+		pl.damon_idle = (uint32_t)HS_MIN((o->damon_min_age_ns + iv - 1) / iv,
+						 (uint64_t)HS_DAMON_MAX_IDLE);
+	}
 	pl.next = next;
 	pl.next_wide = next_use_width(info.records) == sizeof(uint64_t);
 	pl.jobs = jobs;
@@ -520,6 +611,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 		for (unsigned int s = 0; s < RING; s++) {
 			free(pl.slots[s].keys);
 			free(pl.slots[s].meta);
+			free(pl.slots[s].tick_at);
 		}
 	}
 

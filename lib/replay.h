@@ -41,6 +41,9 @@ struct hs_replay_job {
 	struct hs_sim		*sim;		/* private to lib/replay.c */
 };
 
+#define HS_DAMON_INTERVAL_NS	100000000ull	/* 100 ms: DAMON's aggr_interval default */
+#define HS_DAMON_MAX_IDLE	100000u		/* intervals of idleness the model tracks */
+
 struct hs_replay_opts {
 	unsigned int	threads;	/* worker threads; 0: one per online CPU */
 	bool		paranoid;	/* check() after every hook (slow) */
@@ -54,6 +57,15 @@ struct hs_replay_opts {
 	uint32_t	ra_model;	/* the model's own readahead: its window's most
 					 * pages, 0 off (hs_sim_config) */
 	bool		no_prefetch;	/* step without prefetching keys ahead (hs_sim_config) */
+	/*
+	 * The DAMON_LRU_SORT model (hs_sim_deactivate()): the chance per second
+	 * of trace time that a resident key is deactivated (0: off), applied at
+	 * the end of every interval of damon_interval_ns (0: HS_DAMON_INTERVAL_NS,
+	 * DAMON's default aggregation interval).  Needs a session with times.
+	 */
+	double		damon_deprio;
+	uint64_t	damon_interval_ns;
+	uint64_t	damon_min_age_ns;	/* only pages idle this long (cold_min_age) */
 	/* Called from the reading thread after each chunk; may be NULL. */
 	void		(*progress)(void *arg, uint64_t records_done, uint64_t records_total);
 	void		*progress_arg;

@@ -95,7 +95,12 @@ struct hs_sim {
 	bool			wants_seq_keys;	/* hs_sim_want_seq_keys() */
 	bool			driver_pageout;	/* cfg.pageout filters PAGEOUT verdicts */
 	bool			last_access;	/* keep a resident key's last access in
-						 * evicted_at (only the recheck mode reads it) */
+						 * evicted_at (the recheck mode and the DAMON
+						 * model read it) */
+	uint64_t		*dm_seq;	/* DAMON model: seq at the end of each of the
+						 * last dm_len intervals (a ring) */
+	uint32_t		dm_len;
+	uint64_t		dm_ticks;	/* intervals ended */
 	char			*series;	/* time-series records kept */
 	size_t			series_size;	/* bytes per record (0: none yet) */
 	size_t			nr_series;	/* records in series */
@@ -318,7 +323,8 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	sim->env.neigh = cfg->neigh;
 	sim->st.capacity = cfg->capacity;
 	sim->driver_pageout = !hs_policy_has_pageout(ops);
-	sim->last_access = sim->driver_pageout && cfg->pageout == HS_PAGEOUT_RECHECK;
+	sim->last_access = (sim->driver_pageout && cfg->pageout == HS_PAGEOUT_RECHECK) ||
+			   cfg->damon;
 
 	err = -ENOMEM;
 	sim->victims = calloc(batch, sizeof(*sim->victims));
@@ -366,6 +372,7 @@ void hs_sim_free(struct hs_sim *sim)
 	free(sim->victims);
 	free(sim->last);
 	free(sim->series);
+	free(sim->dm_seq);
 	free(sim);
 }
 
@@ -926,6 +933,7 @@ static inline __attribute__((always_inline)) int step(struct hs_sim *sim, uint32
 	a.type = (meta & HS_META_ANON) ? HS_TYPE_ANON : HS_TYPE_FILE;
 	a.write = meta & HS_META_WRITE;
 	a.norecency = (meta & HS_META_NORECENCY) && ch == HS_CH_PT;
+	a.deactivate = false;
 
 	if (unlikely(!hs_channel_is_access(ch))) {
 		if (ch == HS_CH_DROP)
@@ -987,6 +995,78 @@ int hs_sim_step(struct hs_sim *sim, uint32_t key, uint8_t meta, uint64_t next_us
 	if (unlikely(sim->seq >= sim->next_sweep))
 		sweep_times(sim);
 	return ret;
+}
+
+/*
+ * hs_sim_deactivate() - the kernel's own folio_deactivate() of resident keys
+ *
+ * DAMON_LRU_SORT's cold action (mm/damon/paddr.c: every LRU folio of a
+ * region found idle for cold_min_age goes through folio_deactivate()) is not
+ * in the stream: it is the kernel acting on pages by physical address, blind
+ * to which process or file they hold.  The model (hsctl-replay(1),
+ * --damon-deprio) gives every resident key the same chance per interval.
+ * Keys are drawn @n times with replacement from the whole key space by a
+ * xorshift generator seeded from @seed, so a run is reproducible and the
+ * chance of a resident key is about n / nr_keys; a draw that falls on a key
+ * not in memory does nothing, as DAMON's does on a free page, and so does
+ * one that falls on a key accessed in the last @idle intervals: DAMON acts
+ * on regions idle for cold_min_age, and a page read within it keeps its
+ * region young with some chance, here with certainty (so the model sees
+ * idleness per page, which DAMON's sampling of one page per region does
+ * not).  The policy sees it as a COLD hint with a->deactivate set; a policy
+ * without ->hint() keeps its order (the driver's COLD default).  Not counted
+ * as a hint.
+ */
+int hs_sim_deactivate(struct hs_sim *sim, uint64_t n, uint64_t seed, uint32_t idle)
+{
+	uint64_t x = seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+	struct hs_access a = { .channel = HS_CH_COLD, .deactivate = true,
+			       .next_use = HS_NEVER };
+	uint64_t min_age;
+
+	if (unlikely(sim->broken))
+		return sim->broken;
+	if (!sim->cfg.damon)
+		return -EINVAL;
+	if (sim->dm_len != idle + 1) {
+		uint64_t *r = realloc(sim->dm_seq, (idle + 1) * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		sim->dm_seq = r;
+		sim->dm_len = idle + 1;
+		sim->dm_ticks = 0;
+	}
+	sim->dm_seq[sim->dm_ticks++ % sim->dm_len] = sim->seq;
+	if (sim->dm_ticks <= idle || !sim->ops->hint || !sim->cfg.nr_keys)
+		return 0;	/* nothing has been idle that long yet */
+	/*
+	 * Idle: last accessed before the end of the interval @idle intervals
+	 * ago, whose seq S the ring holds; last < S is age > seq - S.
+	 */
+	min_age = sim->seq - sim->dm_seq[(sim->dm_ticks - 1 - idle) % sim->dm_len];
+	a.seq = sim->seq;
+	while (n--) {
+		struct hs_folio *f;
+		uint32_t key;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		key = (uint32_t)(((x >> 32) * sim->cfg.nr_keys) >> 32);
+		f = folio_at(sim, key);
+		if (!hs_folio_is_resident(f) || folio_age(sim, f) <= min_age)
+			continue;
+		a.key = key;
+		a.type = (f->flags & HS_FOLIO_ANON) ? HS_TYPE_ANON : HS_TYPE_FILE;
+		if (sim->ops->hint(sim->pol, f, &a) != HS_HINT_KEEP) {
+			sim->broken = -EPROTO;	/* a deactivation never evicts */
+			return sim->broken;
+		}
+		if (check_now(sim))
+			return sim->broken;
+	}
+	return 0;
 }
 
 /* Fetch key's record into the cache, both lines when it straddles two. */

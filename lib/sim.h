@@ -333,6 +333,8 @@ struct hs_sim_config {
 	bool		no_prefetch;		/* hs_sim_run() steps without fetching the
 						 * records of keys ahead (the same counts,
 						 * slower: for tests and measurements) */
+	bool		damon;			/* hs_sim_deactivate() will be called: keep
+						 * every resident key's last access */
 	/*
 	 * Called at every eviction, the policy's or a PAGEOUT hint's (@hinted),
 	 * when not NULL: @pos is the number of accesses before the record that
@@ -403,6 +405,16 @@ uint64_t hs_sim_used(const struct hs_sim *sim);
 int hs_sim_check(const struct hs_sim *sim);
 
 /* Final statistics (call once, at the end) and the policy's own metrics. */
+/*
+ * hs_sim_deactivate() - one interval of the DAMON model (cfg.damon): @n draws
+ * of a key with replacement (seeded by @seed); each resident one not accessed
+ * in the last @idle intervals gets the kernel's folio_deactivate() (->hint()
+ * with a COLD access whose deactivate flag is set).  Between records only,
+ * once per interval.  Return: 0, -ENOMEM, or the run's error (-EPROTO if a
+ * policy evicted for it).
+ */
+int hs_sim_deactivate(struct hs_sim *sim, uint64_t n, uint64_t seed, uint32_t idle);
+
 void hs_sim_finish(struct hs_sim *sim, struct hs_sim_stats *st, struct hs_metrics *m);
 
 /* The policy's dump() into fp, if it has one. */

@@ -1064,6 +1064,21 @@ static enum hs_hint_verdict l2q_hint(struct hs_policy *p, struct hs_folio *f,
 	struct l2q_folio *k = lf(f);
 	uint32_t id = a->key;
 
+	if (a->deactivate) {
+		/*
+		 * folio_deactivate() from inside the kernel (DAMON_LRU_SORT):
+		 * lru_deactivate() moves an active folio to the inactive head
+		 * without PG_active and PG_referenced and leaves an inactive one
+		 * alone; no page table is walked, so the young bit stays.
+		 */
+		if (k->flags & F_ACTIVE) {
+			lruvec_del_folio(p, id, k);
+			k->flags &= (uint16_t)~(F_ACTIVE | F_REFERENCED | F_SC_PENDING);
+			lruvec_add_folio(p, id, k);
+			p->pgdeactivate++;
+		}
+		return HS_HINT_KEEP;
+	}
 	if (a->channel == HS_CH_PAGEOUT && p->pageout == PAGEOUT_IGNORE)
 		return HS_HINT_KEEP;
 	if (!(k->flags & F_MAPPED)) {

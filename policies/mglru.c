@@ -2094,9 +2094,14 @@ enum hs_hint_verdict hs_mglru_hint(struct hs_policy *p, struct hs_folio *f,
 	if (a->channel != HS_CH_COLD)
 		return HS_HINT_KEEP;
 
-	/* madvise_cold_or_pageout_pte_range(): young bit and PG_referenced go */
-	k->flags &= (uint8_t)~(MF_ABIT | MF_REFERENCED);
-	if (p->cold == MGLRU_COLD_OLDEST) {
+	/*
+	 * madvise_cold_or_pageout_pte_range(): young bit and PG_referenced go.
+	 * folio_deactivate() from inside the kernel (a->deactivate: DAMON's
+	 * cold action) walks no page table: the young bit stays, and the
+	 * generic "eviction end" (cold=oldest) is a madvise() model only.
+	 */
+	k->flags &= (uint8_t)~(a->deactivate ? MF_REFERENCED : MF_ABIT | MF_REFERENCED);
+	if (p->cold == MGLRU_COLD_OLDEST && !a->deactivate) {
 		unsigned int gen = gen_from_seq(p->min_seq[t]);
 
 		set_gen(p, k, t, gen);

@@ -23,7 +23,9 @@
 #include "neigh.h"
 #include "policy.h"
 #include "qlist.h"
+#include "replay.h"
 #include "sim.h"
+#include "store.h"
 
 enum mock_mode { MOCK_OK, MOCK_NO_VICTIM, MOCK_NONRESIDENT, MOCK_REFUSE_ODD };
 
@@ -664,6 +666,118 @@ static void test_norecency(void)
 	T_EQ_U64(st.misses, 2);
 }
 
+static double metric(const struct hs_metrics *m, const char *name)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->m[i].name, name))
+			return m->m[i].value;
+	return -1;
+}
+
+/*
+ * The DAMON model on linux-2q, one key (every draw is key 0).  Two reads
+ * activate it (PG_referenced, then PG_active).  With idle 0, an interval's
+ * end deactivates it (pgdeactivate 1) and the next one finds it inactive
+ * (lru_deactivate() leaves an inactive folio alone: still 1).  With idle 1,
+ * seqs at the interval ends are 2, 3, 3: at the second end the read at
+ * seq 2 is within the last interval (age 1 <= 3 - 2), so it is kept; at the
+ * third it is idle (age 1 > 3 - 3) and deactivated.  A draw of a key not in
+ * memory does nothing, and a sim not made for the model refuses the call.
+ */
+static void test_damon(void)
+{
+	struct hs_sim_config cfg = { .ops = hs_policy_find("linux-2q"), .capacity = 4,
+				     .nr_keys = 1, .paranoid = true, .damon = true };
+	const uint8_t fd = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+	struct hs_sim_stats st;
+	struct hs_metrics m;
+	struct hs_sim *sim;
+
+	for (uint32_t idle = 0; idle < 2; idle++) {
+		if (hs_sim_new(&cfg, &sim)) {
+			t_fail(__FILE__, __LINE__, "no sim");
+			return;
+		}
+		T_EQ_I64(hs_sim_deactivate(sim, 100, 1, idle), 0);	/* nothing resident */
+		T_EQ_I64(hs_sim_step(sim, 0, fd, HS_NEVER), HS_STEP_MISS);
+		T_EQ_I64(hs_sim_step(sim, 0, fd, HS_NEVER), HS_STEP_HIT);
+		if (idle) {
+			T_EQ_I64(hs_sim_deactivate(sim, 4, 2, idle), 0);
+			T_EQ_I64(hs_sim_step(sim, 0, fd, HS_NEVER), HS_STEP_HIT);
+		}
+		T_EQ_I64(hs_sim_deactivate(sim, 4, 3, idle), 0);
+		hs_sim_finish(sim, &st, &m);
+		T_EQ_U64((uint64_t)metric(&m, "l2q.pgdeactivate"), idle ? 0 : 1);
+		T_EQ_I64(hs_sim_deactivate(sim, 4, 4, idle), 0);
+		hs_sim_finish(sim, &st, &m);
+		T_EQ_U64((uint64_t)metric(&m, "l2q.pgdeactivate"), 1);
+		T_EQ_U64(st.hints, 0);
+		hs_sim_free(sim);
+	}
+	cfg.damon = false;
+	if (hs_sim_new(&cfg, &sim)) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	T_EQ_I64(hs_sim_deactivate(sim, 4, 1, 0), -EINVAL);
+	hs_sim_free(sim);
+}
+
+/*
+ * The DAMON model through a replay of a timed session (linux-2q, capacity 4):
+ * key 0 read at 0 and 1 ms (active), key 1 at 250 ms.  Intervals of 100 ms
+ * end at 100 and 200 ms, both before the third record: the first
+ * deactivates key 0 (RATE 100 a second: 20 draws of 2 keys an interval),
+ * the second finds it inactive: pgdeactivate 1.  With a minimum idleness of
+ * 300 ms (3 intervals) neither interval may act yet: 0.  A session without
+ * times (generated) cannot be replayed with it: -ENODATA.
+ */
+static void test_damon_replay(void)
+{
+	static const struct hs_session_meta rec = { .source = "record", .format = "text" };
+	static const uint64_t min_age[] = { 0, 300000000 }, want[] = { 1, 0 };
+	const uint8_t fd = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+	struct hs_session_writer *w = NULL;
+	struct hs_store *st = NULL;
+	int64_t id = 0, gen = 0;
+
+	T_EQ_I64(hs_store_open(":memory:", 0, &st), 0);
+	if (!st)
+		return;
+	T_EQ_I64(hs_session_begin(st, &rec, &w), 0);
+	if (!w)
+		goto out;
+	T_EQ_I64(hs_session_add_ts(w, 0, fd, 0), 0);
+	T_EQ_I64(hs_session_add_ts(w, 0, fd, 1000000), 0);
+	T_EQ_I64(hs_session_add_ts(w, 1, fd, 250000000), 0);
+	T_EQ_I64(hs_session_commit(w, &id), 0);
+	for (int i = 0; i < 2; i++) {
+		struct hs_replay_opts o = { .threads = 1, .paranoid = true, .damon_deprio = 100,
+					    .damon_min_age_ns = min_age[i] };
+		struct hs_replay_job job = { .ops = hs_policy_find("linux-2q"), .capacity = 4 };
+
+		T_EQ_I64(hs_replay_session(st, id, &job, 1, &o), 0);
+		T_EQ_I64(job.err, 0);
+		T_EQ_U64((uint64_t)metric(&job.metrics, "l2q.pgdeactivate"), want[i]);
+		T_EQ_U64(job.stats.misses, 2);
+		free(job.gens);
+	}
+	T_EQ_I64(hs_session_begin(st, &rec, &w), 0);
+	if (!w)
+		goto out;
+	T_EQ_I64(hs_session_add(w, 0, fd), 0);
+	T_EQ_I64(hs_session_commit(w, &gen), 0);
+	{
+		struct hs_replay_opts o = { .threads = 1, .damon_deprio = 1 };
+		struct hs_replay_job job = { .ops = hs_policy_find("linux-2q"), .capacity = 4 };
+
+		T_EQ_I64(hs_replay_session(st, gen, &job, 1, &o), -ENODATA);
+		free(job.gens);
+	}
+out:
+	hs_store_close(st);
+}
+
 /*
  * next-use: stream a b [pageout a] a b c (keys 0 1 0 0 1 2; record 2 is a
  * hint).  Access seqs: a=0 b=1 a=2 b=3 c=4.  next: a@0 -> 2, b@1 -> 3,
@@ -936,6 +1050,8 @@ static const struct t_case cases[] = {
 	{ "admit", test_admit },
 	{ "next-use", test_next_use },
 	{ "norecency", test_norecency },
+	{ "damon", test_damon },
+	{ "damon-replay", test_damon_replay },
 };
 
 int main(int argc, char **argv)

@@ -230,6 +230,20 @@ expect_status 64 "$HSCTL" -d rec.db replay 1 --policy lru --no-store
 expect_eq "$ERR" 'hsctl: missing --size (e.g. --size 1000,5000): session 1 has no recorded'\
 ' memory limit'
 
+# The DAMON model needs the trace clock: an imported session, or a recording
+# without times, is refused with 65; its options are checked as usage.
+expect_status 65 "$HSCTL" -d "$DB" replay 1 --size 3 --damon-deprio 1
+expect_eq "$ERR" 'hsctl: --damon-deprio: session 1 is imported, not recorded: it has no'\
+' trace-clock times'
+expect_status 65 "$HSCTL" -d rec.db replay 1 --policy linux-2q --size 3 --no-store \
+	--damon-deprio 0.5/50
+expect_grep "^hsctl: --damon-deprio: session 1's stream has no trace-clock times$" "$ERR"
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --damon-min-age 1000
+expect_grep 'damon-min-age needs --damon-deprio' "$ERR"
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --damon-deprio 2000
+expect_grep "damon-deprio '2000': expected RATE" "$ERR"
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --damon-deprio 1/0
+
 # Only the first three runs and the two lrfu runs were stored: --no-store and
 # failed invocations add nothing.
 expect_status 0 "$HSCTL" -d "$DB" sql "SELECT count(*) FROM runs" --format csv
