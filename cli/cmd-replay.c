@@ -851,10 +851,7 @@ static bool same_outcome(const struct plan *pa, const struct hs_replay_job *a,
 /* The value of the policy's own metric @name, or NAN when it did not report it. */
 static double metric(const struct hs_replay_job *job, const char *name)
 {
-	for (size_t m = 0; m < job->metrics.n; m++)
-		if (!strcmp(job->metrics.m[m].name, name))
-			return job->metrics.m[m].value;
-	return NAN;
+	return hs_metrics_get(&job->metrics, name);
 }
 
 /*

@@ -903,14 +903,6 @@ static void section_protection(struct report *r)
 	bprintf(&r->html, "</table>\n");
 }
 
-static double metric(const struct hs_metrics *m, const char *name)
-{
-	for (size_t i = 0; i < m->n; i++)
-		if (!strcmp(m->m[i].name, name))
-			return m->m[i].value;
-	return NAN;
-}
-
 /* The kernel's lru_gen snapshots: the busiest memcg's generations over time. */
 static void kernel_generations(struct report *r, struct hs_store *st)
 {
@@ -985,7 +977,7 @@ static void section_generations(struct report *r, struct hs_store *st)
 
 		if (!(r->pl[i].ops->flags & HS_POLICY_GEN_SERIES))
 			continue;
-		shields |= !isnan(metric(&d->metrics, "hitshield.shields_set"));
+		shields |= !isnan(hs_metrics_get(&d->metrics, "hitshield.shields_set"));
 		b = bufs[i] = calloc(3 * (n ? n : 1), sizeof(*b));
 		if (!b) {
 			r->html.err = -ENOMEM;
@@ -1026,16 +1018,17 @@ static void section_generations(struct report *r, struct hs_store *st)
 		for (size_t i = 0; i < r->np; i++) {
 			const struct hs_metrics *m = &r->pl[i].detail->metrics;
 
-			if (isnan(metric(m, "hitshield.shields_set")))
+			if (isnan(hs_metrics_get(m, "hitshield.shields_set")))
 				continue;
 			bprintf(&r->html, "<tr>");
 			policy_cell(r, r->pl[i].ops);
 			bprintf(&r->html, "<td class=\"n\">%.0f</td><td class=\"n\">%.0f</td>"
 				"<td class=\"n\">%.0f</td><td class=\"n\">%.0f</td><td class=\"n\">"
-				"%.0f</td></tr>\n", metric(m, "hitshield.shields_set"),
-				metric(m, "hitshield.shields_spent"),
-				metric(m, "hitshield.spent_useful"),
-				metric(m, "hitshield.spent_wasted"), metric(m, "hitshield.stale"));
+				"%.0f</td></tr>\n", hs_metrics_get(m, "hitshield.shields_set"),
+				hs_metrics_get(m, "hitshield.shields_spent"),
+				hs_metrics_get(m, "hitshield.spent_useful"),
+				hs_metrics_get(m, "hitshield.spent_wasted"),
+				hs_metrics_get(m, "hitshield.stale"));
 		}
 		bprintf(&r->html, "</table>\n<p class=\"note\">A shield is set when the aging "
 			"walk has seen a folio young often enough, and spent when eviction finds "

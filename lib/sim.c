@@ -55,6 +55,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -194,6 +195,14 @@ void hs_metrics_add(struct hs_metrics *m, const char *name, double value)
 	snprintf(m->m[m->n].name, sizeof(m->m[m->n].name), "%s", name);
 	m->m[m->n].value = value;
 	m->n++;
+}
+
+double hs_metrics_get(const struct hs_metrics *m, const char *name)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->m[i].name, name))
+			return m->m[i].value;
+	return NAN;
 }
 
 static const char *const pageout_names[HS_PAGEOUT_NR] = {

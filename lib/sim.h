@@ -238,6 +238,8 @@ struct hs_metrics {
 };
 
 void hs_metrics_add(struct hs_metrics *m, const char *name, double value);
+/* The value of metric @name, or NAN when the policy did not report it. */
+double hs_metrics_get(const struct hs_metrics *m, const char *name);
 
 /*
  * A time series per run: snapshots a policy takes of its own state, when it

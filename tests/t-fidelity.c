@@ -453,14 +453,6 @@ out:
 }
 
 /* A metric of a run by name, or -1. */
-static double metric(const struct hs_metrics *m, const char *name)
-{
-	for (size_t i = 0; i < m->n; i++)
-		if (!strcmp(m->m[i].name, name))
-			return m->m[i].value;
-	return -1;
-}
-
 /*
  * The real neighbourhood of a recorded session (hs_session_neigh()) and
  * mglru's look-around on it.  The stream is testdata/golden/
@@ -574,7 +566,7 @@ static void test_neigh(void)
 	job.capacity = 4;
 	T_EQ_I64(hs_replay_session(st, id, &job, 1, NULL), 0);
 	T_EQ_I64(job.err, 0);
-	T_NEAR(metric(&job.metrics, "mglru.lookaround_young"), 1, 0);
+	T_NEAR(hs_metrics_get(&job.metrics, "mglru.lookaround_young"), 1, 0);
 	free(job.gens);
 out:
 	for (int i = 0; i < 2; i++) {

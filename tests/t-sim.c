@@ -666,14 +666,6 @@ static void test_norecency(void)
 	T_EQ_U64(st.misses, 2);
 }
 
-static double metric(const struct hs_metrics *m, const char *name)
-{
-	for (size_t i = 0; i < m->n; i++)
-		if (!strcmp(m->m[i].name, name))
-			return m->m[i].value;
-	return -1;
-}
-
 /*
  * The DAMON model on linux-2q, one key (every draw is key 0).  Two reads
  * activate it (PG_referenced, then PG_active).  With idle 0, an interval's
@@ -707,10 +699,10 @@ static void test_damon(void)
 		}
 		T_EQ_I64(hs_sim_deactivate(sim, 4, 3, idle), 0);
 		hs_sim_finish(sim, &st, &m);
-		T_EQ_U64((uint64_t)metric(&m, "l2q.pgdeactivate"), idle ? 0 : 1);
+		T_NEAR(hs_metrics_get(&m, "l2q.pgdeactivate"), idle ? 0 : 1, 0);
 		T_EQ_I64(hs_sim_deactivate(sim, 4, 4, idle), 0);
 		hs_sim_finish(sim, &st, &m);
-		T_EQ_U64((uint64_t)metric(&m, "l2q.pgdeactivate"), 1);
+		T_NEAR(hs_metrics_get(&m, "l2q.pgdeactivate"), 1, 0);
 		T_EQ_U64(st.hints, 0);
 		hs_sim_free(sim);
 	}
@@ -758,7 +750,7 @@ static void test_damon_replay(void)
 
 		T_EQ_I64(hs_replay_session(st, id, &job, 1, &o), 0);
 		T_EQ_I64(job.err, 0);
-		T_EQ_U64((uint64_t)metric(&job.metrics, "l2q.pgdeactivate"), want[i]);
+		T_NEAR(hs_metrics_get(&job.metrics, "l2q.pgdeactivate"), (double)want[i], 0);
 		T_EQ_U64(job.stats.misses, 2);
 		free(job.gens);
 	}
