@@ -5,8 +5,10 @@
 # arms' ranges over their boots are apart or overlap (the run-to-run spread),
 # and, for MGLRU on against off, the models' difference: mglru (profile p68)
 # replaying the on-arm's recordings against linux-2q (p610) replaying the
-# off-arm's, each model on the recordings of the kernel it models.  DAMON_LRU_SORT
-# has no model.  Input: lru-ab.sh's rows.csv (awk -F,):
+# off-arm's, each model on the recordings of the kernel it models; for
+# DAMON_LRU_SORT over an LRU, that LRU's model replaying the DAMON arm's
+# recordings with the DAMON model (lru-ab.sh passes --damon-deprio) against
+# it replaying the plain arm's.  Input: lru-ab.sh's rows.csv (awk -F,):
 #   arm,round,name,pswpin,pswpout,refaults,majfaults,demand,readahead,krefaults,
 #   runtime_s,damon_hot_bytes,damon_cold_bytes,mglru_misses,mglru_refaults,
 #   l2q_misses,l2q_refaults
@@ -59,10 +61,16 @@ END {
 			b = "damon-" a
 			if (!n[w SUBSEP a] || !n[w SUBSEP b])
 				continue
-			print w ": DAMON_LRU_SORT over " a " (" b ") against " a " alone (no model)"
-			if (cmp(w, a, b, 8, "demand")) printf "\n"
-			if (cmp(w, a, b, 10, "refaults")) printf "\n"
-			if (cmp(w, a, b, 4, "pswpin")) printf "\n"
+			mi = q == 1 ? 16 : 14	# that LRU's model: linux-2q, or mglru
+			print w ": DAMON_LRU_SORT over " a " (" b ") against " a " alone"
+			if (cmp(w, a, b, 8, "demand"))
+				printf "; models %s\n", pct(mean(w SUBSEP b, mi), mean(w SUBSEP a, mi))
+			if (cmp(w, a, b, 10, "refaults"))
+				printf "; models %s\n", pct(mean(w SUBSEP b, mi + 1),
+					mean(w SUBSEP a, mi + 1))
+			if (cmp(w, a, b, 4, "pswpin"))
+				printf "; models' refaults %s\n", pct(mean(w SUBSEP b, mi + 1),
+					mean(w SUBSEP a, mi + 1))
 			if (cmp(w, a, b, 11, "runtime_s")) printf "\n"
 		}
 	}

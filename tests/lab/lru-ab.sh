@@ -38,7 +38,8 @@ Arms (default: all, in this order):
   damon-mglru    --lru-gen y --damon-lru-sort y
 
   --lock FILE    take FILE with flock(1) for each boot, not for the whole run
-  --summary DIR  summarise an earlier run's boots again (DIR/boots)
+  --summary DIR  summarise an earlier run's boots again (DIR/boots), replaying
+                 with the hsctl the boots used, or \$HSCTL when set
 Exit status: 0 every boot and recording succeeded, 1 otherwise, 64 usage.
 EOF
 }
@@ -108,7 +109,7 @@ for r in $(seq 1 "$ROUNDS"); do
 done
 [ -f "$SUM/boots" ] || { echo "$PROG: no boot left a database" >&2; exit 1; }
 
-HSCTL=$(sed -n 's/^static hsctl: \([^ ]*\) .*/\1/p' "$SUM"/round1-*.log 2>/dev/null | head -n 1)
+HSCTL=${HSCTL:-$(sed -n 's/^static hsctl: \([^ ]*\) .*/\1/p' "$SUM"/round1-*.log 2>/dev/null | head -n 1)}
 [ -x "${HSCTL:-}" ] || HSCTL=hsctl
 sq() {	# sq DB SQL: csv rows without the header
 	"$HSCTL" -d "$1" sql --format csv "$2" | sed 1d
@@ -117,7 +118,8 @@ sq() {	# sq DB SQL: csv rows without the header
 # One row per recording:
 # arm round name pswpin pswpout refaults majfaults demand readahead krefaults runtime_s
 # damon_hot_bytes damon_cold_bytes mglru_misses mglru_refaults l2q_misses l2q_refaults
-# (the replays: mglru p68 and linux-2q p610, 6.12's profiles, at the recorded limit;
+# (the replays: mglru p68 and linux-2q p610, 6.12's profiles, at the recorded limit,
+# on a DAMON arm with the DAMON model at the run's own rate;
 # the DAMON bytes: what the module sorted between the start of the run, as the
 # session's params hold it, and its end, as the guest printed it)
 while read -r arm r res; do
@@ -154,8 +156,19 @@ while read -r arm r res; do
 			hot=$((h1 - hot0))
 			cold=$((c1 - cold0))
 		fi
+		# A DAMON arm's replays carry the DAMON model (hsctl-replay(1),
+		# --damon-deprio): the folios the module deactivated a second during
+		# the run over the guest's LRU pages (at the end of the boot)
+		deprio=
+		if [ -n "$cold" ] && [ -f "$res/out/vmstat-after.txt" ]; then
+			deprio=$(awk -v c="$cold" -v t="$runtime" '
+				/^nr_(in)?active_(anon|file) / { lru += $2 }
+				END { if (lru > 0 && t > 0 && c > 0) printf "%.4f", c / 4096 / t / lru }' \
+				"$res/out/vmstat-after.txt")
+		fi
 		rep=$("$HSCTL" -d "$res/out/lab.db" replay "$s" --policy mglru,linux-2q \
-			--no-store --param mglru.profile=p68 --param linux-2q.profile=p610 2>&1)
+			--no-store --param mglru.profile=p68 --param linux-2q.profile=p610 \
+			${deprio:+--damon-deprio "$deprio"} 2>&1)
 		# "kernel, the workload's pages: D demand misses, R read ahead (...), F refaults,"
 		kre='^kernel, the workload.s pages: \([0-9]*\) demand misses,'
 		kre="$kre \\([0-9]*\\) read ahead"
@@ -189,6 +202,6 @@ awk -F, -v head="$HEAD" '
 cat "$SUM/summary.txt"
 echo
 echo "arm against arm: the kernel's difference (means), whether the arms' ranges are apart,"
-echo "and the models' difference (MGLRU on/off only)"
+echo "and the models' difference (each arm's recordings replayed by the model of its kernel)"
 awk -F, -f "$LABDIR/lru-ab-pairs.awk" "$SUM/rows.csv" | tee "$SUM/pairs.txt"
 [ -z "$failed" ]
