@@ -501,6 +501,84 @@ static long add_many_plain(struct hs_keymap *km, const uint64_t *keys, size_t n,
 	return added;
 }
 
+/* The first count at which an insertion must make room (make_room()). */
+static inline uint32_t room_stop(const struct hs_keymap *km)
+{
+	size_t stop = HS_MIN(km->limit, km->recs_cap);
+
+	return (uint32_t)HS_MIN(stop, (size_t)HS_KEYMAP_MAX_KEYS);
+}
+
+/*
+ * add_many_plain() for the common case of an import, a narrow table of
+ * one-word keys whose record is the key: the table's address, mask and
+ * count live in registers for the whole batch (the generic loop reloads
+ * them from *km after every store, which may alias them), and a slot is
+ * read as one word.  It stops before a key of 2^32 or more, which needs
+ * the table widened.  Return: keys handled, with *@added the new ones; or
+ * -ENOMEM / -EOVERFLOW.
+ */
+static long add_many_narrow(struct hs_keymap *km, const uint64_t *keys, size_t n,
+			    uint32_t *ids, long *added)
+{
+	uint64_t ring[PREFETCH_AHEAD];	/* hashes of the prefetched keys, at i % PREFETCH_AHEAD */
+	struct km_nslot *slots = (struct km_nslot *)(void *)km->slots;
+	uint64_t *recs = (uint64_t *)(void *)km->recs;
+	size_t i, j, mask = km->mask;
+	uint32_t count = km->count, stop = room_stop(km);
+	int err;
+
+	for (i = 0; i < n && i < PREFETCH_AHEAD; i++) {
+		ring[i] = hash(keys[i]);
+		__builtin_prefetch(&slots[ring[i] & mask]);
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t h = ring[i % PREFETCH_AHEAD], key = keys[i];
+		struct km_nslot sl;
+
+		if (i + PREFETCH_AHEAD < n) {
+			uint64_t ha = hash(keys[i + PREFETCH_AHEAD]);
+
+			ring[i % PREFETCH_AHEAD] = ha;
+			__builtin_prefetch(&slots[ha & mask]);
+		}
+		if (unlikely(key >> 32))
+			break;
+		for (j = h & mask;; j = (j + 1) & mask) {
+			sl = slots[j];
+			if (!sl.id1 || sl.key == (uint32_t)key)
+				break;
+		}
+		if (sl.id1) {
+			ids[i] = sl.id1 - 1;
+			continue;
+		}
+		if (unlikely(count >= stop)) {
+			km->count = count;
+			err = make_room(km, false);
+			if (err)
+				return err;
+			/* the table may be new: its address and size, and the free slot */
+			slots = (struct km_nslot *)(void *)km->slots;
+			recs = (uint64_t *)(void *)km->recs;
+			mask = km->mask;
+			stop = room_stop(km);
+			for (j = h & mask; slots[j].id1; j = (j + 1) & mask)
+				;
+			/* the prefetches in flight were of the old table: issue them again */
+			for (size_t k = i + 1; k < n && k <= i + PREFETCH_AHEAD; k++)
+				__builtin_prefetch(&slots[ring[k % PREFETCH_AHEAD] & mask]);
+		}
+		recs[count] = key;
+		slots[j].key = (uint32_t)key;
+		slots[j].id1 = count + 1;
+		ids[i] = count++;
+		(*added)++;
+	}
+	km->count = count;
+	return (long)i;
+}
+
 /*
  * Whether record @i of @keys continues a run of consecutive keys: it is its
  * predecessor plus (or minus) one, as the predecessor was the record's
@@ -618,6 +696,15 @@ long hs_keymap_add_many(struct hs_keymap *km, const uint64_t *keys, size_t n, ui
 	}
 	if (runs && runs >= sampled / 4)
 		return add_many_runs(km, keys, n, ids);
+	if (km->words == 1 && km->rec_size == sizeof(uint64_t) && is_narrow(km)) {
+		long added = 0, done = add_many_narrow(km, keys, n, ids, &added), rest;
+
+		if (done < 0 || (size_t)done == n)
+			return done < 0 ? done : added;
+		/* a key of 2^32 or more: the generic loop widens the table */
+		rest = add_many_plain(km, keys + done, n - (size_t)done, ids + done);
+		return rest < 0 ? rest : added + rest;
+	}
 	return add_many_plain(km, keys, n, ids);
 }
 

@@ -144,8 +144,14 @@ out:
 	free(first);
 }
 
-/* The batch call gives the same ids and counts as one call per key. */
-static void test_add_many(void)
+/*
+ * The batch call gives the same ids and counts as one call per key.  @wide:
+ * 0 keys below 2^32 throughout (the narrow table's own loop, through six
+ * doublings from 1,024 slots), 1 any 64-bit keys (the table is widened by
+ * the first), 2 keys below 2^32 until the middle of a batch, then any (the
+ * narrow loop stops there and the generic one widens the table).
+ */
+static void add_many_case(int wide)
 {
 	enum { N = 1000000, BLOCK = 4096 };
 	struct hs_keymap *one = NULL, *many = NULL;
@@ -161,8 +167,11 @@ static void test_add_many(void)
 	T_EQ_I64(hs_keymap_new(0, &many), 0);
 	if (!one || !many)
 		goto out;
-	for (i = 0; i < N; i++)
+	for (i = 0; i < N; i++) {
 		keys[i] = pool_key(rng() % 300000);
+		if (wide == 0 || (wide == 2 && i < N / 2 + BLOCK / 2))
+			keys[i] &= UINT32_MAX;
+	}
 	for (i = 0; i < N; i += BLOCK) {
 		size_t n = N - i < BLOCK ? N - i : BLOCK;
 		long ret = hs_keymap_add_many(many, keys + i, n, ids + i);
@@ -186,6 +195,13 @@ out:
 	hs_keymap_free(many);
 	free(keys);
 	free(ids);
+}
+
+static void test_add_many(void)
+{
+	add_many_case(0);
+	add_many_case(1);
+	add_many_case(2);
 }
 
 /*
