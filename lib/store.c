@@ -2475,13 +2475,36 @@ out_free:
 	return err;
 }
 
+/*
+ * How many of @n meta bytes are accesses, channel FD or PT (0 or 1, so bits
+ * 1 and 2 clear), eight at a time: a byte loop was 7 instructions a record.
+ */
+static uint64_t count_accesses(const uint8_t *meta, size_t n)
+{
+	uint64_t nacc = 0, x, t;
+	size_t i;
+
+	_Static_assert(HS_CH_FD == 0 && HS_CH_PT == 1 && HS_META_CHANNEL_MASK == 7,
+		       "an access is a meta byte with bits 1 and 2 clear");
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&x, meta + i, sizeof(x));
+		x &= 0x0606060606060606ull;
+		/* 1 in each byte that is not an access, then their sum in the top byte */
+		t = (x >> 1 | x >> 2) & 0x0101010101010101ull;
+		nacc += 8 - ((t * 0x0101010101010101ull) >> 56);
+	}
+	for (; i < n; i++)
+		nacc += (meta[i] & HS_META_CHANNEL_MASK) <= HS_CH_PT;
+	return nacc;
+}
+
 /* Renumber the buffered records and write them as the next access chunk. */
 static int flush_chunk(struct hs_session_writer *w)
 {
 	struct hs_store *st = w->st;
-	uint64_t nacc = 0;
+	uint64_t nacc;
 	sqlite3_stmt *s = NULL;
-	size_t len, i;
+	size_t len;
 	long added;
 	int err;
 
@@ -2492,8 +2515,7 @@ static int flush_chunk(struct hs_session_writer *w)
 	if (added < 0)
 		return store_err(st, (int)added, added == -ENOMEM ? "out of memory" :
 			       "more than %u distinct keys", (unsigned int)HS_KEYMAP_MAX_KEYS);
-	for (i = 0; i < w->n; i++)
-		nacc += (w->meta[i] & HS_META_CHANNEL_MASK) <= HS_CH_PT;
+	nacc = count_accesses(w->meta, w->n);
 	if (w->timed > 0)
 		len = hs_codec_encode_ts(w->keys, w->meta, w->ts, w->n, w->enc);
 	else
@@ -2601,6 +2623,53 @@ int hs_session_add_many(struct hs_session_writer *w, const uint64_t *keys, size_
 		}
 	}
 	return 0;
+}
+
+/**
+ * hs_session_room() - the free part of the chunk being filled, to write keys into
+ * @w: the writer
+ * @keys: receives where the next record's original id goes
+ * @room: receives how many records fit there (at least 1)
+ *
+ * An import reads its records straight into the chunk, rather than into an
+ * array that hs_session_add_many() copies (8 bytes a record).
+ *
+ * Return: 0, or the writer's sticky error.
+ */
+int hs_session_room(struct hs_session_writer *w, uint64_t **keys, size_t *room)
+{
+	if (unlikely(w->err))
+		return w->err;
+	*keys = w->raw + w->n;
+	*room = HS_CHUNK_RECORDS - w->n;
+	return 0;
+}
+
+/**
+ * hs_session_add_room() - append the records written where hs_session_room() said
+ * @w: the writer
+ * @n: how many (at most the room it gave)
+ * @meta: channel, type and write bits (access.h) of every one
+ *
+ * Return: as hs_session_add_many().
+ */
+int hs_session_add_room(struct hs_session_writer *w, size_t n, uint8_t meta)
+{
+	int err = add_check(w, meta);
+
+	if (unlikely(err))
+		return err;
+	if (unlikely(n > HS_CHUNK_RECORDS - w->n))
+		return store_err(w->st, -EINVAL, "%zu records for a room of %zu", n,
+				 (size_t)(HS_CHUNK_RECORDS - w->n));
+	if (!n)
+		return 0;
+	w->timed = -1;
+	memset(w->meta + w->n, meta, n);
+	w->n += n;
+	if (w->n == HS_CHUNK_RECORDS)
+		w->err = flush_chunk(w);
+	return w->err;
 }
 
 /**
