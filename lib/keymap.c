@@ -521,7 +521,7 @@ static inline uint32_t room_stop(const struct hs_keymap *km)
 static long add_many_narrow(struct hs_keymap *km, const uint64_t *keys, size_t n,
 			    uint32_t *ids, long *added)
 {
-	uint64_t ring[PREFETCH_AHEAD];	/* hashes of the prefetched keys, at i % PREFETCH_AHEAD */
+	uint64_t ring[PREFETCH_AHEAD];	/* hashes of the keys ahead, at i % PREFETCH_AHEAD */
 	struct km_nslot *slots = (struct km_nslot *)(void *)km->slots;
 	uint64_t *recs = (uint64_t *)(void *)km->recs;
 	size_t i, j, mask = km->mask;
