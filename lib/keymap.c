@@ -27,6 +27,8 @@
 #define PREFETCH_AHEAD	16	/* hs_keymap_add_many(): keys between prefetch and use */
 #define RUN_AHEAD	64	/* hs_keymap_add_many(): a run's records prefetched */
 #define RECS_RESERVED	((size_t)HS_KEYMAP_MAX_KEYS + 1)	/* records a reserved array holds */
+#define SLOTS_RESERVED_BITS	33	/* a reserved narrow table: 2^33 slots, 64 GiB of address
+					 * space, room for HS_KEYMAP_MAX_KEYS at 4/5 full */
 #define KM_INLINE	static inline __attribute__((always_inline))	/* width a constant */
 
 /*
@@ -178,6 +180,15 @@ static void recs_free(char *recs, size_t n, size_t rec_size)
 	hs_huge_free(recs, n * rec_size);
 }
 
+/* Free the slot array, the whole reserved range if it is one. */
+static void table_free(struct km_slot *slots, size_t n, unsigned int shift, size_t res)
+{
+	if (res)
+		hs_huge_free(slots, res);
+	else
+		slots_free(slots, n, shift);
+}
+
 static int table_alloc(struct hs_keymap *km, unsigned int bits, unsigned int shift)
 {
 	size_t n = (size_t)1 << bits;
@@ -214,6 +225,7 @@ static int rebuild(struct hs_keymap *km, unsigned int bits, unsigned int shift)
 		return -ENOMEM;
 	if (table_alloc(km, bits, shift))
 		return -ENOMEM;		/* the old table is unchanged and still usable */
+	km->slots_res = 0;
 	for (i = 0; i < old_n; i++) {
 		uint64_t tag;
 		uint32_t id1;
@@ -232,13 +244,77 @@ static int rebuild(struct hs_keymap *km, unsigned int bits, unsigned int shift)
 			j = (j + 1) & km->mask;
 		slot_put(km, km->words, j, tag, id1 - 1);
 	}
-	slots_free(old.slots, old_n, old.slot_shift);
+	table_free(old.slots, old_n, old.slot_shift, old.slots_res);
+	return 0;
+}
+
+/* Slot @j of a narrow table taken, probing on from @j with @mask: the first free one. */
+static inline size_t narrow_free(const struct hs_keymap *km, size_t j, size_t mask)
+{
+	while (nslot(km, j)->id1)
+		j = (j + 1) & mask;
+	return j;
+}
+
+/*
+ * Double a narrow table inside its reserved address space: the old slots
+ * stay where they are and the new upper half is fresh zero pages.  A
+ * rebuild into a new table (rebuild()) has the kernel zero twice the
+ * table's final size over an import, the old tables included, and on this
+ * project's VM first touches of fresh pages cost up to a third of a 3.7 M-key
+ * import; growing in place, they cost the final size once.
+ *
+ * A key's new home is its old home h or h + N (N the old size).  The old
+ * slots are taken out one by one in ascending order and placed again,
+ * starting after an empty slot s so that no cluster is entered in its
+ * middle; the cluster at the start, which may hold keys wrapped around from
+ * the end, is set aside first and placed last.  Then every slot a key is
+ * placed into is one already visited (at most the one it left: its chain
+ * from h was all taken) or in the upper half, and a probe that wraps from
+ * the top comes to the bottom's visited slots: no key is placed beyond a
+ * slot that will be emptied later, so every chain stays whole.
+ * Return: 0, or -ENOMEM (the table unchanged).
+ */
+static int grow_in_place(struct hs_keymap *km)
+{
+	size_t i, j, s, n = km->mask + 1, mask = 2 * n - 1;
+	struct km_nslot *aside;
+
+	for (s = 0; nslot(km, s)->id1; s++)
+		;
+	aside = malloc(HS_MAX(s, (size_t)1) * sizeof(*aside));
+	if (!aside)
+		return -ENOMEM;
+	for (i = 0; i < s; i++) {
+		aside[i] = *nslot(km, i);
+		nslot(km, i)->id1 = 0;
+	}
+	for (i = s + 1; i < n; i++) {
+		struct km_nslot e = *nslot(km, i);
+
+		if (!e.id1)
+			continue;
+		nslot(km, i)->id1 = 0;
+		j = narrow_free(km, hash(e.key) & mask, mask);
+		*nslot(km, j) = e;
+	}
+	for (i = 0; i < s; i++) {
+		j = narrow_free(km, hash(aside[i].key) & mask, mask);
+		*nslot(km, j) = aside[i];
+	}
+	free(aside);
+	km->bits++;
+	km->mask = mask;
+	km->limit = (mask + 1) / 5 * 4;
 	return 0;
 }
 
 /* Double the table. */
 static int grow(struct hs_keymap *km)
 {
+	if (km->slots_res && km->words == 1 && is_narrow(km) &&
+	    (size_t)2 << km->bits << NARROW_SHIFT <= km->slots_res)
+		return grow_in_place(km);
 	return rebuild(km, km->bits + 1, km->slot_shift);
 }
 
@@ -271,7 +347,22 @@ int hs_keymap_new_rec(unsigned int words, size_t rec_size, size_t expect,
 		return -ENOMEM;
 	while (bits < 40 && ((size_t)1 << bits) / 5 * 4 < expect)
 		bits++;
-	if (table_alloc(km, bits, words == 1 ? NARROW_SHIFT : WIDE_SHIFT)) {
+	/*
+	 * A narrow table of huge pages gets address space for the largest
+	 * narrow table there can be, and doubles inside it (grow_in_place()).
+	 */
+	if (words == 1 && ((size_t)1 << bits << NARROW_SHIFT) >= HUGE_BYTES &&
+	    bits < SLOTS_RESERVED_BITS) {
+		km->slots = hs_huge_reserve((size_t)1 << SLOTS_RESERVED_BITS << NARROW_SHIFT);
+		if (km->slots) {
+			km->slots_res = (size_t)1 << SLOTS_RESERVED_BITS << NARROW_SHIFT;
+			km->slot_shift = NARROW_SHIFT;
+			km->bits = bits;
+			km->mask = ((size_t)1 << bits) - 1;
+			km->limit = ((size_t)1 << bits) / 5 * 4;
+		}
+	}
+	if (!km->slots && table_alloc(km, bits, words == 1 ? NARROW_SHIFT : WIDE_SHIFT)) {
 		free(km);
 		return -ENOMEM;
 	}
@@ -295,7 +386,7 @@ int hs_keymap_new_rec(unsigned int words, size_t rec_size, size_t expect,
 	if (!km->recs)
 		km->recs = recs_alloc(km->recs_cap, rec_size);
 	if (!km->recs) {
-		slots_free(km->slots, km->mask + 1, km->slot_shift);
+		table_free(km->slots, km->mask + 1, km->slot_shift, km->slots_res);
 		free(km);
 		return -ENOMEM;
 	}
@@ -325,7 +416,7 @@ void hs_keymap_free(struct hs_keymap *km)
 {
 	if (!km)
 		return;
-	slots_free(km->slots, km->mask + 1, km->slot_shift);
+	table_free(km->slots, km->mask + 1, km->slot_shift, km->slots_res);
 	recs_free(km->recs, km->recs_cap, km->rec_size);
 	free(km);
 }
