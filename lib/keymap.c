@@ -27,8 +27,8 @@
 #define PREFETCH_AHEAD	16	/* hs_keymap_add_many(): keys between prefetch and use */
 #define RUN_AHEAD	64	/* hs_keymap_add_many(): a run's records prefetched */
 #define RECS_RESERVED	((size_t)HS_KEYMAP_MAX_KEYS + 1)	/* records a reserved array holds */
-#define SLOTS_RESERVED_BITS	33	/* a reserved narrow table: 2^33 slots, 64 GiB of address
-					 * space, room for HS_KEYMAP_MAX_KEYS at 4/5 full */
+/* A reserved narrow table: 2^33 slots (64 GiB of address space), HS_KEYMAP_MAX_KEYS at 4/5 */
+#define SLOTS_RESERVED_BITS	33
 #define KM_INLINE	static inline __attribute__((always_inline))	/* width a constant */
 
 /*
