@@ -218,32 +218,40 @@ static int import_params(const struct hs_trace_opts *o, char **out)
 	return hs_json_take(&j, out);
 }
 
-/* Records moved from the reader to the writer at once (a 32 KiB stack array). */
+/* Records moved from the reader to the writer at most at once. */
 #define COPY_BATCH	4096
 
 /*
- * Read every record into the open session.  Return: 0 or a negative errno,
- * with *why the message and *bad_data set when the trace was at fault.
+ * Read every record into the open session: the reader writes the keys
+ * straight into the writer's chunk (hs_session_room()).  Return: 0 or a
+ * negative errno, with *why the message and *bad_data set when the trace
+ * was at fault.
  */
 static int copy_records(struct hs_trace_reader *r, struct hs_session_writer *w,
 			struct hs_store *st, const char **why, bool *bad_data)
 {
 	struct hs_cli_progress pr;
 	bool tty = isatty(STDERR_FILENO);
-	uint64_t keys[COPY_BATCH], before;
+	uint64_t *keys, before;
 	uint8_t meta;
+	size_t room;
 	long n;
 	int ret = 0;
 
 	hs_cli_progress_start(&pr);
 	for (;;) {
+		ret = hs_session_room(w, &keys, &room);
+		if (ret) {
+			*why = hs_store_errmsg(st);
+			break;
+		}
 		before = hs_trace_records(r);
-		n = hs_trace_next_many(r, keys, COPY_BATCH, &meta);
+		n = hs_trace_next_many(r, keys, room < COPY_BATCH ? room : COPY_BATCH, &meta);
 		if (n <= 0) {
 			ret = (int)n;
 			break;
 		}
-		ret = hs_session_add_many(w, keys, (size_t)n, meta);
+		ret = hs_session_add_room(w, (size_t)n, meta);
 		if (ret) {
 			*why = hs_store_errmsg(st);
 			break;

@@ -43,6 +43,31 @@ static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
 }
 
 /*
+ * For put_rec_varint_wide(), by the count of leading zero bits of a value:
+ * the length of its varint in the top byte (1 + (63 - clz) / 7), and in
+ * the low five bytes the continuation bits of every byte but its last.
+ * One load instead of a division by 7 and a shift per record.
+ */
+static const uint64_t rec_len_cont[64] = {
+	0x0a00008080808080ull, 0x0900008080808080ull, 0x0900008080808080ull, 0x0900008080808080ull,
+	0x0900008080808080ull, 0x0900008080808080ull, 0x0900008080808080ull, 0x0900008080808080ull,
+	0x0800008080808080ull, 0x0800008080808080ull, 0x0800008080808080ull, 0x0800008080808080ull,
+	0x0800008080808080ull, 0x0800008080808080ull, 0x0800008080808080ull, 0x0700008080808080ull,
+	0x0700008080808080ull, 0x0700008080808080ull, 0x0700008080808080ull, 0x0700008080808080ull,
+	0x0700008080808080ull, 0x0700008080808080ull, 0x0600008080808080ull, 0x0600008080808080ull,
+	0x0600008080808080ull, 0x0600008080808080ull, 0x0600008080808080ull, 0x0600008080808080ull,
+	0x0600008080808080ull, 0x0500000080808080ull, 0x0500000080808080ull, 0x0500000080808080ull,
+	0x0500000080808080ull, 0x0500000080808080ull, 0x0500000080808080ull, 0x0500000080808080ull,
+	0x0400000000808080ull, 0x0400000000808080ull, 0x0400000000808080ull, 0x0400000000808080ull,
+	0x0400000000808080ull, 0x0400000000808080ull, 0x0400000000808080ull, 0x0300000000008080ull,
+	0x0300000000008080ull, 0x0300000000008080ull, 0x0300000000008080ull, 0x0300000000008080ull,
+	0x0300000000008080ull, 0x0300000000008080ull, 0x0200000000000080ull, 0x0200000000000080ull,
+	0x0200000000000080ull, 0x0200000000000080ull, 0x0200000000000080ull, 0x0200000000000080ull,
+	0x0200000000000080ull, 0x0100000000000000ull, 0x0100000000000000ull, 0x0100000000000000ull,
+	0x0100000000000000ull, 0x0100000000000000ull, 0x0100000000000000ull, 0x0100000000000000ull,
+};
+
+/*
  * put_varint() of a record's value (below 2^35: at most REC_VARINT_MAX
  * bytes) without a branch per byte, which mispredicts on keys whose deltas
  * vary in length: the seven-bit groups are spread over the bytes of a word,
@@ -51,14 +76,14 @@ static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
  */
 static inline uint8_t *put_rec_varint_wide(uint8_t *p, uint64_t v)
 {
-	unsigned int len = (unsigned int)(63 - __builtin_clzll(v | 1)) / 7 + 1;
+	uint64_t t = rec_len_cont[__builtin_clzll(v | 1)];
 	uint64_t x = (v & 0x7f) | (v << 1 & 0x7f00) | (v << 2 & 0x7f0000) |
 		     (v << 3 & 0x7f000000) | (v << 4 & 0x7f00000000ull);
 
-	x |= 0x8080808080ull & ((1ull << (8 * (len - 1))) - 1);
+	x |= t & 0x8080808080ull;
 	x = htole64(x);
 	memcpy(p, &x, sizeof(x));
-	return p + len;
+	return p + (t >> 56);
 }
 
 /*
@@ -113,14 +138,37 @@ size_t hs_codec_encode(const uint32_t *keys, const uint8_t *meta, size_t n, uint
 {
 	uint8_t *p = out;
 	uint32_t prev = 0;
-	uint8_t pmeta = 0;
+	uint8_t pmeta = 0, diff = 0;
 	size_t i;
 
+	/*
+	 * One meta byte for every record (an import's chunks): only the first
+	 * record carries it, and the loop need not look at meta[] at all.
+	 */
+	for (i = 1; i < n; i++)
+		diff |= meta[i] ^ meta[0];
+	i = 0;
+	if (!diff && n >= 2) {
+		uint64_t v = zigzag((int64_t)keys[0]) << 1;
+
+		prev = keys[0];
+		pmeta = meta[0];
+		if (pmeta) {
+			p = put_rec_varint_wide(p, v | 1);
+			*p++ = pmeta;
+		} else {
+			p = put_rec_varint_wide(p, v);
+		}
+		for (i = 1; i + 2 <= n; i++) {
+			p = put_rec_varint_wide(p, zigzag((int64_t)keys[i] - (int64_t)prev) << 1);
+			prev = keys[i];
+		}
+	}
 	/*
 	 * Records before the last two may store 8 bytes at once: record i starts
 	 * at most 6 i bytes in, and 6 i + 8 <= hs_codec_bound(n) while i <= n - 2.
 	 */
-	for (i = 0; i + 2 <= n; i++) {
+	for (; i + 2 <= n; i++) {
 		uint64_t v = zigzag((int64_t)keys[i] - (int64_t)prev) << 1;
 
 		prev = keys[i];

@@ -37,6 +37,8 @@ struct hs_keymap {
 	char		*recs;		/* dense id i's record at i * rec_size */
 	size_t		rec_size;	/* bytes per record, the key first */
 	size_t		recs_cap;	/* records allocated */
+	size_t		slots_res;	/* bytes of address space reserved for the
+					 * slots (grow_in_place()), 0: none */
 };
 
 #define HS_KEYMAP_MAX_KEYS	UINT32_MAX	/* dense ids are below this */

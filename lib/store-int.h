@@ -130,6 +130,7 @@ struct hs_session_writer {
 	size_t			stage_n;	/* ... how many */
 	size_t			stage_cap;	/* ... room in stage[] */
 	char			started[24];	/* ... when hs_session_begin() ran */
+	bool			journal;	/* ... committing in journal_mode DELETE */
 };
 
 /* Names of the statuses a session may be committed with; NULL-terminated. */

@@ -1609,7 +1609,9 @@ static int check_access(struct hs_store *st, const char *path, unsigned int flag
  *    writing it.  An empty -wal without a -shm (left by a crash or an older
  *    hsctl) holds nothing either.
  * Otherwise another connection may be using them: a plain read-only open
- * shares them.
+ * shares them.  So too with a -journal file: a staged import commits in
+ * journal_mode DELETE (stage_journal_begin()), and a reader then takes the
+ * file's locks as usual.
  */
 static int store_open_ro(struct hs_store *st, const char *path)
 {
@@ -1625,7 +1627,7 @@ static int store_open_ro(struct hs_store *st, const char *path)
 	wal = exists_with(path, "-wal", &wal_size);
 	shm = exists_with(path, "-shm", NULL);
 	can_write = !may(path, W_OK) && !may(dir, W_OK | X_OK);
-	if (shm || (wal && (wal_size || can_write)))
+	if (shm || (wal && (wal_size || can_write)) || exists_with(path, "-journal", NULL))
 		return sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READONLY, NULL);
 	if (can_write) {
 		st->wal_cleanup = true;
@@ -2273,6 +2275,80 @@ static int stage_read(struct hs_session_writer *w, void *buf, size_t len, uint64
 }
 
 /*
+ * A staged session's commit in a rollback journal rather than the WAL.  In
+ * WAL mode every page of the new chunks is written twice -- into the -wal
+ * file, then by the checkpoint that the commit triggers (it reads the frames
+ * back and writes them into the database file) -- and both copies are
+ * synced.  The chunks of a new session go to pages the database file does
+ * not have yet, or to free pages, and a rollback journal keeps only the
+ * original content of the pages a transaction changes: the few b-tree pages
+ * the rows are linked into.  So for the length of its transaction a staged
+ * commit switches the database to journal_mode DELETE and writes each page
+ * once: on a 10 M-record import of 29 MB of chunks the commit's system
+ * time fell from 0.12-0.27 s to 0.04-0.05 s on this project's VM (29 K
+ * pread and pwrite calls to 7 K), a third of the whole import's CPU.
+ *
+ * SQLite leaves WAL mode only when no other connection has the database
+ * open (the pragma then answers "wal" at once: the commit goes through the
+ * WAL as before), so no reader is in the middle of a snapshot.  Readers that
+ * come meanwhile wait for the commit on the lock, up to their busy timeout
+ * (10 s), where in WAL mode they would not wait: hence only stages of at
+ * most STAGE_JOURNAL_MAX bytes, whose commit takes a second or two, and of
+ * at least STAGE_JOURNAL_MIN, below which the switch costs more than it
+ * saves.  synchronous is FULL meanwhile: NORMAL is safe against corruption
+ * in WAL mode but not with a rollback journal.  stage_journal_end() goes
+ * back to WAL mode; should that fail (a reader holds the file), the database
+ * stays in DELETE mode, as valid, until the next read-write open sets WAL
+ * mode again (hs_store_open()).
+ */
+#define STAGE_JOURNAL_MIN	(1ull << 20)
+#define STAGE_JOURNAL_MAX	(256ull << 20)
+
+/* The journal mode that a "PRAGMA main.journal_mode ..." statement answers, in @mode. */
+static void journal_mode(struct hs_store *st, const char *sql, char *mode, size_t len)
+{
+	sqlite3_stmt *s = NULL;
+
+	mode[0] = '\0';
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK &&
+	    sqlite3_step(s) == SQLITE_ROW)
+		store_copy_col(mode, len, s, 0);
+	sqlite3_finalize(s);
+}
+
+/* Switch to a rollback journal for a staged commit.  Return: whether it did. */
+static bool stage_journal_begin(struct hs_session_writer *w)
+{
+	struct hs_store *st = w->st;
+	char mode[16];
+
+	if (w->stage_off < STAGE_JOURNAL_MIN || w->stage_off > STAGE_JOURNAL_MAX)
+		return false;
+	journal_mode(st, "PRAGMA main.journal_mode", mode, sizeof(mode));
+	if (strcmp(mode, "wal"))
+		return false;	/* an in-memory database, or a mode this code did not set */
+	journal_mode(st, "PRAGMA main.journal_mode = DELETE", mode, sizeof(mode));
+	if (strcmp(mode, "delete"))
+		return false;	/* another connection has the file open */
+	if (store_exec(st, "PRAGMA main.synchronous = FULL")) {
+		journal_mode(st, "PRAGMA main.journal_mode = WAL", mode, sizeof(mode));
+		return false;
+	}
+	return true;
+}
+
+/* Back to WAL mode after a commit or rollback that stage_journal_begin() switched. */
+static void stage_journal_end(struct hs_store *st)
+{
+	char keep[sizeof(st->errmsg)], mode[16];
+
+	memcpy(keep, st->errmsg, sizeof(keep));
+	journal_mode(st, "PRAGMA main.journal_mode = WAL", mode, sizeof(mode));
+	store_exec(st, "PRAGMA main.synchronous = NORMAL");
+	memcpy(st->errmsg, keep, sizeof(keep));
+}
+
+/*
  * The write transaction of a staged session: its row (started when
  * hs_session_begin() ran) and its staged chunks.
  */
@@ -2282,6 +2358,7 @@ static int stage_commit(struct hs_session_writer *w)
 	sqlite3_stmt *s = NULL;
 	int rc, err;
 
+	w->journal = stage_journal_begin(w);
 	err = store_run_id(st, ST_BEGIN);
 	if (!err)
 		err = insert_session(w, &w->sm);
@@ -2398,13 +2475,36 @@ out_free:
 	return err;
 }
 
+/*
+ * How many of @n meta bytes are accesses, channel FD or PT (0 or 1, so bits
+ * 1 and 2 clear), eight at a time: a byte loop was 7 instructions a record.
+ */
+static uint64_t count_accesses(const uint8_t *meta, size_t n)
+{
+	uint64_t nacc = 0, x, t;
+	size_t i;
+
+	_Static_assert(HS_CH_FD == 0 && HS_CH_PT == 1 && HS_META_CHANNEL_MASK == 7,
+		       "an access is a meta byte with bits 1 and 2 clear");
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&x, meta + i, sizeof(x));
+		x &= 0x0606060606060606ull;
+		/* 1 in each byte that is not an access, then their sum in the top byte */
+		t = (x >> 1 | x >> 2) & 0x0101010101010101ull;
+		nacc += 8 - ((t * 0x0101010101010101ull) >> 56);
+	}
+	for (; i < n; i++)
+		nacc += (meta[i] & HS_META_CHANNEL_MASK) <= HS_CH_PT;
+	return nacc;
+}
+
 /* Renumber the buffered records and write them as the next access chunk. */
 static int flush_chunk(struct hs_session_writer *w)
 {
 	struct hs_store *st = w->st;
-	uint64_t nacc = 0;
+	uint64_t nacc;
 	sqlite3_stmt *s = NULL;
-	size_t len, i;
+	size_t len;
 	long added;
 	int err;
 
@@ -2415,8 +2515,7 @@ static int flush_chunk(struct hs_session_writer *w)
 	if (added < 0)
 		return store_err(st, (int)added, added == -ENOMEM ? "out of memory" :
 			       "more than %u distinct keys", (unsigned int)HS_KEYMAP_MAX_KEYS);
-	for (i = 0; i < w->n; i++)
-		nacc += (w->meta[i] & HS_META_CHANNEL_MASK) <= HS_CH_PT;
+	nacc = count_accesses(w->meta, w->n);
 	if (w->timed > 0)
 		len = hs_codec_encode_ts(w->keys, w->meta, w->ts, w->n, w->enc);
 	else
@@ -2527,6 +2626,53 @@ int hs_session_add_many(struct hs_session_writer *w, const uint64_t *keys, size_
 }
 
 /**
+ * hs_session_room() - the free part of the chunk being filled, to write keys into
+ * @w: the writer
+ * @keys: receives where the next record's original id goes
+ * @room: receives how many records fit there (at least 1)
+ *
+ * An import reads its records straight into the chunk, rather than into an
+ * array that hs_session_add_many() copies (8 bytes a record).
+ *
+ * Return: 0, or the writer's sticky error.
+ */
+int hs_session_room(struct hs_session_writer *w, uint64_t **keys, size_t *room)
+{
+	if (unlikely(w->err))
+		return w->err;
+	*keys = w->raw + w->n;
+	*room = HS_CHUNK_RECORDS - w->n;
+	return 0;
+}
+
+/**
+ * hs_session_add_room() - append the records written where hs_session_room() said
+ * @w: the writer
+ * @n: how many (at most the room it gave)
+ * @meta: channel, type and write bits (access.h) of every one
+ *
+ * Return: as hs_session_add_many().
+ */
+int hs_session_add_room(struct hs_session_writer *w, size_t n, uint8_t meta)
+{
+	int err = add_check(w, meta);
+
+	if (unlikely(err))
+		return err;
+	if (unlikely(n > HS_CHUNK_RECORDS - w->n))
+		return store_err(w->st, -EINVAL, "%zu records for a room of %zu", n,
+				 (size_t)(HS_CHUNK_RECORDS - w->n));
+	if (!n)
+		return 0;
+	w->timed = -1;
+	memset(w->meta + w->n, meta, n);
+	w->n += n;
+	if (w->n == HS_CHUNK_RECORDS)
+		w->err = flush_chunk(w);
+	return w->err;
+}
+
+/**
  * hs_session_add_ts() - append one record with its time
  * @w: the writer
  * @key: original id (renumbered densely here)
@@ -2634,9 +2780,11 @@ int hs_session_commit(struct hs_session_writer *w, int64_t *session)
 	}
 	if (!err)
 		err = store_run_id(st, ST_COMMIT);
-	if (err) {
+	if (err)
 		store_rollback(st);
-	} else {
+	if (w->journal)
+		stage_journal_end(st);
+	if (!err) {
 		st->writing = false;
 		st->kc_chunk = -1;
 		if (session)

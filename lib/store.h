@@ -110,6 +110,15 @@ int hs_session_add(struct hs_session_writer *w, uint64_t key, uint8_t meta);
 int hs_session_add_many(struct hs_session_writer *w, const uint64_t *keys, size_t n,
 			uint8_t meta);
 /*
+ * The same without the copy: hs_session_room() lends the free part of the
+ * chunk being filled (*@keys, *@room > 0 records), the caller writes
+ * original ids there, and hs_session_add_room() appends the first @n of
+ * them with @meta (n <= room; a full chunk is written then).  Return: as
+ * hs_session_add_many().
+ */
+int hs_session_room(struct hs_session_writer *w, uint64_t **keys, size_t *room);
+int hs_session_add_room(struct hs_session_writer *w, size_t n, uint8_t meta);
+/*
  * Append one record with its trace-clock time (ns, never before the previous
  * record's); a session's records all have times (recordings: encoding 2, which
  * alone may hold HS_CH_READAHEAD records) or none.  -EINVAL on a mix.

@@ -79,12 +79,23 @@ static void test_hand_small(void)
 	static const uint8_t m5[] = { 0x00, 0x02, 0x00 };
 	/* zigzag(7) = 14 -> 28 = 0x1c; 0 -> "01 02"; 0 -> "01 00" */
 	static const uint8_t e5[] = { 0x1c, 0x01, 0x02, 0x01, 0x00 };
+	/*
+	 * One meta byte (0x01, PT) for all: only the first record carries it.
+	 * 5: zigzag 10 -> 21 = "15 01"; -2: 3 -> 6; +297: 594 -> 1188 = "a4 09";
+	 * +3999999700: 7999999400 -> 15999998800 = "d0 b6 b2 cd 3b"; -4000000000:
+	 * 7999999999 -> 15999999998 = "fe bf b2 cd 3b"; 0: "00".
+	 */
+	static const uint32_t k6[] = { 5, 3, 300, 4000000000u, 0, 0 };
+	static const uint8_t m6[] = { 0x01, 0x01, 0x01, 0x01, 0x01, 0x01 };
+	static const uint8_t e6[] = { 0x15, 0x01, 0x06, 0xa4, 0x09, 0xd0, 0xb6, 0xb2, 0xcd, 0x3b,
+				      0xfe, 0xbf, 0xb2, 0xcd, 0x3b, 0x00 };
 
 	check_enc(k1, m1, 3, 3, e1, sizeof(e1), 3);
 	check_enc(k2, m2, 1, 6, e2, sizeof(e2), 1);
 	check_enc(k3, m3, 2, 4, e3, sizeof(e3), 2);
 	check_enc(k4, m4, 3, 1, e4, sizeof(e4), 3);
 	check_enc(k5, m5, 3, 8, e5, sizeof(e5), 2);
+	check_enc(k6, m6, 6, 4000000001u, e6, sizeof(e6), 6);
 }
 
 static void test_hand_varint_edges(void)
@@ -393,6 +404,17 @@ static void test_roundtrip(void)
 			diff += keys[i] != k2[i] || meta[i] != m2[i];
 		T_EQ_U64(diff, 0);
 		T_EQ_U64(acc2, acc);
+		/* the same keys with one meta byte for all (an import's chunk) */
+		memset(m2, 0x01, N_BIG);
+		len = hs_codec_encode(keys, m2, N_BIG, buf);
+		T_ASSERT(len <= hs_codec_bound(N_BIG));
+		T_EQ_I64(hs_codec_decode(buf, len, HS_ENC_KEYS_META, N_BIG, nks[t], k2, m2, &acc2,
+					 NULL), 0);
+		for (i = diff = 0; i < N_BIG; i++)
+			diff += keys[i] != k2[i] || m2[i] != 0x01;
+		T_EQ_U64(diff, 0);
+		T_EQ_U64(acc2, N_BIG);
+		len = hs_codec_encode(keys, meta, N_BIG, buf);
 		/* every prefix of the bytes is a truncated chunk */
 		for (i = 0; i < 64 && i < len; i++)
 			T_EQ_I64(hs_codec_decode(buf, len - 1 - i, HS_ENC_KEYS_META, N_BIG, nks[t],

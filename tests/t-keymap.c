@@ -94,10 +94,23 @@ static void test_growth(void)
 	}
 }
 
-/* 4 M picks from a pool of 2^20 keys, some never picked, against a direct array. */
-static void test_random_model(void)
+/* The key of pool entry @i: any 64-bit value, or (@narrow) a distinct one below 2^32. */
+static uint64_t model_key(uint64_t i, bool narrow)
 {
-	const uint32_t pool = 1u << 20;
+	return narrow ? (uint32_t)(i * 2654435761u) : pool_key(i);
+}
+
+/*
+ * @picks picks from a pool of 2^@pool_bits keys, some never picked, against a
+ * direct array, in a map made with @expect.  A map of 209,715 or more
+ * (a table of 2 MiB) grows in place while its keys are @narrow
+ * (grow_in_place()); then a key of 2^32 or more widens it, and every key
+ * must still be found.
+ */
+static void random_model_case(size_t expect, bool narrow, unsigned int pool_bits,
+			      uint64_t picks)
+{
+	const uint32_t pool = 1u << pool_bits;
 	const uint32_t none = UINT32_MAX;
 	struct hs_keymap *km = NULL;
 	uint32_t *first = malloc(pool * sizeof(*first));
@@ -109,14 +122,14 @@ static void test_random_model(void)
 		return;
 	for (j = 0; j < pool; j++)
 		first[j] = none;
-	T_EQ_I64(hs_keymap_new(1000, &km), 0);
+	T_EQ_I64(hs_keymap_new(expect, &km), 0);
 	if (!km)
 		goto out;
-	for (i = 0; i < 4000000; i++) {
+	for (i = 0; i < picks; i++) {
 		uint64_t r = rng();
 		/* skewed: half the picks from the first 1/16 of the pool */
 		uint32_t pick = (uint32_t)(r & 1 ? (r >> 8) % (pool / 16) : (r >> 8) % pool);
-		int ret = hs_keymap_add(km, pool_key(pick), &id);
+		int ret = hs_keymap_add(km, model_key(pick, narrow), &id);
 
 		if (first[pick] == none) {
 			first[pick] = next++;
@@ -128,14 +141,18 @@ static void test_random_model(void)
 	}
 	T_EQ_U64(bad, 0);
 	T_EQ_U64(hs_keymap_count(km), next);
+	if (narrow) {
+		T_EQ_I64(hs_keymap_add(km, 1ull << 40, &id), 1);
+		T_EQ_U64(id, next);
+	}
 	for (j = 0; j < pool; j++) {
-		bool found = hs_keymap_lookup(km, pool_key(j), &id);
+		bool found = hs_keymap_lookup(km, model_key(j, narrow), &id);
 
 		if (first[j] == none) {
 			bad += found;
 		} else {
 			bad += !found || id != first[j];
-			bad += hs_keymap_ids(km)[first[j]] != pool_key(j);
+			bad += hs_keymap_ids(km)[first[j]] != model_key(j, narrow);
 		}
 	}
 	T_EQ_U64(bad, 0);
@@ -144,8 +161,21 @@ out:
 	free(first);
 }
 
-/* The batch call gives the same ids and counts as one call per key. */
-static void test_add_many(void)
+static void test_random_model(void)
+{
+	random_model_case(1000, false, 20, 4000000);
+	/* from 2^18 narrow slots, in place to 2^22: 2.6 M keys of 2^22 */
+	random_model_case(209715, true, 22, 8000000);
+}
+
+/*
+ * The batch call gives the same ids and counts as one call per key.  @wide:
+ * 0 keys below 2^32 throughout (the narrow table's own loop, through six
+ * doublings from 1,024 slots), 1 any 64-bit keys (the table is widened by
+ * the first), 2 keys below 2^32 until the middle of a batch, then any (the
+ * narrow loop stops there and the generic one widens the table).
+ */
+static void add_many_case(int wide)
 {
 	enum { N = 1000000, BLOCK = 4096 };
 	struct hs_keymap *one = NULL, *many = NULL;
@@ -161,8 +191,11 @@ static void test_add_many(void)
 	T_EQ_I64(hs_keymap_new(0, &many), 0);
 	if (!one || !many)
 		goto out;
-	for (i = 0; i < N; i++)
+	for (i = 0; i < N; i++) {
 		keys[i] = pool_key(rng() % 300000);
+		if (wide == 0 || (wide == 2 && i < N / 2 + BLOCK / 2))
+			keys[i] &= UINT32_MAX;
+	}
 	for (i = 0; i < N; i += BLOCK) {
 		size_t n = N - i < BLOCK ? N - i : BLOCK;
 		long ret = hs_keymap_add_many(many, keys + i, n, ids + i);
@@ -186,6 +219,13 @@ out:
 	hs_keymap_free(many);
 	free(keys);
 	free(ids);
+}
+
+static void test_add_many(void)
+{
+	add_many_case(0);
+	add_many_case(1);
+	add_many_case(2);
 }
 
 /*

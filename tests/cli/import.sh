@@ -79,6 +79,26 @@ expect_status 0 hs --format csv import --type oracle "$T/small.oracle.bin"
 expect_grep '^session,accesses,distinct_keys,name,unit$' "$OUT"
 expect_grep '^[0-9][0-9]*,4,2,small.oracle.bin,object$' "$OUT"
 
+# A stage of more than 1 MiB is committed in a rollback journal (lib/store.c,
+# stage_journal_begin()), and the database is in WAL mode again afterwards, with
+# no journal left: 600,000 keys x % 2000 of the generator x = (75 x + 74) mod 65537,
+# whose period of 65,536 takes every x from 1 to 65,536 (so all 2,000 keys), in
+# an order that makes most deltas of dense ids two bytes long (1,171,258 bytes).
+awk 'BEGIN { x = 1; for (i = 0; i < 600000; i++) { x = (x * 75 + 74) % 65537; print x % 2000 } }' \
+	>"$T_DIR/lcg.txt"
+good text "$T_DIR/lcg.txt" 600000 2000
+ID=$(hs --format csv sql "SELECT max(id) AS id FROM sessions" | tail -n 1)
+expect_status 0 hs --format csv sql "SELECT sum(length(data)) AS b FROM access_chunks \
+	WHERE session = $ID"
+expect_eq "$(printf '%s\n' "$OUT" | tail -n 1)" 1171258
+expect_status 0 hs --format csv sql --write "PRAGMA journal_mode"
+expect_eq "$(printf '%s\n' "$OUT" | tail -n 1)" wal
+expect_status 0 hs --format csv sql "PRAGMA integrity_check"
+expect_eq "$(printf '%s\n' "$OUT" | tail -n 1)" ok
+expect_status 1 test -e "$DB-journal"
+expect_status 0 hs replay "$ID" --policy lru --size 2000 --no-store --format json
+expect_grep '"accesses": 600000, "hits": 598000,' "$OUT"
+
 # Block order, seen through LRU at capacity 2 (hand-computed):
 #   forward 100 101 102 101 102 200: 101 and 102 hit -> 2 hits
 #   reverse 102 101 100 102 101 200: each key was evicted before its reuse -> 0 hits
