@@ -217,6 +217,46 @@ size_t hs_codec_encode_ts(const uint32_t *keys, const uint8_t *meta, const uint6
 	return (size_t)(p - out);
 }
 
+/*
+ * The bulk of an untimed chunk, for hs_codec_decode_ts(): records that keep
+ * the meta byte @pmeta, while 8 bytes remain, with nothing of the general
+ * loop's per-record work that they do not need (the meta byte, the time,
+ * the access count).  It stops before the first record it cannot take
+ * whole -- a new meta byte, fewer than 8 bytes left, a varint
+ * get_rec_varint_wide() refuses, a key out of range -- which the general
+ * loop then decodes, or refuses with its reason.
+ * Return: records decoded into @keys and @meta (at most @n); *@pp and
+ * *@prevp moved past them.
+ */
+static __attribute__((noinline)) size_t decode_run(const uint8_t **pp, const uint8_t *end, int64_t *prevp,
+				uint64_t limit, uint8_t pmeta, uint32_t *keys, uint8_t *meta,
+				size_t n)
+{
+	const uint8_t *p = *pp;
+	int64_t prev = *prevp;
+	size_t i;
+
+	for (i = 0; i < n && end - p >= 8; i++) {
+		unsigned int vlen;
+		uint64_t v;
+		int64_t key;
+
+		vlen = get_rec_varint_wide(p, &v);
+		if (unlikely(!vlen || (v & 1)))
+			break;
+		key = prev + unzigzag(v >> 1);
+		if (unlikely((uint64_t)key >= limit))	/* a negative one too */
+			break;
+		p += vlen;
+		keys[i] = (uint32_t)key;
+		meta[i] = pmeta;
+		prev = key;
+	}
+	*pp = p;
+	*prevp = prev;
+	return i;
+}
+
 /**
  * hs_codec_decode_ts() - decode and validate one access chunk, with its times
  * @in: encoded bytes
@@ -263,6 +303,15 @@ int hs_codec_decode_ts(const uint8_t *in, size_t len, unsigned int encoding, siz
 		uint64_t v;
 		int64_t key;
 
+		if (!timed) {
+			size_t run = decode_run(&p, end, &prev, limit, pmeta, keys + i, meta + i,
+						n - i);
+
+			nacc += is_acc ? run : 0;
+			i += run;
+			if (i == n)
+				break;
+		}
 		if (likely(end - p >= 8 && (vlen = get_rec_varint_wide(p, &v)))) {
 			p += vlen;
 		} else if (p < end && *p < 0x80) {
