@@ -649,9 +649,10 @@ static int plan_memory(const struct plan *plans, size_t nr, const struct hs_sess
 		runs[i].capacity = plans[i].capacity;
 		hs_plan_run_cost(plans[i].ops, &k, &r);
 		per_key += k;
-		resident += r * HS_MIN(plans[i].capacity, info->distinct_keys);
 		if (hs_plan_uses_seq_keys(plans[i].ops, plans[i].capacity, info->distinct_keys))
-			bitmaps++;
+			bitmaps++;	/* OPT's bitmap: no heap per resident key */
+		else
+			resident += r * HS_MIN(plans[i].capacity, info->distinct_keys);
 	}
 	err = hs_plan_make(pl, runs, nr);
 	if (err) {
@@ -667,8 +668,9 @@ static int plan_memory(const struct plan *plans, size_t nr, const struct hs_sess
 		if (pl->next_use)
 			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 				 " + next uses: %u bytes x %" PRIu64 " records + %u bytes x %"
-				 PRIu64 " keys", HS_PLAN_NEXT_USE_PER_RECORD, info->records,
-				 HS_PLAN_NEXT_USE_PER_KEY, info->distinct_keys);
+				 PRIu64 " keys", hs_plan_next_use_width(info->records),
+				 info->records, hs_plan_next_use_width(info->records),
+				 info->distinct_keys);
 		if (bitmaps)
 			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 				 " + %" PRIu64 " OPT run%s x (4 bytes + 1 bit) x records", bitmaps,

@@ -125,6 +125,37 @@ static inline int get_varint(const uint8_t **pp, const uint8_t *end, unsigned in
 	return -EBADMSG;
 }
 
+/*
+ * get_varint() of a record's value (at most REC_VARINT_MAX bytes) from @p,
+ * where 8 bytes may be read: one load, the last byte found from the
+ * continuation bits, the seven-bit groups gathered with shifts.  The replay
+ * decodes every record of the stream, and the deltas of random keys vary in
+ * length (2 to 4 bytes at a few hundred thousand keys), so get_varint()'s
+ * branch per byte mispredicts at most records.
+ * Return: the varint's length, with the value in *v; 0 where get_varint()
+ * would refuse it (too long, overlong), so that it says why.
+ */
+static inline unsigned int get_rec_varint_wide(const uint8_t *p, uint64_t *v)
+{
+	uint64_t w, stop, last;
+	unsigned int len;
+
+	memcpy(&w, p, sizeof(w));
+	w = le64toh(w);
+	stop = ~w & 0x8080808080ull;		/* bytes without a continuation bit */
+	if (unlikely(!stop))
+		return 0;
+	last = stop & -stop;
+	len = (unsigned int)__builtin_ctzll(last) / 8 + 1;
+	w &= last | (last - 1);			/* the varint's bytes alone */
+	/* a final zero byte after the first: overlong (& rather than &&: no branch on len) */
+	if (unlikely((len > 1) & !(w >> (8 * (len - 1)))))
+		return 0;
+	*v = (w & 0x7f) | (w >> 1 & 0x3f80) | (w >> 2 & 0x1fc000) | (w >> 3 & 0xfe00000) |
+	     (w >> 4 & 0x7f0000000ull);
+	return len;
+}
+
 /**
  * hs_codec_encode() - encode records as HS_ENC_KEYS_META
  * @keys: dense key ids
@@ -234,6 +265,46 @@ size_t hs_codec_encode_ts(const uint32_t *keys, const uint8_t *meta, const uint6
 	return (size_t)(p - out);
 }
 
+/*
+ * The bulk of an untimed chunk, for hs_codec_decode_ts(): records that keep
+ * the meta byte @pmeta, while 8 bytes remain, with nothing of the general
+ * loop's per-record work that they do not need (the meta byte, the time,
+ * the access count).  It stops before the first record it cannot take
+ * whole -- a new meta byte, fewer than 8 bytes left, a varint
+ * get_rec_varint_wide() refuses, a key out of range -- which the general
+ * loop then decodes, or refuses with its reason.
+ * Return: records decoded into @keys and @meta (at most @n); *@pp and
+ * *@prevp moved past them.
+ */
+static __attribute__((noinline)) size_t decode_run(const uint8_t **pp, const uint8_t *end, int64_t *prevp,
+				uint64_t limit, uint8_t pmeta, uint32_t *keys, uint8_t *meta,
+				size_t n)
+{
+	const uint8_t *p = *pp;
+	int64_t prev = *prevp;
+	size_t i;
+
+	for (i = 0; i < n && end - p >= 8; i++) {
+		unsigned int vlen;
+		uint64_t v;
+		int64_t key;
+
+		vlen = get_rec_varint_wide(p, &v);
+		if (unlikely(!vlen || (v & 1)))
+			break;
+		key = prev + unzigzag(v >> 1);
+		if (unlikely((uint64_t)key >= limit))	/* a negative one too */
+			break;
+		p += vlen;
+		keys[i] = (uint32_t)key;
+		meta[i] = pmeta;
+		prev = key;
+	}
+	*pp = p;
+	*prevp = prev;
+	return i;
+}
+
 /**
  * hs_codec_decode_ts() - decode and validate one access chunk, with its times
  * @in: encoded bytes
@@ -276,10 +347,22 @@ int hs_codec_decode_ts(const uint8_t *in, size_t len, unsigned int encoding, siz
 	/* A dense id is 32 bits: a larger distinct count (a corrupt row) must not wrap keys. */
 	limit = HS_MIN(nr_keys, (uint64_t)UINT32_MAX + 1);
 	for (i = 0; i < n; i++) {
+		unsigned int vlen;
 		uint64_t v;
 		int64_t key;
 
-		if (likely(p < end && *p < 0x80)) {
+		if (!timed) {
+			size_t run = decode_run(&p, end, &prev, limit, pmeta, keys + i, meta + i,
+						n - i);
+
+			nacc += is_acc ? run : 0;
+			i += run;
+			if (i == n)
+				break;
+		}
+		if (likely(end - p >= 8 && (vlen = get_rec_varint_wide(p, &v)))) {
+			p += vlen;
+		} else if (p < end && *p < 0x80) {
 			v = *p++;
 		} else if (get_varint(&p, end, REC_VARINT_MAX, &v, why)) {
 			return -EBADMSG;

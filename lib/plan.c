@@ -16,7 +16,7 @@
  * hsctl-replay(1) for the measured table against the estimate.  A wave adds
  * the base (the binary, SQLite's page cache, the ring of decoded chunks:
  * HS_PLAN_BASE) and, when it holds an offline run, the next uses shared by
- * its offline runs (HS_PLAN_NEXT_USE_*, lib/plan.h).
+ * its offline runs (hs_plan_next_use_width(), lib/plan.h).
  */
 #include "config.h"
 
@@ -36,7 +36,7 @@ static const struct extra_cost {
 	unsigned int	per_key;	/* bytes per distinct key */
 	unsigned int	per_resident;	/* bytes per resident key: min(capacity, keys) */
 } extra_costs[] = {
-	{ "opt", 0, 8 },	{ "lrfu", 0, 24 },	{ "mglru", 9, 4 },
+	{ "opt", 0, 32 },	{ "lrfu", 0, 24 },	{ "mglru", 9, 4 },
 	{ "hitshield", 9, 4 },
 };
 
@@ -76,15 +76,6 @@ static uint64_t huge_len(uint64_t bytes)
 	return bytes < HUGE_PAGE ? bytes : (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
 }
 
-uint64_t hs_plan_run_bytes(const struct hs_policy_ops *ops, uint64_t capacity, uint64_t keys)
-{
-	uint64_t per_key, per_resident;
-
-	hs_plan_run_cost(ops, &per_key, &per_resident);
-	return huge_len(keys * hs_sim_key_bytes(ops)) + keys * (per_key - hs_sim_key_bytes(ops)) +
-	       HS_MIN(capacity, keys) * per_resident;
-}
-
 static bool is_offline(const struct hs_policy_ops *ops)
 {
 	return ops->flags & HS_POLICY_NEEDS_FUTURE;
@@ -93,21 +84,48 @@ static bool is_offline(const struct hs_policy_ops *ops)
 /*
  * An OPT run with HS_OPT_BITMAP_MIN or more resident keys keeps its next
  * uses in a bitmap, a bit per record, and has the pass keep the key of every
- * access (hs_policy_env.seq_keys, 4 bytes a record).  The pass shares those
- * among such runs; the estimate counts them for each (an overestimate when
- * two share a wave), while its 8 bytes per resident key (the heap it then
- * does not use) stay counted too.
+ * access (hs_policy_env.seq_keys, 4 bytes a record, in huge pages).  The
+ * pass shares those among such runs; the estimate counts them for each (an
+ * overestimate when two share a wave).  Such a run has no heap: its bytes
+ * per resident key are not counted.
  */
 bool hs_plan_uses_seq_keys(const struct hs_policy_ops *ops, uint64_t capacity, uint64_t keys)
 {
 	return is_offline(ops) && HS_MIN(capacity, keys) >= HS_OPT_BITMAP_MIN;
 }
 
+/*
+ * OPT's 32 bytes per resident key are its heap's room, two 16-byte entries
+ * per resident key (policies/opt.c): allocated at the start, touched as the
+ * pushes fill it.  The pass's per-key array (hs_plan.next_use) is freed
+ * before the first step, so the two never peak together and counting both
+ * errs on the safe side.  Measured on P12 (3,153,310 keys, 13,208,930
+ * records, 2026-12-02): fifo alone peaked at 56.9 MiB (estimate 58.0); opt
+ * at 10,000 and 100,000 blocks at 120.9 MiB, the pass's peak (estimates
+ * 122.3 and 125.1); at 1,000,000 (the bitmap) 173.1 (estimate 175.6).
+ */
+uint64_t hs_plan_run_bytes(const struct hs_policy_ops *ops, uint64_t capacity, uint64_t keys)
+{
+	uint64_t per_key, per_resident;
+
+	hs_plan_run_cost(ops, &per_key, &per_resident);
+	if (hs_plan_uses_seq_keys(ops, capacity, keys))
+		per_resident = 0;	/* the bitmap instead of the heap */
+	return huge_len(keys * hs_sim_key_bytes(ops)) + keys * (per_key - hs_sim_key_bytes(ops)) +
+	       HS_MIN(capacity, keys) * per_resident;
+}
+
+unsigned int hs_plan_next_use_width(uint64_t records)
+{
+	/* lib/replay.c next_use_width(): UINT32_MAX stands for "never" */
+	return records < UINT32_MAX ? 4 : 8;
+}
+
 static uint64_t offline_extra(const struct hs_plan_run *r, const struct hs_plan *plan)
 {
 	if (!hs_plan_uses_seq_keys(r->ops, r->capacity, plan->keys))
 		return 0;
-	return 4 * plan->records + (plan->records + 7) / 8;
+	return huge_len(4 * plan->records) + (plan->records + 7) / 8;
 }
 
 /* Filling order: offline runs first, then larger first, then plan order. */
@@ -226,8 +244,8 @@ int hs_plan_make(struct hs_plan *plan, struct hs_plan_run *runs, size_t n)
 		sum += runs[k].bytes;
 		offline |= is_offline(runs[k].ops);
 	}
-	plan->next_use = offline ? HS_PLAN_NEXT_USE_PER_RECORD * plan->records +
-				   HS_PLAN_NEXT_USE_PER_KEY * plan->keys : 0;
+	plan->next_use = offline ? huge_len(hs_plan_next_use_width(plan->records) * plan->records) +
+				   hs_plan_next_use_width(plan->records) * plan->keys : 0;
 	plan->total = plan->base + sum + plan->next_use;
 	plan->peak = plan->base;
 	if (!n)

@@ -40,8 +40,8 @@ struct hs_plan {
 	uint64_t	budget;		/* in: bytes a wave may take, base included */
 	uint64_t	base;		/* out: bytes of every wave (HS_PLAN_BASE) */
 	uint64_t	next_use;	/* out: bytes a wave with an offline run adds for
-					 * next uses: HS_PLAN_NEXT_USE_PER_RECORD and
-					 * _PER_KEY (0: no offline run) */
+					 * next uses: hs_plan_next_use_width() per record
+					 * and per key (0: no offline run) */
 	uint64_t	total;		/* out: estimate of all runs at once */
 	uint64_t	peak;		/* out: estimate of the largest wave */
 	unsigned int	nr_waves;	/* out: waves (at least 1 when there are runs) */
@@ -52,13 +52,14 @@ struct hs_plan {
 };
 
 /*
- * Offline runs: one uint64_t next-use seq per record, made by a forward pass
- * (lib/replay.c) that also holds one uint64_t per key (the head of the key's
+ * Offline runs: one next-use seq per record, made by a forward pass
+ * (lib/replay.c) that also holds one entry per key (the head of the key's
  * chain of records waiting for its next access) while it runs, after the
- * wave's runs have allocated their records: the peak of such a wave.
+ * wave's runs have allocated their records: the peak of such a wave.  Both
+ * are hs_plan_next_use_width() bytes an entry; the records' array is in
+ * whole 2 MiB pages from 2 MiB on (hs_huge_alloc()).
  */
-#define HS_PLAN_NEXT_USE_PER_RECORD	8u
-#define HS_PLAN_NEXT_USE_PER_KEY	8u
+unsigned int hs_plan_next_use_width(uint64_t records);
 
 /* Bytes of every replay whatever its runs: the binary, SQLite's cache, the chunk ring. */
 #define HS_PLAN_BASE	(8ull << 20)

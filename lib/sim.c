@@ -56,6 +56,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -909,6 +910,31 @@ static void first_hit(struct hs_sim *sim, struct hs_folio *f)
 }
 
 /*
+ * The four byte fields of struct hs_access that a meta byte gives (channel,
+ * type, write, norecency, in that order), for every meta byte: one load and
+ * one store per step instead of a dozen instructions of bit tests.
+ */
+#define META_FIELDS(m)	{ (m) & HS_META_CHANNEL_MASK,					\
+			  ((m) & HS_META_ANON) ? HS_TYPE_ANON : HS_TYPE_FILE,		\
+			  !!((m) & HS_META_WRITE),					\
+			  ((m) & HS_META_NORECENCY) && ((m) & HS_META_CHANNEL_MASK) == HS_CH_PT }
+#define META_FIELDS4(m)		META_FIELDS(m), META_FIELDS((m) + 1), META_FIELDS((m) + 2), \
+				META_FIELDS((m) + 3)
+#define META_FIELDS16(m)	META_FIELDS4(m), META_FIELDS4((m) + 4), META_FIELDS4((m) + 8), \
+				META_FIELDS4((m) + 12)
+#define META_FIELDS64(m)	META_FIELDS16(m), META_FIELDS16((m) + 16), \
+				META_FIELDS16((m) + 32), META_FIELDS16((m) + 48)
+
+static const uint8_t meta_fields[256][4] = {
+	META_FIELDS64(0), META_FIELDS64(64), META_FIELDS64(128), META_FIELDS64(192)
+};
+
+_Static_assert(offsetof(struct hs_access, type) == offsetof(struct hs_access, channel) + 1 &&
+	       offsetof(struct hs_access, write) == offsetof(struct hs_access, channel) + 2 &&
+	       offsetof(struct hs_access, norecency) == offsetof(struct hs_access, channel) + 3,
+	       "meta_fields[] fills channel, type, write and norecency with one copy");
+
+/*
  * One record; hs_sim_step() and hs_sim_run() share it, inlined, so the loop of
  * hs_sim_run() pays no call per record.  The hit path is the hot one: it
  * writes the record only when something changed (the anonymous bit, the
@@ -938,10 +964,7 @@ static inline __attribute__((always_inline)) int step(struct hs_sim *sim, uint32
 	a.seq = sim->seq;
 	a.next_use = next_use;
 	a.key = key;
-	a.channel = (uint8_t)ch;
-	a.type = (meta & HS_META_ANON) ? HS_TYPE_ANON : HS_TYPE_FILE;
-	a.write = meta & HS_META_WRITE;
-	a.norecency = (meta & HS_META_NORECENCY) && ch == HS_CH_PT;
+	memcpy(&a.channel, meta_fields[meta], 4);	/* channel, type, write, norecency */
 	a.deactivate = false;
 
 	if (unlikely(!hs_channel_is_access(ch))) {
