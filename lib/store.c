@@ -1597,6 +1597,32 @@ static int check_access(struct hs_store *st, const char *path, unsigned int flag
 }
 
 /*
+ * A short read-write connection that reads the schema and closes.  SQLite
+ * does on its way what a read-only connection cannot: it rolls back a hot
+ * -journal (a staged import killed in its commit) and restores the page it
+ * saved, so the database is again the WAL database it was; and its close
+ * removes the -wal and -shm files if no other connection uses them (it
+ * checkpoints an empty log first: the database file is not written).
+ */
+static void rw_glance(const char *path)
+{
+	sqlite3 *db = NULL;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
+		sqlite3_busy_timeout(db, busy_timeout_ms);
+		sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+	}
+	sqlite3_close(db);
+}
+
+/* After a read-only connection that made the -wal and -shm files: rw_glance() removes them. */
+static void remove_wal_files(const char *path)
+{
+	if (exists_with(path, "-wal", NULL) || exists_with(path, "-shm", NULL))
+		rw_glance(path);
+}
+
+/*
  * Open @path read-only.  A WAL database is read through its -wal and -shm
  * files, which SQLite creates when they are missing, and a read-only
  * connection cannot remove at close.  So when neither exists:
@@ -1624,9 +1650,17 @@ static int store_open_ro(struct hs_store *st, const char *path)
 	size_t o;
 
 	dir_of(path, dir, sizeof(dir));
+	can_write = !may(path, W_OK) && !may(dir, W_OK | X_OK);
+	/*
+	 * A -journal: a staged import is committing, or was killed while it
+	 * did.  A hot journal makes every read-only connection fail ("attempt
+	 * to write a readonly database"), so one that may write rolls it back
+	 * first (a live commit holds its lock; the glance waits for it).
+	 */
+	if (can_write && exists_with(path, "-journal", NULL))
+		rw_glance(path);
 	wal = exists_with(path, "-wal", &wal_size);
 	shm = exists_with(path, "-shm", NULL);
-	can_write = !may(path, W_OK) && !may(dir, W_OK | X_OK);
 	if (shm || (wal && (wal_size || can_write)) || exists_with(path, "-journal", NULL))
 		return sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READONLY, NULL);
 	if (can_write) {
@@ -1643,23 +1677,6 @@ static int store_open_ro(struct hs_store *st, const char *path)
 	}
 	snprintf(uri + o, sizeof(uri) - o, "?immutable=1");
 	return sqlite3_open_v2(uri, &st->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-}
-
-/*
- * After a read-only connection that made the -wal and -shm files: a short
- * read-write connection reads the header and closes, and SQLite's close
- * removes both files if no other connection uses them (it checkpoints an
- * empty log first: the database file is not written).
- */
-static void remove_wal_files(const char *path)
-{
-	sqlite3 *db = NULL;
-
-	if (!exists_with(path, "-wal", NULL) && !exists_with(path, "-shm", NULL))
-		return;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK)
-		sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
-	sqlite3_close(db);
 }
 
 /* SQL functions no hsctl connection offers: they reach past the database. */

@@ -99,6 +99,34 @@ expect_status 1 test -e "$DB-journal"
 expect_status 0 hs replay "$ID" --policy lru --size 2000 --no-store --format json
 expect_grep '"accesses": 600000, "hits": 598000,' "$OUT"
 
+# Killed in that commit, an import leaves a hot journal beside a half-written
+# database, which no read-only connection may open.  Made here by a process
+# that dies in a rollback-journal transaction after its pages spilled into the
+# file: the next read-only command rolls the journal back first, and the
+# database is the one before, whole.
+expect_status 0 hs --format csv sql "SELECT count(*) AS n FROM access_chunks"
+CHUNKS=$(printf '%s\n' "$OUT" | tail -n 1)
+python3 - "$DB" <<'PY' || fail "cannot leave a hot journal"
+import os, sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA journal_mode = DELETE")
+db.execute("PRAGMA cache_size = 1")
+db.execute("BEGIN")
+db.execute("DELETE FROM access_chunks")
+db.execute("DELETE FROM session_keys")
+os._exit(0)
+PY
+expect_status 0 test -s "$DB-journal"
+expect_status 0 hs --format csv sql "SELECT count(*) AS n FROM access_chunks"
+expect_eq "$(printf '%s\n' "$OUT" | tail -n 1)" "$CHUNKS"
+expect_status 1 test -e "$DB-journal"
+expect_status 0 hs --format csv sql "PRAGMA integrity_check"
+expect_eq "$(printf '%s\n' "$OUT" | tail -n 1)" ok
+expect_status 0 hs --format csv sql --write "PRAGMA journal_mode"
+expect_eq "$(printf '%s\n' "$OUT" | tail -n 1)" wal
+expect_status 0 hs replay "$ID" --policy lru --size 2000 --no-store --format json
+expect_grep '"accesses": 600000, "hits": 598000,' "$OUT"
+
 # Block order, seen through LRU at capacity 2 (hand-computed):
 #   forward 100 101 102 101 102 200: 101 and 102 hit -> 2 hits
 #   reverse 102 101 100 102 101 200: each key was evicted before its reuse -> 0 hits
