@@ -233,13 +233,23 @@ static inline void add(struct node *n, const struct node *r)
 	n->live += r->live;
 }
 
+/* The parent of the FAN nodes @c: prefix sums first, so the mins do not wait on one another. */
 static inline struct node group(const struct node *c)
 {
+#if FAN_SHIFT == 2
+	int32_t s0 = c[0].sum, s1 = s0 + c[1].sum, s2 = s1 + c[2].sum;
+	int32_t m01 = HS_MIN(c[0].min, s0 + c[1].min), m23 = HS_MIN(s1 + c[2].min, s2 + c[3].min);
+	uint32_t k01 = HS_MIN(c[0].mark, c[1].mark), k23 = HS_MIN(c[2].mark, c[3].mark);
+
+	return (struct node){ s2 + c[3].sum, HS_MIN(m01, m23), HS_MIN(k01, k23),
+			      (c[0].live + c[1].live) + (c[2].live + c[3].live) };
+#else
 	struct node n = c[0];
 
 	for (uint32_t i = 1; i < FAN; i++)
 		add(&n, &c[i]);
 	return n;
+#endif
 }
 
 static inline struct node leaf_of(const struct hs_optstack *os, uint32_t b)
