@@ -122,7 +122,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "analyzer.h"
 #include "hs.h"
@@ -198,32 +197,6 @@ struct hs_optstack {
 	uint64_t	max_dist;	/* largest finite distance seen, 0 if none */
 	uint64_t	lru_max_dist;
 };
-
-#define HUGE_PAGE	(2u << 20)
-
-/*
- * @bytes on cache-line bounds, zeroed if @zero.  The arrays are read at random
- * (P12: 150 MB of them, a few lines an access): an array of 2 MB or more
- * asks for transparent huge pages, where the kernel gives them on request
- * (the default "madvise" mode), which takes most of the TLB misses and
- * page faults away (hsctl-mrc(1), COST); without them it is the same memory.
- */
-static void *alloc_lines(size_t bytes, bool zero)
-{
-	size_t align = bytes >= HUGE_PAGE ? HUGE_PAGE : LINE;
-	void *p;
-
-	bytes = (bytes + align - 1) & ~(align - 1);
-	if (posix_memalign(&p, align, bytes ? bytes : LINE))
-		return NULL;
-#ifdef MADV_HUGEPAGE
-	if (align == HUGE_PAGE)
-		madvise(p, bytes, MADV_HUGEPAGE);	/* a hint: failure changes nothing */
-#endif
-	if (zero)
-		memset(p, 0, bytes);
-	return p;
-}
 
 static inline void add(struct node *n, const struct node *r)
 {
@@ -598,7 +571,7 @@ int hs_optstack_new(uint32_t nr_keys, struct hs_optstack **out)
 	/* Level sizes: each padded to FAN with empty (dead) nodes. */
 	for (l = 0, m = n >> BLK_SHIFT;; l++, m = (m + FAN - 1) >> FAN_SHIFT) {
 		os->levn[l] = m == 1 ? 1 : (m + FAN - 1) & ~(FAN - 1);
-		os->lev[l] = alloc_lines((size_t)os->levn[l] * sizeof(struct node), false);
+		os->lev[l] = hs_analyzer_alloc((size_t)os->levn[l] * sizeof(struct node), false);
 		if (!os->lev[l])
 			goto nomem;
 		for (uint32_t i = 0; i < os->levn[l]; i++)
@@ -607,12 +580,12 @@ int hs_optstack_new(uint32_t nr_keys, struct hs_optstack **out)
 			break;
 	}
 	os->nlev = l + 1;
-	os->where = alloc_lines((size_t)nr_keys * sizeof(*os->where), false);
-	os->ln = alloc_lines((size_t)nr_keys * sizeof(*os->ln), false);
-	os->sl = alloc_lines((size_t)n * sizeof(*os->sl), false);
-	os->skey = alloc_lines((size_t)n * sizeof(*os->skey), false);	/* read only when live */
-	os->hist = alloc_lines(((size_t)nr_keys + 1) * sizeof(*os->hist), true);
-	os->lru_hist = alloc_lines(((size_t)nr_keys + 1) * sizeof(*os->lru_hist), true);
+	os->where = hs_analyzer_alloc((size_t)nr_keys * sizeof(*os->where), false);
+	os->ln = hs_analyzer_alloc((size_t)nr_keys * sizeof(*os->ln), false);
+	os->sl = hs_analyzer_alloc((size_t)n * sizeof(*os->sl), false);
+	os->skey = hs_analyzer_alloc((size_t)n * sizeof(*os->skey), false);	/* read only when live */
+	os->hist = hs_analyzer_alloc(((size_t)nr_keys + 1) * sizeof(*os->hist), true);
+	os->lru_hist = hs_analyzer_alloc(((size_t)nr_keys + 1) * sizeof(*os->lru_hist), true);
 	if (!os->where || !os->ln || !os->sl || !os->skey || !os->hist || !os->lru_hist)
 		goto nomem;
 	memset(os->where, 0xff, (size_t)nr_keys * sizeof(*os->where));
