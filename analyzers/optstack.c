@@ -79,30 +79,48 @@
  * The data structure.  Keys sit in slots of a window ordered by the time of
  * their last access (the newest in the lowest slot; a slot is dead once its
  * key moves on), as in stackdist.c; when the window is full the live slots
- * are packed at its end and the window fills again.  A slot holds its key,
- * the key's markers - 1 (0 when dead) and the key's smallest marker.  Over
- * blocks of BLK slots sits a tree of fan-out FAN whose nodes keep, for
- * their range, the sum, the smallest prefix sum, the smallest marker and
- * the live slots.  Then:
+ * are packed at its end and the window fills again.  A slot holds the
+ * key's markers - 1 (0 when dead) and the key's smallest marker (8 bytes;
+ * its key sits apart, read only by the packing).  Over blocks of BLK = 8
+ * slots (one cache line) sits a tree of fan-out FAN = 4 (a sibling group is
+ * one line) whose nodes keep, for their range, the sum, the smallest prefix
+ * sum, the smallest marker and the live slots.  Then:
  *
  *  - p and x's LRU position: the last live slot before x's, and the live
- *    slots before it: one walk up from x's block (and one down to p's slot
- *    when it is in another block);
+ *    slots before it: p is nearly always in x's block (92% on P12); else
+ *    one walk up from x's block and one down to p's slot;
  *  - z: the last slot before p's whose prefix sum is 0 (prefix sums are
  *    never negative there, so "holds a 0" is "its smallest prefix sum is
- *    0"): one walk up from p's block over the left siblings, nearest first,
- *    one walk down;
+ *    0"): one walk down from the root to p's block keeps the nearest left
+ *    sibling holding a 0 (z is in p's block only 4% of the time), then one
+ *    walk down into that sibling;
  *  - m: the smallest marker after that slot, gathered on the same walks
- *    from the right siblings; its key is the one its heap's root names;
+ *    from the siblings after the path; the live slots before p's block
+ *    come from the siblings before it on the same walk;
  *  - a key's markers: a pairing heap (Fredman, Sedgewick, Sleator and
  *    Tarjan, 1986) threaded through an array indexed by marker, so that
  *    handing x's markers to p is one link and removing m, the smallest of
- *    its key's, is a delete-min.
+ *    its key's, is a delete-min; a heap's root names its key's slot, which
+ *    is what the access changes next.
  *
  * Every step is O(log n) (amortized for the heaps), and the blocks of the
  * four slots that change (m's key, p, x's old and new slot) are pushed up
- * the tree, stopping where a node does not change.  The LRU distances come
- * free with it, so one pass gives both curves.
+ * the tree in one walk, level by level, so the upper tree that their paths
+ * share is recomputed once.  The LRU distances come free with it, so one
+ * pass gives both curves.
+ *
+ * Where the time goes.  The pass reads its arrays at random: P12 has 150 MB
+ * of them, a handful of lines an access, few of them in any cache.  So the
+ * paths of x's block (a few dozen accesses ahead: the stream is known) and
+ * of m's block (as soon as m is found, while the heaps work) are
+ * prefetched, and the big arrays live on transparent huge pages
+ * (hs_analyzer_alloc()), which took a quarter of the CPU time off: with
+ * 4 KB pages nearly every random read also missed the TLB.  What is left,
+ * measured with callgrind on P12's first 1.7 million accesses (about 2,000
+ * instructions an access, from 2,300): 45% is the push-up (two paths of 11
+ * levels that meet near the root: about 15 parents recomputed an access),
+ * 35% the walks down for m and z, the rest the heaps, the LRU position and
+ * the two histograms, whose increments are cache misses of their own.
  *
  * Hints and drops are outside the model: PAGEOUT evicts from one memory and
  * not from the others (the memories stop being the prefixes of one stack),
@@ -111,10 +129,11 @@
  *
  * Cost: O(log n) per access.  Memory per key: its slot number (4 bytes),
  * heap links (12), two histograms (16), and a window of 1.25 to 2.5 slots
- * of 12 bytes with about 1.3 bytes of tree per slot: 49 to 66 bytes.  On P12
- * (13.2 million accesses, 3.15 million keys) both curves take about 2.1
- * times the CPU of an LRU replay plus an OPT replay at one size (see
- * hsctl-mrc(1)); the previous next-use stack took 18 times.
+ * of 12 bytes with about 2.7 bytes of tree per slot: 50 to 69 bytes.  On
+ * P12 (13.2 million accesses, 3.15 million keys) both curves take about
+ * 2.4 times the CPU of an LRU replay plus an OPT replay at one size (3.6
+ * before the changes described above; see hsctl-mrc(1), COST); the
+ * previous next-use stack took 18 times.
  */
 #include "config.h"
 
