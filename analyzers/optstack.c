@@ -79,30 +79,48 @@
  * The data structure.  Keys sit in slots of a window ordered by the time of
  * their last access (the newest in the lowest slot; a slot is dead once its
  * key moves on), as in stackdist.c; when the window is full the live slots
- * are packed at its end and the window fills again.  A slot holds its key,
- * the key's markers - 1 (0 when dead) and the key's smallest marker.  Over
- * blocks of BLK slots sits a tree of fan-out FAN whose nodes keep, for
- * their range, the sum, the smallest prefix sum, the smallest marker and
- * the live slots.  Then:
+ * are packed at its end and the window fills again.  A slot holds the
+ * key's markers - 1 (0 when dead) and the key's smallest marker (8 bytes;
+ * its key sits apart, read only by the packing).  Over blocks of BLK = 8
+ * slots (one cache line) sits a tree of fan-out FAN = 4 (a sibling group is
+ * one line) whose nodes keep, for their range, the sum, the smallest prefix
+ * sum, the smallest marker and the live slots.  Then:
  *
  *  - p and x's LRU position: the last live slot before x's, and the live
- *    slots before it: one walk up from x's block (and one down to p's slot
- *    when it is in another block);
+ *    slots before it: p is nearly always in x's block (92% on P12); else
+ *    one walk up from x's block and one down to p's slot;
  *  - z: the last slot before p's whose prefix sum is 0 (prefix sums are
  *    never negative there, so "holds a 0" is "its smallest prefix sum is
- *    0"): one walk up from p's block over the left siblings, nearest first,
- *    one walk down;
+ *    0"): one walk down from the root to p's block keeps the nearest left
+ *    sibling holding a 0 (z is in p's block only 4% of the time), then one
+ *    walk down into that sibling;
  *  - m: the smallest marker after that slot, gathered on the same walks
- *    from the right siblings; its key is the one its heap's root names;
+ *    from the siblings after the path; the live slots before p's block
+ *    come from the siblings before it on the same walk;
  *  - a key's markers: a pairing heap (Fredman, Sedgewick, Sleator and
  *    Tarjan, 1986) threaded through an array indexed by marker, so that
  *    handing x's markers to p is one link and removing m, the smallest of
- *    its key's, is a delete-min.
+ *    its key's, is a delete-min; a heap's root names its key's slot, which
+ *    is what the access changes next.
  *
  * Every step is O(log n) (amortized for the heaps), and the blocks of the
  * four slots that change (m's key, p, x's old and new slot) are pushed up
- * the tree, stopping where a node does not change.  The LRU distances come
- * free with it, so one pass gives both curves.
+ * the tree in one walk, level by level, so the upper tree that their paths
+ * share is recomputed once.  The LRU distances come free with it, so one
+ * pass gives both curves.
+ *
+ * Where the time goes.  The pass reads its arrays at random: P12 has 150 MB
+ * of them, a handful of lines an access, few of them in any cache.  So the
+ * paths of x's block (a few dozen accesses ahead: the stream is known) and
+ * of m's block (as soon as m is found, while the heaps work) are
+ * prefetched, and the big arrays live on transparent huge pages
+ * (hs_analyzer_alloc()), which took a quarter of the CPU time off: with
+ * 4 KB pages nearly every random read also missed the TLB.  What is left,
+ * measured with callgrind on P12's first 1.7 million accesses (about 2,000
+ * instructions an access, from 2,300): 45% is the push-up (two paths of 11
+ * levels that meet near the root: about 15 parents recomputed an access),
+ * 35% the walks down for m and z, the rest the heaps, the LRU position and
+ * the two histograms, whose increments are cache misses of their own.
  *
  * Hints and drops are outside the model: PAGEOUT evicts from one memory and
  * not from the others (the memories stop being the prefixes of one stack),
@@ -111,10 +129,11 @@
  *
  * Cost: O(log n) per access.  Memory per key: its slot number (4 bytes),
  * heap links (12), two histograms (16), and a window of 1.25 to 2.5 slots
- * of 12 bytes with about 1.3 bytes of tree per slot: 49 to 66 bytes.  On P12
- * (13.2 million accesses, 3.15 million keys) both curves take about 2.1
- * times the CPU of an LRU replay plus an OPT replay at one size (see
- * hsctl-mrc(1)); the previous next-use stack took 18 times.
+ * of 12 bytes with about 2.7 bytes of tree per slot: 50 to 69 bytes.  On
+ * P12 (13.2 million accesses, 3.15 million keys) both curves take about
+ * 2.4 times the CPU of an LRU replay plus an OPT replay at one size (3.6
+ * before the changes described above; see hsctl-mrc(1), COST); the
+ * previous next-use stack took 18 times.
  */
 #include "config.h"
 
@@ -127,16 +146,20 @@
 #include "hs.h"
 
 #define NIL		UINT32_MAX
-#define BLK_SHIFT	4
+#define BLK_SHIFT	3
 #define BLK		(1u << BLK_SHIFT)	/* slots per leaf of the tree */
 #define FAN_SHIFT	2
 #define FAN		(1u << FAN_SHIFT)	/* children per node */
 #define MIN_SLOTS	(2 * BLK)	/* the window: a power of two, at least 1.25 keys */
 #define MAX_LEVELS	32
+#define PREFETCH_LEVELS	4		/* levels of a path to prefetch (lev[3]: 16K per M slots) */
+#define LINE		64		/* a cache line: FAN nodes, BLK slots */
 
 /*
  * A tree node: over its range of slots, the sum of the weights, the
- * smallest prefix sum, the smallest marker and the live slots.
+ * smallest prefix sum, the smallest marker and the live slots.  FAN of
+ * them fill one cache line, and the levels are allocated on line bounds,
+ * so a node's siblings come in with it.
  */
 struct node {
 	int32_t		sum;
@@ -145,17 +168,30 @@ struct node {
 	uint32_t	live;
 };
 
-/* A slot of the window: its key's state, kept where the tree reads it. */
+/*
+ * A slot of the window: its key's state, kept where the tree reads it.  A
+ * live slot holds markers (mark != NIL) or none (w = -1), so a slot is dead
+ * exactly when w = 0 and mark = NIL, and the key is not needed to count
+ * live slots: it lives apart (skey[]), for compaction and the heaps.
+ */
 struct slot {
 	int32_t		w;		/* markers held - 1; 0 if dead */
 	uint32_t	mark;		/* the heap of its markers (its smallest), NIL if none */
-	uint32_t	key;		/* NIL if dead */
 };
 
-/* Pairing-heap links of a marker, and for a heap's root its key. */
+static inline uint32_t is_live(const struct slot *x)
+{
+	return ((uint32_t)x->w | (x->mark + 1)) != 0;
+}
+
+/*
+ * Pairing-heap links of a marker, and for a heap's root the slot of its
+ * key: the tree names the marker, and the slot is what the access changes
+ * next, so naming the slot, not the key, saves a random read of where[].
+ */
 struct links {
 	uint32_t	child, sib;
-	uint32_t	key;
+	uint32_t	slot;
 };
 
 struct hs_optstack {
@@ -169,6 +205,7 @@ struct hs_optstack {
 	uint32_t	*where;		/* per key: its slot, NIL before its first access */
 	struct links	*ln;		/* per marker */
 	struct slot	*sl;		/* per slot */
+	uint32_t	*skey;		/* per slot: its key, while the slot is live */
 	/* the tree: lev[l][i] has children lev[l - 1][FAN * i ..]; lev[nlev - 1][0] is the root */
 	struct node	*lev[MAX_LEVELS];
 	uint32_t	levn[MAX_LEVELS];	/* nodes per level, padded to FAN */
@@ -188,29 +225,38 @@ static inline void add(struct node *n, const struct node *r)
 	n->live += r->live;
 }
 
+/* The parent of the FAN nodes @c: prefix sums first, so the mins do not wait on one another. */
 static inline struct node group(const struct node *c)
 {
+#if FAN_SHIFT == 2
+	int32_t s0 = c[0].sum, s1 = s0 + c[1].sum, s2 = s1 + c[2].sum;
+	int32_t m01 = HS_MIN(c[0].min, s0 + c[1].min), m23 = HS_MIN(s1 + c[2].min, s2 + c[3].min);
+	uint32_t k01 = HS_MIN(c[0].mark, c[1].mark), k23 = HS_MIN(c[2].mark, c[3].mark);
+
+	return (struct node){ s2 + c[3].sum, HS_MIN(m01, m23), HS_MIN(k01, k23),
+			      (c[0].live + c[1].live) + (c[2].live + c[3].live) };
+#else
 	struct node n = c[0];
 
 	for (uint32_t i = 1; i < FAN; i++)
 		add(&n, &c[i]);
 	return n;
+#endif
 }
 
-static struct node leaf_of(const struct hs_optstack *os, uint32_t b)
+static inline struct node leaf_of(const struct hs_optstack *os, uint32_t b)
 {
-	uint32_t s = b << BLK_SHIFT, i;
-	struct node n = { 0, INT32_MAX, NIL, 0 };
+	const struct slot *x = &os->sl[b << BLK_SHIFT], *end = x + BLK;
+	int32_t sum = 0, min = INT32_MAX;
+	uint32_t mark = NIL, live = 0;
 
-	for (i = 0; i < BLK; i++) {
-		const struct slot *x = &os->sl[s + i];
-
-		n.sum += x->w;
-		n.min = HS_MIN(n.min, n.sum);
-		n.mark = HS_MIN(n.mark, x->mark);
-		n.live += x->key != NIL;
+	for (; x < end; x++) {
+		sum += x->w;
+		min = HS_MIN(min, sum);
+		mark = HS_MIN(mark, x->mark);
+		live += is_live(x);
 	}
-	return n;
+	return (struct node){ sum, min, mark, live };
 }
 
 static inline int same(const struct node *a, const struct node *b)
@@ -238,6 +284,49 @@ static void push_up(struct hs_optstack *os, uint32_t b)
 	}
 }
 
+/*
+ * Blocks @b[0 .. @n - 1] (n <= 4, repeats allowed) changed: push them up
+ * the tree in one walk, level by level, so that the nodes their paths
+ * share (most of the upper tree) are recomputed once, not once per block.
+ * Every node on the way changes (a live count or a sum moves on each path;
+ * on P12 fewer than one in a million stays the same), so the walk goes to
+ * the root without comparing.
+ */
+static void push_blocks(struct hs_optstack *os, uint32_t *b, uint32_t n)
+{
+	uint32_t i, j, k, l, t;
+
+	/* Sort and merge: the parents of a sorted list are sorted. */
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && b[j - 1] > b[j]; j--) {
+			t = b[j];
+			b[j] = b[j - 1];
+			b[j - 1] = t;
+		}
+	for (i = 0, k = 0; i < n; i++)
+		if (!k || b[i] != b[k - 1])
+			b[k++] = b[i];
+	for (i = 0, n = 0; i < k; i++) {
+		struct node nd = leaf_of(os, b[i]);
+
+		if (b[i] == os->low >> BLK_SHIFT)
+			os->pending = 0;
+		if (!same(&os->lev[0][b[i]], &nd)) {
+			os->lev[0][b[i]] = nd;
+			b[n++] = b[i];
+		}
+	}
+	for (l = 1; l < os->nlev && n; l++, n = k) {
+		for (i = 0, k = 0; i < n; i++) {
+			t = b[i] >> FAN_SHIFT;
+			if (!k || t != b[k - 1])
+				b[k++] = t;
+		}
+		for (i = 0; i < k; i++)
+			os->lev[l][b[i]] = group(&os->lev[l - 1][b[i] << FAN_SHIFT]);
+	}
+}
+
 static void rebuild(struct hs_optstack *os)
 {
 	uint32_t b, l, i;
@@ -255,8 +344,8 @@ static void rebuild(struct hs_optstack *os)
  * @lim whose prefix sum is 0 (-1 for none), and the smallest of *@best and
  * the markers held after it in the block (in the whole block for none).
  */
-static int32_t block_zero(const struct hs_optstack *os, uint32_t b, uint32_t lim,
-			  int64_t before, uint32_t *best)
+static inline int32_t block_zero(const struct hs_optstack *os, uint32_t b, uint32_t lim,
+				 int64_t before, uint32_t *best)
 {
 	uint32_t s = b << BLK_SHIFT, end = s + BLK;
 	int32_t zs = -1;
@@ -272,60 +361,66 @@ static int32_t block_zero(const struct hs_optstack *os, uint32_t b, uint32_t lim
 }
 
 /*
- * The access's marker: the smallest marker held in the slots after z, z being the last slot before @sp (p's) whose prefix
- * sum is 0 (none: every slot is after it).  Prefix sums are never negative,
- * so a range holds a 0 exactly when its smallest prefix sum is 0.  One walk
- * up from p's block: the right siblings are all after z; the left siblings,
- * nearest first, until one holds a 0; one walk down into it for z.  The
- * marker's key is the root's key in its heap.  *@live (may be NULL) gets
- * the live slots before p's block, which the same walk passes.
+ * The access's marker: the smallest marker held in the slots after z, z
+ * being the last slot before @sp (p's) whose prefix sum is 0 (none: every
+ * slot is after it).  Prefix sums are never negative there, so a range
+ * holds a 0 exactly when its smallest prefix sum is 0.
+ *
+ * One walk down from the root to p's block: at each level the children
+ * before the path give the prefix sum, the live slots and the nearest
+ * range holding a 0 (a candidate for z's range; a lower level's replaces
+ * it, being nearer p), those after it their markers; the markers between
+ * the candidate and the path are kept apart, as they count only while the
+ * candidate stands.  If p's block has no 0 before p, one walk down into
+ * the candidate finds z.  The marker's key is the root's key in its heap.
+ * *@live (may be NULL) gets the live slots before p's block.
  */
 static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t *live)
 {
-	uint32_t b = sp >> BLK_SHIFT, path[MAX_LEVELS], l, i, c, g, s;
-	uint32_t best = NIL;
-	int64_t before = 0;
+	uint32_t b = sp >> BLK_SHIFT, l, i, j, k, s, cl = 0, cc = NIL;
+	uint32_t right = NIL, mid = NIL, acc, best = NIL;
+	int64_t before = 0, cbefore = 0, bf[FAN];
 	uint64_t n = 0;
 	int32_t zs;
 
-	/* The prefix before block b; the right siblings' markers; the live slots before b. */
-	for (l = 0, i = b; l + 1 < os->nlev; l++, i >>= FAN_SHIFT) {
-		const struct node *lv = os->lev[l];
+	for (l = os->nlev - 1; l > 0; l--) {
+		const struct node *ch = &os->lev[l - 1][(b >> (FAN_SHIFT * l)) << FAN_SHIFT];
 
-		path[l] = i;
-		g = i & ~(FAN - 1);
-		for (c = g; c < i; c++) {
-			before += lv[c].sum;
-			n += lv[c].live;
+		j = (b >> (FAN_SHIFT * (l - 1))) & (FAN - 1);
+		bf[0] = before;
+		for (k = 0; k < j; k++) {
+			bf[k + 1] = bf[k] + ch[k].sum;
+			n += ch[k].live;
 		}
-		for (c = i + 1; c < g + FAN; c++)
-			best = HS_MIN(best, lv[c].mark);
+		for (k = j + 1; k < FAN; k++)
+			right = HS_MIN(right, ch[k].mark);
+		acc = NIL;
+		for (k = j; k-- > 0;) {
+			if (bf[k] + ch[k].min == 0)
+				break;
+			acc = HS_MIN(acc, ch[k].mark);
+		}
+		if (k < j) {		/* k did not wrap: a nearer candidate */
+			cl = l - 1;
+			cc = ((b >> (FAN_SHIFT * l)) << FAN_SHIFT) + k;
+			cbefore = bf[k];
+			mid = acc;
+		} else {
+			mid = HS_MIN(mid, acc);
+		}
+		before = bf[j];
 	}
 	if (live)
 		*live = n;
 	/* z in block b? */
 	zs = block_zero(os, b, sp, before, &best);
-	if (zs >= 0)
-		goto done;
-	/* The left siblings, nearest first, until one holds a 0. */
-	for (l = 0; l + 1 < os->nlev; l++) {
-		const struct node *lv = os->lev[l];
-
-		g = path[l] & ~(FAN - 1);
-		for (c = path[l]; c-- > g;) {
-			before -= lv[c].sum;
-			if (before + lv[c].min == 0)
-				goto down;
-			best = HS_MIN(best, lv[c].mark);
-		}
-	}
-	goto done;	/* z is the empty prefix */
-down:
-	/* Node (l, c), entered with the prefix sum before it: find z in it. */
-	while (l > 0) {
-		const struct node *ch = &os->lev[l - 1][c << FAN_SHIFT];
-		int64_t bf[FAN];
-		uint32_t j;
+	best = HS_MIN(best, right);
+	if (zs >= 0 || cc == NIL)
+		goto done;	/* z is in p's block, or the empty prefix */
+	best = HS_MIN(best, mid);
+	/* Node (cl, cc), entered with the prefix sum before it: find z in it. */
+	for (l = cl, i = cc, before = cbefore; l > 0; l--) {
+		const struct node *ch = &os->lev[l - 1][i << FAN_SHIFT];
 
 		bf[0] = before;
 		for (j = 1; j < FAN; j++)
@@ -337,10 +432,9 @@ down:
 		}
 		assert(j < FAN);
 		before = bf[j];
-		c = (c << FAN_SHIFT) + j;
-		l--;
+		i = (i << FAN_SHIFT) + j;
 	}
-	zs = block_zero(os, c, (c + 1) << BLK_SHIFT, before, &best);
+	zs = block_zero(os, i, (i + 1) << BLK_SHIFT, before, &best);
 	assert(zs >= 0);
 done:
 	/* The newest slots, not in the tree yet, are after z when above it. */
@@ -354,13 +448,13 @@ done:
  * The live slot just before @se in @se's block, or NIL; *@pos gets 1 + the
  * live slots before @se in the block.
  */
-static uint32_t slot_in_block(const struct hs_optstack *os, uint32_t se, uint64_t *pos)
+static inline uint32_t slot_in_block(const struct hs_optstack *os, uint32_t se, uint64_t *pos)
 {
 	uint32_t c, sp = NIL;
 	uint64_t n = 1;
 
 	for (c = se; c-- > (se & ~(BLK - 1));)
-		if (os->sl[c].key != NIL) {
+		if (is_live(&os->sl[c])) {
 			if (sp == NIL)
 				sp = c;
 			n++;
@@ -401,12 +495,12 @@ static uint32_t slot_before_block(const struct hs_optstack *os, uint32_t se, uin
 			;
 		i = (i << FAN_SHIFT) + c;
 	}
-	for (c = (i + 1) << BLK_SHIFT; os->sl[--c].key == NIL;)
+	for (c = (i + 1) << BLK_SHIFT; !is_live(&os->sl[--c]);)
 		;
 	return c;
 }
 
-static uint32_t meld(struct hs_optstack *os, uint32_t a, uint32_t b)
+static inline uint32_t meld(struct hs_optstack *os, uint32_t a, uint32_t b)
 {
 	uint32_t t;
 
@@ -454,7 +548,7 @@ static uint32_t delete_min(struct hs_optstack *os, uint32_t r)
 	return m;
 }
 
-static const struct slot dead = { 0, NIL, NIL };
+static const struct slot dead = { 0, NIL };
 
 /* The window is full: pack the live slots at its top end, in order. */
 static void compact(struct hs_optstack *os)
@@ -462,10 +556,14 @@ static void compact(struct hs_optstack *os)
 	uint32_t s = os->nslots, d = os->nslots;
 
 	while (s-- > os->low) {
-		if (os->sl[s].key == NIL)
+		if (!is_live(&os->sl[s]))
 			continue;
-		os->sl[--d] = os->sl[s];
-		os->where[os->sl[d].key] = d;
+		--d;
+		os->sl[d] = os->sl[s];
+		os->skey[d] = os->skey[s];
+		os->where[os->skey[d]] = d;
+		if (os->sl[d].mark != NIL)
+			os->ln[os->sl[d].mark].slot = d;
 	}
 	for (s = 0; s < d; s++)
 		os->sl[s] = dead;
@@ -492,21 +590,22 @@ int hs_optstack_new(uint32_t nr_keys, struct hs_optstack **out)
 	/* Level sizes: each padded to FAN with empty (dead) nodes. */
 	for (l = 0, m = n >> BLK_SHIFT;; l++, m = (m + FAN - 1) >> FAN_SHIFT) {
 		os->levn[l] = m == 1 ? 1 : (m + FAN - 1) & ~(FAN - 1);
-		os->lev[l] = calloc(os->levn[l], sizeof(struct node));
+		os->lev[l] = hs_analyzer_alloc((size_t)os->levn[l] * sizeof(struct node), false);
 		if (!os->lev[l])
 			goto nomem;
 		for (uint32_t i = 0; i < os->levn[l]; i++)
-			os->lev[l][i].mark = NIL;
+			os->lev[l][i] = (struct node){ 0, 0, NIL, 0 };
 		if (m == 1)
 			break;
 	}
 	os->nlev = l + 1;
-	os->where = malloc((size_t)nr_keys * sizeof(*os->where));
-	os->ln = malloc((size_t)nr_keys * sizeof(*os->ln));
-	os->sl = malloc((size_t)n * sizeof(*os->sl));
-	os->hist = calloc((size_t)nr_keys + 1, sizeof(*os->hist));
-	os->lru_hist = calloc((size_t)nr_keys + 1, sizeof(*os->lru_hist));
-	if (!os->where || !os->ln || !os->sl || !os->hist || !os->lru_hist)
+	os->where = hs_analyzer_alloc((size_t)nr_keys * sizeof(*os->where), false);
+	os->ln = hs_analyzer_alloc((size_t)nr_keys * sizeof(*os->ln), false);
+	os->sl = hs_analyzer_alloc((size_t)n * sizeof(*os->sl), false);
+	os->skey = hs_analyzer_alloc((size_t)n * sizeof(*os->skey), false);	/* read only when live */
+	os->hist = hs_analyzer_alloc(((size_t)nr_keys + 1) * sizeof(*os->hist), true);
+	os->lru_hist = hs_analyzer_alloc(((size_t)nr_keys + 1) * sizeof(*os->lru_hist), true);
+	if (!os->where || !os->ln || !os->sl || !os->skey || !os->hist || !os->lru_hist)
 		goto nomem;
 	memset(os->where, 0xff, (size_t)nr_keys * sizeof(*os->where));
 	for (m = 0; m < n; m++)
@@ -527,6 +626,7 @@ void hs_optstack_free(struct hs_optstack *os)
 		free(os->lev[l]);
 	free(os->lru_hist);
 	free(os->hist);
+	free(os->skey);
 	free(os->sl);
 	free(os->ln);
 	free(os->where);
@@ -553,12 +653,32 @@ static void push_top(struct hs_optstack *os, uint32_t key, int32_t w, uint32_t m
 	os->where[key] = s;
 	os->sl[s].w = w;
 	os->sl[s].mark = mark;
-	os->sl[s].key = key;
+	os->skey[s] = key;
+	if (mark != NIL)
+		os->ln[mark].slot = s;
 	os->head = key;
 	if (w || mark == NIL)
 		push_up(os, s >> BLK_SHIFT);
 	else
 		os->pending++;
+}
+
+/*
+ * The lower levels of block @b's path up the tree (the upper ones stay in
+ * the cache): a walk reads them one after the other, each a likely miss,
+ * while their addresses are all known at once.
+ */
+static inline void prefetch_path(const struct hs_optstack *os, uint32_t b)
+{
+	for (uint32_t l = 0; l < PREFETCH_LEVELS && l < os->nlev; l++)
+		__builtin_prefetch(&os->lev[l][b >> (FAN_SHIFT * l)]);
+}
+
+/* The block of slot @s: one line (BLK slots of 8 bytes, line-aligned). */
+static inline void prefetch_block(const struct hs_optstack *os, uint32_t s)
+{
+	for (uint32_t i = 0; i < BLK * sizeof(struct slot); i += LINE)
+		__builtin_prefetch((const char *)&os->sl[s & ~(BLK - 1)] + i);
 }
 
 void hs_optstack_prefetch(const struct hs_optstack *os, uint32_t far, uint32_t near)
@@ -568,18 +688,14 @@ void hs_optstack_prefetch(const struct hs_optstack *os, uint32_t far, uint32_t n
 	if (far < os->nr_keys)
 		__builtin_prefetch(&os->where[far]);
 	if (near < os->nr_keys && (s = os->where[near]) != NIL) {
-		const struct slot *b = &os->sl[s & ~(BLK - 1)];
-
-		__builtin_prefetch(b);
-		__builtin_prefetch((const char *)b + 64);
-		__builtin_prefetch((const char *)b + 128);
-		__builtin_prefetch(&os->lev[0][s >> BLK_SHIFT]);
+		prefetch_block(os, s);
+		prefetch_path(os, s >> BLK_SHIFT);
 	}
 }
 
 int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
 {
-	uint32_t m, r, se, sp, sq, bq, bp, be;
+	uint32_t m, r, se, sp, sq, blocks[4];
 	uint64_t left;
 	struct slot *x;
 	uint64_t d, ld;
@@ -595,7 +711,6 @@ int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
 		if (os->depth) {	/* the first key brings no marker */
 			m = os->depth;
 			os->ln[m].child = os->ln[m].sib = NIL;
-			os->ln[m].key = key;
 			push_top(os, key, 0, m);
 		} else {
 			push_top(os, key, -1, NIL);
@@ -612,7 +727,7 @@ int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
 		se = os->where[key];
 	}
 	/*
-	 * p is usually in the accessed key's block: then one walk up serves
+	 * p is usually in the accessed key's block: then one walk down serves
 	 * both the LRU position and the marker.
 	 */
 	sp = slot_in_block(os, se, &ld);
@@ -627,34 +742,32 @@ int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
 	if ((se >> BLK_SHIFT) != os->low >> BLK_SHIFT)
 		ld += os->pending;
 	assert(m != NIL);
-	sq = os->where[os->ln[m].key];
+	sq = os->ln[m].slot;
 	d = (uint64_t)m + 1;
+	/* sq's block is anywhere: fetch it and its path while the heaps work. */
+	prefetch_block(os, sq);
+	prefetch_path(os, sq >> BLK_SHIFT);
 
 	/* m leaves its key; the accessed key hands the rest to p. */
 	r = delete_min(os, m);
 	os->sl[sq].mark = r;
 	if (r != NIL)
-		os->ln[r].key = os->sl[sq].key;
+		os->ln[r].slot = sq;
 	os->sl[sq].w--;
 	x = &os->sl[se];
 	r = meld(os, os->sl[sp].mark, x->mark);
 	os->sl[sp].mark = r;
 	if (r != NIL)
-		os->ln[r].key = os->sl[sp].key;
+		os->ln[r].slot = sp;
 	os->sl[sp].w += x->w + 1;
 	*x = dead;
 	/* The accessed key goes on top holding m alone. */
-	os->ln[m].key = key;
 	push_top(os, key, 0, m);
-	/* Push the changed blocks up the tree, each once. */
-	bq = sq >> BLK_SHIFT;
-	bp = sp >> BLK_SHIFT;
-	be = se >> BLK_SHIFT;
-	push_up(os, bq);
-	if (bp != bq)
-		push_up(os, bp);
-	if (be != bq && be != bp)
-		push_up(os, be);
+	/* Push the changed blocks up the tree in one walk. */
+	blocks[0] = sq >> BLK_SHIFT;
+	blocks[1] = sp >> BLK_SHIFT;
+	blocks[2] = se >> BLK_SHIFT;
+	push_blocks(os, blocks, 3);
 done:
 	os->hist[d]++;
 	if (d > os->max_dist)

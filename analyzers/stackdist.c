@@ -96,6 +96,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "access.h"
 #include "analyzer.h"
@@ -177,6 +178,26 @@ static void compact(struct hs_stackdist *sd)
 	sd->now = q;
 }
 
+#define HUGE_PAGE	(2u << 20)
+#define LINE		64
+
+void *hs_analyzer_alloc(size_t bytes, bool zero)
+{
+	size_t align = bytes >= HUGE_PAGE ? HUGE_PAGE : LINE;
+	void *p;
+
+	bytes = (bytes + align - 1) & ~(align - 1);
+	if (posix_memalign(&p, align, bytes ? bytes : LINE))
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	if (align == HUGE_PAGE)
+		madvise(p, bytes, MADV_HUGEPAGE);	/* a hint: failure changes nothing */
+#endif
+	if (zero)
+		memset(p, 0, bytes);
+	return p;
+}
+
 int hs_stackdist_new(uint32_t nr_keys, struct hs_stackdist **out)
 {
 	struct hs_stackdist *sd;
@@ -190,17 +211,17 @@ int hs_stackdist_new(uint32_t nr_keys, struct hs_stackdist **out)
 	sd->nr_keys = nr_keys;
 	sd->win = HS_MAX(2 * nr_keys, MIN_WINDOW);
 	slots = (size_t)sd->win + 1;
-	sd->last = calloc(nr_keys, sizeof(*sd->last));
+	sd->last = hs_analyzer_alloc((size_t)nr_keys * sizeof(*sd->last), true);
 	if (!sd->last)
 		goto out_free_sd;
 	/* owner[] needs no zeroing: a slot is read only once it was written. */
-	sd->owner = malloc(slots * sizeof(*sd->owner));
+	sd->owner = hs_analyzer_alloc(slots * sizeof(*sd->owner), false);
 	if (!sd->owner)
 		goto out_free_last;
-	sd->tree = calloc(slots, sizeof(*sd->tree));
+	sd->tree = hs_analyzer_alloc(slots * sizeof(*sd->tree), true);
 	if (!sd->tree)
 		goto out_free_owner;
-	sd->hist = calloc((size_t)nr_keys + 1, sizeof(*sd->hist));
+	sd->hist = hs_analyzer_alloc(((size_t)nr_keys + 1) * sizeof(*sd->hist), true);
 	if (!sd->hist)
 		goto out_free_tree;
 	*out = sd;

@@ -883,6 +883,41 @@ static void test_crit_model(void)
 	}
 }
 
+/*
+ * hs_analyzer_alloc(): the analyzers count on zeroed histograms and on
+ * line-aligned blocks and sibling groups.  Sizes below and above the huge
+ * page (2 MB), each allocated, dirtied and freed first, so that a reused
+ * chunk would show a missing memset.
+ */
+static void test_alloc(void)
+{
+	static const size_t sizes[] = { 24, 64, 1000, 100000, (2u << 20) + 8, 5u << 20 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
+		size_t n = sizes[i], bad = 0;
+		unsigned char *p = hs_analyzer_alloc(n, false);
+
+		if (!p) {
+			t_fail(__FILE__, __LINE__, "hs_analyzer_alloc(%zu): out of memory", n);
+			continue;
+		}
+		memset(p, 0xaa, n);
+		free(p);
+		p = hs_analyzer_alloc(n, true);
+		if (!p) {
+			t_fail(__FILE__, __LINE__, "hs_analyzer_alloc(%zu): out of memory", n);
+			continue;
+		}
+		T_EQ_U64((uintptr_t)p % 64, 0);
+		if (n >= (2u << 20))
+			T_EQ_U64((uintptr_t)p % (2u << 20), 0);
+		for (size_t j = 0; j < n; j++)
+			bad += p[j] != 0;
+		T_EQ_U64(bad, 0);
+		free(p);
+	}
+}
+
 static const struct t_case cases[] = {
 	{ "hand-abcabda", test_hand_abcabda },
 	{ "hand-records", test_hand_records },
@@ -894,6 +929,7 @@ static const struct t_case cases[] = {
 	{ "sizes", test_sizes },
 	{ "session", test_session },
 	{ "sample", test_sample },
+	{ "alloc", test_alloc },
 };
 
 int main(int argc, char **argv)
