@@ -217,6 +217,8 @@ struct hs_optstack {
 	uint64_t	lru_max_dist;
 };
 
+#if FAN_SHIFT != 2
+/* n's range followed by r's: the general form of group() below. */
 static inline void add(struct node *n, const struct node *r)
 {
 	n->min = HS_MIN(n->min, n->sum + r->min);
@@ -224,6 +226,7 @@ static inline void add(struct node *n, const struct node *r)
 	n->mark = HS_MIN(n->mark, r->mark);
 	n->live += r->live;
 }
+#endif
 
 /* The parent of the FAN nodes @c: prefix sums first, so the mins do not wait on one another. */
 static inline struct node group(const struct node *c)
