@@ -16,20 +16,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/**
- * hs_analyzer_alloc() - an analyzer's big array: @bytes on cache-line bounds
- * @bytes: size of the array
- * @zero: zero it (else its contents are undefined)
- *
- * Arrays of 2 MB or more are aligned to 2 MB and asked for transparent huge
- * pages (madvise; the kernel's default THP mode gives them only on request):
- * the stack analyzers read theirs at random, where 4 KB pages miss the TLB
- * on nearly every access.  Free it with free().
- *
- * Return: the array, or NULL when out of memory.
- */
-void *hs_analyzer_alloc(size_t bytes, bool zero);
-
 /* Stack distance of an access to a key that is not in the stack (first access). */
 #define HS_STACKDIST_COLD	UINT64_MAX
 

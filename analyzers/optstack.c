@@ -114,7 +114,7 @@
  * paths of x's block (a few dozen accesses ahead: the stream is known) and
  * of m's block (as soon as m is found, while the heaps work) are
  * prefetched, and the big arrays live on transparent huge pages
- * (hs_analyzer_alloc()), which took a quarter of the CPU time off: with
+ * (hs_huge_alloc()), which took a quarter of the CPU time off: with
  * 4 KB pages nearly every random read also missed the TLB.  What is left,
  * measured with callgrind on P12's first 1.7 million accesses (about 2,000
  * instructions an access, from 2,300): 45% is the push-up (two paths of 11
@@ -593,7 +593,7 @@ int hs_optstack_new(uint32_t nr_keys, struct hs_optstack **out)
 	/* Level sizes: each padded to FAN with empty (dead) nodes. */
 	for (l = 0, m = n >> BLK_SHIFT;; l++, m = (m + FAN - 1) >> FAN_SHIFT) {
 		os->levn[l] = m == 1 ? 1 : (m + FAN - 1) & ~(FAN - 1);
-		os->lev[l] = hs_analyzer_alloc((size_t)os->levn[l] * sizeof(struct node), false);
+		os->lev[l] = hs_huge_alloc((size_t)os->levn[l] * sizeof(struct node));
 		if (!os->lev[l])
 			goto nomem;
 		for (uint32_t i = 0; i < os->levn[l]; i++)
@@ -602,12 +602,12 @@ int hs_optstack_new(uint32_t nr_keys, struct hs_optstack **out)
 			break;
 	}
 	os->nlev = l + 1;
-	os->where = hs_analyzer_alloc((size_t)nr_keys * sizeof(*os->where), false);
-	os->ln = hs_analyzer_alloc((size_t)nr_keys * sizeof(*os->ln), false);
-	os->sl = hs_analyzer_alloc((size_t)n * sizeof(*os->sl), false);
-	os->skey = hs_analyzer_alloc((size_t)n * sizeof(*os->skey), false);	/* read only when live */
-	os->hist = hs_analyzer_alloc(((size_t)nr_keys + 1) * sizeof(*os->hist), true);
-	os->lru_hist = hs_analyzer_alloc(((size_t)nr_keys + 1) * sizeof(*os->lru_hist), true);
+	os->where = hs_huge_alloc((size_t)nr_keys * sizeof(*os->where));
+	os->ln = hs_huge_alloc((size_t)nr_keys * sizeof(*os->ln));
+	os->sl = hs_huge_alloc((size_t)n * sizeof(*os->sl));
+	os->skey = hs_huge_alloc((size_t)n * sizeof(*os->skey));	/* read only when live */
+	os->hist = hs_huge_alloc(((size_t)nr_keys + 1) * sizeof(*os->hist));
+	os->lru_hist = hs_huge_alloc(((size_t)nr_keys + 1) * sizeof(*os->lru_hist));
 	if (!os->where || !os->ln || !os->sl || !os->skey || !os->hist || !os->lru_hist)
 		goto nomem;
 	memset(os->where, 0xff, (size_t)nr_keys * sizeof(*os->where));
@@ -623,16 +623,20 @@ nomem:
 
 void hs_optstack_free(struct hs_optstack *os)
 {
+	size_t keys, n;
+
 	if (!os)
 		return;
+	keys = os->nr_keys;
+	n = os->nslots;
 	for (uint32_t l = 0; l < MAX_LEVELS; l++)
-		free(os->lev[l]);
-	free(os->lru_hist);
-	free(os->hist);
-	free(os->skey);
-	free(os->sl);
-	free(os->ln);
-	free(os->where);
+		hs_huge_free(os->lev[l], (size_t)os->levn[l] * sizeof(struct node));
+	hs_huge_free(os->lru_hist, (keys + 1) * sizeof(*os->lru_hist));
+	hs_huge_free(os->hist, (keys + 1) * sizeof(*os->hist));
+	hs_huge_free(os->skey, n * sizeof(*os->skey));
+	hs_huge_free(os->sl, n * sizeof(*os->sl));
+	hs_huge_free(os->ln, keys * sizeof(*os->ln));
+	hs_huge_free(os->where, keys * sizeof(*os->where));
 	free(os);
 }
 

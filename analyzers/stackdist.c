@@ -96,7 +96,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "access.h"
 #include "analyzer.h"
@@ -178,26 +177,6 @@ static void compact(struct hs_stackdist *sd)
 	sd->now = q;
 }
 
-#define HUGE_PAGE	(2u << 20)
-#define LINE		64
-
-void *hs_analyzer_alloc(size_t bytes, bool zero)
-{
-	size_t align = bytes >= HUGE_PAGE ? HUGE_PAGE : LINE;
-	void *p;
-
-	bytes = (bytes + align - 1) & ~(align - 1);
-	if (posix_memalign(&p, align, bytes ? bytes : LINE))
-		return NULL;
-#ifdef MADV_HUGEPAGE
-	if (align == HUGE_PAGE)
-		madvise(p, bytes, MADV_HUGEPAGE);	/* a hint: failure changes nothing */
-#endif
-	if (zero)
-		memset(p, 0, bytes);
-	return p;
-}
-
 int hs_stackdist_new(uint32_t nr_keys, struct hs_stackdist **out)
 {
 	struct hs_stackdist *sd;
@@ -211,28 +190,28 @@ int hs_stackdist_new(uint32_t nr_keys, struct hs_stackdist **out)
 	sd->nr_keys = nr_keys;
 	sd->win = HS_MAX(2 * nr_keys, MIN_WINDOW);
 	slots = (size_t)sd->win + 1;
-	sd->last = hs_analyzer_alloc((size_t)nr_keys * sizeof(*sd->last), true);
+	sd->last = hs_huge_alloc((size_t)nr_keys * sizeof(*sd->last));
 	if (!sd->last)
 		goto out_free_sd;
-	/* owner[] needs no zeroing: a slot is read only once it was written. */
-	sd->owner = hs_analyzer_alloc(slots * sizeof(*sd->owner), false);
+	/* owner[] needs no zeroing (a slot is read only once it was written): it gets it free */
+	sd->owner = hs_huge_alloc(slots * sizeof(*sd->owner));
 	if (!sd->owner)
 		goto out_free_last;
-	sd->tree = hs_analyzer_alloc(slots * sizeof(*sd->tree), true);
+	sd->tree = hs_huge_alloc(slots * sizeof(*sd->tree));
 	if (!sd->tree)
 		goto out_free_owner;
-	sd->hist = hs_analyzer_alloc(((size_t)nr_keys + 1) * sizeof(*sd->hist), true);
+	sd->hist = hs_huge_alloc(((size_t)nr_keys + 1) * sizeof(*sd->hist));
 	if (!sd->hist)
 		goto out_free_tree;
 	*out = sd;
 	return 0;
 
 out_free_tree:
-	free(sd->tree);
+	hs_huge_free(sd->tree, slots * sizeof(*sd->tree));
 out_free_owner:
-	free(sd->owner);
+	hs_huge_free(sd->owner, slots * sizeof(*sd->owner));
 out_free_last:
-	free(sd->last);
+	hs_huge_free(sd->last, (size_t)nr_keys * sizeof(*sd->last));
 out_free_sd:
 	free(sd);
 	return -ENOMEM;
@@ -240,12 +219,15 @@ out_free_sd:
 
 void hs_stackdist_free(struct hs_stackdist *sd)
 {
+	size_t slots;
+
 	if (!sd)
 		return;
-	free(sd->hist);
-	free(sd->tree);
-	free(sd->owner);
-	free(sd->last);
+	slots = (size_t)sd->win + 1;
+	hs_huge_free(sd->hist, ((size_t)sd->nr_keys + 1) * sizeof(*sd->hist));
+	hs_huge_free(sd->tree, slots * sizeof(*sd->tree));
+	hs_huge_free(sd->owner, slots * sizeof(*sd->owner));
+	hs_huge_free(sd->last, (size_t)sd->nr_keys * sizeof(*sd->last));
 	free(sd);
 }
 

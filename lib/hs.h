@@ -31,8 +31,9 @@ enum hs_exit {
 
 /*
  * hs_huge_alloc() - a zeroed array of @bytes, in 2 MiB huge pages when it is
- * that large (lib/huge.c); hs_huge_free() takes the same @bytes (NULL: no-op).
- * Return: the array, or NULL.
+ * that large (lib/huge.c), else on a 64-byte cache line's bound (structures
+ * laid out a line at a time stay so); hs_huge_free() takes the same @bytes
+ * (NULL: no-op).  Return: the array, or NULL.
  */
 void *hs_huge_alloc(size_t bytes);
 void hs_huge_free(void *p, size_t bytes);

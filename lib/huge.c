@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "hs.h"
@@ -21,6 +22,7 @@
  * calloc().  Small arrays stay on the heap.
  */
 #define HUGE_SZ		(2u << 20)
+#define LINE		64	/* a cache line */
 
 /* Bytes mapped for an array of @bytes: whole huge pages, 0 below one (the heap). */
 static size_t mapped_len(size_t bytes)
@@ -57,8 +59,15 @@ void *hs_huge_alloc(size_t bytes)
 {
 	size_t len = mapped_len(bytes);
 
-	if (!len)
-		return calloc(1, bytes ? bytes : 1);
+	if (!len) {
+		/* on a line's bound, as the huge pages are: an array laid out by lines */
+		size_t n = (bytes + LINE - 1) & ~(size_t)(LINE - 1);
+		void *p;
+
+		if (posix_memalign(&p, LINE, n ? n : LINE))
+			return NULL;
+		return memset(p, 0, n ? n : LINE);
+	}
 	return map_huge(len, 0);
 }
 

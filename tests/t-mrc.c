@@ -884,10 +884,10 @@ static void test_crit_model(void)
 }
 
 /*
- * hs_analyzer_alloc(): the analyzers count on zeroed histograms and on
- * line-aligned blocks and sibling groups.  Sizes below and above the huge
- * page (2 MB), each allocated, dirtied and freed first, so that a reused
- * chunk would show a missing memset.
+ * hs_huge_alloc(), which the analyzers' arrays come from: they count on
+ * zeroed histograms and on line-aligned blocks and sibling groups.  Sizes
+ * below and above the huge page (2 MB), each allocated, dirtied and freed
+ * first, so that a reused chunk would show a missing memset.
  */
 static void test_alloc(void)
 {
@@ -895,17 +895,17 @@ static void test_alloc(void)
 
 	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++) {
 		size_t n = sizes[i], bad = 0;
-		unsigned char *p = hs_analyzer_alloc(n, false);
+		unsigned char *p = hs_huge_alloc(n);
 
 		if (!p) {
-			t_fail(__FILE__, __LINE__, "hs_analyzer_alloc(%zu): out of memory", n);
+			t_fail(__FILE__, __LINE__, "hs_huge_alloc(%zu): out of memory", n);
 			continue;
 		}
 		memset(p, 0xaa, n);
-		free(p);
-		p = hs_analyzer_alloc(n, true);
+		hs_huge_free(p, n);
+		p = hs_huge_alloc(n);
 		if (!p) {
-			t_fail(__FILE__, __LINE__, "hs_analyzer_alloc(%zu): out of memory", n);
+			t_fail(__FILE__, __LINE__, "hs_huge_alloc(%zu): out of memory", n);
 			continue;
 		}
 		T_EQ_U64((uintptr_t)p % 64, 0);
@@ -914,7 +914,7 @@ static void test_alloc(void)
 		for (size_t j = 0; j < n; j++)
 			bad += p[j] != 0;
 		T_EQ_U64(bad, 0);
-		free(p);
+		hs_huge_free(p, n);
 	}
 }
 
