@@ -189,18 +189,23 @@ static void table_free(struct km_slot *slots, size_t n, unsigned int shift, size
 		slots_free(slots, n, shift);
 }
 
+/* A table of 2^@bits slots: its mask, and the count it may hold (4/5 full). */
+static void table_size(struct hs_keymap *km, unsigned int bits)
+{
+	km->bits = bits;
+	km->mask = ((size_t)1 << bits) - 1;
+	km->limit = ((size_t)1 << bits) / 5 * 4;
+}
+
 static int table_alloc(struct hs_keymap *km, unsigned int bits, unsigned int shift)
 {
-	size_t n = (size_t)1 << bits;
-	struct km_slot *slots = slots_alloc(n, shift);
+	struct km_slot *slots = slots_alloc((size_t)1 << bits, shift);
 
 	if (!slots)
 		return -ENOMEM;
 	km->slots = slots;
 	km->slot_shift = shift;
-	km->bits = bits;
-	km->mask = n - 1;
-	km->limit = n / 5 * 4;
+	table_size(km, bits);
 	return 0;
 }
 
@@ -303,9 +308,7 @@ static int grow_in_place(struct hs_keymap *km)
 		*nslot(km, j) = aside[i];
 	}
 	free(aside);
-	km->bits++;
-	km->mask = mask;
-	km->limit = (mask + 1) / 5 * 4;
+	table_size(km, km->bits + 1);
 	return 0;
 }
 
@@ -357,9 +360,7 @@ int hs_keymap_new_rec(unsigned int words, size_t rec_size, size_t expect,
 		if (km->slots) {
 			km->slots_res = (size_t)1 << SLOTS_RESERVED_BITS << NARROW_SHIFT;
 			km->slot_shift = NARROW_SHIFT;
-			km->bits = bits;
-			km->mask = ((size_t)1 << bits) - 1;
-			km->limit = ((size_t)1 << bits) / 5 * 4;
+			table_size(km, bits);
 		}
 	}
 	if (!km->slots && table_alloc(km, bits, words == 1 ? NARROW_SHIFT : WIDE_SHIFT)) {
