@@ -2618,28 +2618,22 @@ int hs_session_add(struct hs_session_writer *w, uint64_t key, uint8_t meta)
 int hs_session_add_many(struct hs_session_writer *w, const uint64_t *keys, size_t n,
 			uint8_t meta)
 {
-	size_t take;
 	int err = add_check(w, meta);
 
-	if (unlikely(err))
-		return err;
-	if (!n)
-		return 0;
-	w->timed = -1;
-	while (n) {
-		take = HS_MIN(n, HS_CHUNK_RECORDS - w->n);
-		memcpy(w->raw + w->n, keys, take * sizeof(*keys));
-		memset(w->meta + w->n, meta, take);
-		w->n += take;
+	while (!err && n) {	/* a chunk's room at a time: hs_session_add_room() */
+		uint64_t *room_keys;
+		size_t room, take;
+
+		err = hs_session_room(w, &room_keys, &room);
+		if (err)
+			break;
+		take = HS_MIN(n, room);
+		memcpy(room_keys, keys, take * sizeof(*keys));
+		err = hs_session_add_room(w, take, meta);
 		keys += take;
 		n -= take;
-		if (w->n == HS_CHUNK_RECORDS) {
-			w->err = flush_chunk(w);
-			if (w->err)
-				return w->err;
-		}
 	}
-	return 0;
+	return err;
 }
 
 /**
