@@ -276,9 +276,9 @@ size_t hs_codec_encode_ts(const uint32_t *keys, const uint8_t *meta, const uint6
  * Return: records decoded into @keys and @meta (at most @n); *@pp and
  * *@prevp moved past them.
  */
-static __attribute__((noinline)) size_t decode_run(const uint8_t **pp, const uint8_t *end, int64_t *prevp,
-				uint64_t limit, uint8_t pmeta, uint32_t *keys, uint8_t *meta,
-				size_t n)
+static __attribute__((noinline)) size_t decode_run(const uint8_t **pp, const uint8_t *end,
+						   int64_t *prevp, uint64_t limit, uint8_t pmeta,
+						   uint32_t *keys, uint8_t *meta, size_t n)
 {
 	const uint8_t *p = *pp;
 	int64_t prev = *prevp;

@@ -115,10 +115,16 @@ uint64_t hs_plan_run_bytes(const struct hs_policy_ops *ops, uint64_t capacity, u
 	       HS_MIN(capacity, keys) * per_resident;
 }
 
+/*
+ * Bytes per entry of the replay's next[] and wait[] (lib/replay.c): 4 while
+ * every record index and seq fits below UINT32_MAX, which then stands for
+ * HS_NEVER and HS_WAIT_END (both UINT64_MAX); else 8.  Half the memory the
+ * pass writes at random and the kernel zeroes first (80 MB for 10 M records
+ * at 8 bytes).
+ */
 unsigned int hs_plan_next_use_width(uint64_t records)
 {
-	/* lib/replay.c next_use_width(): UINT32_MAX stands for "never" */
-	return records < UINT32_MAX ? 4 : 8;
+	return records < UINT32_MAX ? sizeof(uint32_t) : sizeof(uint64_t);
 }
 
 static uint64_t offline_extra(const struct hs_plan_run *r, const struct hs_plan *plan)

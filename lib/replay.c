@@ -29,6 +29,7 @@
 #include "hs.h"
 #include "lrugen.h"
 #include "neigh.h"
+#include "plan.h"
 #include "policy.h"
 #include "replay.h"
 #include "store.h"
@@ -58,6 +59,7 @@ struct pipeline {
 	bool			eof;		/* no more chunks */
 	double			damon_draws;	/* keys drawn per DAMON interval, on average
 						 * (0: off) */
+	uint64_t		damon_interval_ns; /* the DAMON model's interval */
 	uint32_t		damon_idle;	/* intervals a page must be idle for it */
 	const void		*next;		/* next-use per record, or NULL */
 	bool			next_wide;	/* its entries are uint64_t, not uint32_t */
@@ -194,15 +196,10 @@ static size_t next_use_bytes(uint64_t records, size_t size)
 	return (size_t)(records ? records : 1) * size;
 }
 
-/*
- * Bytes per entry of next[] and wait[]: 4 while every record index and seq
- * fits below UINT32_MAX, which then stands for HS_NEVER and HS_WAIT_END
- * (both UINT64_MAX); else 8.  Half the memory the pass writes at random and
- * the kernel zeroes first (80 MB for 10 M records at 8 bytes).
- */
+/* Bytes per entry of next[] and wait[]: hs_plan_next_use_width(), which the plan counts. */
 static size_t next_use_width(uint64_t records)
 {
-	return records < UINT32_MAX ? sizeof(uint32_t) : sizeof(uint64_t);
+	return hs_plan_next_use_width(records);
 }
 
 #define NU_INLINE	static inline __attribute__((always_inline))
@@ -402,9 +399,7 @@ static int chunk_ticks(struct damon_clock *dc, const uint64_t *ts, size_t n, str
 static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker *ws,
 		const struct hs_replay_opts *o, uint64_t records)
 {
-	struct damon_clock dc = {
-		.interval_ns = pl->damon_draws > 0 ? (o->damon_interval_ns ?: HS_DAMON_INTERVAL_NS) : 0,
-	};
+	struct damon_clock dc = { .interval_ns = pl->damon_draws > 0 ? pl->damon_interval_ns : 0 };
 	struct slot inline_slot = { 0 };
 	uint64_t c = 0, base = 0;
 	const uint32_t *keys;
@@ -555,13 +550,12 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			goto out;
 	}
 
-	/* DAMON's draws per interval: its chance per resident key times the key space */
-	if (o->damon_deprio > 0)
-		pl.damon_draws = o->damon_deprio * (double)(o->damon_interval_ns ?:
-				 HS_DAMON_INTERVAL_NS) / 1e9 * (double)info.distinct_keys;
-	if (pl.damon_draws > 0) {
+	if (o->damon_deprio > 0) {
 		uint64_t iv = o->damon_interval_ns ?: HS_DAMON_INTERVAL_NS;
 
+		pl.damon_interval_ns = iv;
+		/* draws per interval: the chance per resident key times the key space */
+		pl.damon_draws = o->damon_deprio * (double)iv / 1e9 * (double)info.distinct_keys;
 		pl.damon_idle = (uint32_t)HS_MIN((o->damon_min_age_ns + iv - 1) / iv,
 						 (uint64_t)HS_DAMON_MAX_IDLE);
 	}

@@ -406,7 +406,6 @@ uint64_t hs_sim_used(const struct hs_sim *sim);
 /* Run the policy's check() now: 0 or -EUCLEAN (also checks the driver's own counts). */
 int hs_sim_check(const struct hs_sim *sim);
 
-/* Final statistics (call once, at the end) and the policy's own metrics. */
 /*
  * hs_sim_deactivate() - one interval of the DAMON model (cfg.damon): @n draws
  * of a key with replacement (seeded by @seed); each resident one not accessed
@@ -417,6 +416,7 @@ int hs_sim_check(const struct hs_sim *sim);
  */
 int hs_sim_deactivate(struct hs_sim *sim, uint64_t n, uint64_t seed, uint32_t idle);
 
+/* Final statistics (call once, at the end) and the policy's own metrics. */
 void hs_sim_finish(struct hs_sim *sim, struct hs_sim_stats *st, struct hs_metrics *m);
 
 /* The policy's dump() into fp, if it has one. */
