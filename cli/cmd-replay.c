@@ -84,6 +84,7 @@ struct args {
 	uint64_t	recheck_window;	/* --recheck-window (0 when not given) */
 	bool		window_given;	/* --recheck-window was given */
 	bool		no_readahead;	/* --no-readahead */
+	bool		tlb_absent;	/* the session has no TLB events: no TLB model */
 	uint32_t	ra_model;	/* --readahead-model[=PAGES]: 0 off */
 	bool		log_evictions;	/* --log-evictions */
 	double		damon_deprio;	/* --damon-deprio RATE: 0 off */
@@ -420,6 +421,14 @@ static int make_params_json(struct plan *p, const struct args *a)
 	struct hs_json j;
 	int err;
 
+	/* Without the session's TLB events the model cannot run: its params say so. */
+	if (a->tlb_absent && (p->ops->flags & HS_POLICY_TLB)) {
+		char why[128];
+
+		err = hs_param_set_parse(p->ps, "tlb", "false", why, sizeof(why));
+		if (err)
+			return err;
+	}
 	err = hs_json_init_mem(&j, 0);
 	if (err)
 		return err;
@@ -1302,6 +1311,21 @@ static int run(int argc, char **argv)
 		       !strcmp(info.source, "gen") ? "generated" : "imported");
 		status = HS_EXIT_DATAERR;
 		goto out;
+	}
+	for (i = 0; i < nr_pols && !(pols[i]->flags & HS_POLICY_TLB); i++)
+		;
+	if (i < nr_pols) {
+		uint64_t *tlb_ts = NULL;
+		size_t nr_tlb;
+		int err = hs_session_tlb_flushes(st, session, &tlb_ts, &nr_tlb);
+
+		free(tlb_ts);
+		if (err && err != -ENODATA) {
+			hs_err("session %" PRId64 ": TLB events: %s", session, hs_store_errmsg(st));
+			status = HS_EXIT_FAILURE;
+			goto out;
+		}
+		a.tlb_absent = err == -ENODATA;
 	}
 	if (a.sizes)
 		status = pick_sizes(a.sizes, &info, sizes, &nr_sizes);

@@ -515,6 +515,23 @@ int hs_session_neigh(struct hs_store *st, int64_t session, uint32_t nr_keys,
 		     struct hs_neigh **out);
 
 /**
+ * hs_session_tlb_flushes() - when the workload's TLB lost every translation
+ * @st: the store
+ * @session: a session
+ * @ts: receives the trace-clock times, ascending (malloc'd; NULL when none)
+ * @n: receives how many
+ *
+ * A recording's TLB events (lib/recorder.c, kept in the events table): full
+ * flushes on the workload's CPU while it ran (tlb:tlb_flush, TLB_FLUSH_ALL),
+ * its switches in from another task and its migrations.
+ *
+ * Return: 0 (also with none: the translations lived all along); -ENODATA
+ * when the session does not carry them (not a recording, recorded without
+ * them, or a kernel without tlb:tlb_flush); -errno.
+ */
+int hs_session_tlb_flushes(struct hs_store *st, int64_t session, uint64_t **ts, size_t *n);
+
+/**
  * struct hs_rec_page - one page of one folio life of a recorded session
  * @key: the page's original key id (record_keys.key)
  * @born_ns: the life's birth (trace clock); 0 for an unseen birth
