@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "access.h"
+#include "event.h"
 #include "harness.h"
 #include "hs.h"
 #include "neigh.h"
@@ -891,6 +892,80 @@ static void test_tlb_l2q(void)
 }
 
 /*
+ * test_tlb_l2q's stream as a recorded session, replayed (linux-2q,
+ * capacity 4, batch=1, stats_flush=0): a b c d e f at 100 .. 600 ns, a a at
+ * 700 and 800, g h at 900 and 1000, a at 1100 (a PT, the rest FD).  With a
+ * full flush recorded at 650 (before the record at 700), a is young again
+ * and kept: the last a hits (8 misses).  With the events but no flush, a
+ * goes at h and the last a misses (9).  A session recorded without the
+ * events (no tlb:tlb_flush in recordings.events) gets no model: 8, as the
+ * same session with tlb=false does.
+ */
+static void test_tlb_replay(void)
+{
+	static const struct { const char *events; bool flush, param; uint64_t misses; } c[] = {
+		{ "[\"tlb:tlb_flush\"]", true, true, 8 },
+		{ "[\"tlb:tlb_flush\"]", false, true, 9 },
+		{ "[\"tlb:tlb_flush\"]", false, false, 8 },
+		{ "[]", false, true, 8 },
+	};
+	static const uint32_t keys[] = { 0, 1, 2, 3, 4, 5, 0, 0, 6, 7, 0 };
+	const uint8_t pt = hs_meta_make(HS_CH_PT, HS_TYPE_FILE, false);
+	const uint8_t fd = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+	struct hs_store *st = NULL;
+
+	T_EQ_I64(hs_store_open(":memory:", 0, &st), 0);
+	if (!st)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
+		struct hs_record_meta rm = {
+			.name = "tlb", .origin = "test", .kind = "file", .channel = "pt",
+			.visibility = "exact", .kernel = "6.18.0", .lru_gen = "absent",
+			.clock = "mono", .memory_limit_pages = 4, .page_size = 4096,
+			.events_json = c[i].events,
+		};
+		struct hs_event flush = { .ts_ns = 650, .type = HS_EV_TLB_FLUSH, .a = UINT64_MAX };
+		struct hs_record_result res = { .status = "complete" };
+		struct hs_replay_job job = { .ops = hs_policy_find("linux-2q"), .capacity = 4 };
+		struct hs_replay_opts o = { .threads = 1, .paranoid = true };
+		struct hs_session_writer *w = NULL;
+		struct hs_param_set *ps = NULL;
+		char why[128];
+		int64_t id = 0;
+		int err = 0;
+
+		T_EQ_I64(hs_record_create(st, &rm, &id), 0);
+		T_EQ_I64(hs_session_begin(st, &(struct hs_session_meta){ .source = "record",
+			 .origin = "test", .unit = "page", .kind = "file", .channel = "pt",
+			 .id = id }, &w), 0);
+		if (!w)
+			break;
+		for (size_t r = 0; r < ARRAY_SIZE(keys) && !err; r++)
+			err = hs_session_add_ts(w, keys[r], keys[r] ? fd : pt, 100 * (r + 1));
+		if (c[i].flush && !err)
+			err = hs_rec_add_event(w, &flush);
+		if (!err)
+			err = hs_rec_finish(w, &res);
+		T_EQ_I64(err, 0);
+		T_EQ_I64(hs_session_commit(w, &id), 0);
+
+		T_EQ_I64(hs_param_set_new(job.ops->params, &ps), 0);
+		T_EQ_I64(hs_param_set_parse(ps, "stats_flush", "0", why, sizeof(why)), 0);
+		T_EQ_I64(hs_param_set_parse(ps, "batch", "1", why, sizeof(why)), 0);
+		T_EQ_I64(hs_param_set_parse(ps, "tlb", c[i].param ? "true" : "false", why,
+					    sizeof(why)), 0);
+		job.params = ps;
+		T_EQ_I64(hs_replay_session(st, id, &job, 1, &o), 0);
+		T_EQ_I64(job.err, 0);
+		T_EQ_U64(job.stats.misses, c[i].misses);
+		T_EQ_U64(job.stats.evictions, c[i].misses - 4);	/* all but 4 leave */
+		free(job.gens);
+		hs_param_set_free(ps);
+	}
+	hs_store_close(st);
+}
+
+/*
  * next-use: stream a b [pageout a] a b c (keys 0 1 0 0 1 2; record 2 is a
  * hint).  Access seqs: a=0 b=1 a=2 b=3 c=4.  next: a@0 -> 2, b@1 -> 3,
  * hint -> never, a@2 -> never, b@3 -> never, c@4 -> never.
@@ -1166,6 +1241,7 @@ static const struct t_case cases[] = {
 	{ "damon-replay", test_damon_replay },
 	{ "tlb", test_tlb },
 	{ "tlb-linux-2q", test_tlb_l2q },
+	{ "tlb-replay", test_tlb_replay },
 };
 
 int main(int argc, char **argv)
