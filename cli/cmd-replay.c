@@ -1317,7 +1317,8 @@ static int run(int argc, char **argv)
 	if (i < nr_pols) {
 		uint64_t *tlb_ts = NULL;
 		size_t nr_tlb;
-		int err = hs_session_tlb_flushes(st, session, &tlb_ts, &nr_tlb);
+		uint32_t entries;
+		int err = hs_session_tlb_flushes(st, session, &tlb_ts, &nr_tlb, &entries);
 
 		free(tlb_ts);
 		if (err && err != -ENODATA) {

@@ -469,7 +469,7 @@ static char *events_json(const struct hs_decoder *d)
 /* The recording's options as the session's params (a JSON object), or NULL. */
 static char *record_params_json(uint64_t limit, double duration, unsigned int buffer_kb,
 				const char *workload_json, const char *hitshield,
-				const char *damon_json)
+				const char *damon_json, uint32_t tlb_entries)
 {
 	struct hs_json j;
 	char *text = NULL;
@@ -492,6 +492,10 @@ static char *record_params_json(uint64_t limit, double duration, unsigned int bu
 	if (damon_json) {	/* DAMON_LRU_SORT's parameters, or "absent" */
 		hs_json_key(&j, "damon_lru_sort");
 		hs_json_raw(&j, damon_json);
+	}
+	if (tlb_entries) {	/* the replay's TLB model bounds its set by it */
+		hs_json_key(&j, "tlb_entries");
+		hs_json_uint(&j, tlb_entries);
 	}
 	hs_json_end(&j);
 	if (hs_json_take(&j, &text))
@@ -820,6 +824,26 @@ static bool is_tlb_event(enum hs_event_type t)
 	return t == HS_EV_TLB_FLUSH || t == HS_EV_SCHED_SWITCH || t == HS_EV_MIGRATE_TASK;
 }
 
+/*
+ * The CPU's TLB entries for 4 KiB pages, the bound of the replay's TLB
+ * model: /proc/cpuinfo's "TLB size : 3584 4K pages" (x86 AMD; the first
+ * CPU's), or 0 when it does not say (Intel's cpuinfo has no such line).
+ */
+static uint32_t tlb_entries(void)
+{
+	unsigned long v = 0;
+	char *t, *p;
+	size_t len;
+
+	if (rec_read_text("/proc/cpuinfo", &t, &len))
+		return 0;
+	p = strstr(t, "\nTLB size");
+	if (p && (p = strchr(p, ':')) && sscanf(p + 1, "%lu 4K pages", &v) != 1)
+		v = 0;
+	free(t);
+	return v < UINT32_MAX ? (uint32_t)v : 0;
+}
+
 /* Filter and enable the TLB events on the workload's pid (before tracing is on). */
 static int tlb_enable(struct hs_recorder *r)
 {
@@ -937,7 +961,8 @@ static int setup(struct hs_recorder *r)
 	r->params = record_params_json(hs_cgroup_limit(r->cg), r->o.duration,
 				       r->o.buffer_kb ? r->o.buffer_kb : 8192,
 				       r->wl ? hs_workload_describe(r->wl) : NULL,
-				       hitshield_flags(hs_capture_tracing_dir(r->cap)), damon);
+				       hitshield_flags(hs_capture_tracing_dir(r->cap)), damon,
+				       r->tlb ? tlb_entries() : 0);
 	free(damon);
 	if (!r->params)
 		goto nomem;

@@ -525,6 +525,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 	struct worker *ws = NULL;
 	void *next = NULL;
 	uint64_t *tlb_ts = NULL;
+	uint32_t tlb_entries = 0;
 	uint32_t *seq_keys = NULL;
 	bool need_future = false;
 	unsigned int started = 0;
@@ -559,13 +560,15 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 		if (jobs[j].ops && (jobs[j].ops->flags & HS_POLICY_TLB))
 			break;
 	if (j < n && !o->no_tlb) {
-		ret = hs_session_tlb_flushes(st, session, &tlb_ts, &pl.nr_tlb);
+		ret = hs_session_tlb_flushes(st, session, &tlb_ts, &pl.nr_tlb, &tlb_entries);
 		if (ret && ret != -ENODATA) {
 			hs_neigh_free(neigh);
 			return ret;
 		}
 		pl.tlb = !ret;
 		pl.tlb_ts = tlb_ts;
+		if (o->tlb_entries)
+			tlb_entries = o->tlb_entries;
 		ret = 0;
 	}
 
@@ -586,6 +589,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			.no_prefetch = o->no_prefetch,
 			.damon = o->damon_deprio > 0,
 			.tlb = pl.tlb && (jobs[j].ops->flags & HS_POLICY_TLB),
+			.tlb_entries = tlb_entries == UINT32_MAX ? 0 : tlb_entries,
 			.on_evict = jobs[j].evlog ? hs_evlog_add : NULL,
 			.evict_arg = jobs[j].evlog,
 		};

@@ -108,6 +108,13 @@ struct hs_sim {
 	uint64_t		tlb_flushes;	/* hs_sim_tlb_flush() calls that emptied it */
 	uint64_t		tlb_hits;	/* PT hits through a cached translation */
 	bool			tlb_dirty;	/* a bit may be set since the last flush */
+	/* cfg.tlb_entries: the set as a CLOCK over tlb_n slots (0: unbounded) */
+	uint64_t		*tlb_ref;	/* per key: hit since the hand passed */
+	uint32_t		*tlb_ring;	/* tlb_n slots: the key cached there, or
+						 * UINT32_MAX */
+	uint32_t		*tlb_slot;	/* per key: its slot (valid while cached) */
+	uint32_t		tlb_n;		/* slots */
+	uint32_t		tlb_hand;	/* the next slot the hand looks at */
 	char			*series;	/* time-series records kept */
 	size_t			series_size;	/* bytes per record (0: none yet) */
 	size_t			nr_series;	/* records in series */
@@ -306,12 +313,46 @@ static void id_divisor(size_t stride, unsigned int *shift, uint32_t *mul)
  * at hs_sim_tlb_flush(), which the replay calls where the recorded session's
  * full flushes, switches in from other processes and migrations of the
  * workload fall on the stream (lib/replay.c).  Only resident keys hold a
- * bit, so the set never outgrows the memory: a cache the size of the limit.
- * One set for the workload: its CPUs are not told apart.
+ * bit, so without a bound the set is at most the size of the memory; with
+ * cfg.tlb_entries (the CPU's TLB entries, recorded with the session) it
+ * holds at most that many, and a page walk for a new entry pushes an old
+ * one out (tlb_fill()), so translations also die of capacity.  One set for
+ * the workload: its CPUs are not told apart.
  */
 static inline size_t tlb_words(uint32_t nr_keys)
 {
 	return ((size_t)nr_keys + 63) / 64 ? ((size_t)nr_keys + 63) / 64 : 1;
+}
+
+static inline bool tlb_bit(const uint64_t *b, uint32_t key)
+{
+	return b[key / 64] & (1ull << (key % 64));
+}
+
+/*
+ * A bounded set (cfg.tlb_entries, the CPU's TLB): @key takes a slot, and
+ * when every slot is taken the hand evicts the first entry not hit since it
+ * last passed (CLOCK, an approximation of the hardware's replacement).  A
+ * slot whose key left the set (eviction, a flush) is free.
+ */
+static void tlb_fill(struct hs_sim *sim, uint32_t key)
+{
+	for (;;) {
+		uint32_t h = sim->tlb_hand, v = sim->tlb_ring[h];
+		bool live = v != UINT32_MAX && sim->tlb_slot[v] == h && tlb_bit(sim->tlb, v);
+
+		sim->tlb_hand = (h + 1) % sim->tlb_n;
+		if (live && tlb_bit(sim->tlb_ref, v)) {
+			sim->tlb_ref[v / 64] &= ~(1ull << (v % 64));
+			continue;
+		}
+		if (live)
+			sim->tlb[v / 64] &= ~(1ull << (v % 64));
+		sim->tlb_ring[h] = key;
+		sim->tlb_slot[key] = h;
+		sim->tlb_ref[key / 64] &= ~(1ull << (key % 64));
+		return;
+	}
 }
 
 /* Was key's translation cached?  It is afterwards. */
@@ -320,6 +361,12 @@ static inline bool tlb_test_set(struct hs_sim *sim, uint32_t key)
 	uint64_t *w = &sim->tlb[key / 64], m = 1ull << (key % 64);
 	bool was = *w & m;
 
+	if (sim->tlb_n) {
+		if (was)
+			sim->tlb_ref[key / 64] |= m;
+		else
+			tlb_fill(sim, key);
+	}
 	*w |= m;
 	sim->tlb_dirty = true;
 	return was;
@@ -393,6 +440,17 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 		sim->tlb = calloc(tlb_words(cfg->nr_keys), sizeof(*sim->tlb));
 		if (!sim->tlb)
 			goto out_free;
+		/* a bound at or above the keys never fills: unbounded */
+		sim->tlb_n = cfg->tlb_entries < cfg->nr_keys ? cfg->tlb_entries : 0;
+		if (sim->tlb_n) {
+			sim->tlb_ref = calloc(tlb_words(cfg->nr_keys), sizeof(*sim->tlb_ref));
+			sim->tlb_ring = malloc(sim->tlb_n * sizeof(*sim->tlb_ring));
+			sim->tlb_slot = calloc(cfg->nr_keys ? cfg->nr_keys : 1,
+					       sizeof(*sim->tlb_slot));
+			if (!sim->tlb_ref || !sim->tlb_ring || !sim->tlb_slot)
+				goto out_free;
+			memset(sim->tlb_ring, 0xff, sim->tlb_n * sizeof(*sim->tlb_ring));
+		}
 	}
 
 	if (!cfg->params) {
@@ -412,6 +470,9 @@ out_free:
 	hs_huge_free(sim->folios, (size_t)sim->cfg.nr_keys * sim->env.stride);
 	free(sim->victims);
 	free(sim->tlb);
+	free(sim->tlb_ref);
+	free(sim->tlb_ring);
+	free(sim->tlb_slot);
 	free(sim);
 	return err;
 }
@@ -433,6 +494,9 @@ void hs_sim_free(struct hs_sim *sim)
 	free(sim->series);
 	free(sim->dm_seq);
 	free(sim->tlb);
+	free(sim->tlb_ref);
+	free(sim->tlb_ring);
+	free(sim->tlb_slot);
 	free(sim);
 }
 
@@ -1171,6 +1235,8 @@ int hs_sim_tlb_flush(struct hs_sim *sim)
 		return 0;		/* no model: no translation to lose */
 	if (sim->tlb_dirty) {
 		memset(sim->tlb, 0, tlb_words(sim->cfg.nr_keys) * sizeof(*sim->tlb));
+		if (sim->tlb_n)
+			memset(sim->tlb_ring, 0xff, sim->tlb_n * sizeof(uint32_t));
 		sim->tlb_dirty = false;
 		sim->tlb_flushes++;
 	}

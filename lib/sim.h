@@ -341,6 +341,8 @@ struct hs_sim_config {
 						 * ("TLB model" in lib/sim.c): PT hits through
 						 * one set hs_access.tlb_hit;
 						 * hs_sim_tlb_flush() empties the set */
+	uint32_t	tlb_entries;		/* most translations the set holds (the
+						 * CPU's TLB); 0: no bound but the memory */
 	/*
 	 * Called at every eviction, the policy's or a PAGEOUT hint's (@hinted),
 	 * when not NULL: @pos is the number of accesses before the record that

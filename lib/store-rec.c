@@ -1542,7 +1542,8 @@ int hs_rec_finish(struct hs_session_writer *w, const struct hs_record_result *r)
 
 /* ---- the workload's TLB events (hs_session_tlb_flushes()) ---- */
 
-int hs_session_tlb_flushes(struct hs_store *st, int64_t session, uint64_t **ts, size_t *n)
+int hs_session_tlb_flushes(struct hs_store *st, int64_t session, uint64_t **ts, size_t *n,
+			   uint32_t *entries)
 {
 	sqlite3_stmt *s = NULL;
 	uint64_t *v = NULL;
@@ -1552,15 +1553,22 @@ int hs_session_tlb_flushes(struct hs_store *st, int64_t session, uint64_t **ts, 
 
 	*ts = NULL;
 	*n = 0;
+	*entries = 0;
 	/* the recording says which events it had: tlb_flush among them, or none */
-	rc = sqlite3_prepare_v2(st->db, "SELECT instr(events, '\"tlb:tlb_flush\"') > 0"
-				" FROM recordings WHERE session = ?1", -1, &s, NULL);
+	rc = sqlite3_prepare_v2(st->db, "SELECT instr(r.events, '\"tlb:tlb_flush\"') > 0,"
+				" ifnull(json_extract(s.params, '$.tlb_entries'), 0)"
+				" FROM recordings AS r JOIN sessions AS s ON s.id = r.session"
+				" WHERE r.session = ?1", -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return store_sql_err(st, rc);
 	sqlite3_bind_int64(s, 1, session);
 	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
+	if (rc == SQLITE_ROW) {
+		sqlite3_int64 e = sqlite3_column_int64(s, 1);
+
 		has = sqlite3_column_int(s, 0) != 0;
+		*entries = e > 0 && e < UINT32_MAX ? (uint32_t)e : 0;
+	}
 	else if (rc != SQLITE_DONE)
 		err = store_sql_err(st, rc);
 	sqlite3_finalize(s);

@@ -520,6 +520,8 @@ int hs_session_neigh(struct hs_store *st, int64_t session, uint32_t nr_keys,
  * @session: a session
  * @ts: receives the trace-clock times, ascending (malloc'd; NULL when none)
  * @n: receives how many
+ * @entries: receives the CPU's TLB entries for 4 KiB pages the recording
+ *	found (sessions.params tlb_entries), or 0 when it says none
  *
  * A recording's TLB events (lib/recorder.c, kept in the events table): full
  * flushes on the workload's CPU while it ran (tlb:tlb_flush, TLB_FLUSH_ALL),
@@ -529,7 +531,8 @@ int hs_session_neigh(struct hs_store *st, int64_t session, uint32_t nr_keys,
  * when the session does not carry them (not a recording, recorded without
  * them, or a kernel without tlb:tlb_flush); -errno.
  */
-int hs_session_tlb_flushes(struct hs_store *st, int64_t session, uint64_t **ts, size_t *n);
+int hs_session_tlb_flushes(struct hs_store *st, int64_t session, uint64_t **ts, size_t *n,
+			   uint32_t *entries);
 
 /**
  * struct hs_rec_page - one page of one folio life of a recorded session

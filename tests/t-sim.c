@@ -829,6 +829,36 @@ static void test_tlb(void)
 }
 
 /*
+ * A bounded TLB (tlb_entries 2, CLOCK; mock policy, capacity 4): faults of
+ * a, b, c (keys 0 1 2) fill slot 0 with a, slot 1 with b, then the hand
+ * finds a unreferenced in slot 0 and puts c there.  a's hit misses (0) and
+ * pushes b out of slot 1; c hits (1, referenced); b misses (0): the hand
+ * spares c (clearing its reference) and pushes a out of slot 1; c hits (1);
+ * a misses (0).  Seen: 0 1 0 1 0.
+ */
+static void test_tlb_bounded(void)
+{
+	struct hs_sim_config cfg = { .ops = &mock_ops, .capacity = 4, .nr_keys = 4,
+				     .paranoid = true, .tlb = true, .tlb_entries = 2 };
+	const uint8_t pt = hs_meta_make(HS_CH_PT, HS_TYPE_ANON, false);
+	static const uint32_t hits[] = { 0, 2, 1, 2, 0 };
+	struct hs_sim *sim;
+
+	nr_tlb_seen = 0;
+	memset(tlb_seen, 0, sizeof(tlb_seen));
+	if (hs_sim_new(&cfg, &sim)) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	for (uint32_t k = 0; k < 3; k++)
+		T_EQ_I64(hs_sim_step(sim, k, pt, HS_NEVER), HS_STEP_MISS);
+	for (size_t i = 0; i < ARRAY_SIZE(hits); i++)
+		T_EQ_I64(hs_sim_step(sim, hits[i], pt, HS_NEVER), HS_STEP_HIT);
+	T_EQ_STR(tlb_seen, "01010");
+	hs_sim_free(sim);
+}
+
+/*
  * linux-2q-pt-keep.golden with the TLB model (capacity 4, batch=1,
  * stats_flush=0; b..h are FD reads, a is mapped: PT).  Up to f it is the
  * golden: e's reclaim isolates a, finds its PTE young (the fault's), clears
@@ -1240,6 +1270,7 @@ static const struct t_case cases[] = {
 	{ "damon", test_damon },
 	{ "damon-replay", test_damon_replay },
 	{ "tlb", test_tlb },
+	{ "tlb-bounded", test_tlb_bounded },
 	{ "tlb-linux-2q", test_tlb_l2q },
 	{ "tlb-replay", test_tlb_replay },
 };
