@@ -372,10 +372,14 @@ static inline bool tlb_test_set(struct hs_sim *sim, uint32_t key)
 	return was;
 }
 
-static inline void tlb_drop(struct hs_sim *sim, uint32_t key)
+/* f's translation goes (its id is computed only with the model: evictions are hot). */
+static inline void tlb_drop(struct hs_sim *sim, const struct hs_folio *f)
 {
-	if (sim->tlb)
+	if (unlikely(sim->tlb)) {
+		uint32_t key = folio_id(sim, f);
+
 		sim->tlb[key / 64] &= ~(1ull << (key % 64));
+	}
 }
 
 int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
@@ -672,7 +676,7 @@ static void readahead_leave(struct hs_sim *sim, struct hs_folio *f)
 static int evict_one(struct hs_sim *sim, struct hs_folio *f, bool hinted)
 {
 	readahead_leave(sim, f);
-	tlb_drop(sim, folio_id(sim, f));	/* unmapped: its TLB entry is flushed */
+	tlb_drop(sim, f);	/* unmapped: its TLB entry is flushed */
 	f->flags &= (uint8_t)~(HS_FOLIO_RESIDENT | HS_FOLIO_HINTED | HS_FOLIO_RA_MARK);
 	f->flags |= HS_FOLIO_SHADOW | (hinted ? HS_FOLIO_HINTED : 0);
 	folio_stamp(sim, f);
@@ -968,7 +972,7 @@ static int do_hint(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 	sim->st.hints++;
 	if (!hs_folio_is_resident(f))
 		return HS_STEP_OTHER;
-	tlb_drop(sim, folio_id(sim, f));	/* madvise flushes the PTEs it clears */
+	tlb_drop(sim, f);	/* madvise flushes the PTEs it clears */
 	if (sim->ops->hint)
 		v = sim->ops->hint(sim->pol, f, a);
 	else
@@ -993,7 +997,7 @@ static int do_hint(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 static int do_drop(struct hs_sim *sim, struct hs_folio *f)
 {
 	sim->ops->remove(sim->pol, f, HS_REMOVE_DROP);
-	tlb_drop(sim, folio_id(sim, f));
+	tlb_drop(sim, f);
 	if (hs_folio_is_resident(f)) {
 		readahead_leave(sim, f);
 		sim->st.drops++;
