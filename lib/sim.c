@@ -1238,9 +1238,8 @@ int hs_sim_tlb_flush(struct hs_sim *sim)
 	if (!sim->tlb)
 		return 0;		/* no model: no translation to lose */
 	if (sim->tlb_dirty) {
+		/* the slots die with their keys' bits: tlb_fill() checks both */
 		memset(sim->tlb, 0, tlb_words(sim->cfg.nr_keys) * sizeof(*sim->tlb));
-		if (sim->tlb_n)
-			memset(sim->tlb_ring, 0xff, sim->tlb_n * sizeof(uint32_t));
 		sim->tlb_dirty = false;
 		sim->tlb_flushes++;
 	}
