@@ -66,6 +66,7 @@ enum {
 	OPT_PROCS,
 	OPT_SEED,
 	OPT_NO_EVENTS,
+	OPT_NO_TLB_EVENTS,
 	OPT_KEEP_SPOOL,
 	OPT_LIST_EVENTS,
 	OPT_SAMPLE,
@@ -79,6 +80,7 @@ struct args {
 	struct hs_workload_opts	wopts;		/* --workload and its options */
 	bool			wopt_set;	/* a workload option was given */
 	bool			no_events;	/* --no-events */
+	bool			no_tlb_events;	/* --no-tlb-events */
 	bool			keep_spool;	/* --keep-spool */
 	bool			list_events;	/* --list-events */
 	bool			sample_numa;	/* --sample numa */
@@ -94,7 +96,11 @@ static const struct argp_option options[] = {
 	{ "buffer-kb", OPT_BUFFER_KB, "KB", 0, "Ring buffer per CPU in KiB (default: 8192)", 0 },
 	{ "name", OPT_NAME, "NAME", 0, "Session name (default: the command or workload)", 0 },
 	{ "no-events", OPT_NO_EVENTS, NULL, 0,
-	  "Keep lives, stream and counters but not one row per kernel event", 0 },
+	  "Keep lives, stream and counters but not one row per kernel event (and so no "
+	  "TLB events)", 0 },
+	{ "no-tlb-events", OPT_NO_TLB_EVENTS, NULL, 0,
+	  "Do not record the workload's TLB flushes, switches in and migrations (the "
+	  "replay's TLB model; recorded by default for a one-process built-in workload)", 0 },
 	{ "keep-spool", OPT_KEEP_SPOOL, NULL, 0,
 	  "Keep the raw sub-buffers (table record_spool) after the build", 0 },
 	{ "sample", OPT_SAMPLE, "HOW", 0,
@@ -152,6 +158,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NAME:
 		a->name = arg;
+		break;
+	case OPT_NO_TLB_EVENTS:
+		a->no_tlb_events = true;
 		break;
 	case OPT_NO_EVENTS:
 		a->no_events = true;
@@ -506,6 +515,7 @@ static int run(int argc, char **argv)
 	ro.workload = a.wopts.name ? &a.wopts : NULL;
 	ro.cmd = a.wopts.name ? NULL : a.cmd;
 	ro.no_events = a.no_events;
+	ro.no_tlb_events = a.no_tlb_events;
 	ro.keep_spool = a.keep_spool;
 	ro.sample_numa = a.sample_numa;
 	ro.count = tty;

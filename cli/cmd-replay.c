@@ -57,6 +57,7 @@ enum {
 	OPT_RECHECK_WINDOW,
 	OPT_NO_READAHEAD,
 	OPT_READAHEAD_MODEL,
+	OPT_TLB_ENTRIES,
 	OPT_LOG_EVICTIONS,
 	OPT_MEMORY,
 	OPT_DAMON_DEPRIO,
@@ -84,6 +85,9 @@ struct args {
 	uint64_t	recheck_window;	/* --recheck-window (0 when not given) */
 	bool		window_given;	/* --recheck-window was given */
 	bool		no_readahead;	/* --no-readahead */
+	bool		tlb_absent;	/* the session has no TLB events: no TLB model */
+	uint32_t	tlb_entries;	/* --tlb-entries (UINT32_MAX: 0, no bound), then
+					 * the bound in use */
 	uint32_t	ra_model;	/* --readahead-model[=PAGES]: 0 off */
 	bool		log_evictions;	/* --log-evictions */
 	double		damon_deprio;	/* --damon-deprio RATE: 0 off */
@@ -134,6 +138,9 @@ static const struct argp_option options[] = {
 	  "On a recorded session, read ahead on each model's own read(2) misses as the "
 	  "kernel's page_cache_sync_ra() would, windows of at most PAGES (default 32, "
 	  "read_ahead_kb 128)", 0 },
+	{ "tlb-entries", OPT_TLB_ENTRIES, "N", 0,
+	  "The TLB model's size in translations (default: the CPU's TLB as recorded with "
+	  "the session; 0: no bound but the memory)", 0 },
 	{ "damon-deprio", OPT_DAMON_DEPRIO, "RATE[/MS]", 0,
 	  "On a recorded session, model DAMON_LRU_SORT's cold action: every MS milliseconds "
 	  "of the recording (default 100), each resident page is deactivated with chance "
@@ -245,6 +252,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->damon_interval_ns = slash ? v * 1000000 : 0;
 		break;
 	}
+	case OPT_TLB_ENTRIES:
+		if (hs_parse_u64(arg, 0, UINT32_MAX - 1, &v))
+			argp_error(state, "--tlb-entries '%s': expected a count of translations", arg);
+		a->tlb_entries = v ? (uint32_t)v : UINT32_MAX;
+		break;
 	case OPT_READAHEAD_MODEL:
 		if (!arg)
 			v = 32;
@@ -420,11 +432,23 @@ static int make_params_json(struct plan *p, const struct args *a)
 	struct hs_json j;
 	int err;
 
+	/* Without the session's TLB events the model cannot run: its params say so. */
+	if (a->tlb_absent && (p->ops->flags & HS_POLICY_TLB)) {
+		char why[128];
+
+		err = hs_param_set_parse(p->ps, "tlb", "false", why, sizeof(why));
+		if (err)
+			return err;
+	}
 	err = hs_json_init_mem(&j, 0);
 	if (err)
 		return err;
 	hs_json_object(&j);
 	hs_param_set_json_members(p->ps, &j);
+	if (!a->tlb_absent && (p->ops->flags & HS_POLICY_TLB) && hs_param_bool(p->ps, "tlb")) {
+		hs_json_key(&j, "tlb_entries");		/* the model's bound, 0: none */
+		hs_json_uint(&j, a->tlb_entries == UINT32_MAX ? 0 : a->tlb_entries);
+	}
 	if (pageout_applies(p, a)) {
 		hs_json_key(&j, "pageout");
 		hs_json_str(&j, hs_pageout_mode_name((enum hs_pageout_mode)a->pageout));
@@ -1303,6 +1327,24 @@ static int run(int argc, char **argv)
 		status = HS_EXIT_DATAERR;
 		goto out;
 	}
+	for (i = 0; i < nr_pols && !(pols[i]->flags & HS_POLICY_TLB); i++)
+		;
+	if (i < nr_pols) {
+		uint64_t *tlb_ts = NULL;
+		size_t nr_tlb;
+		uint32_t entries;
+		int err = hs_session_tlb_flushes(st, session, &tlb_ts, &nr_tlb, &entries);
+
+		free(tlb_ts);
+		if (err && err != -ENODATA) {
+			hs_err("session %" PRId64 ": TLB events: %s", session, hs_store_errmsg(st));
+			status = HS_EXIT_FAILURE;
+			goto out;
+		}
+		a.tlb_absent = err == -ENODATA;
+		if (!a.tlb_entries)
+			a.tlb_entries = entries ? entries : UINT32_MAX;
+	}
 	if (a.sizes)
 		status = pick_sizes(a.sizes, &info, sizes, &nr_sizes);
 	else
@@ -1347,6 +1389,7 @@ static int run(int argc, char **argv)
 	ro.pageout = a.pageout >= 0 ? a.pageout : HS_PAGEOUT_IGNORE_REFS;
 	ro.recheck_window = a.recheck_window;
 	ro.no_readahead = a.no_readahead;
+	ro.tlb_entries = a.tlb_entries;
 	ro.ra_model = a.ra_model;
 	ro.damon_deprio = a.damon_deprio;
 	ro.damon_interval_ns = a.damon_interval_ns;

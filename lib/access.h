@@ -89,6 +89,11 @@ struct hs_access {
 					 * folio_deactivate() (DAMON_LRU_SORT's cold action,
 					 * hs_sim_deactivate()): no page-table walk, no
 					 * young bit cleared; never in a stream */
+	bool		tlb_hit;	/* PT only: the page's translation was cached
+					 * (hs_sim_config.tlb, a recorded session's TLB
+					 * flushes): the hardware walked no page table
+					 * and set no accessed bit.  False without the
+					 * model */
 };
 
 #define HS_NEVER	UINT64_MAX

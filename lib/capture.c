@@ -813,6 +813,30 @@ int hs_capture_enable(struct hs_capture *c, const char *system, const char *even
 	return 0;
 }
 
+int hs_capture_filter(struct hs_capture *c, const char *system, const char *event,
+		      const char *filter)
+{
+	char file[256];
+	int err;
+
+	if (!c || !c->inst || !filter)
+		return -EINVAL;
+	if (!event_name_ok(system) || !event_name_ok(event)) {
+		set_err(c, "filter %s:%s: not an event name", system ? system : "(null)",
+			event ? event : "(null)");
+		return -EINVAL;
+	}
+	snprintf(file, sizeof(file), "events/%s/%s/filter", system, event);
+	errno = 0;
+	if (tracefs_instance_file_write(c->inst, file, filter) < 0) {
+		err = neg_errno();
+		set_err(c, "filter %s:%s '%s': %s", system, event, filter,
+			err == -EINVAL ? "the kernel refused it" : strerror(-err));
+		return err == -ENOENT ? -ENOENT : err == -EINVAL ? -EINVAL : -EIO;
+	}
+	return 0;
+}
+
 /* ---- readers ---- */
 
 /*

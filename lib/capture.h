@@ -161,6 +161,20 @@ size_t hs_capture_subbuf_size(struct hs_capture *c);
 int hs_capture_enable(struct hs_capture *c, const char *system, const char *event);
 
 /**
+ * hs_capture_filter() - set one event's filter in the instance
+ * @c: the capture (before hs_capture_start(); before hs_capture_enable() of
+ *	the event, so that nothing unfiltered is recorded)
+ * @system: "tlb"
+ * @event: "tlb_flush"
+ * @filter: tracefs filter syntax, "pages == 0xffffffffffffffff && common_pid == 42"
+ *
+ * Return: 0, -ENOENT when the kernel has no such event, -EINVAL for a bad
+ * name or a filter the kernel refuses, -EIO.
+ */
+int hs_capture_filter(struct hs_capture *c, const char *system, const char *event,
+		      const char *filter);
+
+/**
  * hs_capture_start() - start reading and tracing
  * @c: the capture
  *

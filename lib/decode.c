@@ -183,6 +183,13 @@ static const struct event_spec specs[] = {
 	  { { .slot = S_NONE } } },
 	{ HS_DEC_SCHED, "task", { "task_newtask" }, HS_EV_TASK_NEW, 0,
 	  { F(S_A, "pid"), F(S_B, "clone_flags") } },
+
+	{ HS_DEC_TLB, "tlb", { "tlb_flush" }, HS_EV_TLB_FLUSH, 0,
+	  { F(S_A, "pages"), F(S_B, "reason") } },
+	{ HS_DEC_TLB, "sched", { "sched_switch" }, HS_EV_SCHED_SWITCH, 0,
+	  { F(S_A, "prev_pid"), F(S_B, "next_pid") } },
+	{ HS_DEC_TLB, "sched", { "sched_migrate_task" }, HS_EV_MIGRATE_TASK, 0,
+	  { F(S_A, "pid"), F(S_B, "orig_cpu"), F(S_C, "dest_cpu") } },
 };
 
 #undef F

@@ -33,7 +33,9 @@
 #define HS_DEC_FAULTS		0x10u	/* exceptions: page_fault_user */
 #define HS_DEC_MADVISE		0x20u	/* syscalls: sys_enter_madvise */
 #define HS_DEC_SCHED		0x40u	/* sched: process fork, exit, exec; task: task_newtask */
-#define HS_DEC_ALL		0x7fu	/* all of the above */
+#define HS_DEC_TLB		0x80u	/* tlb: tlb_flush; sched: sched_switch, sched_migrate_task
+					 * (the workload's TLB; the recorder filters them) */
+#define HS_DEC_ALL		0xffu	/* all of the above */
 
 struct hs_decoder;
 

@@ -45,6 +45,9 @@ static const char *const type_names[] = {
 	[HS_EV_LOST]			= "lost",
 	[HS_EV_TOUCH]			= "touch",
 	[HS_EV_TASK_NEW]		= "task_new",
+	[HS_EV_TLB_FLUSH]		= "tlb_flush",
+	[HS_EV_SCHED_SWITCH]		= "sched_switch",
+	[HS_EV_MIGRATE_TASK]		= "migrate_task",
 };
 
 _Static_assert(ARRAY_SIZE(type_names) == HS_EV_NR, "a name for every enum hs_event_type");

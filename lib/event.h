@@ -76,6 +76,16 @@ enum hs_event_type {
 	HS_EV_TASK_NEW,			/* task:task_newtask: pid = the creating task, a = the
 					 * new task's pid, b = clone_flags (CLONE_THREAD
 					 * 0x00010000: it joins the creator's thread group) */
+
+	/*
+	 * The workload's TLB (recorded with filters on the workload's process,
+	 * lib/recorder.c; read by the replay's TLB model, lib/sim.c)
+	 */
+	HS_EV_TLB_FLUSH,		/* tlb:tlb_flush: a = pages (UINT64_MAX: TLB_FLUSH_ALL),
+					 * b = reason (enum tlb_flush_reason) */
+	HS_EV_SCHED_SWITCH,		/* sched:sched_switch: a = prev_pid, b = next_pid */
+	HS_EV_MIGRATE_TASK,		/* sched:sched_migrate_task: a = pid, b = orig_cpu,
+					 * c = dest_cpu */
 	HS_EV_NR
 };
 

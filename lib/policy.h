@@ -69,6 +69,9 @@ enum hs_hint_verdict {
 #define HS_POLICY_GEN_SERIES	0x8u	/* its time series (hs_sim_series_add()) is
 					 * struct hs_gen_sample of lib/lrugen.h: the
 					 * replay keeps it as run_generations */
+#define HS_POLICY_TLB		0x10u	/* reads hs_access.tlb_hit: the replay models the
+					 * workload's cached translations for it when the
+					 * session has its TLB flushes (hs_sim_config.tlb) */
 
 struct hs_policy_ops {
 	unsigned int		abi;		/* must be HS_POLICY_ABI */

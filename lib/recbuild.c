@@ -541,6 +541,10 @@ static int deliver(struct build *b, const struct hs_event *ev)
 		}
 		b->res.rows++;
 	}
+	/* The workload's TLB events are the replay's (the events table), no page's life. */
+	if (ev->type == HS_EV_TLB_FLUSH || ev->type == HS_EV_SCHED_SWITCH ||
+	    ev->type == HS_EV_MIGRATE_TASK)
+		return 0;
 	err = hs_lifecycle_event(b->lc, ev);
 	if (err)
 		set_err(b, "session %" PRId64 ": lifecycle at %" PRIu64 " ns: %s", id, ev->ts_ns,

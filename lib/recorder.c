@@ -469,7 +469,7 @@ static char *events_json(const struct hs_decoder *d)
 /* The recording's options as the session's params (a JSON object), or NULL. */
 static char *record_params_json(uint64_t limit, double duration, unsigned int buffer_kb,
 				const char *workload_json, const char *hitshield,
-				const char *damon_json)
+				const char *damon_json, uint32_t tlb_entries)
 {
 	struct hs_json j;
 	char *text = NULL;
@@ -492,6 +492,10 @@ static char *record_params_json(uint64_t limit, double duration, unsigned int bu
 	if (damon_json) {	/* DAMON_LRU_SORT's parameters, or "absent" */
 		hs_json_key(&j, "damon_lru_sort");
 		hs_json_raw(&j, damon_json);
+	}
+	if (tlb_entries) {	/* the replay's TLB model bounds its set by it */
+		hs_json_key(&j, "tlb_entries");
+		hs_json_uint(&j, tlb_entries);
 	}
 	hs_json_end(&j);
 	if (hs_json_take(&j, &text))
@@ -541,6 +545,7 @@ struct hs_recorder {
 	struct hs_workload	*wl;		/* built-in workload, or NULL */
 	struct hs_capture	*cap;		/* the tracefs capture */
 	struct hs_decoder	*dec;		/* for the build (and the saved formats) */
+	bool			tlb;		/* record the workload's TLB events */
 	struct hs_cgroup	*cg;		/* the workload's cgroup */
 	struct rec_io		io;		/* spool and counters */
 	struct rec_child	child;		/* the workload */
@@ -799,6 +804,82 @@ static int note_session(struct hs_recorder *r)
 	return 0;
 }
 
+/*
+ * The workload's TLB events (hsctl-record(1), --no-tlb-events): full TLB
+ * flushes on the workload's CPU while it runs, its switches in from another
+ * task and its migrations, which the replay's TLB model reads (lib/sim.c).
+ * Filtered in tracefs on the workload's pid, so they stay a few thousand at
+ * most: a built-in workload of one process only (a command may fork others
+ * whose pids no filter can name beforehand; shared-map runs several), and
+ * never with --no-events, which keeps no rows for the replay to read.
+ */
+static bool tlb_wanted(const struct hs_recorder *r)
+{
+	return !r->o.no_tlb_events && !r->o.no_events && r->wl &&
+	       strcmp(r->o.workload->name, "shared-map");
+}
+
+static bool is_tlb_event(enum hs_event_type t)
+{
+	return t == HS_EV_TLB_FLUSH || t == HS_EV_SCHED_SWITCH || t == HS_EV_MIGRATE_TASK;
+}
+
+/*
+ * The CPU's TLB entries for 4 KiB pages, the bound of the replay's TLB
+ * model: /proc/cpuinfo's "TLB size : 3584 4K pages" (x86 AMD; the first
+ * CPU's), or 0 when it does not say (Intel's cpuinfo has no such line).
+ */
+static uint32_t tlb_entries(void)
+{
+	unsigned long v = 0;
+	char *t, *p;
+	size_t len;
+
+	if (rec_read_text("/proc/cpuinfo", &t, &len))
+		return 0;
+	p = strstr(t, "\nTLB size");
+	if (p && (p = strchr(p, ':')) && sscanf(p + 1, "%lu 4K pages", &v) != 1)
+		v = 0;
+	free(t);
+	return v < UINT32_MAX ? (uint32_t)v : 0;
+}
+
+/* Filter and enable the TLB events on the workload's pid (before tracing is on). */
+static int tlb_enable(struct hs_recorder *r)
+{
+	const struct hs_decoder_source *src;
+	int pid = (int)r->child.pid;
+	char filter[160];
+	int err;
+
+	for (size_t i = 0; r->tlb && i < hs_decoder_nr_sources(r->dec); i++) {
+		src = hs_decoder_source(r->dec, i);
+		switch (src->type) {
+		case HS_EV_TLB_FLUSH:
+			/* TLB_FLUSH_ALL is (unsigned long)-1, whatever the long's size */
+			snprintf(filter, sizeof(filter),
+				 "pages >= 0xffffffff && common_pid == %d", pid);
+			break;
+		case HS_EV_SCHED_SWITCH:
+			snprintf(filter, sizeof(filter), "next_pid == %d && prev_pid != %d", pid,
+				 pid);
+			break;
+		case HS_EV_MIGRATE_TASK:
+			snprintf(filter, sizeof(filter), "pid == %d", pid);
+			break;
+		default:
+			continue;
+		}
+		err = hs_capture_filter(r->cap, src->system, src->name, filter);
+		if (!err)
+			err = hs_capture_enable(r->cap, src->system, src->name);
+		if (err && err != -ENOENT)
+			return fail(r, failed(err), "tracefs: %s (--no-tlb-events records without)",
+				    hs_capture_errmsg(r->cap));
+	}
+	return 0;
+}
+
 /* Everything up to the recording's session row.  Return: 0 or -errno. */
 static int setup(struct hs_recorder *r)
 {
@@ -818,12 +899,25 @@ static int setup(struct hs_recorder *r)
 		fail(r, 0, "%s", r->cap ? hs_capture_errmsg(r->cap) : strerror(-err));
 		return err == -ENOMEM || err == -EIO ? err : -ENODEV;
 	}
-	err = hs_decoder_open(hs_capture_tracing_dir(r->cap), HS_DEC_ALL, &r->dec);
+	r->tlb = tlb_wanted(r);
+	err = hs_decoder_open(hs_capture_tracing_dir(r->cap),
+			      HS_DEC_ALL & ~(r->tlb ? 0 : HS_DEC_TLB), &r->dec);
+	if (!err && r->tlb && !hs_decoder_has(r->dec, HS_EV_TLB_FLUSH)) {
+		/* switches alone tell nothing of the TLB: none of them (x86 has tlb_flush) */
+		note(r, HS_RECORDER_INFO, "TLB events: the kernel has no tlb:tlb_flush");
+		r->tlb = false;
+		hs_decoder_free(r->dec);
+		r->dec = NULL;
+		err = hs_decoder_open(hs_capture_tracing_dir(r->cap), HS_DEC_ALL & ~HS_DEC_TLB,
+				      &r->dec);
+	}
 	if (err)
 		return fail(r, failed(err), "tracefs: %s",
 			    r->dec ? hs_decoder_errmsg(r->dec) : strerror(-err));
 	for (i = 0; i < hs_decoder_nr_sources(r->dec); i++) {
 		src = hs_decoder_source(r->dec, i);
+		if (is_tlb_event(src->type))
+			continue;	/* enabled with filters once the workload has a pid */
 		err = hs_capture_enable(r->cap, src->system, src->name);
 		if (err && err != -ENOENT)
 			return fail(r, failed(err), "tracefs: %s", hs_capture_errmsg(r->cap));
@@ -867,7 +961,8 @@ static int setup(struct hs_recorder *r)
 	r->params = record_params_json(hs_cgroup_limit(r->cg), r->o.duration,
 				       r->o.buffer_kb ? r->o.buffer_kb : 8192,
 				       r->wl ? hs_workload_describe(r->wl) : NULL,
-				       hitshield_flags(hs_capture_tracing_dir(r->cap)), damon);
+				       hitshield_flags(hs_capture_tracing_dir(r->cap)), damon,
+				       r->tlb ? tlb_entries() : 0);
 	free(damon);
 	if (!r->params)
 		goto nomem;
@@ -938,6 +1033,9 @@ static int launch(struct hs_recorder *r)
 	if (r->pidfd >= 0)
 		fcntl(r->pidfd, F_SETFD, FD_CLOEXEC);
 #endif
+	err = tlb_enable(r);
+	if (err)
+		return err;
 	if (r->touch_pipe[1] >= 0) {
 		close(r->touch_pipe[1]);
 		r->touch_pipe[1] = -1;

@@ -63,6 +63,9 @@ struct hs_recorder_opts {
 	const struct hs_workload_opts *workload; /* a built-in workload, or NULL */
 	char *const	*cmd;		/* or a command: NULL-terminated argv */
 	bool		no_events;	/* no events table rows */
+	bool		no_tlb_events;	/* not the workload's TLB flushes, switches and
+					 * migrations (recorded by default: lib/recorder.c
+					 * tlb_wanted()) */
 	bool		keep_spool;	/* keep the raw spool after the build */
 	bool		sample_numa;	/* sample a command's accesses (NUMA hinting faults) */
 	bool		count;		/* decode while recording for hs_recorder_progress() */

@@ -48,6 +48,10 @@ struct slot {
 	size_t		nr_ticks;
 	size_t		tick_cap;
 	uint64_t	first_tick;
+	/* The TLB model's full flushes in the chunk: before record flush_at[i] */
+	uint32_t	*flush_at;
+	size_t		nr_flushes;
+	size_t		flush_cap;
 };
 
 struct pipeline {
@@ -61,6 +65,10 @@ struct pipeline {
 						 * (0: off) */
 	uint64_t		damon_interval_ns; /* the DAMON model's interval */
 	uint32_t		damon_idle;	/* intervals a page must be idle for it */
+	const uint64_t		*tlb_ts;	/* the session's TLB flush times, ascending
+						 * (hs_session_tlb_flushes()), or NULL */
+	size_t			nr_tlb;		/* entries in tlb_ts */
+	bool			tlb;		/* the TLB model runs (with no flush, maybe) */
 	const void		*next;		/* next-use per record, or NULL */
 	bool			next_wide;	/* its entries are uint64_t, not uint32_t */
 	struct hs_replay_job	*jobs;
@@ -118,16 +126,25 @@ static void step_chunk(struct hs_replay_job *job, const struct slot *s, const vo
 	if (!sim || job->err)
 		return;
 	t0 = now_s();
-	for (size_t i = 0; i < s->nr_ticks && ret >= 0; i++) {
-		ret = step_range(sim, s, next, wide, from, s->tick_at[i]);
-		from = s->tick_at[i];
-		if (ret >= 0) {
+	for (size_t i = 0, f = 0; (i < s->nr_ticks || f < s->nr_flushes) && ret >= 0;) {
+		/* the DAMON ticks and the TLB flushes in the chunk, by position */
+		bool tick = f == s->nr_flushes ||
+			    (i < s->nr_ticks && s->tick_at[i] <= s->flush_at[f]);
+		size_t at = tick ? s->tick_at[i] : s->flush_at[f];
+
+		ret = step_range(sim, s, next, wide, from, at);
+		from = at;
+		if (ret >= 0 && !tick) {
+			ret = hs_sim_tlb_flush(sim);
+			f++;
+		} else if (ret >= 0) {
 			/* interval t draws floor((t + 1) x) - floor(t x): x on average */
 			uint64_t t = s->first_tick + i;
 			uint64_t d = (uint64_t)((double)(t + 1) * damon_draws) -
 				     (uint64_t)((double)t * damon_draws);
 
 			ret = hs_sim_deactivate(sim, d, t, damon_idle);
+			i++;
 		}
 	}
 	if (ret >= 0)
@@ -395,6 +412,39 @@ static int chunk_ticks(struct damon_clock *dc, const uint64_t *ts, size_t n, str
 	return 0;
 }
 
+/*
+ * Where in a chunk of times ts[0 .. n - 1] the TLB flushes fall, into
+ * s->flush_at: before the first record at or after each flush's time (one
+ * entry per record however many fall there; those after the last record
+ * change nothing).  *@next is the first flush not placed yet.
+ */
+static int chunk_flushes(const struct pipeline *pl, size_t *next, const uint64_t *ts, size_t n,
+			 struct slot *s)
+{
+	s->nr_flushes = 0;
+	if (!pl->tlb_ts || !n)
+		return 0;
+	if (!ts)
+		return -ENODATA;	/* a recorded session's chunks all have times */
+	for (size_t i = 0; i < n && *next < pl->nr_tlb; i++) {
+		if (pl->tlb_ts[*next] > ts[i])
+			continue;
+		while (*next < pl->nr_tlb && pl->tlb_ts[*next] <= ts[i])
+			(*next)++;
+		if (s->nr_flushes == s->flush_cap) {
+			size_t cap = s->flush_cap ? 2 * s->flush_cap : 64;
+			uint32_t *t = realloc(s->flush_at, cap * sizeof(*t));
+
+			if (!t)
+				return -ENOMEM;
+			s->flush_at = t;
+			s->flush_cap = cap;
+		}
+		s->flush_at[s->nr_flushes++] = (uint32_t)i;
+	}
+	return 0;
+}
+
 /* Read every chunk and hand it to the workers (or step inline with one worker). */
 static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker *ws,
 		const struct hs_replay_opts *o, uint64_t records)
@@ -402,6 +452,7 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 	struct damon_clock dc = { .interval_ns = pl->damon_draws > 0 ? pl->damon_interval_ns : 0 };
 	struct slot inline_slot = { 0 };
 	uint64_t c = 0, base = 0;
+	size_t next_flush = 0;
 	const uint32_t *keys;
 	const uint8_t *meta;
 	size_t n;
@@ -420,6 +471,9 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 			inline_slot.n = n;
 			inline_slot.base = base;
 			ret = chunk_ticks(&dc, hs_session_read_times(r), n, &inline_slot);
+			if (!ret)
+				ret = chunk_flushes(pl, &next_flush, hs_session_read_times(r), n,
+						    &inline_slot);
 			if (ret)
 				break;
 			for (size_t j = 0; j < pl->nr_jobs; j++)
@@ -433,6 +487,8 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 			ret = slot_fill(s, keys, meta, n, base);
 			if (!ret)
 				ret = chunk_ticks(&dc, hs_session_read_times(r), n, s);
+			if (!ret)
+				ret = chunk_flushes(pl, &next_flush, hs_session_read_times(r), n, s);
 			if (ret)
 				break;
 			pthread_mutex_lock(&pl->mu);
@@ -453,6 +509,7 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 	if (ret == 0 && base != records)
 		ret = -EBADMSG;
 	free(inline_slot.tick_at);
+	free(inline_slot.flush_at);
 	return ret;
 }
 
@@ -467,6 +524,8 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 	struct pipeline pl = { 0 };
 	struct worker *ws = NULL;
 	void *next = NULL;
+	uint64_t *tlb_ts = NULL;
+	uint32_t tlb_entries = 0;
 	uint32_t *seq_keys = NULL;
 	bool need_future = false;
 	unsigned int started = 0;
@@ -493,6 +552,26 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			return ret;
 	}
 
+	/*
+	 * The TLB model (lib/sim.c): for the policies that read it, when the
+	 * session carries the workload's TLB events and the caller wants it.
+	 */
+	for (j = 0; j < n; j++)
+		if (jobs[j].ops && (jobs[j].ops->flags & HS_POLICY_TLB))
+			break;
+	if (j < n && !o->no_tlb) {
+		ret = hs_session_tlb_flushes(st, session, &tlb_ts, &pl.nr_tlb, &tlb_entries);
+		if (ret && ret != -ENODATA) {
+			hs_neigh_free(neigh);
+			return ret;
+		}
+		pl.tlb = !ret;
+		pl.tlb_ts = tlb_ts;
+		if (o->tlb_entries)
+			tlb_entries = o->tlb_entries;
+		ret = 0;
+	}
+
 	for (j = 0; j < n; j++) {
 		struct hs_sim_config cfg = {
 			.ops = jobs[j].ops, .params = jobs[j].params,
@@ -509,6 +588,8 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			.neigh = neigh,
 			.no_prefetch = o->no_prefetch,
 			.damon = o->damon_deprio > 0,
+			.tlb = pl.tlb && (jobs[j].ops->flags & HS_POLICY_TLB),
+			.tlb_entries = tlb_entries == UINT32_MAX ? 0 : tlb_entries,
 			.on_evict = jobs[j].evlog ? hs_evlog_add : NULL,
 			.evict_arg = jobs[j].evlog,
 		};
@@ -606,6 +687,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			free(pl.slots[s].keys);
 			free(pl.slots[s].meta);
 			free(pl.slots[s].tick_at);
+			free(pl.slots[s].flush_at);
 		}
 	}
 
@@ -642,5 +724,6 @@ out:
 	hs_huge_free(seq_keys, next_use_bytes(info.records, sizeof(*seq_keys)));
 	hs_session_read_close(r);
 	hs_neigh_free(neigh);
+	free(tlb_ts);
 	return ret;
 }

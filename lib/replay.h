@@ -54,6 +54,11 @@ struct hs_replay_opts {
 					 * HS_POLICY_OWN_PAGEOUT (0: ignore-references) */
 	uint64_t	recheck_window;	/* with HS_PAGEOUT_RECHECK (hs_sim_config) */
 	bool		no_readahead;	/* skip READAHEAD records (hs_sim_config) */
+	bool		no_tlb;		/* no TLB model, even where the session has its
+					 * events (hs_sim_config.tlb; a policy's own
+					 * switch is its parameter tlb) */
+	uint32_t	tlb_entries;	/* the model's bound: 0 the session's recorded
+					 * TLB size (none: no bound), UINT32_MAX none */
 	uint32_t	ra_model;	/* the model's own readahead: its window's most
 					 * pages, 0 off (hs_sim_config) */
 	bool		no_prefetch;	/* step without prefetching keys ahead (hs_sim_config) */

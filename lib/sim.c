@@ -103,6 +103,18 @@ struct hs_sim {
 						 * last dm_len intervals (a ring) */
 	uint32_t		dm_len;
 	uint64_t		dm_ticks;	/* intervals ended */
+	uint64_t		*tlb;		/* TLB model: one bit per key, the key's
+						 * translation is cached (cfg.tlb), or NULL */
+	uint64_t		tlb_flushes;	/* hs_sim_tlb_flush() calls that emptied it */
+	uint64_t		tlb_hits;	/* PT hits through a cached translation */
+	bool			tlb_dirty;	/* a bit may be set since the last flush */
+	/* cfg.tlb_entries: the set as a CLOCK over tlb_n slots (0: unbounded) */
+	uint64_t		*tlb_ref;	/* per key: hit since the hand passed */
+	uint32_t		*tlb_ring;	/* tlb_n slots: the key cached there, or
+						 * UINT32_MAX */
+	uint32_t		*tlb_slot;	/* per key: its slot (valid while cached) */
+	uint32_t		tlb_n;		/* slots */
+	uint32_t		tlb_hand;	/* the next slot the hand looks at */
 	char			*series;	/* time-series records kept */
 	size_t			series_size;	/* bytes per record (0: none yet) */
 	size_t			nr_series;	/* records in series */
@@ -288,6 +300,88 @@ static void id_divisor(size_t stride, unsigned int *shift, uint32_t *mul)
 	*mul = x;
 }
 
+/*
+ * TLB model (cfg.tlb).  On x86 the hardware sets a PTE's accessed bit when
+ * it walks the page table to fill the TLB, not at every access; reclaim's
+ * folio_referenced() and MGLRU's walks clear the bit without a flush, so a
+ * touch through a translation still cached sets nothing, and reclaim takes
+ * the page for unreferenced.  The set of cached translations is one bit per
+ * key (an eighth of a byte per key): a PT access sets it (a miss faults the
+ * page in, a hit through no cached entry walks the table), and a PT hit
+ * that finds it set is a TLB hit (hs_access.tlb_hit).  A page's entry goes
+ * at its unmap (eviction, a drop, a madvise hint's flush); every entry goes
+ * at hs_sim_tlb_flush(), which the replay calls where the recorded session's
+ * full flushes, switches in from other processes and migrations of the
+ * workload fall on the stream (lib/replay.c).  Only resident keys hold a
+ * bit, so without a bound the set is at most the size of the memory; with
+ * cfg.tlb_entries (the CPU's TLB entries, recorded with the session) it
+ * holds at most that many, and a page walk for a new entry pushes an old
+ * one out (tlb_fill()), so translations also die of capacity.  One set for
+ * the workload: its CPUs are not told apart.
+ */
+static inline size_t tlb_words(uint32_t nr_keys)
+{
+	return ((size_t)nr_keys + 63) / 64 ? ((size_t)nr_keys + 63) / 64 : 1;
+}
+
+static inline bool tlb_bit(const uint64_t *b, uint32_t key)
+{
+	return b[key / 64] & (1ull << (key % 64));
+}
+
+/*
+ * A bounded set (cfg.tlb_entries, the CPU's TLB): @key takes a slot, and
+ * when every slot is taken the hand evicts the first entry not hit since it
+ * last passed (CLOCK, an approximation of the hardware's replacement).  A
+ * slot whose key left the set (eviction, a flush) is free.
+ */
+static void tlb_fill(struct hs_sim *sim, uint32_t key)
+{
+	for (;;) {
+		uint32_t h = sim->tlb_hand, v = sim->tlb_ring[h];
+		bool live = v != UINT32_MAX && sim->tlb_slot[v] == h && tlb_bit(sim->tlb, v);
+
+		sim->tlb_hand = (h + 1) % sim->tlb_n;
+		if (live && tlb_bit(sim->tlb_ref, v)) {
+			sim->tlb_ref[v / 64] &= ~(1ull << (v % 64));
+			continue;
+		}
+		if (live)
+			sim->tlb[v / 64] &= ~(1ull << (v % 64));
+		sim->tlb_ring[h] = key;
+		sim->tlb_slot[key] = h;
+		sim->tlb_ref[key / 64] &= ~(1ull << (key % 64));
+		return;
+	}
+}
+
+/* Was key's translation cached?  It is afterwards. */
+static inline bool tlb_test_set(struct hs_sim *sim, uint32_t key)
+{
+	uint64_t *w = &sim->tlb[key / 64], m = 1ull << (key % 64);
+	bool was = *w & m;
+
+	if (sim->tlb_n) {
+		if (was)
+			sim->tlb_ref[key / 64] |= m;
+		else
+			tlb_fill(sim, key);
+	}
+	*w |= m;
+	sim->tlb_dirty = true;
+	return was;
+}
+
+/* f's translation goes (its id is computed only with the model: evictions are hot). */
+static inline void tlb_drop(struct hs_sim *sim, const struct hs_folio *f)
+{
+	if (unlikely(sim->tlb)) {
+		uint32_t key = folio_id(sim, f);
+
+		sim->tlb[key / 64] &= ~(1ull << (key % 64));
+	}
+}
+
 int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 {
 	const struct hs_policy_ops *ops = cfg->ops;
@@ -346,6 +440,22 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 		goto out_free;
 	sim->env.folios = sim->folios;
 	hs_sim_touch(sim->folios, (size_t)cfg->nr_keys * sim->env.stride);
+	if (cfg->tlb) {
+		sim->tlb = calloc(tlb_words(cfg->nr_keys), sizeof(*sim->tlb));
+		if (!sim->tlb)
+			goto out_free;
+		/* a bound at or above the keys never fills: unbounded */
+		sim->tlb_n = cfg->tlb_entries < cfg->nr_keys ? cfg->tlb_entries : 0;
+		if (sim->tlb_n) {
+			sim->tlb_ref = calloc(tlb_words(cfg->nr_keys), sizeof(*sim->tlb_ref));
+			sim->tlb_ring = malloc(sim->tlb_n * sizeof(*sim->tlb_ring));
+			sim->tlb_slot = calloc(cfg->nr_keys ? cfg->nr_keys : 1,
+					       sizeof(*sim->tlb_slot));
+			if (!sim->tlb_ref || !sim->tlb_ring || !sim->tlb_slot)
+				goto out_free;
+			memset(sim->tlb_ring, 0xff, sim->tlb_n * sizeof(*sim->tlb_ring));
+		}
+	}
 
 	if (!cfg->params) {
 		err = hs_param_set_new(ops->params, &sim->own_ps);
@@ -363,6 +473,10 @@ out_free:
 	hs_param_set_free(sim->own_ps);
 	hs_huge_free(sim->folios, (size_t)sim->cfg.nr_keys * sim->env.stride);
 	free(sim->victims);
+	free(sim->tlb);
+	free(sim->tlb_ref);
+	free(sim->tlb_ring);
+	free(sim->tlb_slot);
 	free(sim);
 	return err;
 }
@@ -383,6 +497,10 @@ void hs_sim_free(struct hs_sim *sim)
 	free(sim->last);
 	free(sim->series);
 	free(sim->dm_seq);
+	free(sim->tlb);
+	free(sim->tlb_ref);
+	free(sim->tlb_ring);
+	free(sim->tlb_slot);
 	free(sim);
 }
 
@@ -558,6 +676,7 @@ static void readahead_leave(struct hs_sim *sim, struct hs_folio *f)
 static int evict_one(struct hs_sim *sim, struct hs_folio *f, bool hinted)
 {
 	readahead_leave(sim, f);
+	tlb_drop(sim, f);	/* unmapped: its TLB entry is flushed */
 	f->flags &= (uint8_t)~(HS_FOLIO_RESIDENT | HS_FOLIO_HINTED | HS_FOLIO_RA_MARK);
 	f->flags |= HS_FOLIO_SHADOW | (hinted ? HS_FOLIO_HINTED : 0);
 	folio_stamp(sim, f);
@@ -853,6 +972,7 @@ static int do_hint(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 	sim->st.hints++;
 	if (!hs_folio_is_resident(f))
 		return HS_STEP_OTHER;
+	tlb_drop(sim, f);	/* madvise flushes the PTEs it clears */
 	if (sim->ops->hint)
 		v = sim->ops->hint(sim->pol, f, a);
 	else
@@ -877,6 +997,7 @@ static int do_hint(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 static int do_drop(struct hs_sim *sim, struct hs_folio *f)
 {
 	sim->ops->remove(sim->pol, f, HS_REMOVE_DROP);
+	tlb_drop(sim, f);
 	if (hs_folio_is_resident(f)) {
 		readahead_leave(sim, f);
 		sim->st.drops++;
@@ -966,6 +1087,7 @@ static inline __attribute__((always_inline)) int step(struct hs_sim *sim, uint32
 	a.key = key;
 	memcpy(&a.channel, meta_fields[meta], 4);	/* channel, type, write, norecency */
 	a.deactivate = false;
+	a.tlb_hit = false;
 
 	if (unlikely(!hs_channel_is_access(ch))) {
 		if (ch == HS_CH_DROP)
@@ -992,6 +1114,10 @@ static inline __attribute__((always_inline)) int step(struct hs_sim *sim, uint32
 			first_hit(sim, f);
 		if (f->prot_pending)
 			resolve_protection(sim, f, true);
+		if (unlikely(sim->tlb) && a.channel == HS_CH_PT) {
+			a.tlb_hit = tlb_test_set(sim, key);
+			sim->tlb_hits += a.tlb_hit;
+		}
 		sim->ops->hit(sim->pol, f, &a);
 		ret = check_now(sim) ? sim->broken : HS_STEP_HIT;
 		if (unlikely(f->flags & HS_FOLIO_RA_MARK) && ret >= 0 && a.channel == HS_CH_FD) {
@@ -1002,6 +1128,9 @@ static inline __attribute__((always_inline)) int step(struct hs_sim *sim, uint32
 		}
 	} else {
 		ret = do_miss(sim, f, &a);
+		if (unlikely(sim->tlb) && a.channel == HS_CH_PT && ret == HS_STEP_MISS &&
+		    hs_folio_is_resident(f))
+			tlb_test_set(sim, key);		/* the fault's walk filled it */
 		if (unlikely(sim->cfg.ra_model) && ret == HS_STEP_MISS &&
 		    a.type == HS_TYPE_FILE && a.channel == HS_CH_FD) {
 			int err = ra_sync(sim, key);
@@ -1097,6 +1226,22 @@ int hs_sim_deactivate(struct hs_sim *sim, uint64_t n, uint64_t seed, uint32_t id
 		}
 		if (check_now(sim))
 			return sim->broken;
+	}
+	return 0;
+}
+
+/* The TLB model's full flush ("TLB model" above): every translation goes. */
+int hs_sim_tlb_flush(struct hs_sim *sim)
+{
+	if (unlikely(sim->broken))
+		return sim->broken;
+	if (!sim->tlb)
+		return 0;		/* no model: no translation to lose */
+	if (sim->tlb_dirty) {
+		/* the slots die with their keys' bits: tlb_fill() checks both */
+		memset(sim->tlb, 0, tlb_words(sim->cfg.nr_keys) * sizeof(*sim->tlb));
+		sim->tlb_dirty = false;
+		sim->tlb_flushes++;
 	}
 	return 0;
 }
@@ -1277,6 +1422,10 @@ void hs_sim_finish(struct hs_sim *sim, struct hs_sim_stats *st, struct hs_metric
 		m->n = 0;
 		if (sim->ops->report)
 			sim->ops->report(sim->pol, m);
+		if (sim->tlb) {		/* the TLB model's, with the policy's */
+			hs_metrics_add(m, "tlb.flushes", (double)sim->tlb_flushes);
+			hs_metrics_add(m, "tlb.hits", (double)sim->tlb_hits);
+		}
 	}
 }
 

@@ -337,6 +337,12 @@ struct hs_sim_config {
 						 * slower: for tests and measurements) */
 	bool		damon;			/* hs_sim_deactivate() will be called: keep
 						 * every resident key's last access */
+	bool		tlb;			/* model the workload's cached translations
+						 * ("TLB model" in lib/sim.c): PT hits through
+						 * one set hs_access.tlb_hit;
+						 * hs_sim_tlb_flush() empties the set */
+	uint32_t	tlb_entries;		/* most translations the set holds (the
+						 * CPU's TLB); 0: no bound but the memory */
 	/*
 	 * Called at every eviction, the policy's or a PAGEOUT hint's (@hinted),
 	 * when not NULL: @pos is the number of accesses before the record that
@@ -415,6 +421,14 @@ int hs_sim_check(const struct hs_sim *sim);
  * policy evicted for it).
  */
 int hs_sim_deactivate(struct hs_sim *sim, uint64_t n, uint64_t seed, uint32_t idle);
+
+/*
+ * hs_sim_tlb_flush() - the workload's TLB lost every translation (cfg.tlb):
+ * a full flush, a switch in from another process, a migration.  Between
+ * records only; without cfg.tlb it does nothing.  Return: 0, or the run's
+ * error.
+ */
+int hs_sim_tlb_flush(struct hs_sim *sim);
 
 /* Final statistics (call once, at the end) and the policy's own metrics. */
 void hs_sim_finish(struct hs_sim *sim, struct hs_sim_stats *st, struct hs_metrics *m);

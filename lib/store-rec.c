@@ -1539,3 +1539,75 @@ int hs_rec_finish(struct hs_session_writer *w, const struct hs_record_result *r)
 		snprintf(w->status, sizeof(w->status), "%s", r->status);
 	return 0;
 }
+
+/* ---- the workload's TLB events (hs_session_tlb_flushes()) ---- */
+
+int hs_session_tlb_flushes(struct hs_store *st, int64_t session, uint64_t **ts, size_t *n,
+			   uint32_t *entries)
+{
+	sqlite3_stmt *s = NULL;
+	uint64_t *v = NULL;
+	size_t nr = 0, cap = 0;
+	bool has = false;
+	int rc, err = 0;
+
+	*ts = NULL;
+	*n = 0;
+	*entries = 0;
+	/* the recording says which events it had: tlb_flush among them, or none */
+	rc = sqlite3_prepare_v2(st->db, "SELECT instr(r.events, '\"tlb:tlb_flush\"') > 0,"
+				" ifnull(json_extract(s.params, '$.tlb_entries'), 0)"
+				" FROM recordings AS r JOIN sessions AS s ON s.id = r.session"
+				" WHERE r.session = ?1", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sql_err(st, rc);
+	sqlite3_bind_int64(s, 1, session);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		sqlite3_int64 e = sqlite3_column_int64(s, 1);
+
+		has = sqlite3_column_int(s, 0) != 0;
+		*entries = e > 0 && e < UINT32_MAX ? (uint32_t)e : 0;
+	}
+	else if (rc != SQLITE_DONE)
+		err = store_sql_err(st, rc);
+	sqlite3_finalize(s);
+	if (err)
+		return err;
+	if (!has)
+		return -ENODATA;
+
+	/* TLB_FLUSH_ALL is (unsigned long)-1: -1 as SQLite's int64, or 2^32 - 1 */
+	rc = sqlite3_prepare_v2(st->db, "SELECT ts_ns FROM events WHERE session = ?1 AND"
+				" ((type = ?2 AND (a < 0 OR a >= 4294967295)) OR type IN (?3, ?4))"
+				" ORDER BY ts_ns", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sql_err(st, rc);
+	sqlite3_bind_int64(s, 1, session);
+	sqlite3_bind_int(s, 2, HS_EV_TLB_FLUSH);
+	sqlite3_bind_int(s, 3, HS_EV_SCHED_SWITCH);
+	sqlite3_bind_int(s, 4, HS_EV_MIGRATE_TASK);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (nr == cap) {
+			uint64_t *nv = realloc(v, (cap ? 2 * cap : 256) * sizeof(*v));
+
+			if (!nv) {
+				err = store_err(st, -ENOMEM, "out of memory");
+				break;
+			}
+			v = nv;
+			cap = cap ? 2 * cap : 256;
+		}
+		v[nr++] = (uint64_t)sqlite3_column_int64(s, 0);
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = store_sql_err(st, rc);
+	sqlite3_finalize(s);
+	if (err) {
+		free(v);
+		return err;
+	}
+	*ts = v;
+	*n = nr;
+	return 0;
+}

@@ -1013,6 +1013,27 @@ static const char *const migrations[] = {
 	"    " TASK_COMM("events") " AS comm"
 	"  FROM events WHERE type ="
 	"    (SELECT type FROM event_types WHERE name = 'touch');",
+	/*
+	 * 10 -> 11: the workload's TLB events (lib/recorder.c, the replay's TLB
+	 * model): a view for each new event type, as for the others.  The
+	 * events table is unchanged; event_types gains the names from the enum.
+	 */
+	"CREATE VIEW v_ev_tlb_flush AS"
+	"  SELECT session, seq, ts_ns, cpu, pid AS common_pid, a AS pages, b AS reason,"
+	"    " TASK_COMM("events") " AS comm"
+	"  FROM events WHERE type ="
+	"    (SELECT type FROM event_types WHERE name = 'tlb_flush');"
+	"CREATE VIEW v_ev_sched_switch AS"
+	"  SELECT session, seq, ts_ns, cpu, pid AS common_pid, a AS prev_pid, b AS next_pid,"
+	"    " TASK_COMM("events") " AS comm"
+	"  FROM events WHERE type ="
+	"    (SELECT type FROM event_types WHERE name = 'sched_switch');"
+	"CREATE VIEW v_ev_migrate_task AS"
+	"  SELECT session, seq, ts_ns, cpu, pid AS common_pid, a AS pid, b AS orig_cpu,"
+	"    c AS dest_cpu,"
+	"    " TASK_COMM("events") " AS comm"
+	"  FROM events WHERE type ="
+	"    (SELECT type FROM event_types WHERE name = 'migrate_task');",
 };
 
 static int refresh_opt_gaps(struct hs_store *st, int64_t session);

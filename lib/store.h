@@ -56,7 +56,7 @@ const char *hs_store_errmsg(const struct hs_store *st);
 /* The file it was opened with, NULL for :memory:. */
 const char *hs_store_path(const struct hs_store *st);
 int hs_store_user_version(const struct hs_store *st);	/* schema version of the file */
-#define HS_STORE_SCHEMA_VERSION	10			/* the version this build writes */
+#define HS_STORE_SCHEMA_VERSION	11			/* the version this build writes */
 #define HS_STORE_APPLICATION_ID	0x48534354u		/* PRAGMA application_id: "HSCT" */
 
 /* What `hsctl db info` shows. */
@@ -513,6 +513,26 @@ int hs_session_key_ids(struct hs_store *st, int64_t session, uint64_t **ids, uin
 struct hs_neigh;
 int hs_session_neigh(struct hs_store *st, int64_t session, uint32_t nr_keys,
 		     struct hs_neigh **out);
+
+/**
+ * hs_session_tlb_flushes() - when the workload's TLB lost every translation
+ * @st: the store
+ * @session: a session
+ * @ts: receives the trace-clock times, ascending (malloc'd; NULL when none)
+ * @n: receives how many
+ * @entries: receives the CPU's TLB entries for 4 KiB pages the recording
+ *	found (sessions.params tlb_entries), or 0 when it says none
+ *
+ * A recording's TLB events (lib/recorder.c, kept in the events table): full
+ * flushes on the workload's CPU while it ran (tlb:tlb_flush, TLB_FLUSH_ALL),
+ * its switches in from another task and its migrations.
+ *
+ * Return: 0 (also with none: the translations lived all along); -ENODATA
+ * when the session does not carry them (not a recording, recorded without
+ * them, or a kernel without tlb:tlb_flush); -errno.
+ */
+int hs_session_tlb_flushes(struct hs_store *st, int64_t session, uint64_t **ts, size_t *n,
+			   uint32_t *entries);
 
 /**
  * struct hs_rec_page - one page of one folio life of a recorded session

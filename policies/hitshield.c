@@ -321,7 +321,7 @@ const struct hs_policy_ops hs_policy_hitshield = {
 	.summary	= "MGLRU plus HitShield (2024): shield on the 4th aging hit",
 	.params		= hitshield_params,
 	.folio_priv	= sizeof(struct mglru_folio),
-	.flags		= HS_POLICY_ACCESSED_BIT | HS_POLICY_OWN_PAGEOUT |
+	.flags		= HS_POLICY_ACCESSED_BIT | HS_POLICY_OWN_PAGEOUT | HS_POLICY_TLB |
 			  HS_POLICY_GEN_SERIES,
 	.create		= hitshield_create,
 	.destroy	= hitshield_destroy,

@@ -281,6 +281,7 @@ enum folio_references { FOLIOREF_RECLAIM, FOLIOREF_RECLAIM_CLEAN, FOLIOREF_KEEP,
 
 struct hs_policy {
 	const struct hs_policy_env *env;	/* the driver's record array */
+	bool		tlb;			/* heed hs_access.tlb_hit (param tlb) */
 	struct hs_qctx	q;			/* where the links live */
 	struct hs_qlist	lists[NR_LRU_LISTS];	/* qlist head = kernel tail (reclaim end) */
 	struct hs_qlist	shadows;		/* shadow entries, oldest first (bounded only) */
@@ -355,6 +356,9 @@ static const struct hs_param l2q_params[] = {
 	  .min = 0.0, .max = 18446744073709551616.0 },
 	{ .name = "swap", .type = HS_PARAM_BOOL, .def = "true",
 	  .help = "a zram-like swap device exists (false: anon is neither scanned nor aged)" },
+	{ .name = "tlb", .type = HS_PARAM_BOOL, .def = "true",
+	  .help = "a touch through a cached translation sets no young bit (recorded sessions "
+		  "with TLB events; others have no cache to hit)" },
 	{ .name = NULL },
 };
 
@@ -955,6 +959,7 @@ static int l2q_create(const struct hs_policy_env *env, const struct hs_param_set
 	p->recheck_window = hs_param_u64(ps, "recheck_window");
 	p->shadow_max = hs_param_u64(ps, "shadow");
 	p->swap = hs_param_bool(ps, "swap");
+	p->tlb = hs_param_bool(ps, "tlb");
 	p->stats_flush = hs_param_u64(ps, "stats_flush");
 	p->next_flush = hs_param_u64(ps, "stats_phase");
 	/* The private areas start zeroed: lru 0 would mean LRU_INACTIVE_ANON. */
@@ -983,9 +988,14 @@ static void l2q_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_acc
 	if (a->channel == HS_CH_PT) {
 		/*
 		 * A load or store through the mapping (or a minor fault): young
-		 * PTE, unless folio_referenced() skips the mapping (no recency).
+		 * PTE, unless folio_referenced() skips the mapping (no recency)
+		 * or the translation was still cached: folio_referenced()
+		 * clears the bit without a flush, and only a page walk sets it
+		 * (lib/sim.c, "TLB model").
 		 */
-		k->flags |= F_MAPPED | (a->norecency ? 0 : F_YOUNG);
+		k->flags |= F_MAPPED;
+		if (!a->norecency && !(a->tlb_hit && p->tlb))
+			k->flags |= F_YOUNG;
 		return;
 	}
 	/* FD: read() marks; write() marks only shmem (file writes never do). */
@@ -1262,7 +1272,7 @@ const struct hs_policy_ops hs_policy_linux_2q = {
 	.summary	= "Linux active/inactive LRU with workingset refaults",
 	.params		= l2q_params,
 	.folio_priv	= sizeof(struct l2q_folio),
-	.flags		= HS_POLICY_OWN_PAGEOUT,
+	.flags		= HS_POLICY_OWN_PAGEOUT | HS_POLICY_TLB,
 	.create		= l2q_create,
 	.destroy	= l2q_destroy,
 	.hit		= l2q_hit,

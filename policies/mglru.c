@@ -1880,6 +1880,7 @@ int hs_mglru_create(const struct hs_policy_env *env, const struct hs_param_set *
 		p->lookaround = env->neigh && env->neigh->nr_addr ? MGLRU_LA_ADDR : MGLRU_LA_OFF;
 	p->kswapd = hs_param_enum(ps, "reclaimer") == MGLRU_RECLAIMER_KSWAPD;
 	p->active_clears_refs = hs_param_bool(ps, "activate_clears_refs");
+	p->tlb = hs_param_bool(ps, "tlb");
 	p->pageout = (enum mglru_pageout)hs_param_enum(ps, "pageout");
 	if (p->pageout == MGLRU_PAGEOUT_PROFILE)
 		p->pageout = is_p614(p) ? MGLRU_PAGEOUT_IGNORE_REFS : MGLRU_PAGEOUT_RECHECK;
@@ -1968,7 +1969,12 @@ void hs_mglru_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_acces
 	touch(p, f, k, a);
 	if (a->channel == HS_CH_FD)
 		inc_refs(p, k);
-	else if (!a->norecency)		/* no recency: the walk and rmap skip the VMA */
+	/*
+	 * No recency: the walk and rmap skip the VMA.  A translation still
+	 * cached: the aging walk and rmap cleared the bit without a flush, and
+	 * only a page walk sets it again (lib/sim.c, "TLB model").
+	 */
+	else if (!a->norecency && !(a->tlb_hit && p->tlb))
 		set_abit(p, hs_folio_id(p->env, f), k);
 }
 
@@ -2373,7 +2379,7 @@ const struct hs_policy_ops hs_policy_mglru = {
 	.summary	= "Linux multi-gen LRU: generations, tiers, PID (6.1 and later)",
 	.params		= mglru_params,
 	.folio_priv	= sizeof(struct mglru_folio),
-	.flags		= HS_POLICY_ACCESSED_BIT | HS_POLICY_OWN_PAGEOUT |
+	.flags		= HS_POLICY_ACCESSED_BIT | HS_POLICY_OWN_PAGEOUT | HS_POLICY_TLB |
 			  HS_POLICY_GEN_SERIES,
 	.create		= mglru_create,
 	.destroy	= hs_mglru_destroy,

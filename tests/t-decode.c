@@ -1898,7 +1898,7 @@ static void test_from_memory(void)
 	} pages[] = {
 		{ "6.1", "6.1-cpu0-page509.bin", 0, 112, 11 },
 		{ "6.12", "6.12-cpu1-page655.bin", 1, 106, 12 },
-		{ "6.18", "6.18-cpu0-newtask.bin", 0, 11, 3 },
+		{ "6.18", "6.18-cpu0-newtask.bin", 0, 11, 6 },
 	};
 	size_t i;
 
@@ -2060,6 +2060,80 @@ out:
 	mem_free();
 }
 
+/*
+ * The workload's TLB events (HS_DEC_TLB) from this host's 6.18 format files
+ * (ids 188, 372, 371): a full flush (pages = TLB_FLUSH_ALL, reason 3, local
+ * MM shootdown), a switch from pid 7 into pid 100 and pid 100's migration
+ * from CPU 0 to 1, in one hand-made sub-buffer.  A kernel without them (the
+ * 6.12 fixture has no tlb/ and no sched_switch) reports them absent: the
+ * recorder then records none and the replay runs no TLB model.
+ */
+static void test_tlb_events(void)
+{
+	uint8_t pl[64] = { 0 };
+	struct evlist l = { 0 };
+	struct hs_decoder *d;
+	struct sb s;
+	size_t len;
+	int32_t v;
+
+	d = open_ok(tdpath("6.18"), HS_DEC_TLB);
+	if (!d)
+		return;
+	T_ASSERT(hs_decoder_has(d, HS_EV_TLB_FLUSH));
+	T_ASSERT(hs_decoder_has(d, HS_EV_SCHED_SWITCH));
+	T_ASSERT(hs_decoder_has(d, HS_EV_MIGRATE_TASK));
+	T_EQ_U64(hs_decoder_nr_sources(d), 3);
+	sb_init(&s, 1000);
+	payload(pl, 188, 100);
+	v = 3;
+	memcpy(pl + 8, &v, 4);			/* reason */
+	put64(pl + 16, UINT64_MAX);		/* pages: TLB_FLUSH_ALL */
+	sb_rec(&s, 1, pl, 24, false);
+	memset(pl, 0, sizeof(pl));
+	payload(pl, 372, 7);
+	v = 7;
+	memcpy(pl + 24, &v, 4);			/* prev_pid */
+	v = 100;
+	memcpy(pl + 56, &v, 4);			/* next_pid */
+	sb_rec(&s, 2, pl, 64, false);
+	memset(pl, 0, sizeof(pl));
+	payload(pl, 371, 100);
+	v = 100;
+	memcpy(pl + 12, &v, 4);			/* pid */
+	v = 1;
+	memcpy(pl + 24, &v, 4);			/* dest_cpu (orig_cpu 0) */
+	sb_rec(&s, 3, pl, 28, false);
+	len = sb_finish(&s, 0);
+	T_EQ_I64(hs_decoder_subbuf(d, s.b, len, 1, collect, &l), 0);
+	T_EQ_U64(l.n, 3);
+	if (l.n == 3) {
+		T_EQ_U64(l.ev[0].type, HS_EV_TLB_FLUSH);
+		T_EQ_U64(l.ev[0].ts_ns, 1001);
+		T_EQ_U64(l.ev[0].a, UINT64_MAX);
+		T_EQ_U64(l.ev[0].b, 3);
+		T_EQ_I64(l.ev[0].pid, 100);
+		T_EQ_U64(l.ev[1].type, HS_EV_SCHED_SWITCH);
+		T_EQ_U64(l.ev[1].a, 7);
+		T_EQ_U64(l.ev[1].b, 100);
+		T_EQ_U64(l.ev[2].type, HS_EV_MIGRATE_TASK);
+		T_EQ_U64(l.ev[2].a, 100);
+		T_EQ_U64(l.ev[2].b, 0);
+		T_EQ_U64(l.ev[2].c, 1);
+	}
+	hs_decoder_free(d);
+	free(l.ev);
+
+	d = open_ok(tdpath("6.12"), HS_DEC_ALL);
+	if (!d)
+		return;
+	T_ASSERT(!hs_decoder_has(d, HS_EV_TLB_FLUSH));
+	T_ASSERT(!hs_decoder_has(d, HS_EV_SCHED_SWITCH));
+	T_ASSERT(!hs_decoder_has(d, HS_EV_MIGRATE_TASK));
+	T_ASSERT(hs_decoder_has(d, HS_EV_FILEMAP_ADD));
+	hs_decoder_free(d);
+}
+
 static const struct t_case cases[] = {
 	{ "type_names", test_type_names },
 	{ "kdev", test_kdev },
@@ -2083,6 +2157,7 @@ static const struct t_case cases[] = {
 	{ "from_memory", test_from_memory },
 	{ "from_memory_fixtures", test_from_memory_fixtures },
 	{ "from_memory_errors", test_from_memory_errors },
+	{ "tlb_events", test_tlb_events },
 };
 
 static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)

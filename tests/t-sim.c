@@ -14,10 +14,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "access.h"
+#include "event.h"
 #include "harness.h"
 #include "hs.h"
 #include "neigh.h"
@@ -33,6 +35,8 @@ static enum mock_mode mode;
 static uint64_t refault_calls;
 static uint64_t last_refault_distance;
 static uint64_t norecency_seen;		/* hits and inserts told a->norecency */
+static char tlb_seen[16];		/* a->tlb_hit of each hit, '0'/'1' (test_tlb) */
+static size_t nr_tlb_seen;
 
 struct mock_priv {
 	struct hs_qlink	link;		/* on the queue while resident */
@@ -76,6 +80,8 @@ static void mock_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_ac
 {
 	(void)p;
 	norecency_seen += a->norecency;
+	if (nr_tlb_seen < sizeof(tlb_seen) - 1)
+		tlb_seen[nr_tlb_seen++] = a->tlb_hit ? '1' : '0';
 	mp(f)->ref = true;
 }
 
@@ -771,6 +777,225 @@ out:
 }
 
 /*
+ * The TLB model in the driver (mock policy, capacity 2, key 0): a PT fault
+ * caches the translation, so the next PT hit is a TLB hit (1); after
+ * hs_sim_tlb_flush() the next is a miss that walks the table (0) and caches
+ * it again; an FD read uses no mapping (0); then 1; a COLD hint (madvise
+ * flushes the PTEs it clears) drops the entry (0, then 1).  Seen by the
+ * hits: 1 0 0 1 0 1.  tlb.flushes counts the flush that emptied something
+ * (a second one in a row does not), tlb.hits the three PT hits through the
+ * cache.  Without cfg.tlb every hit says 0, the flush does nothing, and no
+ * tlb.* metric is reported.
+ */
+static void test_tlb(void)
+{
+	struct hs_sim_config cfg = { .ops = &mock_ops, .capacity = 2, .nr_keys = 1,
+				     .paranoid = true, .tlb = true };
+	const uint8_t pt = hs_meta_make(HS_CH_PT, HS_TYPE_ANON, false);
+	const uint8_t fd = hs_meta_make(HS_CH_FD, HS_TYPE_ANON, false);
+	const uint8_t cold = hs_meta_make(HS_CH_COLD, HS_TYPE_ANON, false);
+	struct hs_sim_stats st;
+	struct hs_metrics m;
+	struct hs_sim *sim;
+
+	for (int on = 1; on >= 0; on--) {
+		cfg.tlb = on;
+		nr_tlb_seen = 0;
+		memset(tlb_seen, 0, sizeof(tlb_seen));
+		if (hs_sim_new(&cfg, &sim)) {
+			t_fail(__FILE__, __LINE__, "no sim");
+			return;
+		}
+		T_EQ_I64(hs_sim_step(sim, 0, pt, HS_NEVER), HS_STEP_MISS);
+		T_EQ_I64(hs_sim_step(sim, 0, pt, HS_NEVER), HS_STEP_HIT);
+		T_EQ_I64(hs_sim_tlb_flush(sim), 0);
+		T_EQ_I64(hs_sim_tlb_flush(sim), 0);
+		T_EQ_I64(hs_sim_step(sim, 0, pt, HS_NEVER), HS_STEP_HIT);
+		T_EQ_I64(hs_sim_step(sim, 0, fd, HS_NEVER), HS_STEP_HIT);
+		T_EQ_I64(hs_sim_step(sim, 0, pt, HS_NEVER), HS_STEP_HIT);
+		T_EQ_I64(hs_sim_step(sim, 0, cold, HS_NEVER), HS_STEP_OTHER);
+		T_EQ_I64(hs_sim_step(sim, 0, pt, HS_NEVER), HS_STEP_HIT);
+		T_EQ_I64(hs_sim_step(sim, 0, pt, HS_NEVER), HS_STEP_HIT);
+		hs_sim_finish(sim, &st, &m);
+		T_EQ_STR(tlb_seen, on ? "100101" : "000000");
+		if (on) {
+			T_NEAR(hs_metrics_get(&m, "tlb.flushes"), 1, 0);
+			T_NEAR(hs_metrics_get(&m, "tlb.hits"), 3, 0);
+		} else {
+			T_EQ_I64(isnan(hs_metrics_get(&m, "tlb.flushes")), 1);
+		}
+		hs_sim_free(sim);
+	}
+}
+
+/*
+ * A bounded TLB (tlb_entries 2, CLOCK; mock policy, capacity 4): faults of
+ * a, b, c (keys 0 1 2) fill slot 0 with a, slot 1 with b, then the hand
+ * finds a unreferenced in slot 0 and puts c there.  a's hit misses (0) and
+ * pushes b out of slot 1; c hits (1, referenced); b misses (0): the hand
+ * spares c (clearing its reference) and pushes a out of slot 1; c hits (1);
+ * a misses (0).  Seen: 0 1 0 1 0.
+ */
+static void test_tlb_bounded(void)
+{
+	struct hs_sim_config cfg = { .ops = &mock_ops, .capacity = 4, .nr_keys = 4,
+				     .paranoid = true, .tlb = true, .tlb_entries = 2 };
+	const uint8_t pt = hs_meta_make(HS_CH_PT, HS_TYPE_ANON, false);
+	static const uint32_t hits[] = { 0, 2, 1, 2, 0 };
+	struct hs_sim *sim;
+
+	nr_tlb_seen = 0;
+	memset(tlb_seen, 0, sizeof(tlb_seen));
+	if (hs_sim_new(&cfg, &sim)) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	for (uint32_t k = 0; k < 3; k++)
+		T_EQ_I64(hs_sim_step(sim, k, pt, HS_NEVER), HS_STEP_MISS);
+	for (size_t i = 0; i < ARRAY_SIZE(hits); i++)
+		T_EQ_I64(hs_sim_step(sim, hits[i], pt, HS_NEVER), HS_STEP_HIT);
+	T_EQ_STR(tlb_seen, "01010");
+	hs_sim_free(sim);
+}
+
+/*
+ * linux-2q-pt-keep.golden with the TLB model (capacity 4, batch=1,
+ * stats_flush=0; b..h are FD reads, a is mapped: PT).  Up to f it is the
+ * golden: e's reclaim isolates a, finds its PTE young (the fault's), clears
+ * the bit without a flush and keeps it with PG_referenced; b and c go.
+ * IF[d(r) a(r) e(r) f(r)].  Then a is touched twice through its mapping.
+ * Its translation is still cached since the fault: neither touch walks the
+ * page table, the bit stays clear.  g evicts d; h's reclaim isolates a with
+ * no young PTE and PG_referenced: RECLAIM_CLEAN, a is evicted -- the hot
+ * page the kernel took on this host.  With a flush between f and the
+ * touches (or no model, or tlb=false) the first touch walks the table, a
+ * is young again and h activates it and evicts e, as in the golden.
+ */
+static void test_tlb_l2q(void)
+{
+	const uint8_t pt = hs_meta_make(HS_CH_PT, HS_TYPE_FILE, false);
+	const uint8_t fd = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+	/* model, flush before the touches, param tlb, key h evicts */
+	static const struct { bool model, flush, param; uint32_t victim; } v[] = {
+		{ true, false, true, 0 },	/* a */
+		{ true, true, true, 4 },	/* e */
+		{ false, false, true, 4 },
+		{ true, false, false, 4 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+		struct hs_sim_config cfg = { .ops = hs_policy_find("linux-2q"), .capacity = 4,
+					     .nr_keys = 8, .paranoid = true,
+					     .record_victims = true, .tlb = v[i].model };
+		struct hs_param_set *ps = NULL;
+		const uint32_t *ids;
+		struct hs_sim *sim;
+		char why[128];
+
+		T_EQ_I64(hs_param_set_new(cfg.ops->params, &ps), 0);
+		T_EQ_I64(hs_param_set_parse(ps, "stats_flush", "0", why, sizeof(why)), 0);
+		T_EQ_I64(hs_param_set_parse(ps, "batch", "1", why, sizeof(why)), 0);
+		T_EQ_I64(hs_param_set_parse(ps, "tlb", v[i].param ? "true" : "false", why,
+					    sizeof(why)), 0);
+		cfg.params = ps;
+		if (hs_sim_new(&cfg, &sim)) {
+			t_fail(__FILE__, __LINE__, "no sim");
+			hs_param_set_free(ps);
+			return;
+		}
+		T_EQ_I64(hs_sim_step(sim, 0, pt, HS_NEVER), HS_STEP_MISS);
+		for (uint32_t k = 1; k <= 5; k++)		/* b c d e f */
+			T_EQ_I64(hs_sim_step(sim, k, fd, HS_NEVER), HS_STEP_MISS);
+		if (v[i].flush)
+			T_EQ_I64(hs_sim_tlb_flush(sim), 0);
+		T_EQ_I64(hs_sim_step(sim, 0, pt, HS_NEVER), HS_STEP_HIT);
+		T_EQ_I64(hs_sim_step(sim, 0, pt, HS_NEVER), HS_STEP_HIT);
+		T_EQ_I64(hs_sim_step(sim, 6, fd, HS_NEVER), HS_STEP_MISS);	/* g */
+		T_EQ_U64(hs_sim_victims(sim, &ids), 1);
+		T_EQ_U64(ids[0], 3);						/* d */
+		T_EQ_I64(hs_sim_step(sim, 7, fd, HS_NEVER), HS_STEP_MISS);	/* h */
+		T_EQ_U64(hs_sim_victims(sim, &ids), 1);
+		T_EQ_U64(ids[0], v[i].victim);
+		hs_sim_free(sim);
+		hs_param_set_free(ps);
+	}
+}
+
+/*
+ * test_tlb_l2q's stream as a recorded session, replayed (linux-2q,
+ * capacity 4, batch=1, stats_flush=0): a b c d e f at 100 .. 600 ns, a a at
+ * 700 and 800, g h at 900 and 1000, a at 1100 (a PT, the rest FD).  With a
+ * full flush recorded at 650 (before the record at 700), a is young again
+ * and kept: the last a hits (8 misses).  With the events but no flush, a
+ * goes at h and the last a misses (9).  A session recorded without the
+ * events (no tlb:tlb_flush in recordings.events) gets no model: 8, as the
+ * same session with tlb=false does.
+ */
+static void test_tlb_replay(void)
+{
+	static const struct { const char *events; bool flush, param; uint64_t misses; } c[] = {
+		{ "[\"tlb:tlb_flush\"]", true, true, 8 },
+		{ "[\"tlb:tlb_flush\"]", false, true, 9 },
+		{ "[\"tlb:tlb_flush\"]", false, false, 8 },
+		{ "[]", false, true, 8 },
+	};
+	static const uint32_t keys[] = { 0, 1, 2, 3, 4, 5, 0, 0, 6, 7, 0 };
+	const uint8_t pt = hs_meta_make(HS_CH_PT, HS_TYPE_FILE, false);
+	const uint8_t fd = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+	struct hs_store *st = NULL;
+
+	T_EQ_I64(hs_store_open(":memory:", 0, &st), 0);
+	if (!st)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
+		struct hs_record_meta rm = {
+			.name = "tlb", .origin = "test", .kind = "file", .channel = "pt",
+			.visibility = "exact", .kernel = "6.18.0", .lru_gen = "absent",
+			.clock = "mono", .memory_limit_pages = 4, .page_size = 4096,
+			.events_json = c[i].events,
+		};
+		struct hs_event flush = { .ts_ns = 650, .type = HS_EV_TLB_FLUSH, .a = UINT64_MAX };
+		struct hs_record_result res = { .status = "complete" };
+		struct hs_replay_job job = { .ops = hs_policy_find("linux-2q"), .capacity = 4 };
+		struct hs_replay_opts o = { .threads = 1, .paranoid = true };
+		struct hs_session_writer *w = NULL;
+		struct hs_param_set *ps = NULL;
+		char why[128];
+		int64_t id = 0;
+		int err = 0;
+
+		T_EQ_I64(hs_record_create(st, &rm, &id), 0);
+		T_EQ_I64(hs_session_begin(st, &(struct hs_session_meta){ .source = "record",
+			 .origin = "test", .unit = "page", .kind = "file", .channel = "pt",
+			 .id = id }, &w), 0);
+		if (!w)
+			break;
+		for (size_t r = 0; r < ARRAY_SIZE(keys) && !err; r++)
+			err = hs_session_add_ts(w, keys[r], keys[r] ? fd : pt, 100 * (r + 1));
+		if (c[i].flush && !err)
+			err = hs_rec_add_event(w, &flush);
+		if (!err)
+			err = hs_rec_finish(w, &res);
+		T_EQ_I64(err, 0);
+		T_EQ_I64(hs_session_commit(w, &id), 0);
+
+		T_EQ_I64(hs_param_set_new(job.ops->params, &ps), 0);
+		T_EQ_I64(hs_param_set_parse(ps, "stats_flush", "0", why, sizeof(why)), 0);
+		T_EQ_I64(hs_param_set_parse(ps, "batch", "1", why, sizeof(why)), 0);
+		T_EQ_I64(hs_param_set_parse(ps, "tlb", c[i].param ? "true" : "false", why,
+					    sizeof(why)), 0);
+		job.params = ps;
+		T_EQ_I64(hs_replay_session(st, id, &job, 1, &o), 0);
+		T_EQ_I64(job.err, 0);
+		T_EQ_U64(job.stats.misses, c[i].misses);
+		T_EQ_U64(job.stats.evictions, c[i].misses - 4);	/* all but 4 leave */
+		free(job.gens);
+		hs_param_set_free(ps);
+	}
+	hs_store_close(st);
+}
+
+/*
  * next-use: stream a b [pageout a] a b c (keys 0 1 0 0 1 2; record 2 is a
  * hint).  Access seqs: a=0 b=1 a=2 b=3 c=4.  next: a@0 -> 2, b@1 -> 3,
  * hint -> never, a@2 -> never, b@3 -> never, c@4 -> never.
@@ -1044,6 +1269,10 @@ static const struct t_case cases[] = {
 	{ "norecency", test_norecency },
 	{ "damon", test_damon },
 	{ "damon-replay", test_damon_replay },
+	{ "tlb", test_tlb },
+	{ "tlb-bounded", test_tlb_bounded },
+	{ "tlb-linux-2q", test_tlb_l2q },
+	{ "tlb-replay", test_tlb_replay },
 };
 
 int main(int argc, char **argv)

@@ -11,14 +11,18 @@
 #      those checks compare; hsctl fidelity finds linux-2q (the kernel's own
 #      model here) agreeing with the reclaims better than its random baseline;
 #      params.damon_lru_sort as the kernel has it ("absent" without the module);
+#      the workload's TLB events, few, and the replay's TLB model on (off, and
+#      no events, on a kernel without tlb:tlb_flush);
 #   2. ycsb-f over anonymous memory with zram swap set up and torn down here:
 #      the anon write_folio events equal the pswpout + swpout_zero delta, and
 #      the lives ended by swap-out and the inferred swap-ins match them within
 #      0.2 % (1 % in a sanitizer build), and so does the kernel row's pswpout;
 #      visibility exact;
-#   3. a command: its exit status is stored, visibility faults; a command
+#   3. a command: its exit status is stored, visibility faults, no TLB events
+#      (the replay runs without the TLB model); a command
 #      that cannot run is exit 1 and leaves no session; a buffer too small
-#      loses events: counted exactly, marked as gaps, warned about;
+#      loses events: counted exactly, marked as gaps, warned about
+#      (--no-tlb-events: none of them);
 #   4. SIGINT in the middle: exit 130, session kept and marked interrupted;
 #   5. SIGKILL in the middle: the next record cleans up (its undo note: instance,
 #      cgroup, tracefs if it mounted it) and builds it as killed;
@@ -168,6 +172,23 @@ else
 	t_bad "fidelity share_c4: linux-2q $(share linux-2q), random $(share random) (permille)"
 fi
 expect_eq "$(sql "SELECT count(*) FROM v_fidelity WHERE session = 1")" 3
+# The workload's TLB events (x86 kernels have tlb:tlb_flush): filtered on its pid, few rows;
+# every recorded switch goes into that one process.  A replay runs the TLB model and says so
+# in the run's params; without the events (another arch) it says tlb false.
+tlb=$(sql "SELECT instr(events, '\"tlb:tlb_flush\"') > 0 FROM recordings WHERE session = 1")
+ntlb=$(sql "SELECT count(*) FROM v_events WHERE session = 1
+	AND type IN ('tlb_flush', 'sched_switch', 'migrate_task')")
+expect_status 0 "$HSCTL" -d "$DB" --format json replay 1 -p linux-2q --size 1000 --no-store
+if [ "$tlb" = 1 ]; then
+	[ "$ntlb" -lt 100000 ] && t_ok || t_bad "$ntlb TLB event rows: not filtered?"
+	expect_eq "$(sql "SELECT count(DISTINCT next_pid) <= 1 FROM v_ev_sched_switch
+		WHERE session = 1")" 1
+	expect_grep '"tlb":true' "$OUT"
+else
+	echo "note: this kernel has no tlb:tlb_flush: the TLB model is not exercised"
+	expect_eq "$ntlb" 0
+	expect_grep '"tlb":false' "$OUT"
+fi
 leftovers
 
 # ---- 2. ycsb-f, anonymous memory through zram swap ----
@@ -245,6 +266,11 @@ expect_status 0 "$HSCTL" -d "$DB" --format json record -m 32M -- \
 expect_grep "\"session\": $next, \"status\": \"complete\", \"workload_exit\": 3" "$OUT"
 expect_eq "$(sql "SELECT visibility FROM sessions WHERE id = $next")" faults
 expect_eq "$(sql "SELECT workload_exit FROM v_sessions WHERE session = $next")" 3
+# a command records no TLB events (its children have no pid to filter on yet): the
+# recording works without them and the replay runs no TLB model
+expect_eq "$(sql "SELECT instr(events, 'tlb:') FROM recordings WHERE session = $next")" 0
+expect_status 0 "$HSCTL" -d "$DB" --format json replay $next -p linux-2q --size 100 --no-store
+expect_grep '"tlb":false' "$OUT"
 # --sample numa: visibility sampled, the sysctl put back as it was
 nb=$(cat /proc/sys/kernel/numa_balancing 2>/dev/null || echo none)
 if [ "$nb" != none ]; then
@@ -271,7 +297,7 @@ child_of() {
 	return 1
 }
 "$HSCTL" -d "$DB" record -m 16M --buffer-kb 8 --workload zipf-read --size 64M --ops 100000 \
-	>"$T_DIR/out.3b" 2>"$T_DIR/err.3b" &
+	--no-tlb-events >"$T_DIR/out.3b" 2>"$T_DIR/err.3b" &
 pid=$!
 stopped=no
 for _ in $(seq 600); do
@@ -304,6 +330,7 @@ else
 fi
 expect_eq "$(sql "SELECT status FROM record_checks WHERE session = $last AND name = 'lost'")" \
 	differs
+expect_eq "$(sql "SELECT instr(events, 'tlb:') FROM recordings WHERE session = $last")" 0
 leftovers
 
 # ---- 4. SIGINT in the middle ----
