@@ -153,6 +153,12 @@ struct hs_policy_ops {
 	 * @key is f's id (hs_folio_id()), which the driver has in hand.
 	 */
 	void	(*prefetch)(struct hs_policy *p, const struct hs_folio *f, uint32_t key);
+	/*
+	 * Folio mode (lib/sim.c, "Folios"): a page joined resident folio f,
+	 * which now stands for hs_env_folio_pages() pages, one more than
+	 * before.  For policies that count pages; NULL: nothing to do.
+	 */
+	void	(*grow)(struct hs_policy *p, struct hs_folio *f);
 };
 
 /**

@@ -283,6 +283,10 @@ struct hs_policy {
 	const struct hs_policy_env *env;	/* the driver's record array */
 	struct hs_qctx	q;			/* where the links live */
 	struct hs_qlist	lists[NR_LRU_LISTS];	/* qlist head = kernel tail (reclaim end) */
+	uint64_t	pages[NR_LRU_LISTS];	/* pages on each list: its folios, or in the
+						 * driver's folio mode their pages
+						 * (hs_env_folio_pages()), as the kernel's
+						 * lru_zone_size counts */
 	struct hs_qlist	shadows;		/* shadow entries, oldest first (bounded only) */
 	uint64_t	nr_shadows;		/* keys holding F_SHADOW */
 	uint64_t	nonresident_age;	/* lruvec->nonresident_age */
@@ -392,7 +396,13 @@ static inline bool is_active_lru(unsigned int lru)
 
 static inline uint64_t lru_size(const struct hs_policy *p, unsigned int lru)
 {
-	return p->lists[lru].nr;
+	return p->pages[lru];
+}
+
+/* folio_nr_pages() */
+static inline uint32_t folio_nr_pages(const struct hs_policy *p, uint32_t id)
+{
+	return hs_env_folio_pages(p->env, id);
 }
 
 /* lruvec_page_state(NR_LRU_BASE + lru): the flushed memcg statistic. */
@@ -495,11 +505,13 @@ static void lruvec_add_folio(struct hs_policy *p, uint32_t id, struct l2q_folio 
 		k->seq = ++p->stamp;
 	k->lru = (uint8_t)lru;
 	hs_q_push_tail(&p->q, &p->lists[lru], id);
+	p->pages[lru] += folio_nr_pages(p, id);
 }
 
 static void lruvec_del_folio(struct hs_policy *p, uint32_t id, struct l2q_folio *k)
 {
 	hs_q_del(&p->q, &p->lists[k->lru], id);
+	p->pages[k->lru] -= folio_nr_pages(p, id);
 	k->lru = LRU_NONE;
 }
 
@@ -679,19 +691,21 @@ static uint64_t shrink_inactive_list(struct hs_policy *p, unsigned int lru, uint
 	unsigned int file = lru / LRU_FILE;
 	enum folio_references ref[SWAP_CLUSTER_MAX];
 	uint32_t iso[SWAP_CLUSTER_MAX];
-	uint64_t nr_reclaimed = 0, nr_pageout = 0;
+	uint64_t nr_reclaimed = 0, nr_pageout = 0, nr_taken = 0, nr_rotated = 0;
 	size_t n = 0, i;
 
 	nr_to_scan = HS_MIN(nr_to_scan, (uint64_t)(p->max_victims - p->nr_victims));
-	while (n < nr_to_scan && !hs_q_empty(&p->lists[lru])) {
+	/* isolate_lru_folios(): nr_to_scan pages, a large folio counting all of its */
+	while (nr_taken < nr_to_scan && n < SWAP_CLUSTER_MAX && !hs_q_empty(&p->lists[lru])) {
 		uint32_t id = p->lists[lru].head;
 
+		nr_taken += folio_nr_pages(p, id);
 		lruvec_del_folio(p, id, lf_at(p, id));
 		iso[n++] = id;
 	}
 	if (!n)
 		return 0;
-	p->pgscan += n;
+	p->pgscan += nr_taken;
 	sc_fire(p, file, lf_at(p, iso[n - 1])->seq);
 
 	/* shrink_folio_list(): oldest first. */
@@ -708,9 +722,9 @@ static uint64_t shrink_inactive_list(struct hs_policy *p, unsigned int lru, uint
 				continue;
 			}
 			if (!file)
-				nr_pageout++;
+				nr_pageout += folio_nr_pages(p, iso[i]);
+			nr_reclaimed += folio_nr_pages(p, iso[i]);
 			reclaim_folio(p, iso[i], k);
-			nr_reclaimed++;
 			continue;
 		}
 		hs_sim_protect(p->env->sim, folio_at(p, iso[i]), HS_PROT_PROMOTE);
@@ -730,30 +744,33 @@ static uint64_t shrink_inactive_list(struct hs_policy *p, unsigned int lru, uint
 			workingset_age_nonresident(p, &p->age_putback);
 	}
 	p->pgsteal += nr_reclaimed;
-	lru_note_cost(p, file, nr_pageout, n - nr_reclaimed);
+	nr_rotated = nr_taken - nr_reclaimed;
+	lru_note_cost(p, file, nr_pageout, nr_rotated);
 	return nr_reclaimed;
 }
 
 static void shrink_active_list(struct hs_policy *p, unsigned int lru, uint64_t nr_to_scan)
 {
 	uint32_t iso[SWAP_CLUSTER_MAX];
+	uint64_t nr_taken = 0;
 	size_t n = 0, i;
 
 	nr_to_scan = HS_MIN(nr_to_scan, SWAP_CLUSTER_MAX);
-	while (n < nr_to_scan && !hs_q_empty(&p->lists[lru])) {
+	while (nr_taken < nr_to_scan && n < SWAP_CLUSTER_MAX && !hs_q_empty(&p->lists[lru])) {
 		uint32_t id = p->lists[lru].head;
 		struct l2q_folio *k = lf_at(p, id);
 
+		nr_taken += folio_nr_pages(p, id);
 		lruvec_del_folio(p, id, k);
 		(void)folio_referenced(k);	/* no VM_EXEC: referenced or not, deactivate */
 		k->flags &= (uint16_t)~(F_ACTIVE | F_SC_PENDING);
 		k->flags |= F_WORKINGSET;
 		iso[n++] = id;
 	}
-	p->pgrefill += n;
+	p->pgrefill += nr_taken;
 	for (i = 0; i < n; i++)
 		lruvec_add_folio(p, iso[i], lf_at(p, iso[i]));
-	p->pgdeactivate += n;
+	p->pgdeactivate += nr_taken;
 }
 
 enum scan_balance { SCAN_EQUAL, SCAN_FRACT, SCAN_ANON, SCAN_FILE };
@@ -1256,6 +1273,15 @@ static void l2q_report(const struct hs_policy *p, struct hs_metrics *m)
 	hs_metrics_add(m, "l2q.hint_skipped", (double)p->hint_skipped);
 }
 
+/* Folio mode: a page joined f (its folio), which counts one page more where it lies. */
+static void l2q_grow(struct hs_policy *p, struct hs_folio *f)
+{
+	struct l2q_folio *k = lf(f);
+
+	if (k->lru != LRU_NONE)
+		p->pages[k->lru]++;
+}
+
 const struct hs_policy_ops hs_policy_linux_2q = {
 	.abi		= HS_POLICY_ABI,
 	.name		= "linux-2q",
@@ -1273,4 +1299,5 @@ const struct hs_policy_ops hs_policy_linux_2q = {
 	.check		= l2q_check,
 	.dump		= l2q_dump,
 	.report		= l2q_report,
+	.grow		= l2q_grow,
 };
