@@ -35,8 +35,10 @@ int hs_session_large_folios(struct hs_store *st, int64_t session)
 	sqlite3_stmt *s = NULL;
 	int rc, ret;
 
+	/* without a key table no life can be placed on the stream: no folio mode */
 	rc = sqlite3_prepare_v2(st->db, "SELECT EXISTS (SELECT 1 FROM folio_lives"
-				" WHERE session = ?1 AND pages > 1)", -1, &s, NULL);
+				" WHERE session = ?1 AND pages > 1) AND EXISTS (SELECT 1 FROM"
+				" record_keys WHERE session = ?1)", -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return store_sql_err(st, rc);
 	sqlite3_bind_int64(s, 1, session);

@@ -30,8 +30,9 @@ struct hs_folio_index;
  * @st: the store
  * @session: the session
  *
- * Return: 1 when one of its folio lives spans two pages or more, 0 when none
- * does (or it has no lives: generated, imported), or a negative errno.
+ * Return: 1 when one of its folio lives spans two pages or more and it has
+ * a key table (record_keys) to place them on the stream, 0 otherwise
+ * (generated, imported), or a negative errno.
  */
 int hs_session_large_folios(struct hs_store *st, int64_t session);
 
