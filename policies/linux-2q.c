@@ -515,10 +515,11 @@ static void lruvec_del_folio(struct hs_policy *p, uint32_t id, struct l2q_folio 
 	k->lru = LRU_NONE;
 }
 
-static void workingset_age_nonresident(struct hs_policy *p, uint64_t *why)
+/* By @nr pages: a folio's, as the kernel ages and counts by folio_nr_pages(). */
+static void workingset_age_nonresident(struct hs_policy *p, uint64_t *why, uint32_t nr)
 {
-	p->nonresident_age++;
-	(*why)++;
+	p->nonresident_age += nr;
+	*why += nr;
 }
 
 /* lru_note_cost(): charge IO and rotations to a type, decaying both costs. */
@@ -554,7 +555,7 @@ static void shadow_forget(struct hs_policy *p, uint32_t id, struct l2q_folio *k)
 static void workingset_eviction(struct hs_policy *p, uint32_t id, struct l2q_folio *k)
 {
 	k->seq = p->nonresident_age;
-	workingset_age_nonresident(p, &p->age_evict);
+	workingset_age_nonresident(p, &p->age_evict, folio_nr_pages(p, id));
 	k->flags = (uint16_t)(F_SHADOW | (k->flags & (F_WORKINGSET | F_ANON)));
 	p->nr_shadows++;
 	if (!p->shadow_max)
@@ -590,7 +591,7 @@ static void workingset_refault(struct hs_policy *p, struct l2q_folio *k, uint64_
 	if (!workingset_test_recent(p, file, p->nonresident_age - stamp))
 		return;
 	k->flags |= F_ACTIVE;
-	workingset_age_nonresident(p, &p->ws_activate[file]);
+	workingset_age_nonresident(p, &p->ws_activate[file], 1);	/* before any page joins */
 	if (workingset) {
 		k->flags |= F_WORKINGSET;
 		lru_note_cost(p, file, 1, 0);	/* lru_note_cost_refault() */
@@ -613,7 +614,8 @@ static void folio_mark_accessed(struct hs_policy *p, uint32_t id, struct l2q_fol
 	lruvec_add_folio(p, id, k);
 	p->pgactivate++;
 	k->flags &= (uint16_t)~F_REFERENCED;
-	workingset_age_nonresident(p, &p->age_promote);	/* workingset_activation() */
+	workingset_age_nonresident(p, &p->age_promote, folio_nr_pages(p, id));
+	/* ^ workingset_activation() */
 	/* Without a young PTE this folio would have been reclaimed where it was. */
 	if (!(k->flags & F_YOUNG)) {
 		k->flags |= F_SC_PENDING;
@@ -741,7 +743,8 @@ static uint64_t shrink_inactive_list(struct hs_policy *p, unsigned int lru, uint
 			continue;
 		lruvec_add_folio(p, iso[i], k);
 		if (k->flags & F_ACTIVE)
-			workingset_age_nonresident(p, &p->age_putback);
+			workingset_age_nonresident(p, &p->age_putback,
+						   folio_nr_pages(p, iso[i]));
 	}
 	p->pgsteal += nr_reclaimed;
 	nr_rotated = nr_taken - nr_reclaimed;
