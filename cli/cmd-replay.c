@@ -444,7 +444,7 @@ static int make_params_json(struct plan *p, const struct args *a)
 			hs_json_uint(&j, a->recheck_window);
 		}
 	}
-	if (a->folios) {	/* the session's large folios are one entity each */
+	if (a->folios && hs_policy_folio_pages(p->ops)) {	/* a folio is one entity */
 		hs_json_key(&j, "folios");
 		hs_json_bool(&j, true);
 	}

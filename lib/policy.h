@@ -69,6 +69,10 @@ enum hs_hint_verdict {
 #define HS_POLICY_GEN_SERIES	0x8u	/* its time series (hs_sim_series_add()) is
 					 * struct hs_gen_sample of lib/lrugen.h: the
 					 * replay keeps it as run_generations */
+#define HS_POLICY_FOLIO_PAGES	0x10u	/* counts a folio's pages (hs_env_folio_pages(),
+					 * ops->grow): the driver's folio mode applies to
+					 * it (lib/sim.c, "Folios"); a policy that counts
+					 * folios as units would take memory for free */
 
 struct hs_policy_ops {
 	unsigned int		abi;		/* must be HS_POLICY_ABI */
@@ -172,6 +176,12 @@ struct hs_policy_ops {
 static inline bool hs_policy_has_pageout(const struct hs_policy_ops *ops)
 {
 	return ops->flags & HS_POLICY_OWN_PAGEOUT;
+}
+
+/* Does the driver's folio mode apply to the policy (HS_POLICY_FOLIO_PAGES)? */
+static inline bool hs_policy_folio_pages(const struct hs_policy_ops *ops)
+{
+	return ops->flags & HS_POLICY_FOLIO_PAGES;
 }
 
 const struct hs_policy_ops *hs_policy_find(const char *name);	/* NULL if unknown */

@@ -139,10 +139,12 @@ struct hs_sim {
  *     PAGEOUT or COLD hint, or a DROP, on a member acts on the whole folio.
  *
  * A page that was resident on its own when its folio's group formed stays
- * on its own (the model kept it where the kernel had dropped it).  The
- * policy's counts are of entities, not pages: its list sizes (linux-2q's
- * inactive:active balance) weigh a folio as one page, and a batch of
- * victims may free more pages than asked.  Members are not resident in their
+ * on its own (the model kept it where the kernel had dropped it).  Only a
+ * policy that counts pages (HS_POLICY_FOLIO_PAGES: linux-2q's list sizes,
+ * scans and refault distances, through hs_env_folio_pages() and
+ * ops->grow()) runs in folio mode; for any other the driver ignores the
+ * folios, since one that counts entities would hold a folio of many pages
+ * as one unit and find its memory never full (LIRS's invariants break).  Members are not resident in their
  * records' flags, so no policy takes one for its own: the driver keeps them
  * apart (struct folio_groups).  Off, none of this runs: the hit path is the
  * same, the miss and eviction paths test one pointer.
@@ -412,6 +414,8 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	sim->cfg.batch_max = batch;
 	if (!cfg->neigh)
 		sim->cfg.ra_model = 0;	/* no addresses: no neighbours to read ahead */
+	if (!hs_policy_folio_pages(ops))
+		sim->cfg.nr_folios = 0;	/* it counts entities: page by page */
 	sim->ops = ops;
 	sim->env.capacity = cfg->capacity;
 	sim->env.nr_keys = cfg->nr_keys;
@@ -433,7 +437,7 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	sim->victims = calloc(batch, sizeof(*sim->victims));
 	if (!sim->victims)
 		goto out_free;
-	if (cfg->nr_folios) {
+	if (sim->cfg.nr_folios) {
 		sim->fo = folio_groups_new(cfg->nr_keys, cfg->nr_folios);
 		if (!sim->fo)
 			goto out_free;
@@ -1354,7 +1358,7 @@ int hs_sim_step_folio(struct hs_sim *sim, uint32_t key, uint8_t meta, uint64_t n
 	if (unlikely(sim->broken))
 		return sim->broken;
 	if (!sim->fo)
-		return folio == HS_NIL ? hs_sim_step(sim, key, meta, next_use) : -EINVAL;
+		return hs_sim_step(sim, key, meta, next_use);	/* no folio mode: pages */
 	ret = step_folio(sim, key, meta, next_use, folio);
 	if (unlikely(sim->seq >= sim->next_sweep))
 		sweep_times(sim);
@@ -1383,7 +1387,7 @@ int hs_sim_run_folios(struct hs_sim *sim, const uint32_t *keys, const uint8_t *m
 	if (unlikely(sim->broken))
 		return sim->broken;
 	if (!sim->fo)
-		return folio ? -EINVAL : hs_sim_run(sim, keys, meta, next, n);
+		return hs_sim_run(sim, keys, meta, next, n);	/* no folio mode: pages */
 	return run_folios(sim, keys, meta, next, folio, n);
 }
 

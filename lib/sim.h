@@ -350,7 +350,9 @@ struct hs_sim_config {
 	 * pages or more the stream's pages belonged to, 0 off.  The records
 	 * then come with the id of the folio their page was in at their time
 	 * (hs_sim_run_folios(), hs_sim_step_folio()): below nr_folios, or
-	 * HS_NIL for a page of its own.
+	 * HS_NIL for a page of its own.  Only for policies with
+	 * HS_POLICY_FOLIO_PAGES; for the others hs_sim_new() turns it off and
+	 * the folios given are ignored.
 	 */
 	uint32_t	nr_folios;
 	const struct hs_neigh *neigh;		/* the keys' addresses (hs_policy_env.neigh):
@@ -434,7 +436,11 @@ int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 int hs_sim_step_folio(struct hs_sim *sim, uint32_t key, uint8_t meta, uint64_t next_use,
 		      uint32_t folio);
 
-/* hs_sim_run() in folio mode: @folio[i] is record i's folio, as for hs_sim_step_folio(). */
+/*
+ * hs_sim_run() in folio mode: @folio[i] is record i's folio, as for
+ * hs_sim_step_folio().  Both are hs_sim_run() and hs_sim_step() for a run
+ * whose folio mode is off (the policy lacks HS_POLICY_FOLIO_PAGES).
+ */
 int hs_sim_run_folios(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 		      const uint64_t *next, const uint32_t *folio, size_t n);
 

@@ -601,6 +601,8 @@ static void test_folios(void)
 	static const uint32_t dense[] = { 0, 0, 1, 2, 3, 0, 1 };
 	static const uint32_t want[] = { 0, 0, 0, HS_NIL, HS_NIL, 1, 1 };
 	const struct hs_policy_ops *lru = hs_policy_find("lru");
+	struct hs_policy_ops lru_pages = lru ? *lru : (struct hs_policy_ops){ 0 };
+	const struct hs_policy_ops *lp = &lru_pages;
 	struct hs_session_writer *w = NULL;
 	struct hs_record_result res = { .status = "complete" };
 	struct hs_folio_index *fx = NULL;
@@ -660,8 +662,13 @@ static void test_folios(void)
 			t_fail(__FILE__, __LINE__, "record %zu: folio %u, want %u", i, tags[i],
 			       want[i]);
 
-	/* hs_fid_replay_evictions() replays as hsctl replay does: folio mode here */
-	T_EQ_I64(hs_fid_replay_evictions(st, id, &lru, NULL, 1, 3, &ev, &n_ev, &stats), 0);
+	/*
+	 * hs_fid_replay_evictions() replays as hsctl replay does: folio mode
+	 * here for a policy that counts pages (lru does not: as if, here, where
+	 * memory never runs short of entities), page by page for lru itself.
+	 */
+	lru_pages.flags |= HS_POLICY_FOLIO_PAGES;
+	T_EQ_I64(hs_fid_replay_evictions(st, id, &lp, NULL, 1, 3, &ev, &n_ev, &stats), 0);
 	T_EQ_U64(n_ev, 3);
 	if (n_ev == 3) {
 		T_EQ_U64(ev[0].pos, 4);
@@ -673,6 +680,15 @@ static void test_folios(void)
 	T_EQ_U64(stats.misses, 6);
 	T_EQ_U64(stats.hits, 1);
 	T_EQ_U64(stats.refaults, 2);
+	free(ev);
+	ev = NULL;
+	T_EQ_I64(hs_fid_replay_evictions(st, id, &lru, NULL, 1, 3, &ev, &n_ev, &stats), 0);
+	T_EQ_U64(n_ev, 3);
+	if (n_ev == 3) {
+		T_EQ_U64(ev[0].pos, 4);
+		T_EQ_U64(ev[1].pos, 5);
+		T_EQ_U64(ev[2].pos, 6);
+	}
 out:
 	free(ev);
 	hs_folio_index_free(fx);

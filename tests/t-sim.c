@@ -155,6 +155,7 @@ static const struct hs_policy_ops mock_ops = {
 	.name = "mock-clock",
 	.summary = "test double",
 	.folio_priv = sizeof(struct mock_priv),
+	.flags = HS_POLICY_FOLIO_PAGES,	/* as if: in the folio tests memory never runs short */
 	.create = mock_create,
 	.destroy = mock_destroy,
 	.hit = mock_hit,
