@@ -545,7 +545,10 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 		if (ret)
 			return ret;
 	}
-	if (o->folios) {
+	for (j = 0; o->folios && j < n; j++)	/* only the policies that count pages use it */
+		if (jobs[j].ops && hs_policy_folio_pages(jobs[j].ops))
+			break;
+	if (o->folios && j < n) {
 		ret = hs_folio_index_load(st, session, (uint32_t)info.distinct_keys, &pl.fx);
 		if (ret) {
 			hs_neigh_free(neigh);
