@@ -19,6 +19,7 @@
 #include "codec.h"
 #include "evlog.h"
 #include "fidelity.h"
+#include "folios.h"
 #include "hs.h"
 #include "life.h"
 #include "replay.h"
@@ -332,8 +333,12 @@ int hs_fid_replay_evictions(struct hs_store *st, int64_t session,
 		if (!err)
 			err = hs_evlog_new(&jobs[i].evlog);
 	}
-	if (!err)
-		err = hs_replay_session(st, session, jobs, n, NULL);
+	if (!err) {
+		/* as hsctl replay by default: a recorded kernel's large folios are one entity */
+		struct hs_replay_opts ro = { .folios = hs_session_large_folios(st, session) > 0 };
+
+		err = hs_replay_session(st, session, jobs, n, &ro);
+	}
 	for (size_t i = 0; !err && i < n; i++) {
 		err = jobs[i].err;
 		if (!err)

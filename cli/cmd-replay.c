@@ -33,6 +33,7 @@
 
 #include "cmd.h"
 #include "evlog.h"
+#include "folios.h"
 #include "hs.h"
 #include "json.h"
 #include "param.h"
@@ -58,6 +59,7 @@ enum {
 	OPT_NO_READAHEAD,
 	OPT_READAHEAD_MODEL,
 	OPT_TLB_ENTRIES,
+	OPT_NO_FOLIOS,
 	OPT_LOG_EVICTIONS,
 	OPT_MEMORY,
 	OPT_DAMON_DEPRIO,
@@ -89,6 +91,8 @@ struct args {
 	uint32_t	tlb_entries;	/* --tlb-entries (UINT32_MAX: 0, no bound), then
 					 * the bound in use */
 	uint32_t	ra_model;	/* --readahead-model[=PAGES]: 0 off */
+	bool		no_folios;	/* --no-folios */
+	bool		folios;		/* folio mode: a recorded session with large folios */
 	bool		log_evictions;	/* --log-evictions */
 	double		damon_deprio;	/* --damon-deprio RATE: 0 off */
 	uint64_t	damon_interval_ns; /* its /INTERVAL (0: 100 ms) */
@@ -134,6 +138,10 @@ static const struct argp_option options[] = {
 	  "(default 0: none)", 0 },
 	{ "no-readahead", OPT_NO_READAHEAD, NULL, 0,
 	  "Ignore the readahead records of a recorded session (pages the kernel read ahead)", 0 },
+	{ "no-folios", OPT_NO_FOLIOS, NULL, 0,
+	  "Replay every page as its own entity, also where the recorded kernel held pages "
+	  "in folios of several pages (by default those pages are one entity, as in the "
+	  "kernel's LRU)", 0 },
 	{ "readahead-model", OPT_READAHEAD_MODEL, "PAGES", OPTION_ARG_OPTIONAL,
 	  "On a recorded session, read ahead on each model's own read(2) misses as the "
 	  "kernel's page_cache_sync_ra() would, windows of at most PAGES (default 32, "
@@ -229,6 +237,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_STORE:
 		a->no_store = true;
+		break;
+	case OPT_NO_FOLIOS:
+		a->no_folios = true;
 		break;
 	case OPT_NO_READAHEAD:
 		a->no_readahead = true;
@@ -456,6 +467,10 @@ static int make_params_json(struct plan *p, const struct args *a)
 			hs_json_key(&j, "recheck_window");
 			hs_json_uint(&j, a->recheck_window);
 		}
+	}
+	if (a->folios && hs_policy_folio_pages(p->ops)) {	/* a folio is one entity */
+		hs_json_key(&j, "folios");
+		hs_json_bool(&j, true);
 	}
 	if (a->damon_deprio > 0) {	/* the DAMON model changes every kernel model's run */
 		hs_json_key(&j, "damon_deprio");
@@ -1345,6 +1360,16 @@ static int run(int argc, char **argv)
 		if (!a.tlb_entries)
 			a.tlb_entries = entries ? entries : UINT32_MAX;
 	}
+	if (!a.no_folios && !strcmp(info.source, "record")) {
+		int lf = hs_session_large_folios(st, session);
+
+		if (lf < 0) {
+			hs_err("session %" PRId64 ": %s", session, hs_store_errmsg(st));
+			status = HS_EXIT_FAILURE;
+			goto out;
+		}
+		a.folios = lf > 0;
+	}
 	if (a.sizes)
 		status = pick_sizes(a.sizes, &info, sizes, &nr_sizes);
 	else
@@ -1391,6 +1416,7 @@ static int run(int argc, char **argv)
 	ro.no_readahead = a.no_readahead;
 	ro.tlb_entries = a.tlb_entries;
 	ro.ra_model = a.ra_model;
+	ro.folios = a.folios;
 	ro.damon_deprio = a.damon_deprio;
 	ro.damon_interval_ns = a.damon_interval_ns;
 	ro.damon_min_age_ns = a.damon_min_age_ns;

@@ -72,6 +72,10 @@ enum hs_hint_verdict {
 #define HS_POLICY_TLB		0x10u	/* reads hs_access.tlb_hit: the replay models the
 					 * workload's cached translations for it when the
 					 * session has its TLB flushes (hs_sim_config.tlb) */
+#define HS_POLICY_FOLIO_PAGES	0x20u	/* counts a folio's pages (hs_env_folio_pages(),
+					 * ops->grow): the driver's folio mode applies to
+					 * it (lib/sim.c, "Folios"); a policy that counts
+					 * folios as units would take memory for free */
 
 struct hs_policy_ops {
 	unsigned int		abi;		/* must be HS_POLICY_ABI */
@@ -156,6 +160,12 @@ struct hs_policy_ops {
 	 * @key is f's id (hs_folio_id()), which the driver has in hand.
 	 */
 	void	(*prefetch)(struct hs_policy *p, const struct hs_folio *f, uint32_t key);
+	/*
+	 * Folio mode (lib/sim.c, "Folios"): a page joined resident folio f,
+	 * which now stands for hs_env_folio_pages() pages, one more than
+	 * before.  For policies that count pages; NULL: nothing to do.
+	 */
+	void	(*grow)(struct hs_policy *p, struct hs_folio *f);
 };
 
 /**
@@ -169,6 +179,12 @@ struct hs_policy_ops {
 static inline bool hs_policy_has_pageout(const struct hs_policy_ops *ops)
 {
 	return ops->flags & HS_POLICY_OWN_PAGEOUT;
+}
+
+/* Does the driver's folio mode apply to the policy (HS_POLICY_FOLIO_PAGES)? */
+static inline bool hs_policy_folio_pages(const struct hs_policy_ops *ops)
+{
+	return ops->flags & HS_POLICY_FOLIO_PAGES;
 }
 
 const struct hs_policy_ops *hs_policy_find(const char *name);	/* NULL if unknown */

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "evlog.h"
+#include "folios.h"
 #include "hs.h"
 #include "lrugen.h"
 #include "neigh.h"
@@ -39,6 +40,8 @@
 struct slot {
 	uint32_t	*keys;		/* copy of the chunk's keys */
 	uint8_t		*meta;		/* copy of its meta bytes */
+	uint32_t	*folio;		/* folio mode: each record's kernel folio, or NULL */
+	size_t		folio_cap;	/* allocated entries in folio */
 	size_t		n;		/* records in the chunk */
 	size_t		cap;		/* allocated records */
 	uint64_t	base;		/* record index of the chunk's first record */
@@ -71,6 +74,7 @@ struct pipeline {
 	bool			tlb;		/* the TLB model runs (with no flush, maybe) */
 	const void		*next;		/* next-use per record, or NULL */
 	bool			next_wide;	/* its entries are uint64_t, not uint32_t */
+	struct hs_folio_index	*fx;		/* folio mode: the session's folios, or NULL */
 	struct hs_replay_job	*jobs;
 	size_t			nr_jobs;
 	unsigned int		workers;
@@ -93,6 +97,29 @@ static double now_s(void)
 /* Records per hs_sim_run() call when next[] is narrow: widened into a buffer in L1/L2. */
 #define NU_SLICE	2048
 
+/* step_range() in folio mode: hs_sim_run_folios() with each record's folio. */
+static int __attribute__((noinline)) step_folios(struct hs_sim *sim, const struct slot *s,
+						 const void *next, bool wide, size_t from,
+						 size_t to)
+{
+	uint64_t buf[NU_SLICE];
+	int ret = 0;
+
+	if (!next || wide)
+		return hs_sim_run_folios(sim, s->keys + from, s->meta + from,
+					 next ? (const uint64_t *)next + s->base + from : NULL,
+					 s->folio + from, to - from);
+	for (size_t o = from; o < to && ret >= 0; o += NU_SLICE) {
+		const uint32_t *nx = (const uint32_t *)next + s->base + o;
+		size_t m = HS_MIN(to - o, (size_t)NU_SLICE);
+
+		for (size_t i = 0; i < m; i++)
+			buf[i] = nx[i] == UINT32_MAX ? HS_NEVER : nx[i];
+		ret = hs_sim_run_folios(sim, s->keys + o, s->meta + o, buf, s->folio + o, m);
+	}
+	return ret;
+}
+
 /* Step records from .. to - 1 of a chunk (hs_sim_run() prefetches the keys ahead). */
 static int step_range(struct hs_sim *sim, const struct slot *s, const void *next, bool wide,
 		      size_t from, size_t to)
@@ -100,6 +127,8 @@ static int step_range(struct hs_sim *sim, const struct slot *s, const void *next
 	uint64_t buf[NU_SLICE];
 	int ret = 0;
 
+	if (s->folio)
+		return step_folios(sim, s, next, wide, from, to);
 	if (!next || wide)
 		return hs_sim_run(sim, s->keys + from, s->meta + from,
 				  next ? (const uint64_t *)next + s->base + from : NULL, to - from);
@@ -204,6 +233,25 @@ static int slot_fill(struct slot *s, const uint32_t *keys, const uint8_t *meta, 
 	memcpy(s->meta, meta, n);
 	s->n = n;
 	s->base = base;
+	return 0;
+}
+
+/* Folio mode: tag the chunk's records with their folios (lib/folios.h), into s->folio. */
+static int slot_folios(struct slot *s, struct hs_folio_index *fx, const uint64_t *ts)
+{
+	if (!fx)
+		return 0;
+	if (!ts)
+		return -ENODATA;	/* a recorded session's chunks all have times */
+	if (s->n > s->folio_cap) {
+		uint32_t *f = realloc(s->folio, s->n * sizeof(*f));
+
+		if (!f)
+			return -ENOMEM;
+		s->folio = f;
+		s->folio_cap = s->n;
+	}
+	hs_folio_index_tags(fx, s->keys, ts, s->n, s->folio);
 	return 0;
 }
 
@@ -474,6 +522,8 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 			if (!ret)
 				ret = chunk_flushes(pl, &next_flush, hs_session_read_times(r), n,
 						    &inline_slot);
+			if (!ret)
+				ret = slot_folios(&inline_slot, pl->fx, hs_session_read_times(r));
 			if (ret)
 				break;
 			for (size_t j = 0; j < pl->nr_jobs; j++)
@@ -489,6 +539,8 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 				ret = chunk_ticks(&dc, hs_session_read_times(r), n, s);
 			if (!ret)
 				ret = chunk_flushes(pl, &next_flush, hs_session_read_times(r), n, s);
+			if (!ret)
+				ret = slot_folios(s, pl->fx, hs_session_read_times(r));
 			if (ret)
 				break;
 			pthread_mutex_lock(&pl->mu);
@@ -510,6 +562,7 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 		ret = -EBADMSG;
 	free(inline_slot.tick_at);
 	free(inline_slot.flush_at);
+	free(inline_slot.folio);
 	return ret;
 }
 
@@ -551,6 +604,16 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 		if (ret)
 			return ret;
 	}
+	for (j = 0; o->folios && j < n; j++)	/* only the policies that count pages use it */
+		if (jobs[j].ops && hs_policy_folio_pages(jobs[j].ops))
+			break;
+	if (o->folios && j < n) {
+		ret = hs_folio_index_load(st, session, (uint32_t)info.distinct_keys, &pl.fx);
+		if (ret) {
+			hs_neigh_free(neigh);
+			return ret;
+		}
+	}
 
 	/*
 	 * The TLB model (lib/sim.c): for the policies that read it, when the
@@ -585,10 +648,13 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			.recheck_window = o->recheck_window,
 			.no_readahead = o->no_readahead,
 			.ra_model = o->ra_model,
+			.nr_folios = hs_folio_index_count(pl.fx),
 			.neigh = neigh,
 			.no_prefetch = o->no_prefetch,
 			.damon = o->damon_deprio > 0,
-			.tlb = pl.tlb && (jobs[j].ops->flags & HS_POLICY_TLB),
+			/* the model costs memory and steps only where a run asks for it */
+			.tlb = pl.tlb && (jobs[j].ops->flags & HS_POLICY_TLB) && jobs[j].params &&
+			       hs_param_bool(jobs[j].params, "tlb"),
 			.tlb_entries = tlb_entries == UINT32_MAX ? 0 : tlb_entries,
 			.on_evict = jobs[j].evlog ? hs_evlog_add : NULL,
 			.evict_arg = jobs[j].evlog,
@@ -688,6 +754,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			free(pl.slots[s].meta);
 			free(pl.slots[s].tick_at);
 			free(pl.slots[s].flush_at);
+			free(pl.slots[s].folio);
 		}
 	}
 
@@ -725,5 +792,6 @@ out:
 	hs_session_read_close(r);
 	hs_neigh_free(neigh);
 	free(tlb_ts);
+	hs_folio_index_free(pl.fx);
 	return ret;
 }

@@ -63,6 +63,12 @@ struct hs_replay_opts {
 					 * pages, 0 off (hs_sim_config) */
 	bool		no_prefetch;	/* step without prefetching keys ahead (hs_sim_config) */
 	/*
+	 * Folio mode (lib/sim.c, "Folios"): a recorded session's pages that
+	 * were one kernel folio are one entity for the policies.  Where the
+	 * session has no folio of two pages or more, nothing changes.
+	 */
+	bool		folios;
+	/*
 	 * The DAMON_LRU_SORT model (hs_sim_deactivate()): the chance per second
 	 * of trace time that a resident key is deactivated (0: off), applied at
 	 * the end of every interval of damon_interval_ns (0: HS_DAMON_INTERVAL_NS,

@@ -26,6 +26,8 @@
  *              first access, to count unused readahead
  *   with cfg.ra_model, a miss of a file page read through a file descriptor
  *              then reads ahead as the kernel would on that miss (below)
+ *   with cfg.nr_folios, the pages of one kernel folio are one entity for the
+ *              policy ("Folios", below)
  *
  * Room is made before the shadow entry is consulted, as in the kernel, where
  * the memcg charge (and so reclaim) precedes workingset_refault().  Every
@@ -89,6 +91,7 @@ struct hs_sim {
 	uint64_t		sweep_every;	/* sweep at least this often (2^31 accesses) */
 	uint64_t		next_sweep;	/* seq of the next sweep */
 	struct hs_sim_stats	st;		/* counters */
+	struct folio_groups	*fo;		/* folio mode (cfg.nr_folios), or NULL */
 	struct hs_folio		**victims;	/* scratch for ->evict(), batch_max entries */
 	uint32_t		*last;		/* victims of the last step (record_victims) */
 	size_t			nr_last;	/* entries in last */
@@ -121,6 +124,98 @@ struct hs_sim {
 	uint64_t		series_every;	/* keep one record in series_every */
 	uint64_t		series_seen;	/* records offered so far */
 };
+
+/*
+ * Folios.  A recorded stream names pages, and the kernel's LRU holds folios:
+ * on kernels that read files into large folios (6.18 reads a scan in folios
+ * of 4 to 256 pages) one list position, one referenced bit and one eviction
+ * stand for all the pages of a folio.  In folio mode each record comes with
+ * the kernel folio its page was in at the record's time (lib/replay.c finds
+ * it in the session's folio lives), and the pages that enter the model while
+ * their kernel folio already has pages in it join those pages:
+ *
+ *   the first page of a folio to enter (miss or readahead) enters as usual,
+ *     and heads the folio's group: the policy sees only it;
+ *   a later page of the same folio, missing or read ahead while the group is
+ *     resident, is counted as usual (a miss, a refault, a readahead page) and
+ *     made room for, then joins the group: resident, but not the policy's;
+ *   an access to a member is a hit, counted on the page, and the policy sees
+ *     a hit on the head (the folio's referenced bit, its young PTE), except
+ *     a read(2) access (FD) right after an FD access to the same folio: the
+ *     kernel's filemap_read() marks a folio accessed once per read, and not
+ *     again when a read starts in the folio where the previous one ended
+ *     (pos_same_folio()), so the pages of one read, and of reads in a row,
+ *     mark their folio once;
+ *   the policy evicting the head evicts every member with it, each page
+ *     counted (evictions, shadow entries, refaults later) on its own; a
+ *     PAGEOUT or COLD hint, or a DROP, on a member acts on the whole folio.
+ *
+ * A page that was resident on its own when its folio's group formed stays
+ * on its own (the model kept it where the kernel had dropped it).  Only a
+ * policy that counts pages (HS_POLICY_FOLIO_PAGES: linux-2q's list sizes,
+ * scans and refault distances, through hs_env_folio_pages() and
+ * ops->grow()) runs in folio mode; for any other the driver ignores the
+ * folios, since one that counts entities would hold a folio of many pages
+ * as one unit and find its memory never full (LIRS's invariants break).  Members are not resident in their
+ * records' flags, so no policy takes one for its own: the driver keeps them
+ * apart (struct folio_groups).  Off, none of this runs: the hit path is the
+ * same, the miss and eviction paths test one pointer.
+ */
+struct folio_groups {
+	uint32_t	*head;		/* per key: head of the group it is a resident member
+					 * of, or HS_NIL */
+	uint32_t	*next;		/* per key: the next member of its group (a head:
+					 * its first member), or HS_NIL */
+	uint32_t	*tag;		/* per key: the folio of the group it heads, or HS_NIL */
+	uint32_t	*grp;		/* per folio: the head of its resident group, or HS_NIL */
+	uint32_t	*pages;		/* per key: the pages it stands for, 1 + its members
+					 * (hs_policy_env.folio_pages) */
+	uint32_t	*last_fd;	/* per head: low 32 bits of the seq of the last FD
+					 * access to its folio */
+	uint32_t	cur;		/* the folio of the record being stepped, or HS_NIL */
+	uint64_t	members;	/* resident members */
+};
+
+static void folio_groups_free(struct folio_groups *fo)
+{
+	if (!fo)
+		return;
+	free(fo->head);
+	free(fo->next);
+	free(fo->tag);
+	free(fo->grp);
+	free(fo->pages);
+	free(fo->last_fd);
+	free(fo);
+}
+
+static struct folio_groups *folio_groups_new(uint32_t nr_keys, uint32_t nr_folios)
+{
+	struct folio_groups *fo = calloc(1, sizeof(*fo));
+	size_t nk = nr_keys ? nr_keys : 1;
+
+	if (!fo)
+		return NULL;
+	fo->head = malloc(nk * sizeof(uint32_t));
+	fo->next = malloc(nk * sizeof(uint32_t));
+	fo->tag = malloc(nk * sizeof(uint32_t));
+	fo->grp = malloc((size_t)nr_folios * sizeof(uint32_t));
+	fo->pages = malloc(nk * sizeof(uint32_t));
+	fo->last_fd = calloc(nk, sizeof(uint32_t));
+	if (!fo->head || !fo->next || !fo->tag || !fo->grp || !fo->pages || !fo->last_fd) {
+		folio_groups_free(fo);
+		return NULL;
+	}
+	/* all bytes 0xff: HS_NIL */
+	memset(fo->head, 0xff, nk * sizeof(uint32_t));
+	memset(fo->next, 0xff, nk * sizeof(uint32_t));
+	memset(fo->tag, 0xff, nk * sizeof(uint32_t));
+	memset(fo->grp, 0xff, (size_t)nr_folios * sizeof(uint32_t));
+	for (size_t i = 0; i < nk; i++)
+		fo->pages[i] = 1;
+	fo->cur = HS_NIL;
+	return fo;
+}
 
 static inline struct hs_folio *folio_at(const struct hs_sim *sim, uint32_t id)
 {
@@ -413,6 +508,8 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	sim->cfg.batch_max = batch;
 	if (!cfg->neigh)
 		sim->cfg.ra_model = 0;	/* no addresses: no neighbours to read ahead */
+	if (!hs_policy_folio_pages(ops))
+		sim->cfg.nr_folios = 0;	/* it counts entities: page by page */
 	sim->ops = ops;
 	sim->env.capacity = cfg->capacity;
 	sim->env.nr_keys = cfg->nr_keys;
@@ -434,6 +531,12 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	sim->victims = calloc(batch, sizeof(*sim->victims));
 	if (!sim->victims)
 		goto out_free;
+	if (sim->cfg.nr_folios) {
+		sim->fo = folio_groups_new(cfg->nr_keys, cfg->nr_folios);
+		if (!sim->fo)
+			goto out_free;
+		sim->env.folio_pages = sim->fo->pages;
+	}
 	/* calloc: the policy's private areas start zeroed, as documented. */
 	sim->folios = hs_huge_alloc((size_t)cfg->nr_keys * sim->env.stride);
 	if (!sim->folios)
@@ -472,6 +575,7 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 out_free:
 	hs_param_set_free(sim->own_ps);
 	hs_huge_free(sim->folios, (size_t)sim->cfg.nr_keys * sim->env.stride);
+	folio_groups_free(sim->fo);
 	free(sim->victims);
 	free(sim->tlb);
 	free(sim->tlb_ref);
@@ -501,6 +605,7 @@ void hs_sim_free(struct hs_sim *sim)
 	free(sim->tlb_ref);
 	free(sim->tlb_ring);
 	free(sim->tlb_slot);
+	folio_groups_free(sim->fo);
 	free(sim);
 }
 
@@ -673,7 +778,7 @@ static void readahead_leave(struct hs_sim *sim, struct hs_folio *f)
 	}
 }
 
-static int evict_one(struct hs_sim *sim, struct hs_folio *f, bool hinted)
+static int evict_page(struct hs_sim *sim, struct hs_folio *f, bool hinted)
 {
 	readahead_leave(sim, f);
 	tlb_drop(sim, f);	/* unmapped: its TLB entry is flushed */
@@ -695,6 +800,113 @@ static int evict_one(struct hs_sim *sim, struct hs_folio *f, bool hinted)
 			return err;
 	}
 	return sim->cfg.record_victims ? remember_victim(sim, folio_id(sim, f)) : 0;
+}
+
+/* Head @id has left memory (evicted or dropped): its group ends. */
+static uint32_t group_end(struct folio_groups *fo, uint32_t id)
+{
+	uint32_t first = fo->next[id];
+
+	fo->grp[fo->tag[id]] = HS_NIL;
+	fo->tag[id] = HS_NIL;
+	fo->next[id] = HS_NIL;
+	fo->pages[id] = 1;
+	return first;
+}
+
+/* Unlink member @m, the next of whose is returned. */
+static uint32_t member_leave(struct folio_groups *fo, uint32_t m)
+{
+	uint32_t nx = fo->next[m];
+
+	fo->next[m] = HS_NIL;
+	fo->head[m] = HS_NIL;
+	fo->members--;
+	return nx;
+}
+
+/* The head @id was evicted: its members go with it, page by page. */
+static int group_evict(struct hs_sim *sim, uint32_t id, bool hinted)
+{
+	struct folio_groups *fo = sim->fo;
+	uint32_t m;
+	int err = 0;
+
+	if (fo->tag[id] == HS_NIL)
+		return 0;
+	for (m = group_end(fo, id); m != HS_NIL;) {
+		uint32_t page = m;
+
+		m = member_leave(fo, m);
+		if (!err)
+			err = evict_page(sim, folio_at(sim, page), hinted);
+	}
+	return err;
+}
+
+static int evict_one(struct hs_sim *sim, struct hs_folio *f, bool hinted)
+{
+	int err = evict_page(sim, f, hinted);
+
+	if (unlikely(sim->fo) && !err)
+		err = group_evict(sim, folio_id(sim, f), hinted);
+	return err;
+}
+
+/* Folio mode: does the record's page join its folio's resident group? */
+static inline bool group_joins(const struct hs_sim *sim)
+{
+	return unlikely(sim->fo) && sim->fo->cur != HS_NIL && sim->fo->grp[sim->fo->cur] != HS_NIL;
+}
+
+/* f, room made, joins the resident group of the record's folio (not the policy's). */
+static void group_join(struct hs_sim *sim, struct hs_folio *f, bool readahead)
+{
+	struct folio_groups *fo = sim->fo;
+	uint32_t id = folio_id(sim, f), h = fo->grp[fo->cur];
+
+	f->flags &= (uint8_t)~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED);
+	folio_stamp(sim, f);
+	if (readahead) {
+		f->flags |= HS_FOLIO_READAHEAD;
+		sim->ra_resident++;
+		sim->st.readahead_pages++;
+	}
+	fo->head[id] = h;
+	fo->next[id] = fo->next[h];
+	fo->next[h] = id;
+	fo->members++;
+	fo->pages[h]++;
+	if (!readahead)
+		fo->last_fd[h] = (uint32_t)sim->seq;	/* this miss's read marks the folio */
+	sim->used++;
+	if (sim->used > sim->st.peak_resident)
+		sim->st.peak_resident = sim->used;
+	if (sim->ops->grow)
+		sim->ops->grow(sim->pol, folio_at(sim, h));
+}
+
+/* f entered as the policy's: it heads the group of the record's folio, if any. */
+static inline void group_start(struct hs_sim *sim, struct hs_folio *f, bool readahead)
+{
+	struct folio_groups *fo = sim->fo;
+	uint32_t id;
+
+	if (likely(!fo) || fo->cur == HS_NIL)
+		return;
+	id = folio_id(sim, f);
+	fo->grp[fo->cur] = id;
+	fo->tag[id] = fo->cur;
+	fo->next[id] = HS_NIL;
+	/* a miss's read has marked it; read ahead, no read has yet */
+	fo->last_fd[id] = (uint32_t)sim->seq - (readahead ? 2 : 0);
+}
+
+/* Is key @id's page in memory, on its own or as a member of a folio? */
+static inline bool page_resident(const struct hs_sim *sim, uint32_t id)
+{
+	return hs_folio_is_resident(folio_at(sim, id)) ||
+	       (unlikely(sim->fo) && sim->fo->head[id] != HS_NIL);
 }
 
 static int make_room(struct hs_sim *sim, struct hs_folio *in, const struct hs_access *a)
@@ -767,6 +979,10 @@ static int do_miss(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 	err = make_room(sim, f, a);
 	if (err)
 		return err;
+	if (group_joins(sim)) {
+		group_join(sim, f, false);
+		return check_now(sim) ? sim->broken : HS_STEP_MISS;
+	}
 	if (refault && sim->ops->refault) {
 		sim->ops->refault(sim->pol, f, a, dist);
 		if (check_now(sim))
@@ -779,6 +995,7 @@ static int do_miss(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 	if (sim->used > sim->st.peak_resident)
 		sim->st.peak_resident = sim->used;
 	sim->ops->insert(sim->pol, f, a);
+	group_start(sim, f, false);
 	if (check_now(sim))
 		return sim->broken;
 	return HS_STEP_MISS;
@@ -795,7 +1012,7 @@ static int do_readahead(struct hs_sim *sim, struct hs_folio *f, const struct hs_
 	uint64_t dist;
 	int err;
 
-	if (hs_folio_is_resident(f))
+	if (hs_folio_is_resident(f) || (unlikely(sim->fo) && sim->fo->head[a->key] != HS_NIL))
 		return HS_STEP_OTHER;
 	if (sim->ops->admit && !sim->ops->admit(sim->pol, f, a))
 		return check_now(sim) ? sim->broken : HS_STEP_OTHER;
@@ -805,6 +1022,10 @@ static int do_readahead(struct hs_sim *sim, struct hs_folio *f, const struct hs_
 	err = make_room(sim, f, a);
 	if (err)
 		return err;
+	if (group_joins(sim)) {
+		group_join(sim, f, true);
+		return check_now(sim) ? sim->broken : HS_STEP_OTHER;
+	}
 	if (refault && sim->ops->refault) {
 		sim->ops->refault(sim->pol, f, a, dist);
 		if (check_now(sim))
@@ -819,6 +1040,7 @@ static int do_readahead(struct hs_sim *sim, struct hs_folio *f, const struct hs_
 	if (sim->used > sim->st.peak_resident)
 		sim->st.peak_resident = sim->used;
 	sim->ops->insert(sim->pol, f, a);
+	group_start(sim, f, true);
 	if (check_now(sim))
 		return sim->broken;
 	return HS_STEP_OTHER;
@@ -894,6 +1116,8 @@ static int ra_window(struct hs_sim *sim, uint32_t i, uint32_t space, uint64_t fr
 	uint32_t k;
 	int ret;
 
+	if (unlikely(sim->fo))
+		sim->fo->cur = HS_NIL;	/* the model's window is no kernel folio */
 	for (; from < to; from++) {
 		k = ra_key_at(nb, &i, space, from);
 		if (k == HS_NIL)
@@ -921,7 +1145,7 @@ static int ra_sync(struct hs_sim *sim, uint32_t key)
 	for (i = p; i-- > 0 && contig < max;) {
 		k = nb->order[i];
 		if (nb->space[k] != nb->space[key] || nb->page[k] != page - 1 - contig ||
-		    !hs_folio_is_resident(folio_at(sim, k)))
+		    !page_resident(sim, k))
 			break;
 		contig++;
 	}
@@ -941,7 +1165,7 @@ static int ra_async(struct hs_sim *sim, uint32_t key)
 	folio_at(sim, key)->flags &= (uint8_t)~HS_FOLIO_RA_MARK;
 	for (i = p + 1; start - page <= max; start++) {
 		k = ra_key_at(nb, &i, nb->space[key], start);
-		if (k == HS_NIL || !hs_folio_is_resident(folio_at(sim, k)))
+		if (k == HS_NIL || !page_resident(sim, k))
 			break;
 	}
 	if (start - page > max)
@@ -994,6 +1218,25 @@ static int do_hint(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 	return HS_STEP_OTHER;
 }
 
+/* The head @id was dropped: the kernel truncated the whole folio. */
+static void group_drop(struct hs_sim *sim, uint32_t id)
+{
+	struct folio_groups *fo = sim->fo;
+	uint32_t m;
+
+	for (m = group_end(fo, id); m != HS_NIL;) {
+		struct hs_folio *mf = folio_at(sim, m);
+
+		m = member_leave(fo, m);
+		/* not resident for the policy: only what it remembers of the key goes */
+		sim->ops->remove(sim->pol, mf, HS_REMOVE_DROP);
+		readahead_leave(sim, mf);
+		sim->st.drops++;
+		sim->used--;
+		mf->flags &= (uint8_t)~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED | HS_FOLIO_RA_MARK);
+	}
+}
+
 static int do_drop(struct hs_sim *sim, struct hs_folio *f)
 {
 	sim->ops->remove(sim->pol, f, HS_REMOVE_DROP);
@@ -1012,6 +1255,8 @@ static int do_drop(struct hs_sim *sim, struct hs_folio *f)
 	/* Truncation deletes the shadow entries of the mapping too. */
 	f->flags &= (uint8_t)~(HS_FOLIO_RESIDENT | HS_FOLIO_SHADOW | HS_FOLIO_HINTED |
 			       HS_FOLIO_RA_MARK);
+	if (unlikely(sim->fo) && sim->fo->tag[folio_id(sim, f)] != HS_NIL)
+		group_drop(sim, folio_id(sim, f));
 	if (check_now(sim))
 		return sim->broken;
 	return HS_STEP_OTHER;
@@ -1151,11 +1396,133 @@ int hs_sim_step(struct hs_sim *sim, uint32_t key, uint8_t meta, uint64_t next_us
 
 	if (unlikely(sim->broken))
 		return sim->broken;
+	if (unlikely(sim->fo))
+		return hs_sim_step_folio(sim, key, meta, next_use, HS_NIL);
 	ret = step(sim, key, meta, next_use);
 
 	if (unlikely(sim->seq >= sim->next_sweep))
 		sweep_times(sim);
 	return ret;
+}
+
+/* An access to @key, a resident member of head @h's folio: a hit on the folio. */
+static int member_hit(struct hs_sim *sim, uint32_t key, uint32_t h, uint8_t meta,
+		      uint64_t next_use)
+{
+	struct hs_folio *f = folio_at(sim, key), *hf = folio_at(sim, h);
+	uint8_t anon = (meta & HS_META_ANON) ? HS_FOLIO_ANON : 0;
+	struct hs_access a;
+	int ret;
+
+	a.seq = sim->seq;
+	a.next_use = next_use;
+	a.key = h;
+	memcpy(&a.channel, meta_fields[meta], 4);
+	a.deactivate = false;
+	if (sim->cfg.override_channel)
+		a.channel = sim->cfg.channel;
+	if ((f->flags & HS_FOLIO_ANON) != anon)
+		f->flags ^= HS_FOLIO_ANON;
+	sim->st.hits++;
+	if (sim->last_access) {
+		folio_stamp(sim, f);
+		folio_stamp(sim, hf);	/* a hint acts on the head */
+	}
+	if ((f->flags & (HS_FOLIO_READAHEAD | HS_FOLIO_SEEN)) != HS_FOLIO_SEEN)
+		first_hit(sim, f);
+	if (hf->prot_pending)
+		resolve_protection(sim, hf, true);
+	if (a.channel == HS_CH_FD) {
+		bool same_read = sim->seq && sim->fo->last_fd[h] == (uint32_t)(sim->seq - 1);
+
+		sim->fo->last_fd[h] = (uint32_t)sim->seq;
+		if (same_read) {
+			sim->seq++;
+			return HS_STEP_HIT;	/* the read already marked its folio */
+		}
+	}
+	sim->ops->hit(sim->pol, hf, &a);
+	ret = check_now(sim) ? sim->broken : HS_STEP_HIT;
+	sim->seq++;
+	return ret;
+}
+
+/* step() in folio mode: members are the driver's, the rest goes to step(). */
+static int step_folio(struct hs_sim *sim, uint32_t key, uint8_t meta, uint64_t next_use,
+		      uint32_t folio)
+{
+	struct folio_groups *fo = sim->fo;
+	enum hs_channel ch = hs_meta_channel(meta);
+	uint32_t h;
+	int ret;
+
+	if (unlikely(key >= sim->cfg.nr_keys || ch >= HS_CH_NR ||
+		     (folio != HS_NIL && folio >= sim->cfg.nr_folios)))
+		return -EINVAL;
+	fo->cur = folio;
+	h = fo->head[key];
+	if (h == HS_NIL && fo->tag[key] != HS_NIL && hs_channel_is_access(ch) &&
+	    hs_folio_is_resident(folio_at(sim, key)))
+		h = key;				/* the head of a folio: its access, below */
+	if (h == HS_NIL)
+		return step(sim, key, meta, next_use);
+	if (!hs_channel_is_access(ch) && ch != HS_CH_READAHEAD)
+		return step(sim, h, meta, next_use);	/* a hint or drop: the whole folio */
+	/* an access to a page of a resident folio (its head or a member) */
+	sim->nr_last = 0;
+	sim->st.records++;
+	if (ch == HS_CH_READAHEAD)
+		return HS_STEP_OTHER;			/* resident already */
+	ret = member_hit(sim, key, h, meta, next_use);
+	if (unlikely(ret < 0))
+		sim->broken = ret;
+	return ret;
+}
+
+int hs_sim_step_folio(struct hs_sim *sim, uint32_t key, uint8_t meta, uint64_t next_use,
+		      uint32_t folio)
+{
+	int ret;
+
+	if (unlikely(sim->broken))
+		return sim->broken;
+	if (!sim->fo)
+		return hs_sim_step(sim, key, meta, next_use);	/* no folio mode: pages */
+	ret = step_folio(sim, key, meta, next_use, folio);
+	if (unlikely(sim->seq >= sim->next_sweep))
+		sweep_times(sim);
+	return ret;
+}
+
+/* Folio mode's loop (@folio NULL: every record's page is on its own), without prefetching. */
+static int run_folios(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
+		      const uint64_t *next, const uint32_t *folio, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int ret = step_folio(sim, keys[i], meta[i], next ? next[i] : HS_NEVER,
+				     folio ? folio[i] : HS_NIL);
+
+		if (unlikely(ret < 0))
+			return ret;
+		if (unlikely(sim->seq >= sim->next_sweep))
+			sweep_times(sim);
+	}
+	return 0;
+}
+
+int hs_sim_run_folios(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
+		      const uint64_t *next, const uint32_t *folio, size_t n)
+{
+	if (unlikely(sim->broken))
+		return sim->broken;
+	if (!sim->fo)
+		return hs_sim_run(sim, keys, meta, next, n);	/* no folio mode: pages */
+	return run_folios(sim, keys, meta, next, folio, n);
+}
+
+uint64_t hs_sim_folio_members(const struct hs_sim *sim)
+{
+	return sim->fo ? sim->fo->members : 0;
 }
 
 /*
@@ -1287,6 +1654,8 @@ int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 
 	if (unlikely(sim->broken))
 		return sim->broken;
+	if (unlikely(sim->fo))
+		return run_folios(sim, keys, meta, next, NULL, n);
 	/*
 	 * A step advances seq by one at most: in pieces of at most
 	 * next_sweep - seq records, the sweeps come in time without a test per
@@ -1373,7 +1742,7 @@ const struct hs_policy_env *hs_sim_env(const struct hs_sim *sim)
  */
 int hs_sim_check(const struct hs_sim *sim)
 {
-	uint64_t resident = 0, prot = 0, ra = 0;
+	uint64_t resident = 0, prot = 0, ra = 0, members = 0;
 	uint32_t i;
 
 	if (sim->broken)
@@ -1382,6 +1751,22 @@ int hs_sim_check(const struct hs_sim *sim)
 		const struct hs_folio *f = folio_at(sim, i);
 
 		if (folio_id(sim, f) != i)
+			return -EUCLEAN;
+		if (sim->fo && sim->fo->head[i] != HS_NIL) {
+			uint32_t h = sim->fo->head[i];
+
+			/* a member: of a resident head that heads a group, not the policy's */
+			if (hs_folio_is_resident(f) || f->prot_pending ||
+			    (f->flags & HS_FOLIO_SHADOW) || h >= sim->cfg.nr_keys ||
+			    !hs_folio_is_resident(folio_at(sim, h)) || sim->fo->tag[h] == HS_NIL)
+				return -EUCLEAN;
+			resident++;
+			members++;
+			ra += (f->flags & HS_FOLIO_READAHEAD) != 0;
+			continue;
+		}
+		if (sim->fo && sim->fo->tag[i] != HS_NIL &&
+		    (!hs_folio_is_resident(f) || sim->fo->grp[sim->fo->tag[i]] != i))
 			return -EUCLEAN;
 		if (hs_folio_is_resident(f)) {
 			resident++;
@@ -1393,7 +1778,7 @@ int hs_sim_check(const struct hs_sim *sim)
 			return -EUCLEAN;
 		}
 	}
-	if (ra != sim->ra_resident)
+	if (ra != sim->ra_resident || members != hs_sim_folio_members(sim))
 		return -EUCLEAN;
 	if (resident != sim->used || sim->used > sim->cfg.capacity || prot != sim->prot_resident)
 		return -EUCLEAN;

@@ -126,7 +126,22 @@ struct hs_policy_env {
 	 */
 	const uint32_t	*seq_keys;
 	uint64_t	nr_seq;
+	/*
+	 * Folio mode (hs_sim_config.nr_folios), else NULL: folio_pages[id] is
+	 * the pages that resident key id stands for (1, or more for the head of
+	 * a kernel folio whose other pages joined it; lib/sim.c, "Folios").  A
+	 * policy that counts pages, as the kernel's lists do, reads it when it
+	 * links or unlinks a folio, and hears of a page joining a linked one
+	 * through ops->grow().
+	 */
+	const uint32_t	*folio_pages;
 };
+
+/* The pages resident key @id stands for (1 outside folio mode). */
+static inline uint32_t hs_env_folio_pages(const struct hs_policy_env *env, uint32_t id)
+{
+	return env->folio_pages ? env->folio_pages[id] : 1;
+}
 
 /*
  * Resident keys (min(capacity, keys)) from which OPT keeps its next uses in
@@ -330,6 +345,16 @@ struct hs_sim_config {
 						 * (2..32; 0: 32), so that the sweep of
 						 * struct hs_folio comes every
 						 * 2^(time_bits - 1) accesses */
+	/*
+	 * Folio mode (lib/sim.c, "Folios"): how many kernel folios of two
+	 * pages or more the stream's pages belonged to, 0 off.  The records
+	 * then come with the id of the folio their page was in at their time
+	 * (hs_sim_run_folios(), hs_sim_step_folio()): below nr_folios, or
+	 * HS_NIL for a page of its own.  Only for policies with
+	 * HS_POLICY_FOLIO_PAGES; for the others hs_sim_new() turns it off and
+	 * the folios given are ignored.
+	 */
+	uint32_t	nr_folios;
 	const struct hs_neigh *neigh;		/* the keys' addresses (hs_policy_env.neigh):
 						 * NULL, or valid until hs_sim_free() */
 	bool		no_prefetch;		/* hs_sim_run() steps without fetching the
@@ -402,6 +427,31 @@ int hs_sim_step(struct hs_sim *sim, uint32_t key, uint8_t meta, uint64_t next_us
  */
 int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 	       const uint64_t *next, size_t n);
+
+/**
+ * hs_sim_step_folio() - hs_sim_step() in folio mode (cfg.nr_folios)
+ * @sim: the run
+ * @key: dense key id
+ * @meta: meta byte
+ * @next_use: as for hs_sim_step()
+ * @folio: the kernel folio @key's page was in at the record's time (below
+ *	   cfg.nr_folios), or HS_NIL
+ *
+ * Return: as hs_sim_step(); -EINVAL also for a folio out of range.
+ */
+int hs_sim_step_folio(struct hs_sim *sim, uint32_t key, uint8_t meta, uint64_t next_use,
+		      uint32_t folio);
+
+/*
+ * hs_sim_run() in folio mode: @folio[i] is record i's folio, as for
+ * hs_sim_step_folio().  Both are hs_sim_run() and hs_sim_step() for a run
+ * whose folio mode is off (the policy lacks HS_POLICY_FOLIO_PAGES).
+ */
+int hs_sim_run_folios(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
+		      const uint64_t *next, const uint32_t *folio, size_t n);
+
+/* Pages resident as members of another page's folio (folio mode; 0 otherwise). */
+uint64_t hs_sim_folio_members(const struct hs_sim *sim);
 
 /* Victims of the last step (record_victims only); valid until the next step. */
 size_t hs_sim_victims(const struct hs_sim *sim, const uint32_t **ids);

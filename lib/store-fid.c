@@ -302,7 +302,7 @@ int hs_rec_pages(struct hs_store *st, int64_t session, struct hs_rec_page **out,
 	}
 	rc = sqlite3_prepare_v2(st->db, "SELECT kind, ifnull(dev, 0), ifnull(ino, 0),"
 				" ifnull(tgid, 0), first_page, pages, ifnull(born_ns, 0),"
-				" ifnull(died_ns, 0), death_cause, flags"
+				" ifnull(died_ns, 0), death_cause, flags, life"
 				" FROM folio_lives WHERE session = ?1 ORDER BY life", -1, &s, NULL);
 	if (rc != SQLITE_OK) {
 		err = store_sql_err(st, rc);
@@ -340,6 +340,8 @@ int hs_rec_pages(struct hs_store *st, int64_t session, struct hs_rec_page **out,
 			pg[have].died_ns = (uint64_t)sqlite3_column_int64(s, 7);
 			pg[have].cause = (uint8_t)sqlite3_column_int(s, 8);
 			pg[have].flags = (uint8_t)sqlite3_column_int(s, 9);
+			pg[have].pages = (uint32_t)pages;
+			pg[have].life = sqlite3_column_int64(s, 10);
 			have++;
 			found++;
 		}

@@ -541,6 +541,8 @@ int hs_session_tlb_flushes(struct hs_store *st, int64_t session, uint64_t **ts, 
  * @died_ns: its death; 0 while alive at the end
  * @cause: enum hs_death_cause
  * @flags: the life's HS_LIFE_F_* flags
+ * @pages: the life's pages (its folio's size: 2^folio_order)
+ * @life: the life's number (folio_lives.life)
  */
 struct hs_rec_page {
 	uint64_t	key;
@@ -548,6 +550,8 @@ struct hs_rec_page {
 	uint64_t	died_ns;
 	uint8_t		cause;
 	uint8_t		flags;
+	uint32_t	pages;
+	int64_t		life;
 };
 
 /* Every life cut into the pages the stream's key table names; see store-fid.c. */

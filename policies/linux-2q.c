@@ -284,6 +284,10 @@ struct hs_policy {
 	bool		tlb;			/* heed hs_access.tlb_hit (param tlb) */
 	struct hs_qctx	q;			/* where the links live */
 	struct hs_qlist	lists[NR_LRU_LISTS];	/* qlist head = kernel tail (reclaim end) */
+	uint64_t	pages[NR_LRU_LISTS];	/* pages on each list: its folios, or in the
+						 * driver's folio mode their pages
+						 * (hs_env_folio_pages()), as the kernel's
+						 * lru_zone_size counts */
 	struct hs_qlist	shadows;		/* shadow entries, oldest first (bounded only) */
 	uint64_t	nr_shadows;		/* keys holding F_SHADOW */
 	uint64_t	nonresident_age;	/* lruvec->nonresident_age */
@@ -356,9 +360,10 @@ static const struct hs_param l2q_params[] = {
 	  .min = 0.0, .max = 18446744073709551616.0 },
 	{ .name = "swap", .type = HS_PARAM_BOOL, .def = "true",
 	  .help = "a zram-like swap device exists (false: anon is neither scanned nor aged)" },
-	{ .name = "tlb", .type = HS_PARAM_BOOL, .def = "true",
+	{ .name = "tlb", .type = HS_PARAM_BOOL, .def = "false",
 	  .help = "a touch through a cached translation sets no young bit (recorded sessions "
-		  "with TLB events; others have no cache to hit)" },
+		  "with TLB events; others have no cache to hit); off by default: it fit "
+		  "no recording of 2026-12-02 better than without" },
 	{ .name = NULL },
 };
 
@@ -396,7 +401,13 @@ static inline bool is_active_lru(unsigned int lru)
 
 static inline uint64_t lru_size(const struct hs_policy *p, unsigned int lru)
 {
-	return p->lists[lru].nr;
+	return p->pages[lru];
+}
+
+/* folio_nr_pages() */
+static inline uint32_t folio_nr_pages(const struct hs_policy *p, uint32_t id)
+{
+	return hs_env_folio_pages(p->env, id);
 }
 
 /* lruvec_page_state(NR_LRU_BASE + lru): the flushed memcg statistic. */
@@ -499,18 +510,21 @@ static void lruvec_add_folio(struct hs_policy *p, uint32_t id, struct l2q_folio 
 		k->seq = ++p->stamp;
 	k->lru = (uint8_t)lru;
 	hs_q_push_tail(&p->q, &p->lists[lru], id);
+	p->pages[lru] += folio_nr_pages(p, id);
 }
 
 static void lruvec_del_folio(struct hs_policy *p, uint32_t id, struct l2q_folio *k)
 {
 	hs_q_del(&p->q, &p->lists[k->lru], id);
+	p->pages[k->lru] -= folio_nr_pages(p, id);
 	k->lru = LRU_NONE;
 }
 
-static void workingset_age_nonresident(struct hs_policy *p, uint64_t *why)
+/* By @nr pages: a folio's, as the kernel ages and counts by folio_nr_pages(). */
+static void workingset_age_nonresident(struct hs_policy *p, uint64_t *why, uint32_t nr)
 {
-	p->nonresident_age++;
-	(*why)++;
+	p->nonresident_age += nr;
+	*why += nr;
 }
 
 /* lru_note_cost(): charge IO and rotations to a type, decaying both costs. */
@@ -546,7 +560,7 @@ static void shadow_forget(struct hs_policy *p, uint32_t id, struct l2q_folio *k)
 static void workingset_eviction(struct hs_policy *p, uint32_t id, struct l2q_folio *k)
 {
 	k->seq = p->nonresident_age;
-	workingset_age_nonresident(p, &p->age_evict);
+	workingset_age_nonresident(p, &p->age_evict, folio_nr_pages(p, id));
 	k->flags = (uint16_t)(F_SHADOW | (k->flags & (F_WORKINGSET | F_ANON)));
 	p->nr_shadows++;
 	if (!p->shadow_max)
@@ -582,7 +596,7 @@ static void workingset_refault(struct hs_policy *p, struct l2q_folio *k, uint64_
 	if (!workingset_test_recent(p, file, p->nonresident_age - stamp))
 		return;
 	k->flags |= F_ACTIVE;
-	workingset_age_nonresident(p, &p->ws_activate[file]);
+	workingset_age_nonresident(p, &p->ws_activate[file], 1);	/* before any page joins */
 	if (workingset) {
 		k->flags |= F_WORKINGSET;
 		lru_note_cost(p, file, 1, 0);	/* lru_note_cost_refault() */
@@ -605,7 +619,8 @@ static void folio_mark_accessed(struct hs_policy *p, uint32_t id, struct l2q_fol
 	lruvec_add_folio(p, id, k);
 	p->pgactivate++;
 	k->flags &= (uint16_t)~F_REFERENCED;
-	workingset_age_nonresident(p, &p->age_promote);	/* workingset_activation() */
+	workingset_age_nonresident(p, &p->age_promote, folio_nr_pages(p, id));
+	/* ^ workingset_activation() */
 	/* Without a young PTE this folio would have been reclaimed where it was. */
 	if (!(k->flags & F_YOUNG)) {
 		k->flags |= F_SC_PENDING;
@@ -683,19 +698,21 @@ static uint64_t shrink_inactive_list(struct hs_policy *p, unsigned int lru, uint
 	unsigned int file = lru / LRU_FILE;
 	enum folio_references ref[SWAP_CLUSTER_MAX];
 	uint32_t iso[SWAP_CLUSTER_MAX];
-	uint64_t nr_reclaimed = 0, nr_pageout = 0;
+	uint64_t nr_reclaimed = 0, nr_pageout = 0, nr_taken = 0, nr_rotated = 0;
 	size_t n = 0, i;
 
 	nr_to_scan = HS_MIN(nr_to_scan, (uint64_t)(p->max_victims - p->nr_victims));
-	while (n < nr_to_scan && !hs_q_empty(&p->lists[lru])) {
+	/* isolate_lru_folios(): nr_to_scan pages, a large folio counting all of its */
+	while (nr_taken < nr_to_scan && n < SWAP_CLUSTER_MAX && !hs_q_empty(&p->lists[lru])) {
 		uint32_t id = p->lists[lru].head;
 
+		nr_taken += folio_nr_pages(p, id);
 		lruvec_del_folio(p, id, lf_at(p, id));
 		iso[n++] = id;
 	}
 	if (!n)
 		return 0;
-	p->pgscan += n;
+	p->pgscan += nr_taken;
 	sc_fire(p, file, lf_at(p, iso[n - 1])->seq);
 
 	/* shrink_folio_list(): oldest first. */
@@ -712,9 +729,9 @@ static uint64_t shrink_inactive_list(struct hs_policy *p, unsigned int lru, uint
 				continue;
 			}
 			if (!file)
-				nr_pageout++;
+				nr_pageout += folio_nr_pages(p, iso[i]);
+			nr_reclaimed += folio_nr_pages(p, iso[i]);
 			reclaim_folio(p, iso[i], k);
-			nr_reclaimed++;
 			continue;
 		}
 		hs_sim_protect(p->env->sim, folio_at(p, iso[i]), HS_PROT_PROMOTE);
@@ -731,33 +748,37 @@ static uint64_t shrink_inactive_list(struct hs_policy *p, unsigned int lru, uint
 			continue;
 		lruvec_add_folio(p, iso[i], k);
 		if (k->flags & F_ACTIVE)
-			workingset_age_nonresident(p, &p->age_putback);
+			workingset_age_nonresident(p, &p->age_putback,
+						   folio_nr_pages(p, iso[i]));
 	}
 	p->pgsteal += nr_reclaimed;
-	lru_note_cost(p, file, nr_pageout, n - nr_reclaimed);
+	nr_rotated = nr_taken - nr_reclaimed;
+	lru_note_cost(p, file, nr_pageout, nr_rotated);
 	return nr_reclaimed;
 }
 
 static void shrink_active_list(struct hs_policy *p, unsigned int lru, uint64_t nr_to_scan)
 {
 	uint32_t iso[SWAP_CLUSTER_MAX];
+	uint64_t nr_taken = 0;
 	size_t n = 0, i;
 
 	nr_to_scan = HS_MIN(nr_to_scan, SWAP_CLUSTER_MAX);
-	while (n < nr_to_scan && !hs_q_empty(&p->lists[lru])) {
+	while (nr_taken < nr_to_scan && n < SWAP_CLUSTER_MAX && !hs_q_empty(&p->lists[lru])) {
 		uint32_t id = p->lists[lru].head;
 		struct l2q_folio *k = lf_at(p, id);
 
+		nr_taken += folio_nr_pages(p, id);
 		lruvec_del_folio(p, id, k);
 		(void)folio_referenced(k);	/* no VM_EXEC: referenced or not, deactivate */
 		k->flags &= (uint16_t)~(F_ACTIVE | F_SC_PENDING);
 		k->flags |= F_WORKINGSET;
 		iso[n++] = id;
 	}
-	p->pgrefill += n;
+	p->pgrefill += nr_taken;
 	for (i = 0; i < n; i++)
 		lruvec_add_folio(p, iso[i], lf_at(p, iso[i]));
-	p->pgdeactivate += n;
+	p->pgdeactivate += nr_taken;
 }
 
 enum scan_balance { SCAN_EQUAL, SCAN_FRACT, SCAN_ANON, SCAN_FILE };
@@ -1266,13 +1287,22 @@ static void l2q_report(const struct hs_policy *p, struct hs_metrics *m)
 	hs_metrics_add(m, "l2q.hint_skipped", (double)p->hint_skipped);
 }
 
+/* Folio mode: a page joined f (its folio), which counts one page more where it lies. */
+static void l2q_grow(struct hs_policy *p, struct hs_folio *f)
+{
+	struct l2q_folio *k = lf(f);
+
+	if (k->lru != LRU_NONE)
+		p->pages[k->lru]++;
+}
+
 const struct hs_policy_ops hs_policy_linux_2q = {
 	.abi		= HS_POLICY_ABI,
 	.name		= "linux-2q",
 	.summary	= "Linux active/inactive LRU with workingset refaults",
 	.params		= l2q_params,
 	.folio_priv	= sizeof(struct l2q_folio),
-	.flags		= HS_POLICY_OWN_PAGEOUT | HS_POLICY_TLB,
+	.flags		= HS_POLICY_OWN_PAGEOUT | HS_POLICY_TLB | HS_POLICY_FOLIO_PAGES,
 	.create		= l2q_create,
 	.destroy	= l2q_destroy,
 	.hit		= l2q_hit,
@@ -1283,4 +1313,5 @@ const struct hs_policy_ops hs_policy_linux_2q = {
 	.check		= l2q_check,
 	.dump		= l2q_dump,
 	.report		= l2q_report,
+	.grow		= l2q_grow,
 };

@@ -341,9 +341,9 @@ static inline const struct mglru_folio *mglru_cpriv(const struct hs_folio *f)
 	  .help = "COLD hints: kernel = folio_deactivate() re-add; oldest = oldest gen tail" }, \
 	{ .name = "activate_clears_refs", .type = HS_PARAM_BOOL, .def = "false", \
 	  .help = "p68 only: adding a PG_active folio clears refs and PG_referenced (6.13)" }, \
-	{ .name = "tlb", .type = HS_PARAM_BOOL, .def = "true", \
+	{ .name = "tlb", .type = HS_PARAM_BOOL, .def = "false", \
 	  .help = "a touch through a cached translation sets no accessed bit (recorded sessions " \
-		  "with TLB events; others have no cache to hit)" }, \
+		  "with TLB events; others have no cache to hit); off by default" }, \
 	{ .name = "reclaim_loop", .type = HS_PARAM_ENUM, .def = "auto", .choices = "auto|spec|kernel", \
 	  .help = "spec: reclaim until the goal, priority drops on an empty pass; kernel: priority " \
 		  "passes; auto: kernel for recorded sessions (real addresses), else spec" }, \

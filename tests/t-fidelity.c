@@ -12,11 +12,13 @@
 
 #include "access.h"
 #include "fidelity.h"
+#include "folios.h"
 #include "harness.h"
 #include "hs.h"
 #include "life.h"
 #include "neigh.h"
 #include "policy.h"
+#include "qlist.h"
 #include "replay.h"
 #include "store.h"
 
@@ -577,6 +579,122 @@ out:
 	hs_store_close(st);
 }
 
+/*
+ * The kernel's folios of a recorded session (lib/folios.c) and the replay's
+ * folio mode.  Pages 0-3 of file (8, 1) have the original ids 5-8 (dense
+ * 0-3).  Lives: pages 0-1 one folio (id 0) born 100, reclaimed at 350;
+ * page 2 born 200, page 3 born 250, alive; pages 0-1 one folio again (id 1)
+ * born 400.  FD accesses, times: p0 50 (a fault traced before its add: the
+ * next life's folio, 0), p0 100, p1 100 (folio 0), p2 200, p3 250 (single
+ * pages: none), p0 380 (no life alive: the next one's, 1), p1 400 (1).
+ *
+ * LRU at 3 pages, folio mode: p0 heads folio 0; p0 again is the same read
+ * (no hit for the policy, its place stays that of seq 0); p1 joins it; p2;
+ * p3 evicts the folio, p0 and p1, at 4; p0 heads folio 1; p1 joins it and
+ * evicts p2 at 6.  Page by page, p3 would evict p0 at 4, p0 p1 at 5, p1 p2
+ * at 6.
+ */
+static void test_folios(void)
+{
+	static const uint64_t orig[] = { 5, 5, 6, 7, 8, 5, 6 };
+	static const uint64_t ts[] = { 50, 100, 100, 200, 250, 380, 400 };
+	static const uint32_t dense[] = { 0, 0, 1, 2, 3, 0, 1 };
+	static const uint32_t want[] = { 0, 0, 0, HS_NIL, HS_NIL, 1, 1 };
+	const struct hs_policy_ops *lru = hs_policy_find("lru");
+	struct hs_policy_ops lru_pages = lru ? *lru : (struct hs_policy_ops){ 0 };
+	const struct hs_policy_ops *lp = &lru_pages;
+	struct hs_session_writer *w = NULL;
+	struct hs_record_result res = { .status = "complete" };
+	struct hs_folio_index *fx = NULL;
+	struct hs_store *st = NULL;
+	struct hs_fid_event *ev = NULL;
+	struct hs_sim_stats stats;
+	uint32_t tags[ARRAY_SIZE(orig)];
+	size_t n_ev = 0;
+	int64_t id = 0;
+	int err = 0;
+
+	T_ASSERT(lru != NULL);
+	T_EQ_I64(hs_store_open(":memory:", 0, &st), 0);
+	if (!st || !lru)
+		goto out;
+	T_EQ_I64(hs_record_create(st, &rec_meta, &id), 0);
+	T_EQ_I64(hs_session_begin(st, &(struct hs_session_meta){ .source = "record",
+		 .origin = "test", .unit = "page", .kind = "file", .channel = "fd", .id = id },
+		 &w), 0);
+	if (!w)
+		goto out;
+	for (size_t i = 0; i < ARRAY_SIZE(orig) && !err; i++)
+		err = hs_session_add_ts(w, orig[i], hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false),
+					ts[i]);
+	for (uint64_t key = 5; key <= 8 && !err; key++) {
+		struct hs_lc_key lk = { .kind = HS_LIFE_FILE, .dev = 8, .ino = 1,
+					.index = key - 5 };
+
+		err = hs_rec_add_key(w, key, &lk);
+	}
+	{
+		struct hs_folio_life lives[] = {
+			file_life(0, 100, 350, HS_DEATH_RECLAIM),
+			file_life(2, 200, 0, HS_DEATH_NONE),
+			file_life(3, 250, 0, HS_DEATH_NONE),
+			file_life(0, 400, 0, HS_DEATH_NONE),
+		};
+
+		lives[0].pages = lives[3].pages = 2;
+		for (size_t i = 0; i < ARRAY_SIZE(lives) && !err; i++)
+			err = hs_rec_add_life(w, i, &lives[i]);
+	}
+	if (!err)
+		err = hs_rec_finish(w, &res);
+	T_EQ_I64(err, 0);
+	T_EQ_I64(hs_session_commit(w, &id), 0);
+
+	T_EQ_I64(hs_session_large_folios(st, id), 1);
+	T_EQ_I64(hs_folio_index_load(st, id, 4, &fx), 0);
+	T_ASSERT(fx != NULL);
+	if (!fx)
+		goto out;
+	T_EQ_U64(hs_folio_index_count(fx), 2);
+	hs_folio_index_tags(fx, dense, ts, ARRAY_SIZE(orig), tags);
+	for (size_t i = 0; i < ARRAY_SIZE(orig); i++)
+		if (tags[i] != want[i])
+			t_fail(__FILE__, __LINE__, "record %zu: folio %u, want %u", i, tags[i],
+			       want[i]);
+
+	/*
+	 * hs_fid_replay_evictions() replays as hsctl replay does: folio mode
+	 * here for a policy that counts pages (lru does not: as if, here, where
+	 * memory never runs short of entities), page by page for lru itself.
+	 */
+	lru_pages.flags |= HS_POLICY_FOLIO_PAGES;
+	T_EQ_I64(hs_fid_replay_evictions(st, id, &lp, NULL, 1, 3, &ev, &n_ev, &stats), 0);
+	T_EQ_U64(n_ev, 3);
+	if (n_ev == 3) {
+		T_EQ_U64(ev[0].pos, 4);
+		T_EQ_U64(ev[1].pos, 4);
+		T_EQ_U64(ev[2].pos, 6);
+		T_EQ_U64(ev[2].key, 2);
+		T_ASSERT(ev[0].key + ev[1].key == 1);
+	}
+	T_EQ_U64(stats.misses, 6);
+	T_EQ_U64(stats.hits, 1);
+	T_EQ_U64(stats.refaults, 2);
+	free(ev);
+	ev = NULL;
+	T_EQ_I64(hs_fid_replay_evictions(st, id, &lru, NULL, 1, 3, &ev, &n_ev, &stats), 0);
+	T_EQ_U64(n_ev, 3);
+	if (n_ev == 3) {
+		T_EQ_U64(ev[0].pos, 4);
+		T_EQ_U64(ev[1].pos, 5);
+		T_EQ_U64(ev[2].pos, 6);
+	}
+out:
+	free(ev);
+	hs_folio_index_free(fx);
+	hs_store_close(st);
+}
+
 static const struct t_case cases[] = {
 	{ "hand", test_hand },
 	{ "gap", test_gap },
@@ -587,6 +705,7 @@ static const struct t_case cases[] = {
 	{ "default-policy", test_default_policy },
 	{ "hand-built-session", test_session },
 	{ "neighbours", test_neigh },
+	{ "folios", test_folios },
 };
 
 int main(int argc, char **argv)

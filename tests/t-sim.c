@@ -161,6 +161,7 @@ static const struct hs_policy_ops mock_ops = {
 	.name = "mock-clock",
 	.summary = "test double",
 	.folio_priv = sizeof(struct mock_priv),
+	.flags = HS_POLICY_FOLIO_PAGES,	/* as if: in the folio tests memory never runs short */
 	.create = mock_create,
 	.destroy = mock_destroy,
 	.hit = mock_hit,
@@ -1251,7 +1252,261 @@ static void test_readahead_model(void)
 	hs_neigh_free(nb);
 }
 
+/*
+ * Folio mode (lib/sim.c, "Folios"), with the mock CLOCK at capacity 4.
+ * Keys 0, 1, 2 are the pages of kernel folio 0 whenever a record names it;
+ * keys 3, 4, 5 are pages of their own.  seq counts accesses only.
+ *
+ *   1 a FD  seq 0  miss, cold; heads folio 0 (the mock's only entry for it)
+ *   2 b RA         joins folio 0, a readahead page
+ *   3 c RA         joins folio 0
+ *   4 b FD  seq 1  hit on b; the read that missed a at seq 0 goes on in the
+ *                  same folio: no hit for the policy, a stays unreferenced
+ *   5 d FD  seq 2  miss, cold; used 4
+ *   6 e FD  seq 3  miss, cold: the mock evicts a, unreferenced, and with it
+ *                  c and b (victims a c b, 3 evictions; c was never used)
+ *   7 c FD  seq 4  miss, cold (c was only read ahead), refault at distance
+ *                  1: heads folio 0 anew (the mock's refault hook: once)
+ *   8 b RA         refault at distance 2 (5 - 3), joins c
+ *   9 c FD  seq 5  hit; c's own miss at seq 4 was the last read: no mark
+ *  10 f FD  seq 6  miss, cold: the mock evicts d (4 evictions)
+ *  11 b FD  seq 7  hit; marks folio 0 (its head c referenced)
+ *  12 a FD  seq 8  miss, refault at distance 5, joins folio 0: room for it
+ *                  evicts e (5 evictions), not c, which b's hit protects
+ *  13 d DROP       d is not resident: its shadow entry goes
+ *  14 b PAGEOUT    on the whole folio: c, a, b leave (3 hint evictions)
+ *
+ * A break of the read rule (every FD hit marking the folio) spares a at
+ * record 6 and evicts d instead.
+ */
+static void test_folios(void)
+{
+	static const struct {
+		uint32_t	key;
+		int		ch;
+		uint32_t	folio;
+		int		ret;
+		const char	*victims;
+	} rec[] = {
+		{ 0, HS_CH_FD, 0, HS_STEP_MISS, "" },
+		{ 1, HS_CH_READAHEAD, 0, HS_STEP_OTHER, "" },
+		{ 2, HS_CH_READAHEAD, 0, HS_STEP_OTHER, "" },
+		{ 1, HS_CH_FD, 0, HS_STEP_HIT, "" },
+		{ 3, HS_CH_FD, HS_NIL, HS_STEP_MISS, "" },
+		{ 4, HS_CH_FD, HS_NIL, HS_STEP_MISS, "acb" },
+		{ 2, HS_CH_FD, 0, HS_STEP_MISS, "" },
+		{ 1, HS_CH_READAHEAD, 0, HS_STEP_OTHER, "" },
+		{ 2, HS_CH_FD, 0, HS_STEP_HIT, "" },
+		{ 5, HS_CH_FD, HS_NIL, HS_STEP_MISS, "d" },
+		{ 1, HS_CH_FD, 0, HS_STEP_HIT, "" },
+		{ 0, HS_CH_FD, 0, HS_STEP_MISS, "e" },
+		{ 3, HS_CH_DROP, HS_NIL, HS_STEP_OTHER, "" },
+		{ 1, HS_CH_PAGEOUT, 0, HS_STEP_OTHER, "cab" },
+	};
+	static const uint64_t used[] = { 1, 2, 3, 3, 4, 2, 3, 4, 4, 4, 4, 4, 4, 1 };
+	struct hs_sim_config cfg = {
+		.ops = &mock_ops, .capacity = 4, .nr_keys = 6, .paranoid = true,
+		.record_victims = true, .nr_folios = 1,
+	};
+	struct hs_sim_stats st;
+	struct hs_sim *sim;
+
+	refault_calls = 0;
+	if (hs_sim_new(&cfg, &sim)) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(rec) / sizeof(rec[0]); i++) {
+		const uint32_t *v;
+		char got[8] = "";
+		size_t nv;
+
+		T_EQ_I64(hs_sim_step_folio(sim, rec[i].key,
+					   hs_meta_make((enum hs_channel)rec[i].ch, HS_TYPE_FILE,
+							false),
+					   HS_NEVER, rec[i].folio),
+			 rec[i].ret);
+		nv = hs_sim_victims(sim, &v);
+		for (size_t j = 0; j < nv && j < sizeof(got) - 1; j++)
+			got[j] = (char)('a' + v[j]);
+		if (strcmp(got, rec[i].victims))
+			t_fail(__FILE__, __LINE__, "record %zu: victims '%s', want '%s'", i + 1,
+			       got, rec[i].victims);
+		T_EQ_U64(hs_sim_used(sim), used[i]);
+		T_EQ_I64(hs_sim_check(sim), 0);
+	}
+	T_EQ_U64(hs_sim_folio_members(sim), 0);
+	T_EQ_U64(refault_calls, 1);
+	/* a folio id out of range */
+	T_EQ_I64(hs_sim_step_folio(sim, 0, hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false), HS_NEVER,
+				   1), -EINVAL);
+	finish(sim, &st);
+	T_EQ_U64(st.records, 14);
+	T_EQ_U64(st.accesses, 9);
+	T_EQ_U64(st.hits, 3);
+	T_EQ_U64(st.misses, 6);
+	T_EQ_U64(st.cold_misses, 5);
+	T_EQ_U64(st.distinct_keys, 6);
+	T_EQ_U64(st.evictions, 5);
+	T_EQ_U64(st.hint_evictions, 3);
+	T_EQ_U64(st.hints, 1);
+	T_EQ_U64(st.drops, 0);
+	T_EQ_U64(st.refaults, 3);
+	T_EQ_U64(st.refault_hist[1], 1);
+	T_EQ_U64(st.refault_hist[2], 1);
+	T_EQ_U64(st.refault_hist[3], 1);
+	T_EQ_U64(st.readahead_pages, 3);
+	T_EQ_U64(st.readahead_unused, 1);
+	T_EQ_U64(st.prot.total, 0);
+	T_EQ_U64(st.peak_resident, 4);
+}
+
+/*
+ * A DROP on a member drops the whole folio, each page counted; a folio
+ * whose head is evicted while a page waits to join is started anew by it.
+ * Capacity 2: a (folio 0) miss; b (folio 0) joins: used 2; c (own) miss:
+ * the mock evicts a with b (2 evictions); a RA (folio 0): in, heads folio 0
+ * again, and b RA joins it after the mock evicts c (3 evictions); DROP b:
+ * a and b dropped (2 drops), used 0.
+ */
+static void test_folio_drop(void)
+{
+	struct hs_sim_config cfg = {
+		.ops = &mock_ops, .capacity = 2, .nr_keys = 3, .paranoid = true, .nr_folios = 2,
+	};
+	uint8_t fd = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+	uint8_t ra = hs_meta_make(HS_CH_READAHEAD, HS_TYPE_FILE, false);
+	uint8_t drop = hs_meta_make(HS_CH_DROP, HS_TYPE_FILE, false);
+	struct hs_sim_stats st;
+	struct hs_sim *sim;
+
+	if (hs_sim_new(&cfg, &sim)) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	T_EQ_I64(hs_sim_step_folio(sim, 0, fd, HS_NEVER, 0), HS_STEP_MISS);
+	T_EQ_I64(hs_sim_step_folio(sim, 1, fd, HS_NEVER, 0), HS_STEP_MISS);
+	T_EQ_U64(hs_sim_folio_members(sim), 1);
+	T_EQ_I64(hs_sim_step_folio(sim, 2, fd, HS_NEVER, HS_NIL), HS_STEP_MISS);
+	T_EQ_U64(hs_sim_used(sim), 1);
+	T_EQ_I64(hs_sim_step_folio(sim, 0, ra, HS_NEVER, 1), HS_STEP_OTHER);
+	T_EQ_I64(hs_sim_step_folio(sim, 1, ra, HS_NEVER, 1), HS_STEP_OTHER);
+	T_EQ_U64(hs_sim_used(sim), 2);
+	T_EQ_U64(hs_sim_folio_members(sim), 1);
+	T_EQ_I64(hs_sim_step_folio(sim, 1, drop, HS_NEVER, HS_NIL), HS_STEP_OTHER);
+	T_EQ_U64(hs_sim_used(sim), 0);
+	T_EQ_I64(hs_sim_check(sim), 0);
+	finish(sim, &st);
+	T_EQ_U64(st.misses, 3);
+	T_EQ_U64(st.evictions, 3);
+	T_EQ_U64(st.refaults, 2);
+	T_EQ_U64(st.drops, 2);
+	T_EQ_U64(st.readahead_pages, 2);
+	T_EQ_U64(st.readahead_unused, 2);
+}
+
+/*
+ * Folio mode with no record in a folio changes nothing: every counter of
+ * every policy is that of the run without it (hs_sim_run() and
+ * hs_sim_run_folios() over a random stream with hints, drops and readahead).
+ */
+static void test_folio_off(void)
+{
+	enum { N = 20000, KEYS = 500 };
+	uint32_t *keys = malloc(N * sizeof(*keys)), *nil = malloc(N * sizeof(*nil));
+	uint8_t *meta = malloc(N);
+	uint64_t x = 88172645463325252ull;
+
+	if (!keys || !nil || !meta) {
+		t_fail(__FILE__, __LINE__, "no memory");
+		goto out;
+	}
+	for (size_t i = 0; i < N; i++) {
+		unsigned int r;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		keys[i] = (uint32_t)((x >> 20) % (x & 1 ? KEYS / 10 : KEYS));
+		r = (unsigned int)(x >> 50) % 100;
+		meta[i] = hs_meta_make(r < 60 ? HS_CH_FD : r < 85 ? HS_CH_PT : r < 95 ?
+				       HS_CH_READAHEAD : r < 98 ? HS_CH_PAGEOUT : HS_CH_DROP,
+				       HS_TYPE_FILE, false);
+		nil[i] = HS_NIL;
+	}
+	for (size_t p = 0; p < hs_policy_count(); p++) {
+		const struct hs_policy_ops *ops = hs_policy_at(p);
+		struct hs_sim_stats a, b;
+		struct hs_sim *s1, *s2;
+		struct hs_sim_config cfg = { .ops = ops, .capacity = 64, .nr_keys = KEYS };
+
+		if (ops->flags & HS_POLICY_NEEDS_FUTURE)
+			continue;
+		if (hs_sim_new(&cfg, &s1)) {
+			t_fail(__FILE__, __LINE__, "%s: no sim", ops->name);
+			continue;
+		}
+		cfg.nr_folios = 3;
+		if (hs_sim_new(&cfg, &s2)) {
+			hs_sim_free(s1);
+			t_fail(__FILE__, __LINE__, "%s: no sim", ops->name);
+			continue;
+		}
+		T_EQ_I64(hs_sim_run(s1, keys, meta, NULL, N), 0);
+		T_EQ_I64(hs_sim_run_folios(s2, keys, meta, NULL, nil, N), 0);
+		hs_sim_finish(s1, &a, NULL);
+		hs_sim_finish(s2, &b, NULL);
+		a.prot_occupancy = b.prot_occupancy = 0;
+		if (memcmp(&a, &b, sizeof(a)))
+			t_fail(__FILE__, __LINE__, "%s: folio mode without folios changed a count",
+			       ops->name);
+		hs_sim_free(s1);
+		hs_sim_free(s2);
+	}
+out:
+	free(keys);
+	free(nil);
+	free(meta);
+}
+
+/*
+ * linux-2q counts its lists in pages, as the kernel's lru sizes do: a folio
+ * of three pages (a miss, then two pages read ahead into it) and a page of
+ * its own are four pages on the file lists, two entries.
+ */
+static void test_folio_pages(void)
+{
+	struct hs_sim_config cfg = {
+		.ops = hs_policy_find("linux-2q"), .capacity = 8, .nr_keys = 4,
+		.paranoid = true, .nr_folios = 1,
+	};
+	uint8_t fd = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+	uint8_t ra = hs_meta_make(HS_CH_READAHEAD, HS_TYPE_FILE, false);
+	struct hs_metrics m;
+	struct hs_sim_stats st;
+	struct hs_sim *sim;
+
+	if (!cfg.ops || hs_sim_new(&cfg, &sim)) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	T_EQ_I64(hs_sim_step_folio(sim, 0, fd, HS_NEVER, 0), HS_STEP_MISS);
+	T_EQ_I64(hs_sim_step_folio(sim, 1, ra, HS_NEVER, 0), HS_STEP_OTHER);
+	T_EQ_I64(hs_sim_step_folio(sim, 2, ra, HS_NEVER, 0), HS_STEP_OTHER);
+	T_EQ_I64(hs_sim_step_folio(sim, 3, fd, HS_NEVER, HS_NIL), HS_STEP_MISS);
+	T_EQ_U64(hs_env_folio_pages(hs_sim_env(sim), 0), 3);
+	T_EQ_U64(hs_env_folio_pages(hs_sim_env(sim), 3), 1);
+	hs_sim_finish(sim, &st, &m);
+	T_EQ_U64((uint64_t)(hs_metrics_get(&m, "l2q.active_file") +
+			    hs_metrics_get(&m, "l2q.inactive_file")), 4);
+	hs_sim_free(sim);
+}
+
 static const struct t_case cases[] = {
+	{ "folios", test_folios },
+	{ "folio-drop", test_folio_drop },
+	{ "folio-off", test_folio_off },
+	{ "folio-pages", test_folio_pages },
 	{ "readahead-model", test_readahead_model },
 	{ "time-wrap", test_time_wrap },
 	{ "folio-id", test_folio_id },

@@ -173,12 +173,16 @@ else
 fi
 expect_eq "$(sql "SELECT count(*) FROM v_fidelity WHERE session = 1")" 3
 # The workload's TLB events (x86 kernels have tlb:tlb_flush): filtered on its pid, few rows;
-# every recorded switch goes into that one process.  A replay runs the TLB model and says so
-# in the run's params; without the events (another arch) it says tlb false.
+# every recorded switch goes into that one process.  A replay asked for the TLB model runs it
+# and says so in the run's params (tlb true, its bound); by default, or without the events
+# (another arch), they say tlb false.
 tlb=$(sql "SELECT instr(events, '\"tlb:tlb_flush\"') > 0 FROM recordings WHERE session = 1")
 ntlb=$(sql "SELECT count(*) FROM v_events WHERE session = 1
 	AND type IN ('tlb_flush', 'sched_switch', 'migrate_task')")
 expect_status 0 "$HSCTL" -d "$DB" --format json replay 1 -p linux-2q --size 1000 --no-store
+expect_grep '"tlb":false' "$OUT"
+expect_status 0 "$HSCTL" -d "$DB" --format json replay 1 -p linux-2q --size 1000 --no-store \
+	--param linux-2q.tlb=true
 if [ "$tlb" = 1 ]; then
 	[ "$ntlb" -lt 100000 ] && t_ok || t_bad "$ntlb TLB event rows: not filtered?"
 	expect_eq "$(sql "SELECT count(DISTINCT next_pid) <= 1 FROM v_ev_sched_switch
@@ -267,9 +271,10 @@ expect_grep "\"session\": $next, \"status\": \"complete\", \"workload_exit\": 3"
 expect_eq "$(sql "SELECT visibility FROM sessions WHERE id = $next")" faults
 expect_eq "$(sql "SELECT workload_exit FROM v_sessions WHERE session = $next")" 3
 # a command records no TLB events (its children have no pid to filter on yet): the
-# recording works without them and the replay runs no TLB model
+# recording works without them and the replay runs no TLB model, even when asked for it
 expect_eq "$(sql "SELECT instr(events, 'tlb:') FROM recordings WHERE session = $next")" 0
-expect_status 0 "$HSCTL" -d "$DB" --format json replay $next -p linux-2q --size 100 --no-store
+expect_status 0 "$HSCTL" -d "$DB" --format json replay $next -p linux-2q --size 100 --no-store \
+	--param linux-2q.tlb=true
 expect_grep '"tlb":false' "$OUT"
 # --sample numa: visibility sampled, the sysctl put back as it was
 nb=$(cat /proc/sys/kernel/numa_balancing 2>/dev/null || echo none)

@@ -149,6 +149,13 @@ expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lru --size 3 --no-store --fo
 	--readahead-model
 CSV=$OUT
 expect_eq "$(field lru misses) $(field lru readahead_pages)" "6 0"
+# Folio mode needs a recording's folios: a generated session replays page by
+# page, with or without --no-folios, and its runs' params do not say folios.
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lru --size 3 --no-store --format csv \
+	--no-folios
+CSV=$OUT
+expect_eq "$(field lru misses)" "6"
+expect_no_grep folios "$OUT"
 
 # A session that saw faults only: the accessed-bit policies are warned about,
 # the others are not.
