@@ -428,6 +428,22 @@ struct damon_clock {
 	bool		started;
 };
 
+/* Append record index @i to a chunk's grown array @at (*@n used, *@cap allocated). */
+static int push_at(uint32_t **at, size_t *n, size_t *cap, size_t i)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 64;
+		uint32_t *t = realloc(*at, c * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		*at = t;
+		*cap = c;
+	}
+	(*at)[(*n)++] = (uint32_t)i;
+	return 0;
+}
+
 /* Where in a chunk of times ts[0 .. n - 1] DAMON intervals end, into s->tick_at. */
 static int chunk_ticks(struct damon_clock *dc, const uint64_t *ts, size_t n, struct slot *s)
 {
@@ -443,16 +459,8 @@ static int chunk_ticks(struct damon_clock *dc, const uint64_t *ts, size_t n, str
 	}
 	for (size_t i = 0; i < n; i++) {
 		while (ts[i] >= dc->next_ns) {	/* an idle gap may end several */
-			if (s->nr_ticks == s->tick_cap) {
-				size_t cap = s->tick_cap ? 2 * s->tick_cap : 64;
-				uint32_t *t = realloc(s->tick_at, cap * sizeof(*t));
-
-				if (!t)
-					return -ENOMEM;
-				s->tick_at = t;
-				s->tick_cap = cap;
-			}
-			s->tick_at[s->nr_ticks++] = (uint32_t)i;
+			if (push_at(&s->tick_at, &s->nr_ticks, &s->tick_cap, i))
+				return -ENOMEM;
 			dc->next_ns += dc->interval_ns;
 			dc->tick++;
 		}
@@ -479,16 +487,8 @@ static int chunk_flushes(const struct pipeline *pl, size_t *next, const uint64_t
 			continue;
 		while (*next < pl->nr_tlb && pl->tlb_ts[*next] <= ts[i])
 			(*next)++;
-		if (s->nr_flushes == s->flush_cap) {
-			size_t cap = s->flush_cap ? 2 * s->flush_cap : 64;
-			uint32_t *t = realloc(s->flush_at, cap * sizeof(*t));
-
-			if (!t)
-				return -ENOMEM;
-			s->flush_at = t;
-			s->flush_cap = cap;
-		}
-		s->flush_at[s->nr_flushes++] = (uint32_t)i;
+		if (push_at(&s->flush_at, &s->nr_flushes, &s->flush_cap, i))
+			return -ENOMEM;
 	}
 	return 0;
 }
