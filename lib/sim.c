@@ -95,6 +95,8 @@ struct hs_sim {
 	size_t			last_cap;	/* allocated entries in last */
 	int			broken;		/* a policy broke the contract: -EUCLEAN */
 	bool			wants_seq_keys;	/* hs_sim_want_seq_keys() */
+	bool			pf_split;	/* a record may straddle two cache lines (its
+						 * stride does not divide 64): fetch both */
 	bool			driver_pageout;	/* cfg.pageout filters PAGEOUT verdicts */
 	bool			last_access;	/* keep a resident key's last access in
 						 * evicted_at (the recheck mode and the DAMON
@@ -325,6 +327,7 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	sim->env.priv_off = sizeof(struct hs_folio);
 	sim->env.stride = hs_sim_key_bytes(ops);
 	id_divisor(sim->env.stride, &sim->env.id_shift, &sim->env.id_mul);
+	sim->pf_split = 64 % sim->env.stride != 0;	/* the array starts a line */
 	time_bits = cfg->time_bits ? cfg->time_bits : 32;
 	sim->time_mask = (uint32_t)(UINT32_MAX >> (32 - time_bits));
 	sim->sweep_every = (uint64_t)(sim->time_mask >> 1) + 1;
@@ -1109,8 +1112,9 @@ static inline void prefetch_folio(const struct hs_sim *sim, uint32_t key)
 	if (unlikely(key >= sim->cfg.nr_keys))
 		return;		/* step() will refuse it */
 	p = sim->folios + (size_t)key * sim->env.stride;
-	__builtin_prefetch(p, 1, 3);
-	__builtin_prefetch(p + sim->env.stride - 1, 1, 3);
+	hs_prefetch(p);
+	if (sim->pf_split)
+		hs_prefetch(p + sim->env.stride - 1);
 }
 
 /*

@@ -159,7 +159,7 @@ static inline void clock_advance(const struct hs_policy *p)
 		return;
 	after = hs_q_next(&p->q, p->ring.head);
 	if (after != HS_NIL)
-		__builtin_prefetch(hs_q_link(&p->q, after), 1, 3);
+		hs_prefetch(hs_q_link(&p->q, after));
 }
 
 static size_t clock_evict(struct hs_policy *p, struct hs_folio *incoming,

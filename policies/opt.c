@@ -361,7 +361,7 @@ static __attribute__((noinline)) int heap_compact(struct hs_policy *p, uint64_t 
 	} else {
 		for (i = 0; i < p->heap_n; i++) {
 			if (i + 16 < p->heap_n)
-				__builtin_prefetch(hs_env_folio(p->env, h[i + 16].id));
+				hs_prefetch(hs_env_folio(p->env, h[i + 16].id));
 			if (opt_live(p, &h[i]))
 				h[n++] = h[i];
 		}
@@ -600,7 +600,7 @@ static void next_victim_hint(const struct hs_policy *p)
 	uint64_t m = hs_hbits_max(&p->fut);
 
 	if (m != HS_HBITS_NONE && m != p->top_nu)
-		__builtin_prefetch(&p->owner[m]);
+		hs_prefetch(&p->owner[m]);
 }
 
 static void opt_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
@@ -652,7 +652,7 @@ static size_t opt_evict(struct hs_policy *p, struct hs_folio *incoming, const st
 		}
 		/* the next victim's record, most often the new root's */
 		if (p->heap_n)
-			__builtin_prefetch(hs_env_folio(p->env, p->heap[0].id), 1, 3);
+			hs_prefetch(hs_env_folio(p->env, p->heap[0].id));
 		return n;
 	}
 	while (n < need && n < max && p->resident) {
