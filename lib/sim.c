@@ -1130,11 +1130,14 @@ static inline void prefetch_folio(const struct hs_sim *sim, uint32_t key)
  * counter, are the same as hs_sim_step()'s one by one (tests/t-prefetch.c
  * compares them), and cfg.no_prefetch turns them off.  The first records of
  * each call are fetched before the loop; the distances are in records, not
- * bytes, and were measured (README of the commit: 16 and 6 hold a DRAM miss
- * behind a step of 20-40 ns).
+ * bytes, and were measured once the fetches were really issued (hs_prefetch()):
+ * on issue 13's zipf sessions, 7 interleaved rounds, 24 and 8 against 16 and
+ * 6 took the floor at 3.7 M keys from 26.0 to 18.0 ns per access, arc at
+ * 368,000 of them 53.0 -> 47.0, clock at 76,300 of 763 K 41.1 -> 38.5, lru
+ * at 368,000 46.4 -> 43.4; 32 and 12 were within the noise of 24 and 8.
  */
-#define PF_FOLIO	16
-#define PF_POLICY	6
+#define PF_FOLIO	24
+#define PF_POLICY	8
 
 int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 	       const uint64_t *next, size_t n)
