@@ -375,6 +375,68 @@ NU_INLINE int fill_pass(struct hs_session_reader *r, uint64_t records, uint32_t 
 	return 0;
 }
 
+/* fill_plain()'s prefetch distance into last[], in records */
+#define NU_LAST		16
+
+/*
+ * The same next[] for a stream of accesses only (generated and imported
+ * sessions: no READAHEAD, hint or drop records), narrow entries, without
+ * the chains' random write per record into next[] (40 MB at 10 M records,
+ * and the record it settles is anywhere in the key's reuse distance): a
+ * forward pass stores each record's key in next[] itself, then a backward
+ * pass turns it into the next use, next[r] = last[key], last[key] = r
+ * (record r is access r), in order.  Its one random place per record is
+ * last[], an entry per key (@last, the chains' wait[]).  Return: 0 done;
+ * 1 the stream has another kind of record (next[] and seq_keys hold
+ * garbage: rewind and run fill_pass()); or a negative errno.
+ */
+static int fill_plain(struct hs_session_reader *r, uint64_t records, uint32_t nr_keys,
+		      uint32_t *seq_keys, uint32_t *next, uint32_t *last)
+{
+	uint64_t rec = 0, i;
+	const uint32_t *keys;
+	const uint8_t *meta;
+	size_t n;
+	int ret;
+
+	while ((ret = hs_session_read_chunk(r, &keys, &meta, &n)) > 0) {
+		uint8_t any = 0;
+
+		if (rec + n > records)
+			return -EBADMSG;
+		for (size_t j = 0; j < n; j++) {
+			any |= (uint8_t)!hs_channel_is_access(hs_meta_channel(meta[j]));
+			any |= (uint8_t)(keys[j] >= nr_keys);
+		}
+		if (any) {
+			for (size_t j = 0; j < n; j++)
+				if (hs_channel_is_access(hs_meta_channel(meta[j])) &&
+				    keys[j] >= nr_keys)
+					return -EBADMSG;
+			return 1;
+		}
+		memcpy(next + rec, keys, n * sizeof(*keys));
+		if (seq_keys)
+			memcpy(seq_keys + rec, keys, n * sizeof(*keys));
+		rec += n;
+	}
+	if (ret < 0)
+		return ret;
+	if (rec != records)
+		return -EBADMSG;
+	/* (uint32_t)HS_NEVER: no access follows */
+	memset(last, 0xff, (size_t)(nr_keys ? nr_keys : 1) * sizeof(*last));
+	for (i = records; i-- > 0;) {
+		uint32_t k = next[i];
+
+		if (i >= NU_LAST)
+			__builtin_prefetch(&last[next[i - NU_LAST]], 1, 3);
+		next[i] = last[k];
+		last[k] = (uint32_t)i;
+	}
+	return 0;
+}
+
 /*
  * *@out: next[] in huge pages (next_use_bytes() of next_use_width()): written
  * once, read through.
@@ -392,10 +454,17 @@ static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	if (width == sizeof(uint64_t))
+	if (width == sizeof(uint64_t)) {
 		ret = fill_pass(r, records, nr_keys, seq_keys, next, wait, true);
-	else
-		ret = fill_pass(r, records, nr_keys, seq_keys, next, wait, false);
+	} else {
+		ret = fill_plain(r, records, nr_keys, seq_keys, next, wait);
+		if (ret == 1) {
+			ret = hs_session_read_rewind(r);
+			if (!ret)
+				ret = fill_pass(r, records, nr_keys, seq_keys, next, wait,
+						false);
+		}
+	}
 	if (!ret)
 		ret = hs_session_read_rewind(r);
 	if (ret)

@@ -98,6 +98,8 @@ struct hs_sim {
 	size_t			last_cap;	/* allocated entries in last */
 	int			broken;		/* a policy broke the contract: -EUCLEAN */
 	bool			wants_seq_keys;	/* hs_sim_want_seq_keys() */
+	bool			pf_split;	/* a record may straddle two cache lines (its
+						 * stride does not divide 64): fetch both */
 	bool			driver_pageout;	/* cfg.pageout filters PAGEOUT verdicts */
 	bool			last_access;	/* keep a resident key's last access in
 						 * evicted_at (the recheck mode and the DAMON
@@ -516,6 +518,7 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	sim->env.priv_off = sizeof(struct hs_folio);
 	sim->env.stride = hs_sim_key_bytes(ops);
 	id_divisor(sim->env.stride, &sim->env.id_shift, &sim->env.id_mul);
+	sim->pf_split = 64 % sim->env.stride != 0;	/* the array starts a line */
 	time_bits = cfg->time_bits ? cfg->time_bits : 32;
 	sim->time_mask = (uint32_t)(UINT32_MAX >> (32 - time_bits));
 	sim->sweep_every = (uint64_t)(sim->time_mask >> 1) + 1;
@@ -1621,8 +1624,9 @@ static inline void prefetch_folio(const struct hs_sim *sim, uint32_t key)
 	if (unlikely(key >= sim->cfg.nr_keys))
 		return;		/* step() will refuse it */
 	p = sim->folios + (size_t)key * sim->env.stride;
-	__builtin_prefetch(p, 1, 3);
-	__builtin_prefetch(p + sim->env.stride - 1, 1, 3);
+	hs_prefetch(p);
+	if (sim->pf_split)
+		hs_prefetch(p + sim->env.stride - 1);
 }
 
 /*
@@ -1638,11 +1642,14 @@ static inline void prefetch_folio(const struct hs_sim *sim, uint32_t key)
  * counter, are the same as hs_sim_step()'s one by one (tests/t-prefetch.c
  * compares them), and cfg.no_prefetch turns them off.  The first records of
  * each call are fetched before the loop; the distances are in records, not
- * bytes, and were measured (README of the commit: 16 and 6 hold a DRAM miss
- * behind a step of 20-40 ns).
+ * bytes, and were measured once the fetches were really issued (hs_prefetch()):
+ * on issue 13's zipf sessions, 7 interleaved rounds, 24 and 8 against 16 and
+ * 6 took the floor at 3.7 M keys from 26.0 to 18.0 ns per access, arc at
+ * 368,000 of them 53.0 -> 47.0, clock at 76,300 of 763 K 41.1 -> 38.5, lru
+ * at 368,000 46.4 -> 43.4; 32 and 12 were within the noise of 24 and 8.
  */
-#define PF_FOLIO	16
-#define PF_POLICY	6
+#define PF_FOLIO	24
+#define PF_POLICY	8
 
 int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 	       const uint64_t *next, size_t n)

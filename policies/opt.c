@@ -116,8 +116,16 @@ struct opt_priv {
 /* No next use at all: not a seq, not HS_NEVER (a stale heap entry never matches it). */
 #define OPT_GONE	(HS_NEVER - 1)
 
+/*
+ * A heap entry: the key's next use and its id, in one 64-bit key whose
+ * order is the heap's, so that a sift compares once per child (two fields
+ * took twice the instructions, and their branches mispredicted): narrow,
+ * while every next use is below 2^32 - 1, (next use << 32) | ~id, with
+ * 2^32 - 1 for HS_NEVER; wide, from the first larger next use on (a stream
+ * of 2^32 - 1 accesses or more), the next use alone, ties by id.
+ */
 struct opt_ent {
-	uint64_t	next_use;	/* seq of the key's next access, or HS_NEVER */
+	uint64_t	key;		/* as above */
 	uint32_t	id;		/* key id */
 };
 
@@ -126,6 +134,7 @@ uint64_t hs_opt_bitmap_min = HS_OPT_BITMAP_MIN;
 
 struct hs_policy {
 	bool			bits;	/* the bitmap, not the heap */
+	bool			wide;	/* heap entries' keys are wide (struct opt_ent) */
 	struct opt_ent		*heap;	/* 4-ary max-heap, root = victim; lazy (below) */
 	void			*heap_mem; /* its allocation (heap is aligned within) */
 	uint64_t		heap_n;	/* entries, live and stale */
@@ -156,11 +165,35 @@ static struct opt_priv *opt_priv(struct hs_folio *f)
 }
 
 /* Strict "a is evicted before b": farther next use, then lower id. */
-static inline bool ent_before(const struct opt_ent *a, const struct opt_ent *b)
+static inline bool ent_before(const struct hs_policy *p, const struct opt_ent *a,
+			      const struct opt_ent *b)
 {
-	if (a->next_use != b->next_use)
-		return a->next_use > b->next_use;
+	if (likely(!p->wide))
+		return a->key > b->key;
+	if (a->key != b->key)
+		return a->key > b->key;
 	return a->id < b->id;
+}
+
+static inline bool nu_narrow(uint64_t nu)
+{
+	return nu == HS_NEVER || nu < UINT32_MAX;
+}
+
+static inline struct opt_ent ent_make(const struct hs_policy *p, uint64_t nu, uint32_t id)
+{
+	if (unlikely(p->wide))
+		return (struct opt_ent){ .key = nu, .id = id };
+	return (struct opt_ent){ .key = (nu == HS_NEVER ? (uint64_t)UINT32_MAX << 32 : nu << 32) |
+					 (uint32_t)~id,
+				 .id = id };
+}
+
+static inline uint64_t ent_nu(const struct hs_policy *p, const struct opt_ent *e)
+{
+	if (unlikely(p->wide))
+		return e->key;
+	return e->key >> 32 == UINT32_MAX ? HS_NEVER : e->key >> 32;
 }
 
 /*
@@ -201,7 +234,18 @@ static bool opt_live(const struct hs_policy *p, const struct opt_ent *e)
 	const struct hs_folio *f = hs_env_folio(p->env, e->id);
 
 	return hs_folio_is_resident(f) &&
-	       ((const struct opt_priv *)hs_folio_cpriv(f))->nu == e->next_use;
+	       ((const struct opt_priv *)hs_folio_cpriv(f))->nu == ent_nu(p, e);
+}
+
+/*
+ * A next use of 2^32 - 1 or more: the keys go wide, in place.  The order of
+ * (next use, id) is the same either way, so the heap stays a heap.
+ */
+static __attribute__((noinline)) void heap_widen(struct hs_policy *p)
+{
+	for (uint64_t i = 0; i < p->heap_n; i++)
+		p->heap[i].key = ent_nu(p, &p->heap[i]);
+	p->wide = true;
 }
 
 /* Room for @size entries, entry 1 at the start of a line; the old ones copied. */
@@ -229,7 +273,8 @@ static int heap_alloc(struct hs_policy *p, uint64_t size)
 }
 
 /* Put @e at hole @i and sift it toward the leaves. */
-static inline void heap_down(struct hs_policy *p, uint64_t i, struct opt_ent e)
+static inline __attribute__((always_inline)) void heap_down(struct hs_policy *p, uint64_t i,
+							     struct opt_ent e)
 {
 	struct opt_ent *h = p->heap;
 	uint64_t n = p->heap_n;
@@ -239,12 +284,26 @@ static inline void heap_down(struct hs_policy *p, uint64_t i, struct opt_ent e)
 
 		if (c >= n)
 			break;
-		end = HS_MIN(c + OPT_ARY, n);
-		for (c++; c < end; c++)
-			if (ent_before(&h[c], &h[best]))
-				best = c;
-		if (!ent_before(&h[best], &e))
-			break;
+		if (likely(!p->wide && c + OPT_ARY <= n)) {
+			/* four keys, one comparison each: selects, not branches */
+			uint64_t bk = h[c].key;
+
+			for (uint64_t k = c + 1; k < c + OPT_ARY; k++) {
+				bool more = h[k].key > bk;
+
+				best = more ? k : best;
+				bk = more ? h[k].key : bk;
+			}
+			if (bk <= e.key)
+				break;
+		} else {
+			end = HS_MIN(c + OPT_ARY, n);
+			for (c++; c < end; c++)
+				if (ent_before(p, &h[c], &h[best]))
+					best = c;
+			if (!ent_before(p, &h[best], &e))
+				break;
+		}
 		h[i] = h[best];
 		i = best;
 	}
@@ -268,8 +327,13 @@ static __attribute__((noinline)) void heap_rebuild(struct hs_policy *p)
 	for (uint32_t id = 0; id < p->env->nr_keys && n < p->heap_size; id++) {
 		struct hs_folio *f = hs_env_folio(p->env, id);
 
-		if (hs_folio_is_resident(f))
-			p->heap[n++] = (struct opt_ent){ .next_use = opt_priv(f)->nu, .id = id };
+		if (!hs_folio_is_resident(f))
+			continue;
+		if (unlikely(!p->wide && !nu_narrow(opt_priv(f)->nu))) {
+			p->heap_n = n;
+			heap_widen(p);
+		}
+		p->heap[n++] = ent_make(p, opt_priv(f)->nu, id);
 	}
 	p->heap_n = n;
 	for (i = n > 1 ? (n - 2) / OPT_ARY + 1 : 0; i-- > 0;)
@@ -283,14 +347,21 @@ static __attribute__((noinline)) int heap_compact(struct hs_policy *p, uint64_t 
 	struct opt_ent *h = p->heap;
 	uint64_t n = 0, i;
 
-	if (p->exact) {
+	if (p->exact && !p->wide) {
+		/* ent_nu() >= now, narrow: one comparison of the key */
+		uint64_t low = now < UINT32_MAX ? now << 32 : (uint64_t)UINT32_MAX << 32;
+
 		for (i = 0; i < p->heap_n; i++)
-			if (h[i].next_use >= now)
+			if (h[i].key >= low)
+				h[n++] = h[i];
+	} else if (p->exact) {
+		for (i = 0; i < p->heap_n; i++)
+			if (h[i].key >= now)
 				h[n++] = h[i];
 	} else {
 		for (i = 0; i < p->heap_n; i++) {
 			if (i + 16 < p->heap_n)
-				__builtin_prefetch(hs_env_folio(p->env, h[i + 16].id));
+				hs_prefetch(hs_env_folio(p->env, h[i + 16].id));
 			if (opt_live(p, &h[i]))
 				h[n++] = h[i];
 		}
@@ -337,14 +408,29 @@ static inline bool heap_room(struct hs_policy *p, uint64_t now)
 /* Add {nu, id}: sift up from a new leaf (heap_room() first). */
 static inline void heap_push(struct hs_policy *p, uint64_t nu, uint32_t id)
 {
-	struct opt_ent e = { .next_use = nu, .id = id };
-	struct opt_ent *h = p->heap;
-	uint64_t i = p->heap_n++;
+	struct opt_ent e, *h = p->heap;
+	uint64_t i;
 
+	if (unlikely(!p->wide && !nu_narrow(nu)))
+		heap_widen(p);
+	e = ent_make(p, nu, id);
+	i = p->heap_n++;
+	if (likely(!p->wide)) {
+		while (i > 0) {
+			uint64_t up = (i - 1) / OPT_ARY;
+
+			if (e.key <= h[up].key)
+				break;
+			h[i] = h[up];
+			i = up;
+		}
+		h[i] = e;
+		return;
+	}
 	while (i > 0) {
 		uint64_t up = (i - 1) / OPT_ARY;
 
-		if (!ent_before(&e, &h[up]))
+		if (!ent_before(p, &e, &h[up]))
 			break;
 		h[i] = h[up];
 		i = up;
@@ -514,7 +600,7 @@ static void next_victim_hint(const struct hs_policy *p)
 	uint64_t m = hs_hbits_max(&p->fut);
 
 	if (m != HS_HBITS_NONE && m != p->top_nu)
-		__builtin_prefetch(&p->owner[m]);
+		hs_prefetch(&p->owner[m]);
 }
 
 static void opt_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_access *a)
@@ -566,7 +652,7 @@ static size_t opt_evict(struct hs_policy *p, struct hs_folio *incoming, const st
 		}
 		/* the next victim's record, most often the new root's */
 		if (p->heap_n)
-			__builtin_prefetch(hs_env_folio(p->env, p->heap[0].id), 1, 3);
+			hs_prefetch(hs_env_folio(p->env, p->heap[0].id));
 		return n;
 	}
 	while (n < need && n < max && p->resident) {
@@ -609,7 +695,7 @@ static bool opt_admit(struct hs_policy *p, struct hs_folio *f, const struct hs_a
 	(void)f;
 	if (!p->bypass || resident < p->env->capacity || !resident)
 		return true;
-	if (a->next_use < (p->bits ? root_next_use(p) : heap_top(p)->next_use))
+	if (a->next_use < (p->bits ? root_next_use(p) : ent_nu(p, heap_top(p))))
 		return true;
 	p->bypassed++;
 	return false;
@@ -636,7 +722,7 @@ static int heap_check(const struct hs_policy *p)
 		const struct opt_ent *e = &p->heap[i];
 
 		if (e->id >= env->nr_keys ||
-		    (i > 0 && ent_before(e, &p->heap[(i - 1) / OPT_ARY])))
+		    (i > 0 && ent_before(p, e, &p->heap[(i - 1) / OPT_ARY])))
 			ret = -EUCLEAN;
 		else if (opt_live(p, e) && !seen[e->id]++)
 			found++;
@@ -693,11 +779,11 @@ static void opt_dump(const struct hs_policy *p, FILE *fp)
 
 			if (!opt_live(p, e))
 				continue;
-			if (e->next_use == HS_NEVER)
+			if (ent_nu(p, e) == HS_NEVER)
 				fprintf(fp, "  [%" PRIu64 "] %" PRIu32 " never\n", s, e->id);
 			else
 				fprintf(fp, "  [%" PRIu64 "] %" PRIu32 " %" PRIu64 "\n", s, e->id,
-					e->next_use);
+					ent_nu(p, e));
 		}
 		return;
 	}

@@ -267,11 +267,46 @@ static void test_opt_heap_any_next(void)
 	hs_opt_bitmap_min = saved;
 }
 
+/*
+ * The same with next uses from 2^32 - 1 on among the small ones: the heap's
+ * keys go wide (policies/opt.c, struct opt_ent) at the first, mid-run.
+ */
+static void test_opt_heap_wide_next(void)
+{
+	uint64_t saved = hs_opt_bitmap_min;
+
+	hs_opt_bitmap_min = UINT64_MAX;
+	for (int t = 0; t < 200; t++) {
+		uint32_t nr_keys = 1 + (uint32_t)rnd(40);
+		size_t n = 1 + rnd(3000);
+		uint32_t *keys = malloc(n * sizeof(*keys));
+		uint64_t *next = malloc(n * sizeof(*next));
+
+		if (!keys || !next) {
+			t_fail(__FILE__, __LINE__, "no memory");
+			free(keys);
+			free(next);
+			break;
+		}
+		for (size_t i = 0; i < n; i++) {
+			keys[i] = (uint32_t)(rnd(2) ? rnd(1 + rnd(nr_keys)) : rnd(nr_keys));
+			next[i] = rnd(8) ? rnd(2 * n) : HS_NEVER;
+			if (next[i] != HS_NEVER && i > n / 2 && rnd(4) == 0)
+				next[i] += UINT32_MAX - 2;
+		}
+		opt_vs_naive(keys, n, nr_keys, 1 + rnd(nr_keys), t & 1, next);
+		free(keys);
+		free(next);
+	}
+	hs_opt_bitmap_min = saved;
+}
+
 static const struct t_case cases[] = {
 	{ "hbits-random", test_hbits_random },
 	{ "hbits-grow", test_hbits_grow },
 	{ "opt-random", test_opt_random },
 	{ "opt-heap-any-next", test_opt_heap_any_next },
+	{ "opt-heap-wide-next", test_opt_heap_wide_next },
 };
 
 int main(int argc, char **argv)
