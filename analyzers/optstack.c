@@ -678,14 +678,14 @@ static void push_top(struct hs_optstack *os, uint32_t key, int32_t w, uint32_t m
 static inline void prefetch_path(const struct hs_optstack *os, uint32_t b)
 {
 	for (uint32_t l = 0; l < PREFETCH_LEVELS && l < os->nlev; l++)
-		__builtin_prefetch(&os->lev[l][b >> (FAN_SHIFT * l)]);
+		hs_prefetch(&os->lev[l][b >> (FAN_SHIFT * l)]);
 }
 
 /* The block of slot @s: one line (BLK slots of 8 bytes, line-aligned). */
 static inline void prefetch_block(const struct hs_optstack *os, uint32_t s)
 {
 	for (uint32_t i = 0; i < BLK * sizeof(struct slot); i += LINE)
-		__builtin_prefetch((const char *)&os->sl[s & ~(BLK - 1)] + i);
+		hs_prefetch((const char *)&os->sl[s & ~(BLK - 1)] + i);
 }
 
 void hs_optstack_prefetch(const struct hs_optstack *os, uint32_t far, uint32_t near)
@@ -693,7 +693,7 @@ void hs_optstack_prefetch(const struct hs_optstack *os, uint32_t far, uint32_t n
 	uint32_t s;
 
 	if (far < os->nr_keys)
-		__builtin_prefetch(&os->where[far]);
+		hs_prefetch(&os->where[far]);
 	if (near < os->nr_keys && (s = os->where[near]) != NIL) {
 		prefetch_block(os, s);
 		prefetch_path(os, s >> BLK_SHIFT);

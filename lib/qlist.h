@@ -19,26 +19,9 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-#define HS_NIL	UINT32_MAX	/* "no key" in a link or list end */
+#include "hs.h"
 
-/*
- * Fetch the cache line of @p for a write soon.  Not __builtin_prefetch():
- * GCC 12 at -O1 and above deletes some of those as dead code -- two in a
- * row, the second at an address computed from a load, after a bounds test:
- * the driver's fetch of a record's two ends in hs_sim_run() and the second
- * of hs_q_prefetch_neighbours() had vanished from the binary, so the
- * replay had never fetched a record ahead (objdump showed no prefetch
- * instruction in hs_sim_run()).  An asm statement stays where it is put.
- * A prefetch never faults, whatever the address.
- */
-static inline void hs_prefetch(const void *p)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__asm__ volatile("prefetcht0 %0" : : "m"(*(const char *)p));
-#else
-	__builtin_prefetch(p, 1, 3);
-#endif
-}
+#define HS_NIL	UINT32_MAX	/* "no key" in a link or list end */
 
 struct hs_qlink {
 	uint32_t	prev;		/* toward head; HS_NIL at the head */

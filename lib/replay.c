@@ -500,16 +500,12 @@ struct damon_clock {
 /* Append record index @i to a chunk's grown array @at (*@n used, *@cap allocated). */
 static int push_at(uint32_t **at, size_t *n, size_t *cap, size_t i)
 {
-	if (*n == *cap) {
-		size_t c = *cap ? 2 * *cap : 64;
-		uint32_t *t = realloc(*at, c * sizeof(*t));
+	uint32_t *t = hs_grow(*at, cap, *n + 1, sizeof(*t), 64);
 
-		if (!t)
-			return -ENOMEM;
-		*at = t;
-		*cap = c;
-	}
-	(*at)[(*n)++] = (uint32_t)i;
+	if (!t)
+		return -ENOMEM;
+	*at = t;
+	t[(*n)++] = (uint32_t)i;
 	return 0;
 }
 
