@@ -38,6 +38,7 @@ static const struct extra_cost {
 } extra_costs[] = {
 	{ "opt", 0, 32 },	{ "lrfu", 0, 24 },	{ "mglru", 9, 4 },
 	{ "hitshield", 9, 4 },
+	{ "clock", 1, 0 },	/* its reference bitmap: a bit a key, counted as a byte */
 };
 
 /* A policy not in the table: assume LRFU's heap, the largest extra measured. */

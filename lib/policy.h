@@ -152,7 +152,7 @@ struct hs_policy_ops {
 	void	(*report)(const struct hs_policy *p, struct hs_metrics *m);
 	/*
 	 * f will be stepped a few records from now (hs_sim_run()), and its own
-	 * record is in the cache or on its way: __builtin_prefetch() the other
+	 * record is in the cache or on its way: hs_prefetch() (lib/hs.h) the other
 	 * memory the hooks will touch for it (list neighbours, ghost entries,
 	 * heap slots).  It must not change anything, the policy's state
 	 * included: with or without it the run is the same.  What it reads may
