@@ -2684,6 +2684,49 @@ int hs_session_add_room(struct hs_session_writer *w, size_t n, uint8_t meta)
 }
 
 /**
+ * hs_session_keys() - distinct keys renumbered so far
+ * @w: the writer
+ *
+ * Return: their count (the keys of the chunks written; the chunk being
+ * filled is renumbered when it is written).
+ */
+uint64_t hs_session_keys(const struct hs_session_writer *w)
+{
+	return hs_keymap_count(w->km);
+}
+
+/**
+ * hs_session_expect_keys() - size the renumbering map from a sample of the keys to come
+ * @w: the writer
+ * @sample: distinct keys sampled from the records still to come, one in 2^@shift
+ *          (hs_trace_sample_keys())
+ * @n: their number
+ * @shift: log2 of the sampling rate
+ *
+ * The sampled keys that the map does not hold yet, scaled up, estimate the
+ * new keys to come; the map is sized for them and those it holds now at
+ * once (hs_keymap_expect()), so it need not double as they arrive.  A hint:
+ * more keys still fit, and a map that cannot grow now grows later as it
+ * would have.
+ *
+ * Return: nothing.
+ */
+void hs_session_expect_keys(struct hs_session_writer *w, const uint64_t *sample, size_t n,
+			    unsigned int shift)
+{
+	uint64_t fresh = 0;
+	uint32_t id;
+
+	if (w->err)
+		return;
+	for (size_t i = 0; i < n; i++)
+		fresh += !hs_keymap_lookup(w->km, sample[i], &id);
+	fresh = (fresh << shift) + hs_keymap_count(w->km);
+	if (fresh < HS_KEYMAP_MAX_KEYS)
+		(void)hs_keymap_expect(w->km, (size_t)fresh);
+}
+
+/**
  * hs_session_add_ts() - append one record with its time
  * @w: the writer
  * @key: original id (renumbered densely here)
