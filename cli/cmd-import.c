@@ -222,23 +222,27 @@ static int import_params(const struct hs_trace_opts *o, char **out)
 #define COPY_BATCH	4096
 
 /*
- * Keys renumbered before the import estimates how many new ones the rest of
- * the file holds (hs_trace_sample_keys(), hs_session_expect_keys()) and sizes
- * the map for them at once.  Its doublings move every key and fault in the
- * new half: from 2^21 slots on (838,860 keys) that cost more than the pass
- * over the file (a 3.7 M-key import: 0.11 s for five doublings, the pass
- * 0.01-0.02 s); below, less, so imports of fewer keys never pay for the pass.
+ * Keys renumbered before a u32be import estimates how many new ones the rest
+ * of the file holds (hs_trace_sample_keys(), hs_session_expect_keys()) and
+ * sizes the map for them at once.  Its doublings move every key and fault in
+ * the new half: from 2^21 slots on (838,860 keys) that cost more than the
+ * pass over the file (a 3.7 M-key import: 0.11 s for five doublings, the
+ * pass about 0.01 s); below, less, so imports of fewer keys never pay for
+ * the pass.  Not oracle: its records are six times longer, and the pass
+ * (every cache line of the file, faulted in twice) cost about what it saved
+ * (P12: 16 % of the import, for one doubling saved; bench/README).
  */
 #define ESTIMATE_AFTER	800000
 
 /*
  * Read every record into the open session: the reader writes the keys
- * straight into the writer's chunk (hs_session_room()).  Return: 0 or a
+ * straight into the writer's chunk (hs_session_room()); with @presize the
+ * key map is sized from a sample of the file (ESTIMATE_AFTER).  Return: 0 or a
  * negative errno, with *why the message and *bad_data set when the trace
  * was at fault.
  */
 static int copy_records(struct hs_trace_reader *r, struct hs_session_writer *w,
-			struct hs_store *st, const char **why, bool *bad_data)
+			struct hs_store *st, bool presize, const char **why, bool *bad_data)
 {
 	struct hs_cli_progress pr;
 	bool tty = isatty(STDERR_FILENO);
@@ -267,7 +271,7 @@ static int copy_records(struct hs_trace_reader *r, struct hs_session_writer *w,
 			*why = hs_store_errmsg(st);
 			break;
 		}
-		if (!estimated && hs_session_keys(w) >= ESTIMATE_AFTER) {
+		if (!estimated && presize && hs_session_keys(w) >= ESTIMATE_AFTER) {
 			estimated = true;
 			n = hs_trace_sample_keys(r, &sample);
 			if (n >= 0)
@@ -403,7 +407,7 @@ static int run(int argc, char **argv)
 		status = hs_cli_store_err(st, hs_exit_from_errno(ret));
 		goto out_close_store;
 	}
-	ret = copy_records(r, w, st, &why, &bad_data);
+	ret = copy_records(r, w, st, a.topts.type == HS_TRACE_U32BE, &why, &bad_data);
 	if (ret == -EFBIG && why && *why) {
 		hs_err("%s; raise --max-accesses (0: no limit)", why);
 		hs_session_abort(w);

@@ -1038,6 +1038,12 @@ long hs_trace_next_many(struct hs_trace_reader *r, uint64_t *keys, size_t max, u
 
 /* hs_trace_sample_keys(): at most SAMPLE_MAX keys (64 M keys' worth) */
 #define SAMPLE_MAX	(1u << 20)
+/*
+ * ... and the pages it passes beyond this far ahead of the reader are let go
+ * (MADV_DONTNEED), to be faulted in again when the reader comes: a large
+ * file is not kept mapped whole meanwhile, and a smaller one is faulted in once.
+ */
+#define SAMPLE_KEEP	(256u << 20)
 #define SAMPLE_MUL	0x9e3779b97f4a7c15ull	/* odd: key * SAMPLE_MUL is one-to-one */
 
 struct sample {
@@ -1057,21 +1063,12 @@ static void sample_put(struct sample *sa, uint64_t v)
 	sa->set[i] = v;
 }
 
-/*
- * Add sampled key @key (@h its product): a sampled key's product has its top
- * HS_TRACE_SAMPLE_SHIFT bits clear, so the top bit marks a taken slot, and
- * the bits below the sample's pick the slot.  Return: 0 or -ENOMEM.
- */
-static int sample_add(struct sample *sa, uint64_t key, uint64_t h)
+/* Put new sampled key @key (@v its slot's value) into free slot @i.  Return: 0 or -ENOMEM. */
+static int sample_insert(struct sample *sa, uint64_t key, uint64_t v, size_t i)
 {
-	size_t mask = ((size_t)1 << sa->bits) - 1, i, old_n = mask + 1;
-	uint64_t v = h | 1ull << 63, *old = sa->set, *keys;
+	size_t old_n = (size_t)1 << sa->bits;
+	uint64_t *old = sa->set, *keys;
 
-	for (i = (size_t)(h >> (64 - HS_TRACE_SAMPLE_SHIFT - sa->bits)) & mask; sa->set[i];
-	     i = (i + 1) & mask) {
-		if (sa->set[i] == v)
-			return 0;
-	}
 	sa->set[i] = v;
 	sa->keys[sa->n++] = key;
 	if (sa->n * 2 < old_n)
@@ -1095,6 +1092,26 @@ static int sample_add(struct sample *sa, uint64_t key, uint64_t h)
 	return 0;
 }
 
+/*
+ * Add sampled key @key (@h its product): a sampled key's product has its top
+ * HS_TRACE_SAMPLE_SHIFT bits clear, so the top bit marks a taken slot, and
+ * the bits below the sample's pick the slot.  Inlined for the common case,
+ * a key sampled before (a popular key is sampled at each of its records).
+ * Return: 0 or -ENOMEM.
+ */
+static inline int sample_add(struct sample *sa, uint64_t key, uint64_t h)
+{
+	size_t mask = ((size_t)1 << sa->bits) - 1, i;
+	uint64_t v = h | 1ull << 63;
+
+	for (i = (size_t)(h >> (64 - HS_TRACE_SAMPLE_SHIFT - sa->bits)) & mask; sa->set[i];
+	     i = (i + 1) & mask) {
+		if (sa->set[i] == v)
+			return 0;
+	}
+	return sample_insert(sa, key, v, i);
+}
+
 /**
  * hs_trace_sample_keys() - a sample of the distinct keys not read yet
  * @r: the reader, of a mapped binary file (map_input())
@@ -1107,7 +1124,7 @@ static int sample_add(struct sample *sa, uint64_t key, uint64_t h)
  * that knows which keys it has seen (a renumbering map) estimates from them
  * how many new keys are to come (hs_session_expect_keys()), and sizes its
  * map once rather than doubling it as they arrive.  Its pages beyond
- * MAP_DROP ahead of the reader are let go as it passes them, not kept
+ * SAMPLE_KEEP ahead of the reader are let go as it passes them, not kept
  * mapped until the reader comes.  Records past a truncated tail or past
  * opts.max_records are looked at too: it is a sample for an estimate, and
  * hs_trace_next() reports them as it would.  At SAMPLE_MAX keys it stops.
@@ -1153,7 +1170,7 @@ long hs_trace_sample_keys(struct hs_trace_reader *r, uint64_t **keys)
 					ret = sample_add(&sa, key, h);
 			}
 		}
-		from = HS_MAX(from, r->pos + MAP_DROP) & ~(size_t)4095;
+		from = HS_MAX(from, r->pos + SAMPLE_KEEP) & ~(size_t)4095;
 		if (stop > from)
 			(void)madvise(r->buf + from, stop - from, MADV_DONTNEED);
 	}
