@@ -2696,34 +2696,38 @@ uint64_t hs_session_keys(const struct hs_session_writer *w)
 }
 
 /**
- * hs_session_expect_keys() - size the renumbering map from a sample of the keys to come
+ * hs_session_unseen() - how many of @n keys the session has not renumbered yet
  * @w: the writer
- * @sample: distinct keys sampled from the records still to come, one in 2^@shift
- *          (hs_trace_sample_keys())
+ * @keys: original ids (a sample of those to come: hs_trace_sample_keys())
  * @n: their number
- * @shift: log2 of the sampling rate
  *
- * The sampled keys that the map does not hold yet, scaled up, estimate the
- * new keys to come; the map is sized for them and those it holds now at
- * once (hs_keymap_expect()), so it need not double as they arrive.  A hint:
- * more keys still fit, and a map that cannot grow now grows later as it
- * would have.
- *
- * Return: nothing.
+ * Return: the count.
  */
-void hs_session_expect_keys(struct hs_session_writer *w, const uint64_t *sample, size_t n,
-			    unsigned int shift)
+uint64_t hs_session_unseen(const struct hs_session_writer *w, const uint64_t *keys, size_t n)
 {
 	uint64_t fresh = 0;
 	uint32_t id;
 
-	if (w->err)
-		return;
 	for (size_t i = 0; i < n; i++)
-		fresh += !hs_keymap_lookup(w->km, sample[i], &id);
-	fresh = (fresh << shift) + hs_keymap_count(w->km);
-	if (fresh < HS_KEYMAP_MAX_KEYS)
-		(void)hs_keymap_expect(w->km, (size_t)fresh);
+		fresh += !hs_keymap_lookup(w->km, keys[i], &id);
+	return fresh;
+}
+
+/**
+ * hs_session_expect_keys() - size the renumbering map for about @keys keys
+ * @w: the writer
+ * @keys: distinct keys the session is expected to hold in all (an estimate)
+ *
+ * The map is sized for them at once (hs_keymap_expect()) rather than doubling
+ * as they arrive.  A hint: more keys still fit, and a map that cannot grow
+ * now grows later as it would have.
+ *
+ * Return: nothing.
+ */
+void hs_session_expect_keys(struct hs_session_writer *w, uint64_t keys)
+{
+	if (!w->err && keys < HS_KEYMAP_MAX_KEYS)
+		(void)hs_keymap_expect(w->km, (size_t)keys);
 }
 
 /**

@@ -69,6 +69,8 @@ struct hs_trace_reader {
 	char			*field;		/* csv: HS_TRACE_MAX_LINE bytes, unquoted field */
 	uint64_t		max_next;	/* oracle: largest next_access_vtime seen */
 	uint64_t		max_next_rec;	/* oracle: the record that had it */
+	uint64_t		lasts;		/* oracle: records read that are their key's
+						 * last access (next -1 or INT64_MAX) */
 	bool			text_checked;	/* u32be: check_not_text() was run */
 	int			err;		/* sticky negative errno, 0 while fine */
 	char			msg[512];	/* message for err */
@@ -807,6 +809,8 @@ static int next_oracle(struct hs_trace_reader *r, uint64_t *key)
 			r->max_next = (uint64_t)next;
 			r->max_next_rec = r->records;
 		}
+	} else {
+		r->lasts++;
 	}
 	*key = get_le64(rec + 4);
 	return 1;
@@ -957,6 +961,7 @@ static size_t oracle_many(struct hs_trace_reader *r, uint64_t *keys, size_t max)
 {
 	const unsigned char *p = r->buf + r->pos;
 	uint64_t rec = r->records, max_next = r->max_next, max_next_rec = r->max_next_rec;
+	uint64_t lasts = r->lasts;
 	size_t i, n = HS_MIN(max, (r->len - r->pos) / ORACLE_REC);
 
 	for (i = 0; i < n; i++, p += ORACLE_REC) {
@@ -969,9 +974,12 @@ static size_t oracle_many(struct hs_trace_reader *r, uint64_t *keys, size_t max)
 				max_next = (uint64_t)next;
 				max_next_rec = rec + i;
 			}
+		} else {
+			lasts++;
 		}
 		keys[i] = get_le64(p + 4);
 	}
+	r->lasts = lasts;
 	r->max_next = max_next;
 	r->max_next_rec = max_next_rec;
 	r->pos += i * ORACLE_REC;
@@ -1182,6 +1190,62 @@ out:
 	}
 	*keys = sa.keys;
 	return (long)sa.n;
+}
+
+/**
+ * hs_trace_oracle_lasts() - oracle: records read so far that were their key's last access
+ * @r: the reader
+ *
+ * Return: their count (0 for other formats).
+ */
+uint64_t hs_trace_oracle_lasts(const struct hs_trace_reader *r)
+{
+	return r->lasts;
+}
+
+/**
+ * hs_trace_oracle_keys() - the distinct keys of a whole oracle file, as it says
+ * @r: the reader, of a mapped oracle file (map_input())
+ * @keys: receives the count
+ *
+ * In an oracleGeneral trace every key's last access, and only that, has no
+ * next access (-1 or INT64_MAX): the records so marked are the distinct
+ * keys.  The reader counts them as it goes; one pass over the rest of the
+ * file counts the others, reading the field alone (no hash, no set:
+ * hs_trace_sample_keys() cost as much as the map's doublings it saved on an
+ * oracle file).  A file whose marks are wrong gives a wrong count: a
+ * caller that sizes something by it checks it for sense first.  Its pages
+ * beyond SAMPLE_KEEP ahead of the reader are let go as it passes them.
+ *
+ * Return: 0; -EOPNOTSUPP when the input is not a mapped oracle file or the
+ * reader failed.
+ */
+int hs_trace_oracle_keys(struct hs_trace_reader *r, uint64_t *keys)
+{
+	uint64_t lasts = 0;
+	size_t i, end;
+
+	if (r->o.type != HS_TRACE_ORACLE)
+		return -EOPNOTSUPP;
+	if (!r->sniffed && !r->err)
+		map_input(r);
+	if (!r->map_len || r->err)
+		return -EOPNOTSUPP;
+	end = r->map_len - (r->map_len - r->pos) % ORACLE_REC;
+	for (i = r->pos; i < end;) {
+		size_t stop = HS_MIN(end, i + (MAP_DROP / 2 / ORACLE_REC) * ORACLE_REC), from = i;
+
+		for (; i < stop; i += ORACLE_REC) {
+			uint64_t next = get_le64(r->buf + i + 16);
+
+			lasts += next == UINT64_MAX || next == (uint64_t)INT64_MAX;
+		}
+		from = HS_MAX(from, r->pos + SAMPLE_KEEP) & ~(size_t)4095;
+		if (stop > from)
+			(void)madvise(r->buf + from, stop - from, MADV_DONTNEED);
+	}
+	*keys = r->lasts + lasts;
+	return 0;
 }
 
 /**

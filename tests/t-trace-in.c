@@ -784,11 +784,37 @@ static void expect_sample(const char *file, const struct hs_trace_opts *o, size_
 	hs_trace_close(r);
 }
 
+/* hs_trace_oracle_keys() on @file after @skip records: @want (or @want_ret). */
+static void expect_oracle_keys(const char *file, const struct hs_trace_opts *o, size_t skip,
+			       uint64_t want, int want_ret)
+{
+	static uint64_t keys[4096];
+	struct hs_trace_reader *r;
+	uint64_t total = 0;
+	size_t done = 0;
+	uint8_t meta;
+	long n = 0;
+
+	T_EQ_I64(hs_trace_open(file, o, &r), 0);
+	while (done < skip && (n = hs_trace_next_many(r, keys, HS_MIN(skip - done, 4096ul),
+						      &meta)) > 0)
+		done += (size_t)n;
+	T_EQ_I64(hs_trace_oracle_keys(r, &total), want_ret);
+	if (!want_ret)
+		T_EQ_U64(total, want);
+	while ((n = hs_trace_next_many(r, keys, 4096, &meta)) > 0)
+		done += (size_t)n;
+	T_EQ_I64(n, 0);
+	if (o->type == HS_TRACE_ORACLE)
+		T_EQ_U64(hs_trace_oracle_lasts(r), want_ret ? hs_trace_oracle_lasts(r) : want);
+	hs_trace_close(r);
+}
+
 /*
  * Plain files of 1 MiB and more are read through a mapping (map_input()),
  * which is let go 32 MiB behind the reader: the same records, errors and
  * messages as the read(2) path of the same bytes gzip-compressed, across
- * those points; and hs_trace_sample_keys() on them.
+ * those points; and hs_trace_sample_keys() and hs_trace_oracle_keys() on them.
  */
 static void test_mapped(void)
 {
@@ -816,8 +842,11 @@ static void test_mapped(void)
 	put("s.oracle", buf, (size_t)n * 24, false);
 	expect_sample(path, &o, 0, keys, 0);
 	expect_sample(path, &o, 1400000, keys, 0);	/* the rest holds every key again */
+	expect_oracle_keys(path, &o, 0, keys, 0);		/* the last keys records */
+	expect_oracle_keys(path, &o, 1460000, keys, 0);	/* 10,000 of them read */
 	put("s.oracle.gz", buf, (size_t)n * 24, true);
 	expect_sample(path, &o, 0, 0, -EOPNOTSUPP);	/* not mapped */
+	expect_oracle_keys(path, &o, 0, 0, -EOPNOTSUPP);
 	for (i = 0; i < 1000; i++)
 		oracle_rec(buf + (size_t)i * 24, i, i, 4096, -1);
 	put("small.oracle", buf, 24 * 1000, false);
@@ -826,6 +855,7 @@ static void test_mapped(void)
 	/* u32be: the same bytes as 9 M ids, of which half are zero */
 	o = opts(HS_TRACE_U32BE);
 	expect_plain_as_gz(buf, (size_t)n * 24, &o, (uint64_t)n * 6, 0);
+	expect_oracle_keys(put("s.u32", buf, (size_t)n * 24, false), &o, 0, 0, -EOPNOTSUPP);
 	expect_plain_as_gz(buf, (size_t)n * 24 - 1, &o, (uint64_t)n * 6 - 1, -EBADMSG);
 	memset(buf, '1', (size_t)n * 24);
 	for (i = 0; i < n; i++)
