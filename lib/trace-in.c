@@ -271,7 +271,9 @@ static bool map_input(struct hs_trace_reader *r)
 	unsigned char *p;
 	size_t len = (size_t)r->file_size;
 
-	if (is_text(r) || r->file_size < MAP_MIN || r->file_size != len)
+	/* standard input may be a file read partly already: read(2) starts where it is */
+	if (is_text(r) || r->file_size < MAP_MIN || r->file_size != len ||
+	    lseek(r->fd, 0, SEEK_CUR) != 0)
 		return false;
 	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, r->fd, 0);
 	if (p == MAP_FAILED)
