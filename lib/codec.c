@@ -457,8 +457,20 @@ size_t hs_codec_ids_encode(const uint64_t *ids, size_t n, uint8_t *out)
 	uint64_t prev = 0;
 	size_t i;
 
+	/*
+	 * A delta below 2^35 (5 bytes) as a record's varint, one 8-byte store
+	 * (put_rec_varint_wide()): the deltas of random ids vary in length, and
+	 * put_varint()'s branch per byte mispredicted (3.5 % of a 3.7 M-key
+	 * import).  Id i starts at most 10 i bytes in, so its 8 bytes stay
+	 * within hs_codec_ids_bound(n) for every i < n.  The same bytes.
+	 */
 	for (i = 0; i < n; i++) {
-		p = put_varint(p, zigzag((int64_t)(ids[i] - prev)));
+		uint64_t v = zigzag((int64_t)(ids[i] - prev));
+
+		if (likely(v >> 35 == 0))
+			p = put_rec_varint_wide(p, v);
+		else
+			p = put_varint(p, v);
 		prev = ids[i];
 	}
 	return (size_t)(p - out);

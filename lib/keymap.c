@@ -18,13 +18,23 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "hs.h"
 #include "keymap.h"
 
 #define MIN_BITS	10	/* smallest table: 1024 slots */
 #define HUGE_BYTES	(2u << 20)	/* hs_huge_alloc()'s huge page */
-#define PREFETCH_AHEAD	16	/* hs_keymap_add_many(): keys between prefetch and use */
+/*
+ * hs_keymap_add_many(): keys between prefetch and use.  32 rather than 16:
+ * with 16, lookups in a 64 MiB table (3.7 M keys) waited on the slot they
+ * had prefetched; a micro-benchmark of the map alone on the zipf traces,
+ * 16 against 32 (ns a key, table sized at the start): 12.5-15 -> 9.9-12.9 at
+ * 3.7 M keys, 9.9-11.5 -> 7.3-10.5 at 763 K, 5.0-6.9 -> 4.4-4.7 at 81 K;
+ * 64 was no better.
+ */
+#define PREFETCH_AHEAD	32
+#define RUNS_AHEAD	16	/* add_many_runs(): its bit ring (a uint32_t) of keys ahead */
 #define RUN_AHEAD	64	/* hs_keymap_add_many(): a run's records prefetched */
 #define RECS_RESERVED	((size_t)HS_KEYMAP_MAX_KEYS + 1)	/* records a reserved array holds */
 /* A reserved narrow table: 2^33 slots (64 GiB of address space), HS_KEYMAP_MAX_KEYS at 4/5 */
@@ -407,6 +417,75 @@ int hs_keymap_new(size_t expect, struct hs_keymap **out)
 	return hs_keymap_new_rec(1, sizeof(uint64_t), expect, out);
 }
 
+/*
+ * hs_keymap_expect() of a narrow table in reserved address space: the new
+ * size's pages are faulted in at once where the kernel can
+ * (MADV_POPULATE_WRITE: one call instead of a fault per huge page, and the
+ * prefetches of the first lookups then land), and the keys already mapped
+ * -- a few, early in an import -- are taken out and placed again, in one
+ * step rather than in a doubling per power of two (grow_in_place() would
+ * scan each larger table once more).  Return: 0 or -ENOMEM (unchanged).
+ */
+static int expect_in_place(struct hs_keymap *km, unsigned int bits)
+{
+	size_t i, j, k = 0, n = km->mask + 1, mask = ((size_t)1 << bits) - 1;
+	struct km_nslot *keep = NULL;
+
+	if (km->count) {
+		keep = malloc(km->count * sizeof(*keep));
+		if (!keep)
+			return -ENOMEM;
+		for (i = 0; i < n; i++) {
+			if (nslot(km, i)->id1) {
+				keep[k++] = *nslot(km, i);
+				nslot(km, i)->id1 = 0;
+			}
+		}
+	}
+#ifdef MADV_POPULATE_WRITE
+	(void)madvise(km->slots, (mask + 1) << NARROW_SHIFT, MADV_POPULATE_WRITE);
+#endif
+	table_size(km, bits);
+	for (i = 0; i < k; i++) {
+		if (i + PREFETCH_AHEAD < k)	/* homes at random in the larger table */
+			__builtin_prefetch(nslot(km, hash(keep[i + PREFETCH_AHEAD].key) & mask), 1);
+		j = narrow_free(km, hash(keep[i].key) & mask, mask);
+		*nslot(km, j) = keep[i];
+	}
+	free(keep);
+	return 0;
+}
+
+/**
+ * hs_keymap_expect() - make room for @keys keys now rather than as they come
+ * @km: the map
+ * @keys: keys expected in all (an estimate)
+ *
+ * Doubling the table as keys arrive cost more than the lookups themselves
+ * on an import of millions of keys: a 3.7 M-key import moved 6.5 M keys in
+ * five doublings and faulted in each new half on this project's VM, 0.11-0.12
+ * s of its map's 0.25-0.29 s, and the keys went into a table at 40-80 %
+ * load instead of below 45 %.  A table sized early from an estimate (an
+ * import's: hs_session_expect_keys()) skips both.  An in-place table (grow_in_place())
+ * takes the size in place (expect_in_place()), another is rebuilt at it.
+ * The estimate is only a hint: more keys grow the table as before.
+ *
+ * Return: 0, or -ENOMEM (the map unchanged and still usable).
+ */
+int hs_keymap_expect(struct hs_keymap *km, size_t keys)
+{
+	unsigned int bits = km->bits;
+
+	while (bits < SLOTS_RESERVED_BITS && ((size_t)1 << bits) / 5 * 4 < keys)
+		bits++;
+	if (bits <= km->bits)
+		return 0;
+	if (!km->slots_res || !is_narrow(km) || km->words != 1 ||
+	    (size_t)1 << bits << NARROW_SHIFT > km->slots_res)
+		return rebuild(km, bits, km->slot_shift);
+	return expect_in_place(km, bits);
+}
+
 /**
  * hs_keymap_free() - release a map
  * @km: the map, or NULL
@@ -703,8 +782,8 @@ static inline bool in_run(const uint64_t *keys, size_t i)
  */
 static long add_many_runs(struct hs_keymap *km, const uint64_t *keys, size_t n, uint32_t *ids)
 {
-	uint64_t ring[PREFETCH_AHEAD];	/* hashes of the keys ahead, at i % PREFETCH_AHEAD */
-	uint32_t runs = 0;		/* bit i % PREFETCH_AHEAD: in_run(keys, i) */
+	uint64_t ring[RUNS_AHEAD];	/* hashes of the keys ahead, at i % RUNS_AHEAD */
+	uint32_t runs = 0;		/* bit i % RUNS_AHEAD: in_run(keys, i) */
 	bool fresh = false;		/* the last probe added its key */
 	uint32_t pid = 0;		/* the previous record's id */
 	uint32_t step = (uint32_t)HS_MAX(64 / km->rec_size, 1);	/* records a cache line */
@@ -712,7 +791,7 @@ static long add_many_runs(struct hs_keymap *km, const uint64_t *keys, size_t n, 
 	size_t i, j;
 	int ret;
 
-	for (i = 0; i < n && i < PREFETCH_AHEAD; i++) {
+	for (i = 0; i < n && i < RUNS_AHEAD; i++) {
 		ring[i] = hash(keys[i]);
 		if (in_run(keys, i))
 			runs |= 1u << i;
@@ -720,13 +799,13 @@ static long add_many_runs(struct hs_keymap *km, const uint64_t *keys, size_t n, 
 			__builtin_prefetch(slot_addr(km, ring[i] & km->mask));
 	}
 	for (i = 0; i < n; i++) {
-		unsigned int r = i % PREFETCH_AHEAD;
+		unsigned int r = i % RUNS_AHEAD;
 		uint64_t h = ring[r];
 		bool run = runs >> r & 1;
 
-		if (i + PREFETCH_AHEAD < n) {
-			uint64_t ha = hash(keys[i + PREFETCH_AHEAD]);
-			bool ra = in_run(keys, i + PREFETCH_AHEAD);
+		if (i + RUNS_AHEAD < n) {
+			uint64_t ha = hash(keys[i + RUNS_AHEAD]);
+			bool ra = in_run(keys, i + RUNS_AHEAD);
 
 			ring[r] = ha;
 			runs = (runs & ~(1u << r)) | (uint32_t)ra << r;
@@ -746,12 +825,12 @@ static long add_many_runs(struct hs_keymap *km, const uint64_t *keys, size_t n, 
 		pid = ids[i];
 		if (ret && !fresh) {
 			/* keys are new: the run's keys already passed over need their slots */
-			for (j = i + 1; j < n && j < i + PREFETCH_AHEAD; j++) {
-				if (runs >> (j % PREFETCH_AHEAD) & 1)
-					__builtin_prefetch(slot_addr(km, ring[j % PREFETCH_AHEAD] &
+			for (j = i + 1; j < n && j < i + RUNS_AHEAD; j++) {
+				if (runs >> (j % RUNS_AHEAD) & 1)
+					__builtin_prefetch(slot_addr(km, ring[j % RUNS_AHEAD] &
 								     km->mask));
 			}
-		} else if (!ret && i + 2 < n && runs >> ((i + 2) % PREFETCH_AHEAD) & 1) {
+		} else if (!ret && i + 2 < n && runs >> ((i + 2) % RUNS_AHEAD) & 1) {
 			/* a run follows: it reads the records after this key's */
 			for (j = 1; j < RUN_AHEAD && pid + j < km->count; j += step)
 				__builtin_prefetch(hs_keymap_rec(km, pid + (uint32_t)j));

@@ -56,6 +56,12 @@ int hs_keymap_new_rec(unsigned int words, size_t rec_size, size_t expect,
 		      struct hs_keymap **out);
 void hs_keymap_free(struct hs_keymap *km);
 
+/*
+ * Size the table for @keys keys now (an estimate; more still fit).
+ * Return: 0 or -ENOMEM (the map unchanged).
+ */
+int hs_keymap_expect(struct hs_keymap *km, size_t keys);
+
 /**
  * hs_keymap_add() - the dense id of @key, assigning the next one if it is new
  * @km: the map

@@ -2705,6 +2705,53 @@ int hs_session_add_room(struct hs_session_writer *w, size_t n, uint8_t meta)
 }
 
 /**
+ * hs_session_keys() - distinct keys renumbered so far
+ * @w: the writer
+ *
+ * Return: their count (the keys of the chunks written; the chunk being
+ * filled is renumbered when it is written).
+ */
+uint64_t hs_session_keys(const struct hs_session_writer *w)
+{
+	return hs_keymap_count(w->km);
+}
+
+/**
+ * hs_session_unseen() - how many of @n keys the session has not renumbered yet
+ * @w: the writer
+ * @keys: original ids (a sample of those to come: hs_trace_sample_keys())
+ * @n: their number
+ *
+ * Return: the count.
+ */
+uint64_t hs_session_unseen(const struct hs_session_writer *w, const uint64_t *keys, size_t n)
+{
+	uint64_t fresh = 0;
+	uint32_t id;
+
+	for (size_t i = 0; i < n; i++)
+		fresh += !hs_keymap_lookup(w->km, keys[i], &id);
+	return fresh;
+}
+
+/**
+ * hs_session_expect_keys() - size the renumbering map for about @keys keys
+ * @w: the writer
+ * @keys: distinct keys the session is expected to hold in all (an estimate)
+ *
+ * The map is sized for them at once (hs_keymap_expect()) rather than doubling
+ * as they arrive.  A hint: more keys still fit, and a map that cannot grow
+ * now grows later as it would have.
+ *
+ * Return: nothing.
+ */
+void hs_session_expect_keys(struct hs_session_writer *w, uint64_t keys)
+{
+	if (!w->err && keys < HS_KEYMAP_MAX_KEYS)
+		(void)hs_keymap_expect(w->km, (size_t)keys);
+}
+
+/**
  * hs_session_add_ts() - append one record with its time
  * @w: the writer
  * @key: original id (renumbered densely here)

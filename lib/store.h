@@ -118,6 +118,12 @@ int hs_session_add_many(struct hs_session_writer *w, const uint64_t *keys, size_
  */
 int hs_session_room(struct hs_session_writer *w, uint64_t **keys, size_t *room);
 int hs_session_add_room(struct hs_session_writer *w, size_t n, uint8_t meta);
+/* Distinct keys renumbered so far (of the chunks written). */
+uint64_t hs_session_keys(const struct hs_session_writer *w);
+/* How many of @n keys are not renumbered yet (a sample of those to come). */
+uint64_t hs_session_unseen(const struct hs_session_writer *w, const uint64_t *keys, size_t n);
+/* Size the key map for about @keys distinct keys in all (a hint: hs_keymap_expect()). */
+void hs_session_expect_keys(struct hs_session_writer *w, uint64_t keys);
 /*
  * Append one record with its trace-clock time (ns, never before the previous
  * record's); a session's records all have times (recordings: encoding 2, which

@@ -152,6 +152,41 @@ int hs_trace_next(struct hs_trace_reader *r, uint64_t *key, uint8_t *meta);
  */
 long hs_trace_next_many(struct hs_trace_reader *r, uint64_t *keys, size_t max, uint8_t *meta);
 
+/* hs_trace_sample_keys() samples one distinct key in 2^HS_TRACE_SAMPLE_SHIFT. */
+#define HS_TRACE_SAMPLE_SHIFT	6
+
+/**
+ * hs_trace_sample_keys() - a sample of the distinct keys still to be read
+ * @r: the reader
+ * @keys: receives a malloc()ed array of them (free() it)
+ *
+ * For oracle and u32be files that are read through a mapping (plain regular
+ * files of 1 MiB or more): one pass over the rest of the file, which keeps
+ * the keys whose hash falls in a 2^-HS_TRACE_SAMPLE_SHIFT share of its
+ * range, each once.  Those of them not seen so far, times
+ * 2^HS_TRACE_SAMPLE_SHIFT, estimate the new keys to come.
+ *
+ * Return: how many keys (>= 0), -EOPNOTSUPP for any other input, or -ENOMEM.
+ */
+long hs_trace_sample_keys(struct hs_trace_reader *r, uint64_t **keys);
+
+/**
+ * hs_trace_oracle_keys() - the distinct keys of an oracle file, by its marks
+ * @r: the reader
+ * @keys: receives the records that say they are their key's last access
+ *         (next_access_vtime -1 or 2^63-1), read and still to read: the
+ *         distinct keys, if the file is what it claims
+ *
+ * For plain oracle files of 1 MiB or more (read through a mapping): one pass
+ * over the rest of the file.  For sizing, not for anything that must be exact.
+ *
+ * Return: 0, or -EOPNOTSUPP for any other input.
+ */
+int hs_trace_oracle_keys(struct hs_trace_reader *r, uint64_t *keys);
+
+/* oracle: the records read so far that say they are their key's last access. */
+uint64_t hs_trace_oracle_lasts(const struct hs_trace_reader *r);
+
 /**
  * hs_trace_errmsg() - the reason for the last error
  * @r: the reader

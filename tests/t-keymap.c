@@ -8,13 +8,16 @@
  * in runs (its second path).  Narrow tables (keys below 2^32) widening.
  * Wide keys with records (the lifecycle builder's tables): keys that differ
  * in one word only, zeroed records that keep their state through growth.
+ * Tables sized ahead (hs_keymap_expect()) give the same ids.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
+#include "hs.h"
 #include "keymap.h"
 
 static uint64_t rng_state = 0x243f6a8885a308d3ULL;
@@ -443,6 +446,55 @@ static void test_wide(void)
 	hs_keymap_free(km);
 }
 
+/*
+ * hs_keymap_expect() early, late, too high and too low changes no id: an
+ * import-sized map (reserved, narrow: sized in place) and a small one
+ * (rebuilt), with keys below 2^32 and then wider ones (the table widens
+ * after it was sized).
+ */
+static void test_expect(void)
+{
+	const size_t n = 400000, step = 4096;
+	static const size_t hint[] = { 0, 262144 / 5 * 4 };
+	static const size_t expect[] = { 1000, 150000, 3000000 };
+	uint64_t *keys = malloc(n * sizeof(*keys));
+	uint32_t *want = malloc(n * sizeof(*want)), *got = malloc(n * sizeof(*got));
+	struct hs_keymap *ref = NULL, *km = NULL;
+	size_t h, e, i, at;
+
+	T_ASSERT(keys && want && got);
+	if (!keys || !want || !got)
+		goto out;
+	for (i = 0; i < n; i++)	/* about 100,000 keys; the last tenth 2^32 and up */
+		keys[i] = (rng() % 100000) + (i >= n / 10 * 9 ? 1ull << 40 : 0);
+	T_EQ_I64(hs_keymap_new(0, &ref), 0);
+	T_EQ_I64(hs_keymap_add_many(ref, keys, n, want) >= 0, 1);
+	for (h = 0; h < ARRAY_SIZE(hint); h++) {
+		for (e = 0; e < ARRAY_SIZE(expect); e++) {
+			for (at = 0; at <= n / 2; at += n / 2) {
+				T_EQ_I64(hs_keymap_new(hint[h], &km), 0);
+				for (i = 0; i < n; i += step) {
+					if (i == at)
+						T_EQ_I64(hs_keymap_expect(km, expect[e]), 0);
+					T_EQ_I64(hs_keymap_add_many(km, keys + i,
+								    HS_MIN(step, n - i),
+								    got + i) >= 0, 1);
+				}
+				T_EQ_U64(hs_keymap_count(km), hs_keymap_count(ref));
+				T_ASSERT(!memcmp(got, want, n * sizeof(*got)));
+				T_ASSERT(!memcmp(hs_keymap_ids(km), hs_keymap_ids(ref),
+						 hs_keymap_count(ref) * sizeof(uint64_t)));
+				hs_keymap_free(km);
+			}
+		}
+	}
+out:
+	hs_keymap_free(ref);
+	free(keys);
+	free(want);
+	free(got);
+}
+
 static const struct t_case cases[] = {
 	{ "exact", test_exact },
 	{ "growth", test_growth },
@@ -452,6 +504,7 @@ static const struct t_case cases[] = {
 	{ "add_many_runs", test_add_many_runs },
 	{ "narrow_widen", test_narrow_widen },
 	{ "wide", test_wide },
+	{ "expect", test_expect },
 };
 
 int main(int argc, char **argv)

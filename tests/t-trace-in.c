@@ -737,6 +737,133 @@ static void test_many(void)
 	free(buf);
 }
 
+/* The digest of @file read in batches of 4096, plain and again gzip-compressed. */
+static void expect_plain_as_gz(const void *data, size_t len, const struct hs_trace_opts *o,
+			       uint64_t want_n, long want_ret)
+{
+	struct digest plain, gz;
+
+	plain = read_digest(put("m.bin", data, len, false), o, 4096);
+	gz = read_digest(put("m.bin", data, len, true), o, 4096);
+	T_EQ_U64(plain.n, want_n);
+	T_EQ_I64(plain.ret, want_ret);
+	T_EQ_U64(gz.n, plain.n);
+	T_EQ_U64(gz.hash, plain.hash);
+	T_EQ_I64(gz.ret, plain.ret);
+	T_EQ_STR(gz.msg, plain.msg);
+}
+
+/* hs_trace_sample_keys() on @file after @skip records: its keys * 64 near @want. */
+static void expect_sample(const char *file, const struct hs_trace_opts *o, size_t skip,
+			  long want, long want_ret)
+{
+	static uint64_t keys[4096];
+	struct hs_trace_reader *r;
+	uint64_t *sample = NULL;
+	size_t done = 0;
+	uint8_t meta;
+	long n = 0;
+
+	T_EQ_I64(hs_trace_open(file, o, &r), 0);
+	while (done < skip && (n = hs_trace_next_many(r, keys, HS_MIN(skip - done, 4096ul),
+						      &meta)) > 0)
+		done += (size_t)n;
+	n = hs_trace_sample_keys(r, &sample);
+	if (want_ret) {
+		T_EQ_I64(n, want_ret);
+	} else {
+		T_ASSERT(n << HS_TRACE_SAMPLE_SHIFT > want * 85 / 100);
+		T_ASSERT(n << HS_TRACE_SAMPLE_SHIFT < want * 115 / 100);
+	}
+	free(sample);
+	/* the reader goes on as if nothing happened */
+	while ((n = hs_trace_next_many(r, keys, 4096, &meta)) > 0)
+		done += (size_t)n;
+	T_EQ_I64(n, 0);
+	T_EQ_U64(hs_trace_records(r), done);
+	hs_trace_close(r);
+}
+
+/* hs_trace_oracle_keys() on @file after @skip records: @want (or @want_ret). */
+static void expect_oracle_keys(const char *file, const struct hs_trace_opts *o, size_t skip,
+			       uint64_t want, int want_ret)
+{
+	static uint64_t keys[4096];
+	struct hs_trace_reader *r;
+	uint64_t total = 0;
+	size_t done = 0;
+	uint8_t meta;
+	long n = 0;
+
+	T_EQ_I64(hs_trace_open(file, o, &r), 0);
+	while (done < skip && (n = hs_trace_next_many(r, keys, HS_MIN(skip - done, 4096ul),
+						      &meta)) > 0)
+		done += (size_t)n;
+	T_EQ_I64(hs_trace_oracle_keys(r, &total), want_ret);
+	if (!want_ret)
+		T_EQ_U64(total, want);
+	while ((n = hs_trace_next_many(r, keys, 4096, &meta)) > 0)
+		done += (size_t)n;
+	T_EQ_I64(n, 0);
+	if (o->type == HS_TRACE_ORACLE)
+		T_EQ_U64(hs_trace_oracle_lasts(r), want_ret ? hs_trace_oracle_lasts(r) : want);
+	hs_trace_close(r);
+}
+
+/*
+ * Plain files of 1 MiB and more are read through a mapping (map_input()),
+ * which is let go 32 MiB behind the reader: the same records, errors and
+ * messages as the read(2) path of the same bytes gzip-compressed, across
+ * those points; and hs_trace_sample_keys() and hs_trace_oracle_keys() on them.
+ */
+static void test_mapped(void)
+{
+	const unsigned int n = 1500000;		/* 36 MB of oracle records */
+	const unsigned int keys = 50000;
+	struct hs_trace_opts o = opts(HS_TRACE_ORACLE);
+	unsigned char *buf = malloc((size_t)n * 24);
+	unsigned int i;
+
+	T_ASSERT(buf);
+	if (!buf)
+		return;
+	for (i = 0; i < n; i++)	/* key i % keys; next access keys later, or none */
+		oracle_rec(buf + (size_t)i * 24, i, i % keys, 4096,
+			   i + keys < n ? (int64_t)i + keys : -1);
+	expect_plain_as_gz(buf, (size_t)n * 24, &o, n, 0);
+	expect_plain_as_gz(buf, (size_t)n * 24 - 5, &o, n - 1, -EBADMSG);
+	o.max_records = 1400000;
+	expect_plain_as_gz(buf, (size_t)n * 24, &o, 1400000, -EFBIG);
+	o.max_records = 0;
+	oracle_rec(buf + (size_t)1450000 * 24, 1450000, 0, 4096, 7);	/* next in the past */
+	expect_plain_as_gz(buf, (size_t)n * 24, &o, 1450000, -EBADMSG);
+	oracle_rec(buf + (size_t)1450000 * 24, 1450000, 1450000 % keys, 4096, -1);
+
+	put("s.oracle", buf, (size_t)n * 24, false);
+	expect_sample(path, &o, 0, keys, 0);
+	expect_sample(path, &o, 1400000, keys, 0);	/* the rest holds every key again */
+	expect_oracle_keys(path, &o, 0, keys, 0);		/* the last keys records */
+	expect_oracle_keys(path, &o, 1460000, keys, 0);	/* 10,000 of them read */
+	put("s.oracle.gz", buf, (size_t)n * 24, true);
+	expect_sample(path, &o, 0, 0, -EOPNOTSUPP);	/* not mapped */
+	expect_oracle_keys(path, &o, 0, 0, -EOPNOTSUPP);
+	for (i = 0; i < 1000; i++)
+		oracle_rec(buf + (size_t)i * 24, i, i, 4096, -1);
+	put("small.oracle", buf, 24 * 1000, false);
+	expect_sample(path, &o, 0, 0, -EOPNOTSUPP);	/* too small to be mapped */
+
+	/* u32be: the same bytes as 9 M ids, of which half are zero */
+	o = opts(HS_TRACE_U32BE);
+	expect_plain_as_gz(buf, (size_t)n * 24, &o, (uint64_t)n * 6, 0);
+	expect_oracle_keys(put("s.u32", buf, (size_t)n * 24, false), &o, 0, 0, -EOPNOTSUPP);
+	expect_plain_as_gz(buf, (size_t)n * 24 - 1, &o, (uint64_t)n * 6 - 1, -EBADMSG);
+	memset(buf, '1', (size_t)n * 24);
+	for (i = 0; i < n; i++)
+		buf[(size_t)i * 24 + 23] = '\n';
+	expect_plain_as_gz(buf, (size_t)n * 24, &o, 0, -EBADMSG);	/* text */
+	free(buf);
+}
+
 static const struct t_case cases[] = {
 	{ "types", test_types },
 	{ "fnv", test_fnv },
@@ -758,6 +885,7 @@ static const struct t_case cases[] = {
 	{ "max_records", test_max_records },
 	{ "read_cb", test_read_cb },
 	{ "many", test_many },
+	{ "mapped", test_mapped },
 };
 
 int main(int argc, char **argv)

@@ -206,6 +206,14 @@ expect_eq "$(if [ -e "$T_DIR/new.db" ]; then echo created; else echo absent; fi)
 expect_status 0 hs import --help
 expect_grep '^Usage: hsctl import' "$OUT"
 
+# ---- plain binary files of 1 MiB or more are read through a mapping ----
+head -c 2097152 /dev/zero > "$T_DIR/zero.u32be"
+good u32be "$T_DIR/zero.u32be" 524288 1
+# standard input read partly already: the import starts where read(2) would, not at byte 0
+expect_eq "$( (dd bs=4 count=1 of=/dev/null 2>/dev/null
+	"$HSCTL" -d "$T_DIR/stdin.db" import --type u32be -) < "$T_DIR/zero.u32be")" \
+	"session 1: 524287 accesses, 1 distinct keys (-)"
+
 # ---- public traces (POLICIES.md 5.3, traces/README.md) ----
 if [ -n "${HSCTL_SHARED:-}" ] && [ -d "$HSCTL_SHARED/traces" ]; then
 	S=$HSCTL_SHARED/traces
