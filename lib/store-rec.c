@@ -1124,6 +1124,13 @@ int hs_rec_add_lrugen(struct hs_session_writer *w, uint64_t ts_ns, const struct 
  * make other spans known, so the deduction runs until nothing changes.  A
  * span given two names gets none.  Inherited names only rule out: they are
  * not stored, as a thread may rename itself right after its creation.
+ *
+ * An exec renames its task before the trace shows it: begin_new_exec() sets
+ * the new comm, and sched_process_exec fires only when the binary is loaded,
+ * which on a busy machine can be a millisecond later (the loader's page
+ * faults fall in between).  So a sighting whose only span is one that an
+ * exec ends, and whose name is not the one that span inherited from its
+ * parent, saw the exec's name: it names the span after the exec.
  */
 enum mark_kind { MK_LOST, MK_BIRTH, MK_EXEC, MK_EXIT };
 
@@ -1283,10 +1290,23 @@ static int name_span(struct task_names *tn, int32_t pid, uint64_t from, uint64_t
 	return 0;
 }
 
+/* Is @ts an exec of @pid? */
+static bool ends_at_exec(const struct task_names *tn, int32_t pid, uint64_t ts)
+{
+	const struct task_mark *own;
+	size_t i, n = own_marks(tn, pid, &own);
+
+	for (i = 0; i < n; i++)
+		if (own[i].kind == MK_EXEC && own[i].ts == ts)
+			return true;
+	return false;
+}
+
 /*
  * The one span of (lo, hi] that @x can name: *from, *to; false when none
  * or more than one is left (see above).  A span alone in the window is the
- * one, whatever the names known: its task may have renamed itself.
+ * one, whatever the names known (its task may have renamed itself), but for
+ * a span an exec ends whose inherited name differs: then the exec's (above).
  */
 static bool sighting_span(const struct task_names *tn, const struct hs_task_seen *x,
 			  uint64_t *from, uint64_t *to)
@@ -1335,6 +1355,9 @@ static bool sighting_span(const struct task_names *tn, const struct hs_task_seen
 	if (spans == 1) {
 		*from = only_from;
 		*to = only_to;
+		known = name_at(tn, x->pid, only_from, 8);
+		if (known && strcmp(known, x->comm) && ends_at_exec(tn, x->pid, only_to))
+			span_at(tn, x->pid, only_to, from, to, &by);	/* renamed by the exec */
 		return true;
 	}
 	return left == 1;

@@ -1165,6 +1165,9 @@ static int write_recording(struct hs_store *st, int64_t session, const char *sta
  *		 hsctl-gen (inherited), so cat2 is its exec'd span's
  *	pid 800: the same, read as hsctl-gen: it may be from before the exec,
  *		 so no name
+ *	pid 900: forked by 200 (hsctl-gen), read in /proc as cat3 before its
+ *		 exec is traced (the exec renamed it first): cat3 names the span
+ *		 after the exec, not the one the fork began
  */
 static void test_task_names(void)
 {
@@ -1196,6 +1199,11 @@ static void test_task_names(void)
 		{ .ts_ns = 8250, .pid = 700, .type = HS_EV_FILEMAP_ADD },	/* 24 */
 		{ .ts_ns = 8260, .pid = 800, .type = HS_EV_FILEMAP_ADD },	/* 25 */
 		{ .ts_ns = 8300, .pid = 700, .type = HS_EV_PROCESS_EXIT },	/* 26 */
+		{ .ts_ns = 9100, .pid = 200, .type = HS_EV_TASK_NEW, .a = 900 },	/* 27 */
+		{ .ts_ns = 9101, .pid = 200, .type = HS_EV_PROCESS_FORK, .a = 900 },	/* 28 */
+		{ .ts_ns = 9250, .pid = 900, .type = HS_EV_FILEMAP_FAULT },	/* 29 loader */
+		{ .ts_ns = 9300, .pid = 900, .type = HS_EV_PROCESS_EXEC },	/* 30 */
+		{ .ts_ns = 9350, .pid = 900, .type = HS_EV_FILEMAP_ADD },	/* 31 */
 	};
 	static const struct hs_task_seen seen[] = {
 		{ .pid = 100, .lo_ns = 5000, .hi_ns = 5000, .comm = "kswapd0" },
@@ -1210,6 +1218,7 @@ static void test_task_names(void)
 		{ .pid = 200, .lo_ns = 9000, .hi_ns = 9000, .comm = "hsctl-gen" },
 		{ .pid = 700, .lo_ns = 7600, .hi_ns = 9500, .comm = "cat2" },
 		{ .pid = 800, .lo_ns = 7600, .hi_ns = 9500, .comm = "hsctl-gen" },
+		{ .pid = 900, .lo_ns = 9200, .hi_ns = 9210, .comm = "cat3" },
 	};
 	const struct hs_session_meta m = { .source = "record", .id = 1, .visibility = "exact" };
 	const struct hs_record_result res = { .status = "complete", .workload_exit = 0 };
@@ -1233,18 +1242,21 @@ static void test_task_names(void)
 
 	T_EQ_STR(q(st, "SELECT pid, comm, from_ns, to_ns FROM tasks ORDER BY pid, from_ns"),
 		 "100|'kswapd0'|NULL|7000;200|'hsctl-gen'|2000|7000;200|'hsctl-gen'|7000|NULL;"
-		 "300|'worker'|3001|7000;400|'cat'|5000|7000;700|'cat2'|8200|NULL");
+		 "300|'worker'|3001|7000;400|'cat'|5000|7000;700|'cat2'|8200|NULL;"
+		 "900|'cat3'|9300|NULL");
 	T_EQ_STR(q(st, "SELECT group_concat(coalesce(comm, '-'), ',') FROM"
 		      " (SELECT comm FROM v_events ORDER BY seq)"),
 		 "'kswapd0,-,-,-,hsctl-gen,-,hsctl-gen,-,-,hsctl-gen,hsctl-gen,worker,worker,"
-		 "hsctl-gen,cat,-,-,hsctl-gen,hsctl-gen,hsctl-gen,hsctl-gen,-,cat2,-,cat2,-,cat2'");
+		 "hsctl-gen,cat,-,-,hsctl-gen,hsctl-gen,hsctl-gen,hsctl-gen,-,cat2,-,cat2,-,cat2,"
+		 "hsctl-gen,hsctl-gen,-,cat3,cat3'");
 	T_EQ_STR(q(st, "SELECT seq, common_pid, comm FROM v_ev_filemap_add ORDER BY seq"),
 		 "0|100|'kswapd0';1|200|NULL;2|600|NULL;3|400|NULL;5|500|NULL;6|200|'hsctl-gen';"
-		 "8|500|NULL;11|300|'worker';14|400|'cat';16|100|NULL;24|700|'cat2';25|800|NULL");
+		 "8|500|NULL;11|300|'worker';14|400|'cat';16|100|NULL;24|700|'cat2';25|800|NULL;"
+		 "31|900|'cat3'");
 	/* the fork's comm is the parent's, as trace-cmd report shows it */
 	T_EQ_STR(q(st, "SELECT seq, parent_pid, child_pid, comm FROM v_ev_process_fork"
 		      " ORDER BY seq"), "10|200|300|'hsctl-gen';13|200|400|'hsctl-gen';"
-		 "18|200|700|'hsctl-gen';20|200|800|'hsctl-gen'");
+		 "18|200|700|'hsctl-gen';20|200|800|'hsctl-gen';28|200|900|'hsctl-gen'");
 	T_EQ_STR(q(st, "SELECT seq, comm FROM v_ev_process_exit ORDER BY seq"),
 		 "12|'worker';26|'cat2'");
 	/* the names go with their session */
