@@ -20,14 +20,16 @@
 . "$TESTS_SRCDIR/cli/setup.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "live recording needs root (euid $(id -u))"
+# Taken before looking at tracefs, as record-live.sh does: recover-live.sh,
+# holding the lock, mounts and unmounts it (the ASan suite in CI saw this
+# probe's umount fail with "not mounted" when the lock came after it).
+live_lock comm-live.sh
 if ! grep -q ' tracefs ' /proc/mounts; then
 	mkdir -p /sys/kernel/tracing 2>/dev/null || true
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
 		skip "tracefs cannot be mounted here"
 	umount /sys/kernel/tracing
 fi
-
-live_lock comm-live.sh
 
 sql() {	# sql QUERY: one value, csv without the header
 	"$HSCTL" -d "$DB" sql --format csv "$1" | sed 1d
