@@ -237,9 +237,11 @@ static void test_opt_random(void)
  * Next uses that are not the stream's (in the past, shared, HS_NEVER at
  * random): the heap's lazy entries lean on true next uses to drop stale
  * ones unseen, and must notice when they are not and still take the
- * farthest stated next use, as the naive MIN does.
+ * farthest stated next use, as the naive MIN does.  With @wide, next uses
+ * from 2^32 - 1 on come among the small ones: the heap's keys go wide
+ * (policies/opt.c, struct opt_ent) at the first, mid-run.
  */
-static void test_opt_heap_any_next(void)
+static void opt_heap_next(bool wide)
 {
 	uint64_t saved = hs_opt_bitmap_min;
 
@@ -259,6 +261,8 @@ static void test_opt_heap_any_next(void)
 		for (size_t i = 0; i < n; i++) {
 			keys[i] = (uint32_t)(rnd(2) ? rnd(1 + rnd(nr_keys)) : rnd(nr_keys));
 			next[i] = rnd(8) ? rnd(2 * n) : HS_NEVER;
+			if (wide && next[i] != HS_NEVER && i > n / 2 && rnd(4) == 0)
+				next[i] += UINT32_MAX - 2;
 		}
 		opt_vs_naive(keys, n, nr_keys, 1 + rnd(nr_keys), t & 1, next);
 		free(keys);
@@ -267,38 +271,14 @@ static void test_opt_heap_any_next(void)
 	hs_opt_bitmap_min = saved;
 }
 
-/*
- * The same with next uses from 2^32 - 1 on among the small ones: the heap's
- * keys go wide (policies/opt.c, struct opt_ent) at the first, mid-run.
- */
+static void test_opt_heap_any_next(void)
+{
+	opt_heap_next(false);
+}
+
 static void test_opt_heap_wide_next(void)
 {
-	uint64_t saved = hs_opt_bitmap_min;
-
-	hs_opt_bitmap_min = UINT64_MAX;
-	for (int t = 0; t < 200; t++) {
-		uint32_t nr_keys = 1 + (uint32_t)rnd(40);
-		size_t n = 1 + rnd(3000);
-		uint32_t *keys = malloc(n * sizeof(*keys));
-		uint64_t *next = malloc(n * sizeof(*next));
-
-		if (!keys || !next) {
-			t_fail(__FILE__, __LINE__, "no memory");
-			free(keys);
-			free(next);
-			break;
-		}
-		for (size_t i = 0; i < n; i++) {
-			keys[i] = (uint32_t)(rnd(2) ? rnd(1 + rnd(nr_keys)) : rnd(nr_keys));
-			next[i] = rnd(8) ? rnd(2 * n) : HS_NEVER;
-			if (next[i] != HS_NEVER && i > n / 2 && rnd(4) == 0)
-				next[i] += UINT32_MAX - 2;
-		}
-		opt_vs_naive(keys, n, nr_keys, 1 + rnd(nr_keys), t & 1, next);
-		free(keys);
-		free(next);
-	}
-	hs_opt_bitmap_min = saved;
+	opt_heap_next(true);
 }
 
 static const struct t_case cases[] = {
