@@ -1345,12 +1345,9 @@ static int run(int argc, char **argv)
 	for (i = 0; i < nr_pols && !(pols[i]->flags & HS_POLICY_TLB); i++)
 		;
 	if (i < nr_pols) {
-		uint64_t *tlb_ts = NULL;
-		size_t nr_tlb;
 		uint32_t entries;
-		int err = hs_session_tlb_flushes(st, session, &tlb_ts, &nr_tlb, &entries);
+		int err = hs_session_tlb_flushes(st, session, NULL, NULL, &entries);
 
-		free(tlb_ts);
 		if (err && err != -ENODATA) {
 			hs_err("session %" PRId64 ": TLB events: %s", session, hs_store_errmsg(st));
 			status = HS_EXIT_FAILURE;

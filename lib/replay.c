@@ -497,6 +497,13 @@ struct damon_clock {
 	bool		started;
 };
 
+/* Does @job's run ask for the TLB model?  It costs memory and steps only there. */
+static bool tlb_asked(const struct hs_replay_job *job)
+{
+	return job->ops && (job->ops->flags & HS_POLICY_TLB) && job->params &&
+	       hs_param_bool(job->params, "tlb");
+}
+
 /* Append record index @i to a chunk's grown array @at (*@n used, *@cap allocated). */
 static int push_at(uint32_t **at, size_t *n, size_t *cap, size_t i)
 {
@@ -681,11 +688,12 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 	}
 
 	/*
-	 * The TLB model (lib/sim.c): for the policies that read it, when the
-	 * session carries the workload's TLB events and the caller wants it.
+	 * The TLB model (lib/sim.c): for the runs that ask for it (a policy that
+	 * reads it, its tlb parameter on), when the session carries the
+	 * workload's TLB events and the caller wants it.
 	 */
 	for (j = 0; j < n; j++)
-		if (jobs[j].ops && (jobs[j].ops->flags & HS_POLICY_TLB))
+		if (tlb_asked(&jobs[j]))
 			break;
 	if (j < n && !o->no_tlb) {
 		ret = hs_session_tlb_flushes(st, session, &tlb_ts, &pl.nr_tlb, &tlb_entries);
@@ -717,9 +725,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			.neigh = neigh,
 			.no_prefetch = o->no_prefetch,
 			.damon = o->damon_deprio > 0,
-			/* the model costs memory and steps only where a run asks for it */
-			.tlb = pl.tlb && (jobs[j].ops->flags & HS_POLICY_TLB) && jobs[j].params &&
-			       hs_param_bool(jobs[j].params, "tlb"),
+			.tlb = pl.tlb && tlb_asked(&jobs[j]),
 			.tlb_entries = tlb_entries == UINT32_MAX ? 0 : tlb_entries,
 			.on_evict = jobs[j].evlog ? hs_evlog_add : NULL,
 			.evict_arg = jobs[j].evlog,

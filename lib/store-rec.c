@@ -1574,8 +1574,10 @@ int hs_session_tlb_flushes(struct hs_store *st, int64_t session, uint64_t **ts, 
 	bool has = false;
 	int rc, err = 0;
 
-	*ts = NULL;
-	*n = 0;
+	if (ts) {
+		*ts = NULL;
+		*n = 0;
+	}
 	*entries = 0;
 	/* the recording says which events it had: tlb_flush among them, or none */
 	rc = sqlite3_prepare_v2(st->db, "SELECT instr(r.events, '\"tlb:tlb_flush\"') > 0,"
@@ -1599,6 +1601,8 @@ int hs_session_tlb_flushes(struct hs_store *st, int64_t session, uint64_t **ts, 
 		return err;
 	if (!has)
 		return -ENODATA;
+	if (!ts)
+		return 0;
 
 	/* TLB_FLUSH_ALL is (unsigned long)-1: -1 as SQLite's int64, or 2^32 - 1 */
 	rc = sqlite3_prepare_v2(st->db, "SELECT ts_ns FROM events WHERE session = ?1 AND"
@@ -1611,16 +1615,13 @@ int hs_session_tlb_flushes(struct hs_store *st, int64_t session, uint64_t **ts, 
 	sqlite3_bind_int(s, 3, HS_EV_SCHED_SWITCH);
 	sqlite3_bind_int(s, 4, HS_EV_MIGRATE_TASK);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (nr == cap) {
-			uint64_t *nv = realloc(v, (cap ? 2 * cap : 256) * sizeof(*v));
+		uint64_t *nv = hs_grow(v, &cap, nr + 1, sizeof(*v), 256);
 
-			if (!nv) {
-				err = store_err(st, -ENOMEM, "out of memory");
-				break;
-			}
-			v = nv;
-			cap = cap ? 2 * cap : 256;
+		if (!nv) {
+			err = store_err(st, -ENOMEM, "out of memory");
+			break;
 		}
+		v = nv;
 		v[nr++] = (uint64_t)sqlite3_column_int64(s, 0);
 	}
 	if (!err && rc != SQLITE_DONE)

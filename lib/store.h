@@ -524,8 +524,10 @@ int hs_session_neigh(struct hs_store *st, int64_t session, uint32_t nr_keys,
  * hs_session_tlb_flushes() - when the workload's TLB lost every translation
  * @st: the store
  * @session: a session
- * @ts: receives the trace-clock times, ascending (malloc'd; NULL when none)
- * @n: receives how many
+ * @ts: receives the trace-clock times, ascending (malloc'd; NULL when none);
+ *	NULL: only whether the session carries them, and @entries (no scan of
+ *	the events)
+ * @n: receives how many (may be NULL with @ts NULL)
  * @entries: receives the CPU's TLB entries for 4 KiB pages the recording
  *	found (sessions.params tlb_entries), or 0 when it says none
  *
