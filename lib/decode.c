@@ -81,6 +81,8 @@ enum slot {
 	S_C,			/* ev.c */
 	S_WB_ANON,		/* reclaim_flags: RECLAIM_WB_ANON (0x1) sets HS_EVF_ANON */
 	S_WB_FILE,		/* reclaim_flags: RECLAIM_WB_FILE (0x2) gives ev.c = 1 */
+	S_FORCE,		/* memcg_flush_stats' force: ev.c |= 1 */
+	S_NEEDS_FLUSH,		/* memcg_flush_stats' needs_flush: ev.c |= 2 */
 };
 
 #define RECLAIM_WB_ANON		0x1u
@@ -190,6 +192,10 @@ static const struct event_spec specs[] = {
 	  { F(S_A, "prev_pid"), F(S_B, "next_pid") } },
 	{ HS_DEC_TLB, "sched", { "sched_migrate_task" }, HS_EV_MIGRATE_TASK, 0,
 	  { F(S_A, "pid"), F(S_B, "orig_cpu"), F(S_C, "dest_cpu") } },
+
+	{ HS_DEC_MEMCG, "memcg", { "memcg_flush_stats" }, HS_EV_MEMCG_FLUSH, 0,
+	  { F(S_A, "id"), F(S_B, "stats_updates"), F(S_FORCE, "force"),
+	    F(S_NEEDS_FLUSH, "needs_flush") } },
 };
 
 #undef F
@@ -813,6 +819,12 @@ static void fill_event(const struct dec_event *de, const void *rec, struct hs_ev
 			break;
 		case S_WB_FILE:
 			ev->c = (v & RECLAIM_WB_FILE) ? 1 : 0;
+			break;
+		case S_FORCE:
+			ev->c |= v ? 1 : 0;
+			break;
+		case S_NEEDS_FLUSH:
+			ev->c |= v ? 2 : 0;
 			break;
 		default:
 			break;

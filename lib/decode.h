@@ -35,7 +35,9 @@
 #define HS_DEC_SCHED		0x40u	/* sched: process fork, exit, exec; task: task_newtask */
 #define HS_DEC_TLB		0x80u	/* tlb: tlb_flush; sched: sched_switch, sched_migrate_task
 					 * (the workload's TLB; the recorder filters them) */
-#define HS_DEC_ALL		0xffu	/* all of the above */
+#define HS_DEC_MEMCG		0x100u	/* memcg: memcg_flush_stats (6.13 and later; the recorder
+					 * filters it on the workload's memory cgroup) */
+#define HS_DEC_ALL		0x1ffu	/* all of the above */
 
 struct hs_decoder;
 

@@ -86,6 +86,14 @@ enum hs_event_type {
 	HS_EV_SCHED_SWITCH,		/* sched:sched_switch: a = prev_pid, b = next_pid */
 	HS_EV_MIGRATE_TASK,		/* sched:sched_migrate_task: a = pid, b = orig_cpu,
 					 * c = dest_cpu */
+
+	/*
+	 * Memory-cgroup statistics flushes (lib/recorder.c filters them on the
+	 * workload's memory cgroup and its ancestors; read by linux-2q, whose
+	 * reclaim and refault tests see the statistics of the last flush)
+	 */
+	HS_EV_MEMCG_FLUSH,		/* memcg:memcg_flush_stats: a = memcg id (the cgroup's
+					 * id), b = stats_updates, c = force | needs_flush << 1 */
 	HS_EV_NR
 };
 

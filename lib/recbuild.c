@@ -541,9 +541,12 @@ static int deliver(struct build *b, const struct hs_event *ev)
 		}
 		b->res.rows++;
 	}
-	/* The workload's TLB events are the replay's (the events table), no page's life. */
+	/*
+	 * The workload's TLB events and its cgroup's statistics flushes are the
+	 * replay's (the events table), no page's life.
+	 */
 	if (ev->type == HS_EV_TLB_FLUSH || ev->type == HS_EV_SCHED_SWITCH ||
-	    ev->type == HS_EV_MIGRATE_TASK)
+	    ev->type == HS_EV_MIGRATE_TASK || ev->type == HS_EV_MEMCG_FLUSH)
 		return 0;
 	err = hs_lifecycle_event(b->lc, ev);
 	if (err)

@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -546,6 +547,7 @@ struct hs_recorder {
 	struct hs_capture	*cap;		/* the tracefs capture */
 	struct hs_decoder	*dec;		/* for the build (and the saved formats) */
 	bool			tlb;		/* record the workload's TLB events */
+	bool			memcg_flush;	/* record its memory cgroup's statistics flushes */
 	struct hs_cgroup	*cg;		/* the workload's cgroup */
 	struct rec_io		io;		/* spool and counters */
 	struct rec_child	child;		/* the workload */
@@ -880,6 +882,74 @@ static int tlb_enable(struct hs_recorder *r)
 	return 0;
 }
 
+/*
+ * The memory cgroup's statistics flushes (memcg:memcg_flush_stats, 6.13 and
+ * later).  linux-2q's reclaim and refault tests read the statistics as of the
+ * last flush (policies/linux-2q.c, "Flushed statistics"): the periodic flush
+ * of the root every 2 s, and whatever other flush reaches the workload's
+ * cgroup (a reader of memory.stat, a ratelimited flush in reclaim that found
+ * the periodic one late).  A flush of a cgroup folds in its whole subtree, so
+ * the ones that count are those of the workload's cgroup and its ancestors,
+ * forced or with updates pending (the others return at once): the filter names
+ * those ids (a cgroup's id is its directory's inode number; the root's is 1),
+ * which keeps them to one every two seconds or so.
+ */
+static bool memcg_flush_wanted(const struct hs_recorder *r)
+{
+	return !r->o.no_events;
+}
+
+static bool is_memcg_event(enum hs_event_type t)
+{
+	return t == HS_EV_MEMCG_FLUSH;
+}
+
+/* Filter and enable memcg_flush_stats on the cgroup's ids (before tracing is on). */
+static int memcg_flush_enable(struct hs_recorder *r)
+{
+	const struct hs_decoder_source *src;
+	char path[PATH_MAX], filter[512], *slash;
+	size_t len = 0;
+	struct stat sb;
+	dev_t dev = 0;
+	int err;
+
+	if (!r->memcg_flush)
+		return 0;
+	snprintf(path, sizeof(path), "%s", hs_cgroup_path(r->cg));
+	len = (size_t)snprintf(filter, sizeof(filter), "(force != 0 || needs_flush != 0) && (");
+	for (int depth = 0; depth < 16 && !stat(path, &sb) && S_ISDIR(sb.st_mode); depth++) {
+		if (depth && sb.st_dev != dev)
+			break;		/* above the hierarchy's root */
+		dev = sb.st_dev;
+		len += (size_t)snprintf(filter + len, sizeof(filter) - len, "%sid == %llu",
+					depth ? " || " : "", (unsigned long long)sb.st_ino);
+		if (len >= sizeof(filter) - 32 || sb.st_ino == 1)
+			break;		/* the root: nothing above flushes it */
+		slash = strrchr(path, '/');
+		if (!slash || slash == path)
+			break;
+		*slash = '\0';
+	}
+	if (!dev || len >= sizeof(filter) - 2) {
+		note(r, HS_RECORDER_INFO, "memcg flushes: cannot name the cgroup's ids");
+		r->memcg_flush = false;
+		return 0;
+	}
+	snprintf(filter + len, sizeof(filter) - len, ")");
+	for (size_t i = 0; i < hs_decoder_nr_sources(r->dec); i++) {
+		src = hs_decoder_source(r->dec, i);
+		if (!is_memcg_event(src->type))
+			continue;
+		err = hs_capture_filter(r->cap, src->system, src->name, filter);
+		if (!err)
+			err = hs_capture_enable(r->cap, src->system, src->name);
+		if (err && err != -ENOENT)
+			return fail(r, failed(err), "tracefs: %s", hs_capture_errmsg(r->cap));
+	}
+	return 0;
+}
+
 /* Everything up to the recording's session row.  Return: 0 or -errno. */
 static int setup(struct hs_recorder *r)
 {
@@ -900,24 +970,26 @@ static int setup(struct hs_recorder *r)
 		return err == -ENOMEM || err == -EIO ? err : -ENODEV;
 	}
 	r->tlb = tlb_wanted(r);
+	r->memcg_flush = memcg_flush_wanted(r);
 	err = hs_decoder_open(hs_capture_tracing_dir(r->cap),
-			      HS_DEC_ALL & ~(r->tlb ? 0 : HS_DEC_TLB), &r->dec);
+			      HS_DEC_ALL & ~(r->tlb ? 0 : HS_DEC_TLB) &
+			      ~(r->memcg_flush ? 0 : HS_DEC_MEMCG), &r->dec);
 	if (!err && r->tlb && !hs_decoder_has(r->dec, HS_EV_TLB_FLUSH)) {
 		/* switches alone tell nothing of the TLB: none of them (x86 has tlb_flush) */
 		note(r, HS_RECORDER_INFO, "TLB events: the kernel has no tlb:tlb_flush");
 		r->tlb = false;
 		hs_decoder_free(r->dec);
 		r->dec = NULL;
-		err = hs_decoder_open(hs_capture_tracing_dir(r->cap), HS_DEC_ALL & ~HS_DEC_TLB,
-				      &r->dec);
+		err = hs_decoder_open(hs_capture_tracing_dir(r->cap), HS_DEC_ALL & ~HS_DEC_TLB &
+				      ~(r->memcg_flush ? 0 : HS_DEC_MEMCG), &r->dec);
 	}
 	if (err)
 		return fail(r, failed(err), "tracefs: %s",
 			    r->dec ? hs_decoder_errmsg(r->dec) : strerror(-err));
 	for (i = 0; i < hs_decoder_nr_sources(r->dec); i++) {
 		src = hs_decoder_source(r->dec, i);
-		if (is_tlb_event(src->type))
-			continue;	/* enabled with filters once the workload has a pid */
+		if (is_tlb_event(src->type) || is_memcg_event(src->type))
+			continue;	/* enabled with filters: the workload's pid, its cgroup */
 		err = hs_capture_enable(r->cap, src->system, src->name);
 		if (err && err != -ENOENT)
 			return fail(r, failed(err), "tracefs: %s", hs_capture_errmsg(r->cap));
@@ -941,6 +1013,9 @@ static int setup(struct hs_recorder *r)
 		fail(r, 0, "memory cgroup: %s", r->err);
 		return err == -ENOMEM || err == -EIO ? err : -ENODEV;
 	}
+	err = memcg_flush_enable(r);
+	if (err)
+		return err;
 
 	for (argc = 0; r->o.cmd && r->o.cmd[argc]; argc++)
 		;

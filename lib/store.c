@@ -1034,6 +1034,16 @@ static const char *const migrations[] = {
 	"    " TASK_COMM("events") " AS comm"
 	"  FROM events WHERE type ="
 	"    (SELECT type FROM event_types WHERE name = 'migrate_task');",
+	/*
+	 * 11 -> 12: the memory cgroup's statistics flushes (lib/recorder.c; read
+	 * by linux-2q's flushed statistics), with the kernel's field names.
+	 */
+	"CREATE VIEW v_ev_memcg_flush AS"
+	"  SELECT session, seq, ts_ns, cpu, pid AS common_pid, a AS memcg_id,"
+	"    b AS stats_updates, c & 1 AS force, (c >> 1) & 1 AS needs_flush,"
+	"    " TASK_COMM("events") " AS comm"
+	"  FROM events WHERE type ="
+	"    (SELECT type FROM event_types WHERE name = 'memcg_flush');",
 };
 
 static int refresh_opt_gaps(struct hs_store *st, int64_t session);

@@ -1898,7 +1898,7 @@ static void test_from_memory(void)
 	} pages[] = {
 		{ "6.1", "6.1-cpu0-page509.bin", 0, 112, 11 },
 		{ "6.12", "6.12-cpu1-page655.bin", 1, 106, 12 },
-		{ "6.18", "6.18-cpu0-newtask.bin", 0, 11, 6 },
+		{ "6.18", "6.18-cpu0-newtask.bin", 0, 11, 7 },
 	};
 	size_t i;
 
@@ -2134,8 +2134,65 @@ static void test_tlb_events(void)
 	hs_decoder_free(d);
 }
 
+/*
+ * The memory cgroup's statistics flushes (HS_DEC_MEMCG) from this host's
+ * 6.18 format file (id 760): the periodic flush of the root (id 1, force) and
+ * a reader's flush of cgroup 5810 that found 192 pending updates (needs_flush,
+ * not forced).  c packs force | needs_flush << 1.  6.12 has no memcg/ events.
+ */
+static void test_memcg_flush(void)
+{
+	uint8_t pl[32] = { 0 };
+	struct evlist l = { 0 };
+	struct hs_decoder *d;
+	struct sb s;
+	size_t len;
+
+	d = open_ok(tdpath("6.18"), HS_DEC_MEMCG);
+	if (!d)
+		return;
+	T_ASSERT(hs_decoder_has(d, HS_EV_MEMCG_FLUSH));
+	T_EQ_U64(hs_decoder_nr_sources(d), 1);
+	sb_init(&s, 5000);
+	payload(pl, 760, 35);
+	put64(pl + 8, 1);			/* id: the root */
+	put64(pl + 16, 0);			/* stats_updates */
+	pl[24] = 1;				/* force */
+	sb_rec(&s, 4, pl, 26, false);
+	memset(pl, 0, sizeof(pl));
+	payload(pl, 760, 4452);
+	put64(pl + 8, 5810);
+	put64(pl + 16, 192);
+	pl[25] = 1;				/* needs_flush */
+	sb_rec(&s, 6, pl, 26, false);
+	len = sb_finish(&s, 0);
+	T_EQ_I64(hs_decoder_subbuf(d, s.b, len, 0, collect, &l), 0);
+	T_EQ_U64(l.n, 2);
+	if (l.n == 2) {
+		T_EQ_U64(l.ev[0].type, HS_EV_MEMCG_FLUSH);
+		T_EQ_U64(l.ev[0].ts_ns, 5004);
+		T_EQ_U64(l.ev[0].a, 1);
+		T_EQ_U64(l.ev[0].b, 0);
+		T_EQ_U64(l.ev[0].c, 1);
+		T_EQ_I64(l.ev[0].pid, 35);
+		T_EQ_U64(l.ev[1].ts_ns, 5010);
+		T_EQ_U64(l.ev[1].a, 5810);
+		T_EQ_U64(l.ev[1].b, 192);
+		T_EQ_U64(l.ev[1].c, 2);
+	}
+	hs_decoder_free(d);
+	free(l.ev);
+
+	d = open_ok(tdpath("6.12"), HS_DEC_ALL);
+	if (!d)
+		return;
+	T_ASSERT(!hs_decoder_has(d, HS_EV_MEMCG_FLUSH));
+	hs_decoder_free(d);
+}
+
 static const struct t_case cases[] = {
 	{ "type_names", test_type_names },
+	{ "memcg_flush", test_memcg_flush },
 	{ "kdev", test_kdev },
 	{ "handmade", test_handmade },
 	{ "missed", test_missed },

@@ -193,6 +193,29 @@ else
 	expect_eq "$ntlb" 0
 	expect_grep '"tlb":false' "$OUT"
 fi
+# The cgroup's statistics flushes (memcg:memcg_flush_stats, 6.13 and later): only those that
+# happened (forced or with updates pending), of the workload's cgroup or its ancestors (its
+# id and the root's, 1); linux-2q's replay is told of them (metric memcg.flushes: at most the
+# rows, since flushes after the last record change nothing).
+mf=$(sql "SELECT instr(events, '\"memcg:memcg_flush_stats\"') > 0 FROM recordings
+	WHERE session = 1")
+expect_status 0 "$HSCTL" -d "$DB" --format json replay 1 -p linux-2q --size 1000 --no-store
+if [ "$mf" = 1 ]; then
+	expect_eq "$(sql "SELECT count(*) FROM v_ev_memcg_flush WHERE session = 1
+		AND force = 0 AND needs_flush = 0")" 0
+	expect_eq "$(sql "SELECT count(DISTINCT memcg_id) <= 1 FROM v_ev_memcg_flush
+		WHERE session = 1 AND memcg_id != 1")" 1
+	nmf=$(sql "SELECT count(*) FROM v_ev_memcg_flush WHERE session = 1")
+	got=$(printf '%s\n' "$OUT" | grep -o '"memcg.flushes": *[0-9]*' | grep -o '[0-9]*$')
+	if [ -n "$got" ] && [ "$got" -le "$nmf" ]; then
+		t_ok
+	else
+		t_bad "memcg.flushes '$got' delivered of $nmf recorded"
+	fi
+else
+	echo "note: this kernel has no memcg:memcg_flush_stats: linux-2q runs on its clock"
+	expect_eq "$(printf '%s\n' "$OUT" | grep -c 'memcg.flushes')" 0
+fi
 leftovers
 
 # ---- 2. ycsb-f, anonymous memory through zram swap ----
