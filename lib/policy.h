@@ -166,6 +166,13 @@ struct hs_policy_ops {
 	 * before.  For policies that count pages; NULL: nothing to do.
 	 */
 	void	(*grow)(struct hs_policy *p, struct hs_folio *f);
+	/*
+	 * The recording's memory cgroup statistics were flushed here
+	 * (hs_policy_env.memcg_flushes; lib/replay.c places the recorded
+	 * memcg_flush_stats events on the stream).  For policies that model
+	 * what the kernel reads from flushed statistics; NULL: nothing to do.
+	 */
+	void	(*stats_flush)(struct hs_policy *p);
 };
 
 /**

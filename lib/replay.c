@@ -55,6 +55,10 @@ struct slot {
 	uint32_t	*flush_at;
 	size_t		nr_flushes;
 	size_t		flush_cap;
+	/* The memory cgroup's statistics flushes in the chunk: before record stats_at[i] */
+	uint32_t	*stats_at;
+	size_t		nr_stats;
+	size_t		stats_cap;
 };
 
 struct pipeline {
@@ -72,6 +76,10 @@ struct pipeline {
 						 * (hs_session_tlb_flushes()), or NULL */
 	size_t			nr_tlb;		/* entries in tlb_ts */
 	bool			tlb;		/* the TLB model runs (with no flush, maybe) */
+	const uint64_t		*memcg_ts;	/* the cgroup's statistics flush times,
+						 * ascending (hs_session_memcg_flushes()),
+						 * or NULL: the session has none */
+	size_t			nr_memcg;	/* entries in memcg_ts */
 	const void		*next;		/* next-use per record, or NULL */
 	bool			next_wide;	/* its entries are uint64_t, not uint32_t */
 	struct hs_folio_index	*fx;		/* folio mode: the session's folios, or NULL */
@@ -155,17 +163,26 @@ static void step_chunk(struct hs_replay_job *job, const struct slot *s, const vo
 	if (!sim || job->err)
 		return;
 	t0 = now_s();
-	for (size_t i = 0, f = 0; (i < s->nr_ticks || f < s->nr_flushes) && ret >= 0;) {
-		/* the DAMON ticks and the TLB flushes in the chunk, by position */
-		bool tick = f == s->nr_flushes ||
-			    (i < s->nr_ticks && s->tick_at[i] <= s->flush_at[f]);
-		size_t at = tick ? s->tick_at[i] : s->flush_at[f];
+	for (size_t i = 0, f = 0, m = 0;
+	     (i < s->nr_ticks || f < s->nr_flushes || m < s->nr_stats) && ret >= 0;) {
+		/*
+		 * The DAMON ticks, the TLB flushes and the memcg statistics flushes
+		 * in the chunk, by position (at one position in that order).
+		 */
+		size_t ti = i < s->nr_ticks ? s->tick_at[i] : SIZE_MAX;
+		size_t tf = f < s->nr_flushes ? s->flush_at[f] : SIZE_MAX;
+		size_t tm = m < s->nr_stats ? s->stats_at[m] : SIZE_MAX;
+		bool tick = ti <= tf && ti <= tm;
+		size_t at = tick ? ti : tf <= tm ? tf : tm;
 
 		ret = step_range(sim, s, next, wide, from, at);
 		from = at;
-		if (ret >= 0 && !tick) {
+		if (ret >= 0 && !tick && tf <= tm) {
 			ret = hs_sim_tlb_flush(sim);
 			f++;
+		} else if (ret >= 0 && !tick) {
+			ret = hs_sim_memcg_flush(sim);
+			m++;
 		} else if (ret >= 0) {
 			/* interval t draws floor((t + 1) x) - floor(t x): x on average */
 			uint64_t t = s->first_tick + i;
@@ -497,6 +514,12 @@ struct damon_clock {
 	bool		started;
 };
 
+/* Does @job's policy model flushed memcg statistics (ops->stats_flush)? */
+static bool memcg_asked(const struct hs_replay_job *job)
+{
+	return job->ops && job->ops->stats_flush;
+}
+
 /* Does @job's run ask for the TLB model?  It costs memory and steps only there. */
 static bool tlb_asked(const struct hs_replay_job *job)
 {
@@ -541,28 +564,42 @@ static int chunk_ticks(struct damon_clock *dc, const uint64_t *ts, size_t n, str
 }
 
 /*
- * Where in a chunk of times ts[0 .. n - 1] the TLB flushes fall, into
- * s->flush_at: before the first record at or after each flush's time (one
- * entry per record however many fall there; those after the last record
- * change nothing).  *@next is the first flush not placed yet.
+ * Where in a chunk of times ts[0 .. n - 1] the events at times ev[0 .. nr - 1]
+ * (ascending: TLB flushes, memcg statistics flushes) fall, into *@at: before
+ * the first record at or after each one's time (one entry per record however
+ * many fall there; those after the last record change nothing).  *@next is
+ * the first event not placed yet.
  */
-static int chunk_flushes(const struct pipeline *pl, size_t *next, const uint64_t *ts, size_t n,
-			 struct slot *s)
+static int chunk_events(const uint64_t *ev, size_t nr, size_t *next, const uint64_t *ts,
+			size_t n, uint32_t **at, size_t *nr_at, size_t *cap)
 {
-	s->nr_flushes = 0;
-	if (!pl->tlb_ts || !n)
+	*nr_at = 0;
+	if (!ev || !n)
 		return 0;
 	if (!ts)
 		return -ENODATA;	/* a recorded session's chunks all have times */
-	for (size_t i = 0; i < n && *next < pl->nr_tlb; i++) {
-		if (pl->tlb_ts[*next] > ts[i])
+	for (size_t i = 0; i < n && *next < nr; i++) {
+		if (ev[*next] > ts[i])
 			continue;
-		while (*next < pl->nr_tlb && pl->tlb_ts[*next] <= ts[i])
+		while (*next < nr && ev[*next] <= ts[i])
 			(*next)++;
-		if (push_at(&s->flush_at, &s->nr_flushes, &s->flush_cap, i))
+		if (push_at(at, nr_at, cap, i))
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* The chunk's TLB flushes and memcg statistics flushes (chunk_events()). */
+static int chunk_flushes(const struct pipeline *pl, size_t next[2], const uint64_t *ts, size_t n,
+			 struct slot *s)
+{
+	int ret = chunk_events(pl->tlb_ts, pl->nr_tlb, &next[0], ts, n, &s->flush_at,
+			       &s->nr_flushes, &s->flush_cap);
+
+	if (!ret)
+		ret = chunk_events(pl->memcg_ts, pl->nr_memcg, &next[1], ts, n, &s->stats_at,
+				   &s->nr_stats, &s->stats_cap);
+	return ret;
 }
 
 /* Read every chunk and hand it to the workers (or step inline with one worker). */
@@ -572,7 +609,7 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 	struct damon_clock dc = { .interval_ns = pl->damon_draws > 0 ? pl->damon_interval_ns : 0 };
 	struct slot inline_slot = { 0 };
 	uint64_t c = 0, base = 0;
-	size_t next_flush = 0;
+	size_t next_flush[2] = { 0, 0 };
 	const uint32_t *keys;
 	const uint8_t *meta;
 	size_t n;
@@ -592,7 +629,7 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 			inline_slot.base = base;
 			ret = chunk_ticks(&dc, hs_session_read_times(r), n, &inline_slot);
 			if (!ret)
-				ret = chunk_flushes(pl, &next_flush, hs_session_read_times(r), n,
+				ret = chunk_flushes(pl, next_flush, hs_session_read_times(r), n,
 						    &inline_slot);
 			if (!ret)
 				ret = slot_folios(&inline_slot, pl->fx, hs_session_read_times(r));
@@ -610,7 +647,7 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 			if (!ret)
 				ret = chunk_ticks(&dc, hs_session_read_times(r), n, s);
 			if (!ret)
-				ret = chunk_flushes(pl, &next_flush, hs_session_read_times(r), n, s);
+				ret = chunk_flushes(pl, next_flush, hs_session_read_times(r), n, s);
 			if (!ret)
 				ret = slot_folios(s, pl->fx, hs_session_read_times(r));
 			if (ret)
@@ -634,6 +671,7 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 		ret = -EBADMSG;
 	free(inline_slot.tick_at);
 	free(inline_slot.flush_at);
+	free(inline_slot.stats_at);
 	free(inline_slot.folio);
 	return ret;
 }
@@ -649,7 +687,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 	struct pipeline pl = { 0 };
 	struct worker *ws = NULL;
 	void *next = NULL;
-	uint64_t *tlb_ts = NULL;
+	uint64_t *tlb_ts = NULL, *memcg_ts = NULL;
 	uint32_t tlb_entries = 0;
 	uint32_t *seq_keys = NULL;
 	bool need_future = false;
@@ -699,12 +737,32 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 		ret = hs_session_tlb_flushes(st, session, &tlb_ts, &pl.nr_tlb, &tlb_entries);
 		if (ret && ret != -ENODATA) {
 			hs_neigh_free(neigh);
+			hs_folio_index_free(pl.fx);
 			return ret;
 		}
 		pl.tlb = !ret;
 		pl.tlb_ts = tlb_ts;
 		if (o->tlb_entries)
 			tlb_entries = o->tlb_entries;
+		ret = 0;
+	}
+
+	/*
+	 * The memory cgroup's statistics flushes, for the policies that model
+	 * them (linux-2q), where the recording has them (6.13 and later).
+	 */
+	for (j = 0; j < n; j++)
+		if (memcg_asked(&jobs[j]))
+			break;
+	if (j < n) {
+		ret = hs_session_memcg_flushes(st, session, &memcg_ts, &pl.nr_memcg);
+		if (ret && ret != -ENODATA) {
+			hs_neigh_free(neigh);
+			hs_folio_index_free(pl.fx);
+			free(tlb_ts);
+			return ret;
+		}
+		pl.memcg_ts = ret ? NULL : memcg_ts;
 		ret = 0;
 	}
 
@@ -727,6 +785,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			.damon = o->damon_deprio > 0,
 			.tlb = pl.tlb && tlb_asked(&jobs[j]),
 			.tlb_entries = tlb_entries == UINT32_MAX ? 0 : tlb_entries,
+			.memcg_flushes = pl.memcg_ts && memcg_asked(&jobs[j]),
 			.on_evict = jobs[j].evlog ? hs_evlog_add : NULL,
 			.evict_arg = jobs[j].evlog,
 		};
@@ -825,6 +884,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			free(pl.slots[s].meta);
 			free(pl.slots[s].tick_at);
 			free(pl.slots[s].flush_at);
+			free(pl.slots[s].stats_at);
 			free(pl.slots[s].folio);
 		}
 	}
@@ -863,6 +923,7 @@ out:
 	hs_session_read_close(r);
 	hs_neigh_free(neigh);
 	free(tlb_ts);
+	free(memcg_ts);
 	hs_folio_index_free(pl.fx);
 	return ret;
 }

@@ -111,6 +111,7 @@ struct hs_sim {
 	uint64_t		*tlb;		/* TLB model: one bit per key, the key's
 						 * translation is cached (cfg.tlb), or NULL */
 	uint64_t		tlb_flushes;	/* hs_sim_tlb_flush() calls that emptied it */
+	uint64_t		memcg_flushes;	/* hs_sim_memcg_flush() calls */
 	uint64_t		tlb_hits;	/* PT hits through a cached translation */
 	bool			tlb_dirty;	/* a bit may be set since the last flush */
 	/* cfg.tlb_entries: the set as a CLOCK over tlb_n slots (0: unbounded) */
@@ -525,6 +526,7 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	sim->next_sweep = sim->sweep_every;
 	sim->env.sim = sim;
 	sim->env.neigh = cfg->neigh;
+	sim->env.memcg_flushes = cfg->memcg_flushes;
 	sim->st.capacity = cfg->capacity;
 	sim->driver_pageout = !hs_policy_has_pageout(ops);
 	sim->last_access = (sim->driver_pageout && cfg->pageout == HS_PAGEOUT_RECHECK) ||
@@ -1616,6 +1618,17 @@ int hs_sim_tlb_flush(struct hs_sim *sim)
 	return 0;
 }
 
+/* The recording's memory cgroup statistics flush: the policy's snapshot. */
+int hs_sim_memcg_flush(struct hs_sim *sim)
+{
+	if (unlikely(sim->broken))
+		return sim->broken;
+	if (sim->ops->stats_flush)
+		sim->ops->stats_flush(sim->pol);
+	sim->memcg_flushes++;
+	return 0;
+}
+
 /* Fetch key's record into the cache, both lines when it straddles two. */
 static inline void prefetch_folio(const struct hs_sim *sim, uint32_t key)
 {
@@ -1818,6 +1831,8 @@ void hs_sim_finish(struct hs_sim *sim, struct hs_sim_stats *st, struct hs_metric
 			hs_metrics_add(m, "tlb.flushes", (double)sim->tlb_flushes);
 			hs_metrics_add(m, "tlb.hits", (double)sim->tlb_hits);
 		}
+		if (sim->cfg.memcg_flushes && sim->ops->stats_flush)	/* the recorded ones */
+			hs_metrics_add(m, "memcg.flushes", (double)sim->memcg_flushes);
 	}
 }
 

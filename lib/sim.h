@@ -135,6 +135,13 @@ struct hs_policy_env {
 	 * through ops->grow().
 	 */
 	const uint32_t	*folio_pages;
+	/*
+	 * The replay delivers the recording's memory cgroup statistics flushes
+	 * (hs_sim_memcg_flush() -> ops->stats_flush()) where they happened on
+	 * the stream: a policy that models flushed statistics takes these
+	 * instead of a clock of its own.
+	 */
+	bool		memcg_flushes;
 };
 
 /* The pages resident key @id stands for (1 outside folio mode). */
@@ -368,6 +375,9 @@ struct hs_sim_config {
 						 * hs_sim_tlb_flush() empties the set */
 	uint32_t	tlb_entries;		/* most translations the set holds (the
 						 * CPU's TLB); 0: no bound but the memory */
+	bool		memcg_flushes;		/* hs_sim_memcg_flush() will be called where
+						 * the recording's cgroup statistics were
+						 * flushed (hs_policy_env.memcg_flushes) */
 	/*
 	 * Called at every eviction, the policy's or a PAGEOUT hint's (@hinted),
 	 * when not NULL: @pos is the number of accesses before the record that
@@ -479,6 +489,17 @@ int hs_sim_deactivate(struct hs_sim *sim, uint64_t n, uint64_t seed, uint32_t id
  * error.
  */
 int hs_sim_tlb_flush(struct hs_sim *sim);
+
+/**
+ * hs_sim_memcg_flush() - the workload's memory cgroup statistics were flushed here
+ * @sim: the simulation (cfg.memcg_flushes)
+ *
+ * The replay calls it before the first record at or after a recorded
+ * memcg_flush_stats event's time.  Policies with ops->stats_flush take their
+ * snapshot of what the kernel reads from flushed statistics; the others
+ * change nothing.  Return: 0, or the run's error if it broke earlier.
+ */
+int hs_sim_memcg_flush(struct hs_sim *sim);
 
 /* Final statistics (call once, at the end) and the policy's own metrics. */
 void hs_sim_finish(struct hs_sim *sim, struct hs_sim_stats *st, struct hs_metrics *m);

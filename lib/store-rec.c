@@ -1635,3 +1635,60 @@ int hs_session_tlb_flushes(struct hs_store *st, int64_t session, uint64_t **ts, 
 	*n = nr;
 	return 0;
 }
+
+/* ---- the memory cgroup's statistics flushes (hs_session_memcg_flushes()) ---- */
+
+int hs_session_memcg_flushes(struct hs_store *st, int64_t session, uint64_t **ts, size_t *n)
+{
+	sqlite3_stmt *s = NULL;
+	uint64_t *v = NULL;
+	size_t nr = 0, cap = 0;
+	bool has = false;
+	int rc, err = 0;
+
+	*ts = NULL;
+	*n = 0;
+	/* the recording says whether it traced them (the filter kept only the cgroup's) */
+	rc = sqlite3_prepare_v2(st->db, "SELECT instr(events, '\"memcg:memcg_flush_stats\"') > 0"
+				" FROM recordings WHERE session = ?1", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sql_err(st, rc);
+	sqlite3_bind_int64(s, 1, session);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		has = sqlite3_column_int(s, 0) != 0;
+	else if (rc != SQLITE_DONE)
+		err = store_sql_err(st, rc);
+	sqlite3_finalize(s);
+	if (err)
+		return err;
+	if (!has)
+		return -ENODATA;
+
+	rc = sqlite3_prepare_v2(st->db, "SELECT ts_ns FROM events WHERE session = ?1 AND"
+				" type = ?2 AND (c & 3) != 0 ORDER BY ts_ns", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sql_err(st, rc);
+	sqlite3_bind_int64(s, 1, session);
+	sqlite3_bind_int(s, 2, HS_EV_MEMCG_FLUSH);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		uint64_t *nv = hs_grow(v, &cap, nr + 1, sizeof(*v), 16);
+
+		if (!nv) {
+			err = store_err(st, -ENOMEM, "out of memory");
+			break;
+		}
+		v = nv;
+		v[nr++] = (uint64_t)sqlite3_column_int64(s, 0);
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = store_sql_err(st, rc);
+	sqlite3_finalize(s);
+	if (err) {
+		free(v);
+		return err;
+	}
+	*ts = v;
+	*n = nr;
+	return 0;
+}

@@ -56,7 +56,7 @@ const char *hs_store_errmsg(const struct hs_store *st);
 /* The file it was opened with, NULL for :memory:. */
 const char *hs_store_path(const struct hs_store *st);
 int hs_store_user_version(const struct hs_store *st);	/* schema version of the file */
-#define HS_STORE_SCHEMA_VERSION	11			/* the version this build writes */
+#define HS_STORE_SCHEMA_VERSION	12			/* the version this build writes */
 #define HS_STORE_APPLICATION_ID	0x48534354u		/* PRAGMA application_id: "HSCT" */
 
 /* What `hsctl db info` shows. */
@@ -541,6 +541,23 @@ int hs_session_neigh(struct hs_store *st, int64_t session, uint32_t nr_keys,
  */
 int hs_session_tlb_flushes(struct hs_store *st, int64_t session, uint64_t **ts, size_t *n,
 			   uint32_t *entries);
+
+/**
+ * hs_session_memcg_flushes() - when the workload's memory cgroup statistics were flushed
+ * @st: the store
+ * @session: a session
+ * @ts: receives the trace-clock times, ascending (malloc'd; NULL when none)
+ * @n: receives how many
+ *
+ * A recording's memcg:memcg_flush_stats events (lib/recorder.c, kept in the
+ * events table): the flushes that folded the workload's cgroup's statistics
+ * in (of it or an ancestor, forced or with updates pending).
+ *
+ * Return: 0 (also with none in the run); -ENODATA when the session does not
+ * carry them (not a recording, recorded with --no-events, or a kernel
+ * without the tracepoint: before 6.13); -errno.
+ */
+int hs_session_memcg_flushes(struct hs_store *st, int64_t session, uint64_t **ts, size_t *n);
 
 /**
  * struct hs_rec_page - one page of one folio life of a recorded session

@@ -323,6 +323,8 @@ struct hs_policy {
 	bool		swap;			/* a swap device with free slots exists */
 	uint64_t	stats_flush;		/* accesses between memcg stats flushes; 0: live */
 	uint64_t	stats_phase;		/* access seq of the first flush */
+	bool		recorded_flushes;	/* the flushes are the recording's
+						 * (ops->stats_flush), not the clock's */
 	/* the reclaim in progress (->evict()) */
 	struct hs_folio	**victims;		/* the driver's array */
 	size_t		nr_victims;		/* victims so far */
@@ -358,6 +360,11 @@ static const struct hs_param l2q_params[] = {
 	{ .name = "stats_phase", .type = HS_PARAM_U64, .def = "0",
 	  .help = "access of the first stats flush (stats_flush > 0)",
 	  .min = 0.0, .max = 18446744073709551616.0 },
+	{ .name = "flushes", .type = HS_PARAM_ENUM, .def = "recorded", .choices = "recorded|clock",
+	  .help = "when the stats are flushed (stats_flush > 0): recorded = at the recording's "
+		  "memcg_flush_stats events where the session has them (kernels 6.13 and "
+		  "later), else by the clock; clock = every stats_flush accesses from "
+		  "stats_phase" },
 	{ .name = "swap", .type = HS_PARAM_BOOL, .def = "true",
 	  .help = "a zram-like swap device exists (false: anon is neither scanned nor aged)" },
 	{ .name = "tlb", .type = HS_PARAM_BOOL, .def = "false",
@@ -422,18 +429,33 @@ static inline uint64_t activate_stat(const struct hs_policy *p, unsigned int fil
 	return p->stats_flush ? p->stat_activate[file] : p->ws_activate[file];
 }
 
-/* The periodic flush (flush_memcg_stats_dwork) due before access @seq. */
-static void stats_tick(struct hs_policy *p, uint64_t seq)
+/* A flush: the statistics reclaim and refault read become the lists' state now. */
+static void stats_snapshot(struct hs_policy *p)
 {
-	unsigned int lru;
-
-	if (!p->stats_flush || seq < p->next_flush)
-		return;
-	for (lru = 0; lru < NR_LRU_LISTS; lru++)
+	for (unsigned int lru = 0; lru < NR_LRU_LISTS; lru++)
 		p->stat_lru[lru] = lru_size(p, lru);
 	p->stat_activate[0] = p->ws_activate[0];
 	p->stat_activate[1] = p->ws_activate[1];
+}
+
+/*
+ * The periodic flush (flush_memcg_stats_dwork) due before access @seq, by
+ * the access clock; never with the recording's own flushes (next_flush is
+ * UINT64_MAX then).
+ */
+static void stats_tick(struct hs_policy *p, uint64_t seq)
+{
+	if (!p->stats_flush || seq < p->next_flush)
+		return;
+	stats_snapshot(p);
 	p->next_flush = seq + p->stats_flush - (seq - p->next_flush) % p->stats_flush;
+}
+
+/* ops->stats_flush: the recording's memcg_flush_stats event falls here. */
+static void l2q_stats_flush(struct hs_policy *p)
+{
+	if (p->recorded_flushes)
+		stats_snapshot(p);
 }
 
 /*
@@ -983,6 +1005,10 @@ static int l2q_create(const struct hs_policy_env *env, const struct hs_param_set
 	p->tlb = hs_param_bool(ps, "tlb");
 	p->stats_flush = hs_param_u64(ps, "stats_flush");
 	p->next_flush = hs_param_u64(ps, "stats_phase");
+	p->recorded_flushes = p->stats_flush && env->memcg_flushes &&
+			      hs_param_enum(ps, "flushes") == 0;
+	if (p->recorded_flushes)
+		p->next_flush = UINT64_MAX;	/* no clock: l2q_stats_flush() alone */
 	/* The private areas start zeroed: lru 0 would mean LRU_INACTIVE_ANON. */
 	for (uint32_t i = 0; i < env->nr_keys; i++)
 		lf_at(p, i)->lru = LRU_NONE;
@@ -1314,4 +1340,5 @@ const struct hs_policy_ops hs_policy_linux_2q = {
 	.dump		= l2q_dump,
 	.report		= l2q_report,
 	.grow		= l2q_grow,
+	.stats_flush	= l2q_stats_flush,
 };

@@ -997,6 +997,172 @@ static void test_tlb_replay(void)
 }
 
 /*
+ * Recorded memcg statistics flushes in linux-2q (capacity 4, batch=1,
+ * swap=false, FD reads of a file): a a b b c d e c f g.  a and b are read
+ * twice and go active; c and d fill the inactive list; e evicts c (PG_referenced
+ * alone: RECLAIM_CLEAN), c's refault evicts d at distance 2 (the evictions of
+ * c and d).  What reclaim and the refault test read is the statistics of the
+ * last flush:
+ *  - no flush, or the clock's (stats_flush 20000: one at access 0), or a
+ *    recorded one the run was not told of (cfg.memcg_flushes false): a new
+ *    cgroup's zeros.  inactive_is_low(0, 0) is false and no refault is
+ *    counted, so no deactivation; the workingset is 0 < 2, so c comes back
+ *    inactive: f evicts e, g evicts c;
+ *  - a recorded flush after b's activation (AF 2, IF 0): inactive_is_low
+ *    lets reclaim deactivate a and b (without PG_referenced, which their
+ *    activation cleared), and c's distance 2 is within the workingset (2):
+ *    c comes back active; f evicts a, g evicts e;
+ *  - a recorded flush before b's second read (AF 1, IF 1): inactive is not
+ *    low and the workingset is 1 < 2: as with no flush.
+ */
+static void test_memcg_flush_l2q(void)
+{
+	const uint8_t fd = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+	static const uint32_t keys[] = { 0, 0, 1, 1, 2, 3, 4, 2, 5, 6 };
+	/*
+	 * The run told of recorded flushes; a flush before record at (99: none);
+	 * the victims of e, c, f, g; workingset activations, deactivations and
+	 * the flushes delivered.
+	 */
+	static const struct {
+		bool recorded; size_t at; const char *flushes; uint32_t victim[4];
+		unsigned int activate, deactivate, flushed;
+	} v[] = {
+		{ true, 99, "recorded", { 2, 3, 4, 2 }, 0, 0, 0 },
+		{ true, 4, "recorded", { 2, 3, 0, 4 }, 1, 2, 1 },
+		{ true, 3, "recorded", { 2, 3, 4, 2 }, 0, 0, 1 },
+		{ true, 4, "clock", { 2, 3, 4, 2 }, 0, 0, 1 },
+		{ false, 4, "recorded", { 2, 3, 4, 2 }, 0, 0, 0 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+		struct hs_sim_config cfg = { .ops = hs_policy_find("linux-2q"), .capacity = 4,
+					     .nr_keys = 8, .paranoid = true,
+					     .record_victims = true, .memcg_flushes = v[i].recorded };
+		struct hs_param_set *ps = NULL;
+		struct hs_metrics m = { 0 };
+		struct hs_sim_stats st;
+		const uint32_t *ids;
+		struct hs_sim *sim;
+		char why[128];
+
+		T_EQ_I64(hs_param_set_new(cfg.ops->params, &ps), 0);
+		T_EQ_I64(hs_param_set_parse(ps, "batch", "1", why, sizeof(why)), 0);
+		T_EQ_I64(hs_param_set_parse(ps, "swap", "false", why, sizeof(why)), 0);
+		T_EQ_I64(hs_param_set_parse(ps, "flushes", v[i].flushes, why, sizeof(why)), 0);
+		cfg.params = ps;
+		if (hs_sim_new(&cfg, &sim)) {
+			t_fail(__FILE__, __LINE__, "no sim");
+			hs_param_set_free(ps);
+			return;
+		}
+		for (size_t r = 0; r < ARRAY_SIZE(keys); r++) {
+			if (r == v[i].at)
+				T_EQ_I64(hs_sim_memcg_flush(sim), 0);
+			T_EQ_I64(hs_sim_step(sim, keys[r], fd, HS_NEVER),
+				 r == 1 || r == 3 ? HS_STEP_HIT : HS_STEP_MISS);
+			if (r < 6) {
+				T_EQ_U64(hs_sim_victims(sim, &ids), 0);
+			} else if (hs_sim_victims(sim, &ids) == 1) {
+				T_EQ_U64(ids[0], v[i].victim[r - 6]);
+			} else {
+				t_fail(__FILE__, __LINE__, "not one victim");
+			}
+		}
+		hs_sim_finish(sim, &st, &m);
+		T_EQ_U64(st.refaults, 1);
+		T_EQ_U64((uint64_t)hs_metrics_get(&m, "l2q.workingset_activate"), v[i].activate);
+		T_EQ_U64((uint64_t)hs_metrics_get(&m, "l2q.pgdeactivate"), v[i].deactivate);
+		/* the recorded flushes delivered: a metric only of runs told of them */
+		if (v[i].recorded)
+			T_EQ_U64((uint64_t)hs_metrics_get(&m, "memcg.flushes"), v[i].flushed);
+		else
+			T_ASSERT(isnan(hs_metrics_get(&m, "memcg.flushes")));
+		hs_sim_free(sim);
+		hs_param_set_free(ps);
+	}
+}
+
+/*
+ * test_memcg_flush_l2q's stream as a recorded session, replayed (linux-2q,
+ * capacity 4, batch=1, swap=false), one record every 100 ns from 100, with a
+ * read of a after g: a a b b c d e c f g a.  A memcg_flush_stats event at
+ * 450 ns (forced: the periodic flush of the root) falls before c, the record
+ * at 500: c comes back active, f evicts a and the last a misses (9 misses,
+ * 2 refaults).  The same event neither forced nor with updates pending
+ * (c = 0: the kernel returned without flushing), or a session recorded
+ * without the tracepoint, or flushes=clock: no flush, a stays active and
+ * hits (8 misses, 1 refault).
+ */
+static void test_memcg_flush_replay(void)
+{
+	static const struct {
+		const char *events; bool flush; uint64_t c; const char *flushes;
+		uint64_t misses, refaults;
+	} v[] = {
+		{ "[\"memcg:memcg_flush_stats\"]", true, 1, "recorded", 9, 2 },
+		{ "[\"memcg:memcg_flush_stats\"]", true, 2, "recorded", 9, 2 },
+		{ "[\"memcg:memcg_flush_stats\"]", true, 0, "recorded", 8, 1 },
+		{ "[\"memcg:memcg_flush_stats\"]", false, 1, "recorded", 8, 1 },
+		{ "[\"memcg:memcg_flush_stats\"]", true, 1, "clock", 8, 1 },
+		{ "[]", true, 1, "recorded", 8, 1 },
+	};
+	static const uint32_t keys[] = { 0, 0, 1, 1, 2, 3, 4, 2, 5, 6, 0 };
+	const uint8_t fd = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+	struct hs_store *st = NULL;
+
+	T_EQ_I64(hs_store_open(":memory:", 0, &st), 0);
+	if (!st)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+		struct hs_record_meta rm = {
+			.name = "flush", .origin = "test", .kind = "file", .channel = "fd",
+			.visibility = "exact", .kernel = "6.18.0", .lru_gen = "absent",
+			.clock = "mono", .memory_limit_pages = 4, .page_size = 4096,
+			.events_json = v[i].events,
+		};
+		struct hs_event flush = { .ts_ns = 450, .type = HS_EV_MEMCG_FLUSH, .a = 1,
+					  .c = v[i].c };
+		struct hs_record_result res = { .status = "complete" };
+		struct hs_replay_job job = { .ops = hs_policy_find("linux-2q"), .capacity = 4 };
+		struct hs_replay_opts o = { .threads = 1, .paranoid = true };
+		struct hs_session_writer *w = NULL;
+		struct hs_param_set *ps = NULL;
+		char why[128];
+		int64_t id = 0;
+		int err = 0;
+
+		T_EQ_I64(hs_record_create(st, &rm, &id), 0);
+		T_EQ_I64(hs_session_begin(st, &(struct hs_session_meta){ .source = "record",
+			 .origin = "test", .unit = "page", .kind = "file", .channel = "fd",
+			 .id = id }, &w), 0);
+		if (!w)
+			break;
+		for (size_t r = 0; r < ARRAY_SIZE(keys) && !err; r++)
+			err = hs_session_add_ts(w, keys[r], fd, 100 * (r + 1));
+		if (v[i].flush && !err)
+			err = hs_rec_add_event(w, &flush);
+		if (!err)
+			err = hs_rec_finish(w, &res);
+		T_EQ_I64(err, 0);
+		T_EQ_I64(hs_session_commit(w, &id), 0);
+
+		T_EQ_I64(hs_param_set_new(job.ops->params, &ps), 0);
+		T_EQ_I64(hs_param_set_parse(ps, "batch", "1", why, sizeof(why)), 0);
+		T_EQ_I64(hs_param_set_parse(ps, "swap", "false", why, sizeof(why)), 0);
+		T_EQ_I64(hs_param_set_parse(ps, "flushes", v[i].flushes, why, sizeof(why)), 0);
+		job.params = ps;
+		T_EQ_I64(hs_replay_session(st, id, &job, 1, &o), 0);
+		T_EQ_I64(job.err, 0);
+		T_EQ_U64(job.stats.misses, v[i].misses);
+		T_EQ_U64(job.stats.refaults, v[i].refaults);
+		free(job.gens);
+		hs_param_set_free(ps);
+	}
+	hs_store_close(st);
+}
+
+/*
  * next-use: stream a b [pageout a] a b c (keys 0 1 0 0 1 2; record 2 is a
  * hint).  Access seqs: a=0 b=1 a=2 b=3 c=4.  next: a@0 -> 2, b@1 -> 3,
  * hint -> never, a@2 -> never, b@3 -> never, c@4 -> never.
@@ -1528,6 +1694,8 @@ static const struct t_case cases[] = {
 	{ "tlb-bounded", test_tlb_bounded },
 	{ "tlb-linux-2q", test_tlb_l2q },
 	{ "tlb-replay", test_tlb_replay },
+	{ "memcg-flush-l2q", test_memcg_flush_l2q },
+	{ "memcg-flush-replay", test_memcg_flush_replay },
 };
 
 int main(int argc, char **argv)
