@@ -80,6 +80,7 @@ struct pipeline {
 						 * ascending (hs_session_memcg_flushes()),
 						 * or NULL: the session has none */
 	size_t			nr_memcg;	/* entries in memcg_ts */
+	bool			memcg;		/* the session has them (maybe none in the run) */
 	const void		*next;		/* next-use per record, or NULL */
 	bool			next_wide;	/* its entries are uint64_t, not uint32_t */
 	struct hs_folio_index	*fx;		/* folio mode: the session's folios, or NULL */
@@ -762,7 +763,8 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			free(tlb_ts);
 			return ret;
 		}
-		pl.memcg_ts = ret ? NULL : memcg_ts;
+		pl.memcg = !ret;
+		pl.memcg_ts = memcg_ts;
 		ret = 0;
 	}
 
@@ -785,7 +787,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			.damon = o->damon_deprio > 0,
 			.tlb = pl.tlb && tlb_asked(&jobs[j]),
 			.tlb_entries = tlb_entries == UINT32_MAX ? 0 : tlb_entries,
-			.memcg_flushes = pl.memcg_ts && memcg_asked(&jobs[j]),
+			.memcg_flushes = pl.memcg && memcg_asked(&jobs[j]),
 			.on_evict = jobs[j].evlog ? hs_evlog_add : NULL,
 			.evict_arg = jobs[j].evlog,
 		};

@@ -1092,20 +1092,26 @@ static void test_memcg_flush_l2q(void)
  * 2 refaults).  The same event neither forced nor with updates pending
  * (c = 0: the kernel returned without flushing), or a session recorded
  * without the tracepoint, or flushes=clock: no flush, a stays active and
- * hits (8 misses, 1 refault).
+ * hits (8 misses, 1 refault).  With the clock at every 4 accesses
+ * (stats_flush=4: flushes before records 0, 4 and 8) a session without the
+ * tracepoint flushes where the event fell (9, 2), but one recorded with it
+ * and no flush in the run reads a new cgroup's zeros all along (8, 1): no
+ * clock runs where the recording could have seen a flush and saw none.
  */
 static void test_memcg_flush_replay(void)
 {
 	static const struct {
-		const char *events; bool flush; uint64_t c; const char *flushes;
+		const char *events; bool flush; uint64_t c; const char *flushes, *every;
 		uint64_t misses, refaults;
 	} v[] = {
-		{ "[\"memcg:memcg_flush_stats\"]", true, 1, "recorded", 9, 2 },
-		{ "[\"memcg:memcg_flush_stats\"]", true, 2, "recorded", 9, 2 },
-		{ "[\"memcg:memcg_flush_stats\"]", true, 0, "recorded", 8, 1 },
-		{ "[\"memcg:memcg_flush_stats\"]", false, 1, "recorded", 8, 1 },
-		{ "[\"memcg:memcg_flush_stats\"]", true, 1, "clock", 8, 1 },
-		{ "[]", true, 1, "recorded", 8, 1 },
+		{ "[\"memcg:memcg_flush_stats\"]", true, 1, "recorded", "20000", 9, 2 },
+		{ "[\"memcg:memcg_flush_stats\"]", true, 2, "recorded", "20000", 9, 2 },
+		{ "[\"memcg:memcg_flush_stats\"]", true, 0, "recorded", "20000", 8, 1 },
+		{ "[\"memcg:memcg_flush_stats\"]", false, 1, "recorded", "20000", 8, 1 },
+		{ "[\"memcg:memcg_flush_stats\"]", true, 1, "clock", "20000", 8, 1 },
+		{ "[]", true, 1, "recorded", "20000", 8, 1 },
+		{ "[\"memcg:memcg_flush_stats\"]", false, 1, "recorded", "4", 8, 1 },
+		{ "[]", true, 1, "recorded", "4", 9, 2 },
 	};
 	static const uint32_t keys[] = { 0, 0, 1, 1, 2, 3, 4, 2, 5, 6, 0 };
 	const uint8_t fd = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
@@ -1151,6 +1157,7 @@ static void test_memcg_flush_replay(void)
 		T_EQ_I64(hs_param_set_parse(ps, "batch", "1", why, sizeof(why)), 0);
 		T_EQ_I64(hs_param_set_parse(ps, "swap", "false", why, sizeof(why)), 0);
 		T_EQ_I64(hs_param_set_parse(ps, "flushes", v[i].flushes, why, sizeof(why)), 0);
+		T_EQ_I64(hs_param_set_parse(ps, "stats_flush", v[i].every, why, sizeof(why)), 0);
 		job.params = ps;
 		T_EQ_I64(hs_replay_session(st, id, &job, 1, &o), 0);
 		T_EQ_I64(job.err, 0);
