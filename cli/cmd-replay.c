@@ -1576,7 +1576,11 @@ static int run(int argc, char **argv)
 	} else if (ret) {
 		if (ret == -EBADMSG) {
 			hs_err("session %" PRId64 ": the stored access stream is corrupt", session);
-		} else if (ret == -ENODATA && (a.damon_deprio > 0 || a.damon_regions)) {
+		} else if (ret == -ENODATA && a.damon_regions) {
+			hs_err("--damon-model regions: %s", hs_store_errmsg(st));
+			status = HS_EXIT_DATAERR;
+			goto out;
+		} else if (ret == -ENODATA && a.damon_deprio > 0) {
 			hs_err("--damon-deprio: session %" PRId64 "'s stream has no trace-clock "
 			       "times", session);
 			status = HS_EXIT_DATAERR;

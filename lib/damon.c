@@ -62,6 +62,7 @@ struct hs_damon {
 	size_t			nr, cap;
 	uint64_t		rng;
 	bool			started;
+	uint64_t		step_ns;	/* from one check to the next */
 	uint64_t		next_ns;	/* the next check */
 	uint64_t		prep_ns;	/* the last check (and preparation) */
 	uint32_t		samples;	/* checks in this aggregation interval */
@@ -169,6 +170,8 @@ int hs_damon_new(const struct hs_damon_attrs *a, const struct hs_damon_page *pag
 	dm->a = *a;
 	dm->nr_keys = nr_keys;
 	dm->max_acc = (uint32_t)(a->aggr_ns / a->sample_ns);
+	/* a slow kdamond: its checks further apart, its ages and scores counted as set */
+	dm->step_ns = a->sample_ns * (a->slowdown > 1 ? a->slowdown : 1);
 	dm->lo = lo;
 	dm->hi = hi;
 	dm->rng = a->seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
@@ -612,13 +615,13 @@ int hs_damon_feed(struct hs_damon *dm, const uint32_t *keys, const uint8_t *meta
 			dm->started = true;
 			lives_until(dm, ts[i] + 1);	/* those born by the first record */
 			prepare(dm, ts[i]);
-			dm->next_ns = ts[i] + dm->a.sample_ns;
+			dm->next_ns = ts[i] + dm->step_ns;
 		}
 		while (ts[i] >= dm->next_ns) {	/* an idle gap may end several */
 			err = check(dm, dm->next_ns, acts, i);
 			if (err)
 				return err;
-			dm->next_ns += dm->a.sample_ns;
+			dm->next_ns += dm->step_ns;
 		}
 		if (hs_channel_is_access(hs_meta_channel(meta[i])) && keys[i] < dm->nr_keys)
 			dm->last[keys[i]] = ts[i] + 1;
@@ -676,10 +679,7 @@ int hs_damon_load(struct hs_store *st, int64_t session, uint32_t nr_keys,
 		a.cold_min_age_ns = over->cold_min_age_ns;
 	if (over->seed)
 		a.seed = over->seed;
-	if (over->slowdown > 1) {
-		a.sample_ns *= over->slowdown;
-		a.aggr_ns *= over->slowdown;
-	}
+	a.slowdown = over->slowdown;
 	a.quota_bytes = over->quota_bytes;
 
 	err = hs_rec_pages(st, session, &pg, &np, &unkeyed);
@@ -712,7 +712,7 @@ int hs_damon_load(struct hs_store *st, int64_t session, uint32_t nr_keys,
 	}
 	err = hs_damon_new(&a, dp, n, nr_keys, out);
 	if (err == -EINVAL)
-		err = store_err(st, -EINVAL, "session %lld: no folio life with a pfn, or"
+		err = store_err(st, -ENODATA, "session %lld: no folio life with a pfn, or"
 				" DAMON_LRU_SORT parameters the model cannot take",
 				(long long)session);
 out:

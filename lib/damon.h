@@ -67,9 +67,12 @@ struct hs_damon_attrs {
 	uint64_t	mon_start, mon_end;	/* the monitored physical addresses
 						 * [start, end] (monitor_region_start,
 						 * _end; 0, 0: the recorded frames') */
-	uint32_t	slowdown;		/* kdamond's pace: its sampling and
-						 * aggregation intervals stretched this
-						 * many times (0, 1: as set) */
+	uint32_t	slowdown;		/* kdamond's pace: its checks this many
+						 * times further apart than sample_ns
+						 * (0, 1: as set), while its ages,
+						 * cold_min_age and scores still count
+						 * aggregations of the set length, as a
+						 * kdamond that falls behind does */
 };
 
 /* One page of one recorded folio life */
@@ -139,7 +142,8 @@ int hs_damon_feed(struct hs_damon *dm, const uint32_t *keys, const uint8_t *meta
  * out), and DAMON_LRU_SORT's parameters as the session recorded them
  * (sessions.params "damon_lru_sort"; the module's defaults where it has
  * none), then @over's cold_min_age_ns and seed where not 0, and its
- * quota_bytes and slowdown.  Return: 0, -ENOENT (not recorded), -EINVAL, -ENOMEM, or
+ * quota_bytes and slowdown.  Return: 0, -ENOENT (not recorded), -ENODATA (no
+ * life with a frame, or parameters the model cannot take), -ENOMEM, or
  * another -errno of the store.
  */
 struct hs_store;
