@@ -174,8 +174,9 @@ static const struct argp_option options[] = {
 	  "interval, the kernel's 10 ms a second turned into bytes (default 0: none, as the "
 	  "lab's kernels never ran out of theirs)", 0 },
 	{ "damon-pace", OPT_DAMON_PACE, "N", 0,
-	  "With --damon-model regions: DAMON's sampling and aggregation intervals N times "
-	  "as long as set (a kdamond that keeps its pace: 1, the default)", 0 },
+	  "With --damon-model regions: DAMON's checks N times further apart on the trace "
+	  "clock than sample_interval, its ages and cold_min_age still counted in "
+	  "aggregations of 20 checks, as a kdamond that falls behind (default 1)", 0 },
 	{ "log-evictions", OPT_LOG_EVICTIONS, NULL, 0,
 	  "Store every eviction of every run (its position and key), read back through "
 	  "the view v_evictions", 0 },

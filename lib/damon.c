@@ -683,6 +683,9 @@ int hs_damon_load(struct hs_store *st, int64_t session, uint32_t nr_keys,
 	a.quota_bytes = over->quota_bytes;
 
 	err = hs_rec_pages(st, session, &pg, &np, &unkeyed);
+	if (err == -ENOENT)	/* no key table: no page can be placed at a frame */
+		return store_err(st, -ENODATA, "session %lld has no recorded key table, so no"
+				 " page frames", (long long)session);
 	if (err)
 		return err;
 	err = hs_session_key_ids(st, session, &ids, &nid);

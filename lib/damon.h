@@ -142,8 +142,8 @@ int hs_damon_feed(struct hs_damon *dm, const uint32_t *keys, const uint8_t *meta
  * out), and DAMON_LRU_SORT's parameters as the session recorded them
  * (sessions.params "damon_lru_sort"; the module's defaults where it has
  * none), then @over's cold_min_age_ns and seed where not 0, and its
- * quota_bytes and slowdown.  Return: 0, -ENOENT (not recorded), -ENODATA (no
- * life with a frame, or parameters the model cannot take), -ENOMEM, or
+ * quota_bytes and slowdown.  Return: 0, -ENODATA (no key table, no life with
+ * a frame, or parameters the model cannot take), -ENOMEM, or
  * another -errno of the store.
  */
 struct hs_store;
