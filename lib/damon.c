@@ -529,6 +529,8 @@ static int apply_region(struct hs_damon *dm, size_t i, struct hs_damon_acts *act
 			sz = fit * PAGE_BYTES;
 		}
 		err = act(dm, s, i, acts, pos);
+		/* an action other than DAMOS_STAT starts the region's age over */
+		dm->r[i].age = 0;
 		s->charged += sz;
 		if (esz && s->charged >= esz) {
 			s->charge_pending = true;

@@ -38,6 +38,8 @@
  *    DAMON's log scale) through a minimum score set from the histogram of
  *    the candidates' bytes, the last region split to fit the quota, and
  *    the next interval starting after the region where the quota ran out.
+ *    A region a scheme acted on starts its age over (damos_apply_scheme()),
+ *    so a cold region is deactivated again only after another cold_min_age.
  *
  * Not modelled: the hot scheme's folio_mark_accessed() is counted but not
  * carried out (no kernel model has a hook for it; the lab's kernels marked
