@@ -23,7 +23,7 @@
 #define PAGE_BYTES	4096ull		/* DAMON_MIN_REGION on x86 */
 #define MAX_SCORE	99		/* DAMOS_MAX_SCORE */
 #define MAX_SUBSCORE	100		/* DAMON_MAX_SUBSCORE */
-#define MAX_AGE_IN_LOG	23		/* DAMON_MAX_AGE_IN_LOG */
+#define MAX_AGE_IN_LOG	32		/* DAMON_MAX_AGE_IN_LOG */
 
 struct region {
 	uint64_t	start, end;		/* frames [start, end) */
