@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "damon.h"
 #include "evlog.h"
 #include "folios.h"
 #include "hs.h"
@@ -64,6 +65,9 @@ enum {
 	OPT_MEMORY,
 	OPT_DAMON_DEPRIO,
 	OPT_DAMON_MIN_AGE,
+	OPT_DAMON_MODEL,
+	OPT_DAMON_QUOTA,
+	OPT_DAMON_PACE,
 };
 
 struct param_arg {
@@ -97,6 +101,9 @@ struct args {
 	double		damon_deprio;	/* --damon-deprio RATE: 0 off */
 	uint64_t	damon_interval_ns; /* its /INTERVAL (0: 100 ms) */
 	uint64_t	damon_min_age_ns; /* --damon-min-age */
+	bool		damon_regions;	/* --damon-model regions */
+	uint64_t	damon_quota;	/* --damon-quota, bytes a reset interval */
+	uint32_t	damon_pace;	/* --damon-pace (0: not given) */
 	uint64_t	memory;		/* --memory in bytes (0 when not given) */
 };
 
@@ -157,6 +164,19 @@ static const struct argp_option options[] = {
 	  "With --damon-deprio: deactivate only pages not accessed in the last MS "
 	  "milliseconds, as if DAMON saw each page's idleness (default 0: every page, as "
 	  "its sampling of one page a region mostly does)", 0 },
+	{ "damon-model", OPT_DAMON_MODEL, "MODEL", 0,
+	  "The DAMON_LRU_SORT model: draws (--damon-deprio's random pages, the default) or "
+	  "regions: DAMON's regions over the recorded page frames, sampled every 5 ms, its "
+	  "hot and cold schemes and quota, with the session's recorded parameters "
+	  "(needs no --damon-deprio)", 0 },
+	{ "damon-quota", OPT_DAMON_QUOTA, "MIB", 0,
+	  "With --damon-model regions: each scheme's quota in MiB of regions a reset "
+	  "interval, the kernel's 10 ms a second turned into bytes (default 0: none, as the "
+	  "lab's kernels never ran out of theirs)", 0 },
+	{ "damon-pace", OPT_DAMON_PACE, "N", 0,
+	  "With --damon-model regions: DAMON's checks N times further apart on the trace "
+	  "clock than sample_interval, its ages and cold_min_age still counted in "
+	  "aggregations of 20 checks, as a kdamond that falls behind (default 1)", 0 },
 	{ "log-evictions", OPT_LOG_EVICTIONS, NULL, 0,
 	  "Store every eviction of every run (its position and key), read back through "
 	  "the view v_evictions", 0 },
@@ -250,6 +270,24 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   "3600000", arg);
 		a->damon_min_age_ns = v * 1000000;
 		break;
+	case OPT_DAMON_MODEL:
+		if (!strcmp(arg, "regions"))
+			a->damon_regions = true;
+		else if (!strcmp(arg, "draws"))
+			a->damon_regions = false;
+		else
+			argp_error(state, "--damon-model '%s': expected draws or regions", arg);
+		break;
+	case OPT_DAMON_QUOTA:
+		if (hs_parse_u64(arg, 0, 1048576, &v))
+			argp_error(state, "--damon-quota '%s': expected MiB from 0 to 1048576", arg);
+		a->damon_quota = v << 20;
+		break;
+	case OPT_DAMON_PACE:
+		if (hs_parse_u64(arg, 1, 1000, &v))
+			argp_error(state, "--damon-pace '%s': expected a factor from 1 to 1000", arg);
+		a->damon_pace = (uint32_t)v;
+		break;
 	case OPT_DAMON_DEPRIO: {
 		char *slash = strchr(arg, '/');
 
@@ -320,8 +358,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--recheck-window needs --pageout recheck");
 		if (a->log_evictions && a->no_store)
 			argp_error(state, "--log-evictions stores the log: not with --no-store");
-		if (a->damon_min_age_ns && !(a->damon_deprio > 0))
-			argp_error(state, "--damon-min-age needs --damon-deprio");
+		if (a->damon_regions && a->damon_deprio > 0)
+			argp_error(state, "--damon-model regions takes no --damon-deprio: its "
+				   "deactivations come from its regions");
+		if (a->damon_min_age_ns && !(a->damon_deprio > 0) && !a->damon_regions)
+			argp_error(state, "--damon-min-age needs --damon-deprio or "
+				   "--damon-model regions");
+		if ((a->damon_quota || a->damon_pace) && !a->damon_regions)
+			argp_error(state, "--damon-quota and --damon-pace need --damon-model "
+				   "regions");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -477,6 +522,18 @@ static int make_params_json(struct plan *p, const struct args *a)
 		hs_json_real(&j, a->damon_deprio);
 		hs_json_key(&j, "damon_interval_ms");
 		hs_json_uint(&j, (a->damon_interval_ns ?: HS_DAMON_INTERVAL_NS) / 1000000);
+	}
+	if (a->damon_regions) {
+		hs_json_key(&j, "damon_model");
+		hs_json_str(&j, "regions");
+		hs_json_key(&j, "damon_quota_mib");
+		hs_json_uint(&j, a->damon_quota >> 20);
+		hs_json_key(&j, "damon_pace");
+		hs_json_uint(&j, a->damon_pace ? a->damon_pace : 1);
+	}
+	if ((a->damon_deprio > 0 || a->damon_regions) && a->damon_min_age_ns) {
+		hs_json_key(&j, "damon_min_age_ms");
+		hs_json_uint(&j, a->damon_min_age_ns / 1000000);
 	}
 	hs_json_end(&j);
 	return hs_json_take(&j, &p->params_json);
@@ -1295,6 +1352,7 @@ static int run(int argc, char **argv)
 	int64_t *ids = NULL, *kids = NULL, session;
 	double *gaps = NULL, *kgaps = NULL;
 	struct args a = { .channel = -1, .pageout = -1 };
+	struct hs_damon_stats dstats = { 0 };
 	int status, ret = 0, failed = 0;
 	unsigned int waves_done = 0;
 	const char *test_raise;
@@ -1334,10 +1392,11 @@ static int run(int argc, char **argv)
 		status = HS_EXIT_DATAERR;
 		goto out;
 	}
-	if (a.damon_deprio > 0 && strcmp(info.source, "record")) {
+	if ((a.damon_deprio > 0 || a.damon_regions) && strcmp(info.source, "record")) {
 		/* its intervals are trace-clock time, which only recordings store */
-		hs_err("--damon-deprio: session %" PRId64 " is %s, not recorded: it has no "
-		       "trace-clock times", session,
+		hs_err("%s: session %" PRId64 " is %s, not recorded: it has no "
+		       "trace-clock times", a.damon_regions ? "--damon-model regions" :
+		       "--damon-deprio", session,
 		       !strcmp(info.source, "gen") ? "generated" : "imported");
 		status = HS_EXIT_DATAERR;
 		goto out;
@@ -1417,6 +1476,10 @@ static int run(int argc, char **argv)
 	ro.damon_deprio = a.damon_deprio;
 	ro.damon_interval_ns = a.damon_interval_ns;
 	ro.damon_min_age_ns = a.damon_min_age_ns;
+	ro.damon_regions = a.damon_regions;
+	ro.damon_quota_bytes = a.damon_quota;
+	ro.damon_pace = a.damon_pace;
+	ro.damon_stats = &dstats;
 	ro.paranoid = a.paranoid;
 	hs_cli_progress_start(&rp.pr);
 	rp.show = isatty(STDERR_FILENO);
@@ -1514,6 +1577,10 @@ static int run(int argc, char **argv)
 	} else if (ret) {
 		if (ret == -EBADMSG) {
 			hs_err("session %" PRId64 ": the stored access stream is corrupt", session);
+		} else if (ret == -ENODATA && a.damon_regions) {
+			hs_err("--damon-model regions: %s", hs_store_errmsg(st));
+			status = HS_EXIT_DATAERR;
+			goto out;
 		} else if (ret == -ENODATA && a.damon_deprio > 0) {
 			hs_err("--damon-deprio: session %" PRId64 "'s stream has no trace-clock "
 			       "times", session);
@@ -1525,6 +1592,16 @@ static int run(int argc, char **argv)
 		status = hs_exit_from_errno(ret);
 		goto out;
 	}
+	if (a.damon_regions)	/* in the module's own counters' terms, to set beside them */
+		hs_note("DAMON regions model: %" PRIu64 " aggregations, %u regions at the end over "
+			"frames %#" PRIx64 "..%#" PRIx64 "; cold: %" PRIu64 " regions, %.1f MiB, "
+			"%" PRIu64 " recorded pages deactivated, quota exceeded %" PRIu64 " times; "
+			"hot: %" PRIu64 " regions, %.1f MiB, %" PRIu64 " recorded pages (not "
+			"applied)", dstats.aggregations, dstats.nr_regions, dstats.pfn_lo,
+			dstats.pfn_hi, dstats.nr_cold_regions,
+			(double)dstats.bytes_cold / 1048576.0, dstats.cold_pages,
+			dstats.cold_quota_exceeds, dstats.nr_hot_regions,
+			(double)dstats.bytes_hot / 1048576.0, dstats.hot_pages);
 	for (i = 0; i < nr; i++) {
 		if (!jobs[i].err && jobs[i].evlog)
 			jobs[i].err = hs_evlog_finish(jobs[i].evlog);

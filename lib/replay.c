@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "damon.h"
 #include "evlog.h"
 #include "folios.h"
 #include "hs.h"
@@ -51,6 +52,8 @@ struct slot {
 	size_t		nr_ticks;
 	size_t		tick_cap;
 	uint64_t	first_tick;
+	/* the DAMON region model's actions in the chunk (lib/damon.h) */
+	struct hs_damon_acts acts;
 	/* The TLB model's full flushes in the chunk: before record flush_at[i] */
 	uint32_t	*flush_at;
 	size_t		nr_flushes;
@@ -72,6 +75,7 @@ struct pipeline {
 						 * (0: off) */
 	uint64_t		damon_interval_ns; /* the DAMON model's interval */
 	uint32_t		damon_idle;	/* intervals a page must be idle for it */
+	struct hs_damon		*dm;		/* the region model instead, or NULL */
 	const uint64_t		*tlb_ts;	/* the session's TLB flush times, ascending
 						 * (hs_session_tlb_flushes()), or NULL */
 	size_t			nr_tlb;		/* entries in tlb_ts */
@@ -157,6 +161,10 @@ static void step_chunk(struct hs_replay_job *job, const struct slot *s, const vo
 		       bool wide, double damon_draws, uint32_t damon_idle)
 {
 	struct hs_sim *sim = job->sim;
+	/* the DAMON ticks: the region model's actions, or the draws' intervals */
+	bool regions = s->acts.nr > 0;
+	size_t nr_ticks = regions ? s->acts.nr : s->nr_ticks;
+	const uint32_t *tick_at = regions ? s->acts.at : s->tick_at;
 	size_t from = 0;
 	double t0;
 	int ret = 0;
@@ -165,12 +173,12 @@ static void step_chunk(struct hs_replay_job *job, const struct slot *s, const vo
 		return;
 	t0 = now_s();
 	for (size_t i = 0, f = 0, m = 0;
-	     (i < s->nr_ticks || f < s->nr_flushes || m < s->nr_stats) && ret >= 0;) {
+	     (i < nr_ticks || f < s->nr_flushes || m < s->nr_stats) && ret >= 0;) {
 		/*
 		 * The DAMON ticks, the TLB flushes and the memcg statistics flushes
 		 * in the chunk, by position (at one position in that order).
 		 */
-		size_t ti = i < s->nr_ticks ? s->tick_at[i] : SIZE_MAX;
+		size_t ti = i < nr_ticks ? tick_at[i] : SIZE_MAX;
 		size_t tf = f < s->nr_flushes ? s->flush_at[f] : SIZE_MAX;
 		size_t tm = m < s->nr_stats ? s->stats_at[m] : SIZE_MAX;
 		bool tick = ti <= tf && ti <= tm;
@@ -184,6 +192,10 @@ static void step_chunk(struct hs_replay_job *job, const struct slot *s, const vo
 		} else if (ret >= 0 && !tick) {
 			ret = hs_sim_memcg_flush(sim);
 			m++;
+		} else if (ret >= 0 && regions) {
+			ret = hs_sim_deactivate_keys(sim, s->acts.keys + s->acts.off[i],
+						     s->acts.off[i + 1] - s->acts.off[i]);
+			i++;
 		} else if (ret >= 0) {
 			/* interval t draws floor((t + 1) x) - floor(t x): x on average */
 			uint64_t t = s->first_tick + i;
@@ -564,6 +576,18 @@ static int chunk_ticks(struct damon_clock *dc, const uint64_t *ts, size_t n, str
 	return 0;
 }
 
+/* The DAMON region model through a chunk: its actions into s->acts. */
+static int chunk_damon(struct pipeline *pl, const uint32_t *keys, const uint8_t *meta,
+		       const uint64_t *ts, size_t n, struct slot *s)
+{
+	s->acts.nr = 0;
+	if (!pl->dm || !n)
+		return 0;
+	if (!ts)
+		return -ENODATA;	/* a recorded session's chunks all have times */
+	return hs_damon_feed(pl->dm, keys, meta, ts, n, &s->acts);
+}
+
 /*
  * Where in a chunk of times ts[0 .. n - 1] the events at times ev[0 .. nr - 1]
  * (ascending: TLB flushes, memcg statistics flushes) fall, into *@at: before
@@ -630,6 +654,9 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 			inline_slot.base = base;
 			ret = chunk_ticks(&dc, hs_session_read_times(r), n, &inline_slot);
 			if (!ret)
+				ret = chunk_damon(pl, keys, meta, hs_session_read_times(r), n,
+						  &inline_slot);
+			if (!ret)
 				ret = chunk_flushes(pl, next_flush, hs_session_read_times(r), n,
 						    &inline_slot);
 			if (!ret)
@@ -647,6 +674,8 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 			ret = slot_fill(s, keys, meta, n, base);
 			if (!ret)
 				ret = chunk_ticks(&dc, hs_session_read_times(r), n, s);
+			if (!ret)
+				ret = chunk_damon(pl, keys, meta, hs_session_read_times(r), n, s);
 			if (!ret)
 				ret = chunk_flushes(pl, next_flush, hs_session_read_times(r), n, s);
 			if (!ret)
@@ -671,6 +700,7 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 	if (ret == 0 && base != records)
 		ret = -EBADMSG;
 	free(inline_slot.tick_at);
+	hs_damon_acts_free(&inline_slot.acts);
 	free(inline_slot.flush_at);
 	free(inline_slot.stats_at);
 	free(inline_slot.folio);
@@ -784,7 +814,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			.nr_folios = hs_folio_index_count(pl.fx),
 			.neigh = neigh,
 			.no_prefetch = o->no_prefetch,
-			.damon = o->damon_deprio > 0,
+			.damon = o->damon_deprio > 0 || o->damon_regions,
 			.tlb = pl.tlb && tlb_asked(&jobs[j]),
 			.tlb_entries = tlb_entries == UINT32_MAX ? 0 : tlb_entries,
 			.memcg_flushes = pl.memcg && memcg_asked(&jobs[j]),
@@ -829,7 +859,15 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			goto out;
 	}
 
-	if (o->damon_deprio > 0) {
+	if (o->damon_regions) {
+		struct hs_damon_attrs over = { .cold_min_age_ns = o->damon_min_age_ns,
+					       .quota_bytes = o->damon_quota_bytes,
+					       .slowdown = o->damon_pace };
+
+		ret = hs_damon_load(st, session, (uint32_t)info.distinct_keys, &over, &pl.dm);
+		if (ret)
+			goto out;
+	} else if (o->damon_deprio > 0) {
 		uint64_t iv = o->damon_interval_ns ?: HS_DAMON_INTERVAL_NS;
 
 		pl.damon_interval_ns = iv;
@@ -885,12 +923,15 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			free(pl.slots[s].keys);
 			free(pl.slots[s].meta);
 			free(pl.slots[s].tick_at);
+			hs_damon_acts_free(&pl.slots[s].acts);
 			free(pl.slots[s].flush_at);
 			free(pl.slots[s].stats_at);
 			free(pl.slots[s].folio);
 		}
 	}
 
+	if (pl.dm && o->damon_stats && ret == 0)
+		hs_damon_get_stats(pl.dm, o->damon_stats);
 	for (j = 0; j < n && ret == 0; j++) {
 		const void *g;
 		size_t ng, size;
@@ -927,5 +968,6 @@ out:
 	free(tlb_ts);
 	free(memcg_ts);
 	hs_folio_index_free(pl.fx);
+	hs_damon_free(pl.dm);
 	return ret;
 }

@@ -18,6 +18,7 @@
 
 #include "sim.h"
 
+struct hs_damon_stats;
 struct hs_evlog;
 struct hs_gen_sample;
 struct hs_store;
@@ -77,6 +78,17 @@ struct hs_replay_opts {
 	double		damon_deprio;
 	uint64_t	damon_interval_ns;
 	uint64_t	damon_min_age_ns;	/* only pages idle this long (cold_min_age) */
+	/*
+	 * The region model of DAMON_LRU_SORT instead (lib/damon.h): DAMON's
+	 * regions over the session's recorded frames, its sampling and its two
+	 * schemes, with each scheme's quota in bytes per reset interval
+	 * (0: none); damon_min_age_ns, when not 0, replaces the session's
+	 * cold_min_age.  The model's counters go to *damon_stats when not NULL.
+	 */
+	bool		damon_regions;
+	uint64_t	damon_quota_bytes;
+	uint32_t	damon_pace;	/* its intervals this many times longer (0, 1: not) */
+	struct hs_damon_stats *damon_stats;
 	/* Called from the reading thread after each chunk; may be NULL. */
 	void		(*progress)(void *arg, uint64_t records_done, uint64_t records_total);
 	void		*progress_arg;

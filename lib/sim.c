@@ -1602,6 +1602,50 @@ int hs_sim_deactivate(struct hs_sim *sim, uint64_t n, uint64_t seed, uint32_t id
 	return 0;
 }
 
+/*
+ * hs_sim_deactivate_keys() - folio_deactivate() of the given keys, as
+ * hs_sim_deactivate() does it to the keys it draws: the region model of
+ * DAMON_LRU_SORT (lib/damon.h) chose them, every page of a region it found
+ * cold; one not in memory is left alone.
+ */
+int hs_sim_deactivate_keys(struct hs_sim *sim, const uint32_t *keys, size_t n)
+{
+	struct hs_access a = { .channel = HS_CH_COLD, .deactivate = true,
+			       .next_use = HS_NEVER, .seq = sim->seq };
+	uint32_t prev = HS_NIL;
+
+	if (unlikely(sim->broken))
+		return sim->broken;
+	if (!sim->cfg.damon)
+		return -EINVAL;
+	if (!sim->ops->hint)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t id = keys[i];
+		struct hs_folio *f;
+
+		if (id >= sim->cfg.nr_keys)
+			continue;
+		if (sim->fo && sim->fo->head[id] != HS_NIL)
+			id = sim->fo->head[id];		/* a member: its folio, once */
+		if (id == prev)
+			continue;
+		prev = id;
+		f = folio_at(sim, id);
+		if (!hs_folio_is_resident(f))
+			continue;
+		a.key = id;
+		a.type = (f->flags & HS_FOLIO_ANON) ? HS_TYPE_ANON : HS_TYPE_FILE;
+		if (sim->ops->hint(sim->pol, f, &a) != HS_HINT_KEEP) {
+			sim->broken = -EPROTO;	/* a deactivation never evicts */
+			return sim->broken;
+		}
+		if (check_now(sim))
+			return sim->broken;
+	}
+	return 0;
+}
+
 /* The TLB model's full flush ("TLB model" above): every translation goes. */
 int hs_sim_tlb_flush(struct hs_sim *sim)
 {

@@ -483,6 +483,14 @@ int hs_sim_check(const struct hs_sim *sim);
 int hs_sim_deactivate(struct hs_sim *sim, uint64_t n, uint64_t seed, uint32_t idle);
 
 /*
+ * hs_sim_deactivate_keys() - folio_deactivate() of each of the @n keys that
+ * is resident (cfg.damon; the DAMON region model's cold action).  Between
+ * records only.  Return: 0, or the run's error (-EPROTO if a policy evicted
+ * for it, -EINVAL without cfg.damon).
+ */
+int hs_sim_deactivate_keys(struct hs_sim *sim, const uint32_t *keys, size_t n);
+
+/*
  * hs_sim_tlb_flush() - the workload's TLB lost every translation (cfg.tlb):
  * a full flush, a switch in from another process, a migration.  Between
  * records only; without cfg.tlb it does nothing.  Return: 0, or the run's

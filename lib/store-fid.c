@@ -302,7 +302,7 @@ int hs_rec_pages(struct hs_store *st, int64_t session, struct hs_rec_page **out,
 	}
 	rc = sqlite3_prepare_v2(st->db, "SELECT kind, ifnull(dev, 0), ifnull(ino, 0),"
 				" ifnull(tgid, 0), first_page, pages, ifnull(born_ns, 0),"
-				" ifnull(died_ns, 0), death_cause, flags, life"
+				" ifnull(died_ns, 0), death_cause, flags, life, pfn"
 				" FROM folio_lives WHERE session = ?1 ORDER BY life", -1, &s, NULL);
 	if (rc != SQLITE_OK) {
 		err = store_sql_err(st, rc);
@@ -342,6 +342,9 @@ int hs_rec_pages(struct hs_store *st, int64_t session, struct hs_rec_page **out,
 			pg[have].flags = (uint8_t)sqlite3_column_int(s, 9);
 			pg[have].pages = (uint32_t)pages;
 			pg[have].life = sqlite3_column_int64(s, 10);
+			pg[have].pfn = sqlite3_column_type(s, 11) == SQLITE_NULL ? UINT64_MAX :
+				       (uint64_t)sqlite3_column_int64(s, 11) +
+				       (keys[i].page - want.page);
 			have++;
 			found++;
 		}

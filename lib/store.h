@@ -568,6 +568,8 @@ int hs_session_memcg_flushes(struct hs_store *st, int64_t session, uint64_t **ts
  * @flags: the life's HS_LIFE_F_* flags
  * @pages: the life's pages (its folio's size: 2^folio_order)
  * @life: the life's number (folio_lives.life)
+ * @pfn: the page's frame (the life's head pfn plus its place in the folio),
+ *	 UINT64_MAX when the life's pfn is unknown
  */
 struct hs_rec_page {
 	uint64_t	key;
@@ -577,6 +579,7 @@ struct hs_rec_page {
 	uint8_t		flags;
 	uint32_t	pages;
 	int64_t		life;
+	uint64_t	pfn;
 };
 
 /* Every life cut into the pages the stream's key table names; see store-fid.c. */

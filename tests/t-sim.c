@@ -723,6 +723,46 @@ static void test_damon(void)
 }
 
 /*
+ * hs_sim_deactivate_keys() (the region model's cold action) on linux-2q,
+ * capacity 4: keys 0 and 1 read twice (active), key 2 once (inactive), key
+ * 3 never.  Deactivating 0, 0, 2, 3, 1 moves keys 0 and 1 (the repeated 0
+ * counts once: a folio is deactivated once a pass), leaves the inactive
+ * key 2 alone and ignores key 3 and a key out of range: pgdeactivate 2.
+ */
+static void test_damon_keys(void)
+{
+	struct hs_sim_config cfg = { .ops = hs_policy_find("linux-2q"), .capacity = 4,
+				     .nr_keys = 4, .paranoid = true, .damon = true };
+	const uint8_t fd = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+	const uint32_t keys[] = { 0, 0, 2, 3, 1, 9 };
+	struct hs_sim_stats st;
+	struct hs_metrics m;
+	struct hs_sim *sim;
+
+	if (hs_sim_new(&cfg, &sim)) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	for (uint32_t k = 0; k < 2; k++) {
+		T_EQ_I64(hs_sim_step(sim, k, fd, HS_NEVER), HS_STEP_MISS);
+		T_EQ_I64(hs_sim_step(sim, k, fd, HS_NEVER), HS_STEP_HIT);
+	}
+	T_EQ_I64(hs_sim_step(sim, 2, fd, HS_NEVER), HS_STEP_MISS);
+	T_EQ_I64(hs_sim_deactivate_keys(sim, keys, 6), 0);
+	hs_sim_finish(sim, &st, &m);
+	T_NEAR(hs_metrics_get(&m, "l2q.pgdeactivate"), 2, 0);
+	T_EQ_U64(st.hints, 0);
+	hs_sim_free(sim);
+	cfg.damon = false;
+	if (hs_sim_new(&cfg, &sim)) {
+		t_fail(__FILE__, __LINE__, "no sim");
+		return;
+	}
+	T_EQ_I64(hs_sim_deactivate_keys(sim, keys, 1), -EINVAL);
+	hs_sim_free(sim);
+}
+
+/*
  * The DAMON model through a replay of a timed session (linux-2q, capacity 4):
  * key 0 read at 0 and 1 ms (active), key 1 at 250 ms.  Intervals of 100 ms
  * end at 100 and 200 ms, both before the third record: the first
@@ -1697,6 +1737,7 @@ static const struct t_case cases[] = {
 	{ "norecency", test_norecency },
 	{ "damon", test_damon },
 	{ "damon-replay", test_damon_replay },
+	{ "damon-keys", test_damon_keys },
 	{ "tlb", test_tlb },
 	{ "tlb-bounded", test_tlb_bounded },
 	{ "tlb-linux-2q", test_tlb_l2q },

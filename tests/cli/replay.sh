@@ -250,6 +250,20 @@ expect_grep 'damon-min-age needs --damon-deprio' "$ERR"
 expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --damon-deprio 2000
 expect_grep "damon-deprio '2000': expected RATE" "$ERR"
 expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --damon-deprio 1/0
+# The region model likewise; it takes no RATE, and its own options need it.
+expect_status 65 "$HSCTL" -d "$DB" replay 1 --size 3 --damon-model regions
+expect_eq "$ERR" 'hsctl: --damon-model regions: session 1 is imported, not recorded: it has no'\
+' trace-clock times'
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --damon-model regions --damon-deprio 1
+expect_grep 'damon-model regions takes no --damon-deprio' "$ERR"
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --damon-quota 40
+expect_grep 'damon-quota and --damon-pace need --damon-model regions' "$ERR"
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --damon-model regions --damon-pace 0
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --damon-model lru
+expect_status 65 "$HSCTL" -d rec.db replay 1 --policy linux-2q --size 3 --no-store \
+	--damon-model regions
+expect_grep '^hsctl: --damon-model regions: session 1 has no recorded key table, so no page frames$' \
+	"$ERR"
 
 # Only the first three runs and the two lrfu runs were stored: --no-store and
 # failed invocations add nothing.
