@@ -470,10 +470,13 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 	zs = block_zero(os, i, (i + 1) << BLK_SHIFT, before, &best);
 	assert(zs >= 0);
 done:
-	/* The newest slots, not in the tree yet, are after z when above it. */
-	for (s = os->low; s < os->low + os->pending; s++)
-		if ((int64_t)s > zs && os->sl[s].mark < best)
-			best = os->sl[s].mark;
+	/*
+	 * The newest slots, not in the tree yet, count when after z: only
+	 * when z is among them or there is no z (start the loop after z, so
+	 * that it mostly runs no times, which the branch predictor learns).
+	 */
+	for (s = HS_MAX(os->low, (uint32_t)(zs + 1)); s < os->low + os->pending; s++)
+		best = HS_MIN(best, os->sl[s].mark);
 	return best;
 }
 
@@ -707,7 +710,13 @@ static void push_top(struct hs_optstack *os, uint32_t key, int32_t w, uint32_t m
  */
 static inline void prefetch_path(const struct hs_optstack *os, uint32_t b)
 {
-	for (uint32_t l = 0; l < PREFETCH_LEVELS && l < os->nlev; l++)
+	if (os->nlev >= PREFETCH_LEVELS) {	/* straight code: no loop exit to mispredict */
+#pragma GCC unroll 4
+		for (uint32_t l = 0; l < PREFETCH_LEVELS; l++)
+			hs_prefetch(&os->lev[l][b >> (FAN_SHIFT * l)]);
+		return;
+	}
+	for (uint32_t l = 0; l < os->nlev; l++)
 		hs_prefetch(&os->lev[l][b >> (FAN_SHIFT * l)]);
 }
 
