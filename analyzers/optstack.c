@@ -413,6 +413,7 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 	uint32_t b = sp >> BLK_SHIFT, l, i, j, k, s, cl = 0, cc = NIL;
 	uint32_t right = NIL, mid = NIL, acc, best = NIL;
 	int64_t before = 0, cbefore = 0, bf[FAN];
+	uint32_t lv[FAN], sm[FAN];
 	uint64_t n = 0;
 	int32_t zs;
 
@@ -420,13 +421,23 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 		const struct node *ch = &os->lev[l - 1][(b >> (FAN_SHIFT * l)) << FAN_SHIFT];
 
 		j = (b >> (FAN_SHIFT * (l - 1))) & (FAN - 1);
+		/*
+		 * Which child the path takes is data: the sums and live
+		 * counts before each child and the smallest marker after
+		 * each are computed for all, the path's picked by index, as
+		 * loops up to the path mispredict their exit (once a level).
+		 */
 		bf[0] = before;
-		for (k = 0; k < j; k++) {
-			bf[k + 1] = bf[k] + ch[k].sum;
-			n += ch[k].live;
+		lv[0] = 0;
+		sm[FAN - 1] = NIL;
+#pragma GCC unroll 4
+		for (k = 1; k < FAN; k++) {
+			bf[k] = bf[k - 1] + ch[k - 1].sum;
+			lv[k] = lv[k - 1] + ch[k - 1].live;
+			sm[FAN - 1 - k] = HS_MIN(sm[FAN - k], ch[FAN - k].mark);
 		}
-		for (k = j + 1; k < FAN; k++)
-			right = HS_MIN(right, ch[k].mark);
+		n += lv[j];
+		right = HS_MIN(right, sm[j]);
 		acc = NIL;
 		for (k = j; k-- > 0;) {
 			if (bf[k] + ch[k].min == 0)
