@@ -106,21 +106,40 @@
  * Every step is O(log n) (amortized for the heaps), and the blocks of the
  * four slots that change (m's key, p, x's old and new slot) are pushed up
  * the tree in one walk, level by level, so the upper tree that their paths
- * share is recomputed once.  The LRU distances come free with it, so one
- * pass gives both curves.
+ * share is recomputed once: x's new slot waits outside the tree (below),
+ * and p nearly always shares x's block, so two paths are walked up side by
+ * side until they meet.  The LRU distances come free with it, so one pass
+ * gives both curves.
  *
  * Where the time goes.  The pass reads its arrays at random: P12 has 150 MB
- * of them, a handful of lines an access, few of them in any cache.  So the
+ * of them, and an access reads a handful of lines anywhere in them.  So the
  * paths of x's block (a few dozen accesses ahead: the stream is known) and
  * of m's block (as soon as m is found, while the heaps work) are
  * prefetched, and the big arrays live on transparent huge pages
  * (hs_huge_alloc()), which took a quarter of the CPU time off: with
- * 4 KB pages nearly every random read also missed the TLB.  What is left,
- * measured with callgrind on P12's first 1.7 million accesses (about 2,000
- * instructions an access, from 2,300): 45% is the push-up (two paths of 11
- * levels that meet near the root: about 15 parents recomputed an access),
- * 35% the walks down for m and z, the rest the heaps, the LRU position and
- * the two histograms, whose increments are cache misses of their own.
+ * 4 KB pages nearly every random read also missed the TLB.  The walk down
+ * takes a child by data, so a loop up to it mispredicts where it stops:
+ * the prefix sums, live counts and smallest markers after each child of a
+ * sibling group are computed for all four and the path's picked by index
+ * instead (the search for the last 0 still loops: doing it by masks cost
+ * more instructions than the mispredicts it saved).  What is left,
+ * measured with cachegrind on the whole of P12 (its D1 of 48 KB and a last
+ * level modelled as 4 MB, this machine's L2): per access, 2,320
+ * instructions, 10 branch mispredicts, 3.0 D1 and 2.4 L2 misses for the
+ * whole command: most of what an access reads is in the cache already,
+ * and the time goes to instructions and mispredicts.  Of the OPT stack's 2,200 instructions and 10
+ * mispredicts: 940 and 5.9 the walks down for m and z (which child holds
+ * the last 0 is data), 920 and 1.3 the push-up (two paths of 11 levels
+ * that meet near the root: about 10 parents and 2 leaves recomputed an
+ * access; 0.9 D1 misses), 70 and 1.8 the LRU position, 45 and 0.7 the
+ * heaps, the rest putting keys on top, prefetching, the histograms and
+ * packing the window (0.6 D1 misses of its own).
+ * (Before the side-by-side push-up and the picking by index: 2,100
+ * instructions and 12.3 mispredicts an access on P12's first 1.3 million
+ * accesses, now 1,820 and 7.8.)  Fewer, wider levels do not help as they
+ * are: FAN = 8 or 16, or BLK = 16 with FAN = 8, cost 14, 43 and 22% more
+ * instructions there (each level reads and recomputes two or four times
+ * the children) and more time.
  *
  * Hints and drops are outside the model: PAGEOUT evicts from one memory and
  * not from the others (the memories stop being the prefixes of one stack),
@@ -131,9 +150,10 @@
  * heap links (12), two histograms (16), and a window of 1.25 to 2.5 slots
  * of 12 bytes with about 2.7 bytes of tree per slot: 50 to 69 bytes.  On
  * P12 (13.2 million accesses, 3.15 million keys) both curves take about
- * 2.4 times the CPU of an LRU replay plus an OPT replay at one size (3.6
- * before the changes described above; see hsctl-mrc(1), COST); the
- * previous next-use stack took 18 times.
+ * 2.5 times the CPU of an LRU replay plus an OPT replay at one size (2.7
+ * before the side-by-side push-up and the picking by index, in the same
+ * rounds; 3.6 before the prefetching and huge pages; see hsctl-mrc(1),
+ * COST); the previous next-use stack took 18 times.
  */
 #include "config.h"
 
