@@ -134,11 +134,11 @@
  * access; 0.9 D1 misses), 70 and 1.8 the LRU position, 45 and 0.7 the
  * heaps, the rest putting keys on top, prefetching, the histograms and
  * packing the window (0.6 D1 misses of its own).
- * (Before the side-by-side push-up and the picking by index: 2,100
- * instructions and 12.3 mispredicts an access on P12's first 1.3 million
- * accesses, now 1,820 and 7.8.)  Fewer, wider levels do not help as they
- * are: FAN = 8 or 16, or BLK = 16 with FAN = 8, cost 14, 43 and 22% more
- * instructions there (each level reads and recomputes two or four times
+ * (Before the side-by-side push-up and the picking by index: 2,680
+ * instructions and 16.3 mispredicts an access, the same misses.)  Fewer,
+ * wider levels do not help as they are: on P12's first 1.3 million
+ * accesses FAN = 8 or 16, or BLK = 16 with FAN = 8, cost 14, 43 and 22%
+ * more instructions (each level reads and recomputes two or four times
  * the children) and more time.
  *
  * Hints and drops are outside the model: PAGEOUT evicts from one memory and
