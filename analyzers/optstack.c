@@ -106,21 +106,40 @@
  * Every step is O(log n) (amortized for the heaps), and the blocks of the
  * four slots that change (m's key, p, x's old and new slot) are pushed up
  * the tree in one walk, level by level, so the upper tree that their paths
- * share is recomputed once.  The LRU distances come free with it, so one
- * pass gives both curves.
+ * share is recomputed once: x's new slot waits outside the tree (below),
+ * and p nearly always shares x's block, so two paths are walked up side by
+ * side until they meet.  The LRU distances come free with it, so one pass
+ * gives both curves.
  *
  * Where the time goes.  The pass reads its arrays at random: P12 has 150 MB
- * of them, a handful of lines an access, few of them in any cache.  So the
+ * of them, and an access reads a handful of lines anywhere in them.  So the
  * paths of x's block (a few dozen accesses ahead: the stream is known) and
  * of m's block (as soon as m is found, while the heaps work) are
  * prefetched, and the big arrays live on transparent huge pages
  * (hs_huge_alloc()), which took a quarter of the CPU time off: with
- * 4 KB pages nearly every random read also missed the TLB.  What is left,
- * measured with callgrind on P12's first 1.7 million accesses (about 2,000
- * instructions an access, from 2,300): 45% is the push-up (two paths of 11
- * levels that meet near the root: about 15 parents recomputed an access),
- * 35% the walks down for m and z, the rest the heaps, the LRU position and
- * the two histograms, whose increments are cache misses of their own.
+ * 4 KB pages nearly every random read also missed the TLB.  The walk down
+ * takes a child by data, so a loop up to it mispredicts where it stops:
+ * the prefix sums, live counts and smallest markers after each child of a
+ * sibling group are computed for all four and the path's picked by index
+ * instead (the search for the last 0 still loops: doing it by masks cost
+ * more instructions than the mispredicts it saved).  What is left,
+ * measured with cachegrind on the whole of P12 (its D1 of 48 KB and a last
+ * level modelled as 4 MB, this machine's L2): per access, 2,320
+ * instructions, 10 branch mispredicts, 3.0 D1 and 2.4 L2 misses for the
+ * whole command: most of what an access reads is in the cache already,
+ * and the time goes to instructions and mispredicts.  Of the OPT stack's 2,200 instructions and 10
+ * mispredicts: 940 and 5.9 the walks down for m and z (which child holds
+ * the last 0 is data), 920 and 1.3 the push-up (two paths of 11 levels
+ * that meet near the root: about 10 parents and 2 leaves recomputed an
+ * access; 0.9 D1 misses), 70 and 1.8 the LRU position, 45 and 0.7 the
+ * heaps, the rest putting keys on top, prefetching, the histograms and
+ * packing the window (0.6 D1 misses of its own).
+ * (Before the side-by-side push-up and the picking by index: 2,680
+ * instructions and 16.3 mispredicts an access, the same misses.)  Fewer,
+ * wider levels do not help as they are: on P12's first 1.3 million
+ * accesses FAN = 8 or 16, or BLK = 16 with FAN = 8, cost 14, 43 and 22%
+ * more instructions (each level reads and recomputes two or four times
+ * the children) and more time.
  *
  * Hints and drops are outside the model: PAGEOUT evicts from one memory and
  * not from the others (the memories stop being the prefixes of one stack),
@@ -131,9 +150,10 @@
  * heap links (12), two histograms (16), and a window of 1.25 to 2.5 slots
  * of 12 bytes with about 2.7 bytes of tree per slot: 50 to 69 bytes.  On
  * P12 (13.2 million accesses, 3.15 million keys) both curves take about
- * 2.4 times the CPU of an LRU replay plus an OPT replay at one size (3.6
- * before the changes described above; see hsctl-mrc(1), COST); the
- * previous next-use stack took 18 times.
+ * 2.5 times the CPU of an LRU replay plus an OPT replay at one size (2.7
+ * before the side-by-side push-up and the picking by index, in the same
+ * rounds; 3.6 before the prefetching and huge pages; see hsctl-mrc(1),
+ * COST); the previous next-use stack took 18 times.
  */
 #include "config.h"
 
@@ -253,6 +273,7 @@ static inline struct node leaf_of(const struct hs_optstack *os, uint32_t b)
 	int32_t sum = 0, min = INT32_MAX;
 	uint32_t mark = NIL, live = 0;
 
+#pragma GCC unroll 8
 	for (; x < end; x++) {
 		sum += x->w;
 		min = HS_MIN(min, sum);
@@ -330,6 +351,35 @@ static void push_blocks(struct hs_optstack *os, uint32_t *b, uint32_t n)
 	}
 }
 
+/*
+ * The common case of push_blocks(): two blocks, @a (the accessed key's,
+ * which p shares 92% of the time on P12) and @b (m's key's), maybe the
+ * same.  Their paths are walked up side by side until they meet, then as
+ * one: no sorting or merging, and one unpredictable branch (where they
+ * meet) instead of one a level.
+ */
+static void push_two(struct hs_optstack *os, uint32_t a, uint32_t b)
+{
+	uint32_t l = 0, low = os->low >> BLK_SHIFT;
+
+	os->lev[0][a] = leaf_of(os, a);
+	os->lev[0][b] = leaf_of(os, b);
+	if (a == low || b == low)
+		os->pending = 0;
+	while (++l < os->nlev) {
+		a >>= FAN_SHIFT;
+		b >>= FAN_SHIFT;
+		os->lev[l][a] = group(&os->lev[l - 1][a << FAN_SHIFT]);
+		if (a == b)
+			break;
+		os->lev[l][b] = group(&os->lev[l - 1][b << FAN_SHIFT]);
+	}
+	while (++l < os->nlev) {
+		a >>= FAN_SHIFT;
+		os->lev[l][a] = group(&os->lev[l - 1][a << FAN_SHIFT]);
+	}
+}
+
 static void rebuild(struct hs_optstack *os)
 {
 	uint32_t b, l, i;
@@ -383,6 +433,7 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 	uint32_t b = sp >> BLK_SHIFT, l, i, j, k, s, cl = 0, cc = NIL;
 	uint32_t right = NIL, mid = NIL, acc, best = NIL;
 	int64_t before = 0, cbefore = 0, bf[FAN];
+	uint32_t lv[FAN], sm[FAN];
 	uint64_t n = 0;
 	int32_t zs;
 
@@ -390,13 +441,23 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 		const struct node *ch = &os->lev[l - 1][(b >> (FAN_SHIFT * l)) << FAN_SHIFT];
 
 		j = (b >> (FAN_SHIFT * (l - 1))) & (FAN - 1);
+		/*
+		 * Which child the path takes is data: the sums and live
+		 * counts before each child and the smallest marker after
+		 * each are computed for all, the path's picked by index, as
+		 * loops up to the path mispredict their exit (once a level).
+		 */
 		bf[0] = before;
-		for (k = 0; k < j; k++) {
-			bf[k + 1] = bf[k] + ch[k].sum;
-			n += ch[k].live;
+		lv[0] = 0;
+		sm[FAN - 1] = NIL;
+#pragma GCC unroll 4
+		for (k = 1; k < FAN; k++) {
+			bf[k] = bf[k - 1] + ch[k - 1].sum;
+			lv[k] = lv[k - 1] + ch[k - 1].live;
+			sm[FAN - 1 - k] = HS_MIN(sm[FAN - k], ch[FAN - k].mark);
 		}
-		for (k = j + 1; k < FAN; k++)
-			right = HS_MIN(right, ch[k].mark);
+		n += lv[j];
+		right = HS_MIN(right, sm[j]);
 		acc = NIL;
 		for (k = j; k-- > 0;) {
 			if (bf[k] + ch[k].min == 0)
@@ -440,10 +501,13 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 	zs = block_zero(os, i, (i + 1) << BLK_SHIFT, before, &best);
 	assert(zs >= 0);
 done:
-	/* The newest slots, not in the tree yet, are after z when above it. */
-	for (s = os->low; s < os->low + os->pending; s++)
-		if ((int64_t)s > zs && os->sl[s].mark < best)
-			best = os->sl[s].mark;
+	/*
+	 * The newest slots, not in the tree yet, count when after z: only
+	 * when z is among them or there is no z (start the loop after z, so
+	 * that it mostly runs no times, which the branch predictor learns).
+	 */
+	for (s = HS_MAX(os->low, (uint32_t)(zs + 1)); s < os->low + os->pending; s++)
+		best = HS_MIN(best, os->sl[s].mark);
 	return best;
 }
 
@@ -677,7 +741,13 @@ static void push_top(struct hs_optstack *os, uint32_t key, int32_t w, uint32_t m
  */
 static inline void prefetch_path(const struct hs_optstack *os, uint32_t b)
 {
-	for (uint32_t l = 0; l < PREFETCH_LEVELS && l < os->nlev; l++)
+	if (os->nlev >= PREFETCH_LEVELS) {	/* straight code: no loop exit to mispredict */
+#pragma GCC unroll 4
+		for (uint32_t l = 0; l < PREFETCH_LEVELS; l++)
+			hs_prefetch(&os->lev[l][b >> (FAN_SHIFT * l)]);
+		return;
+	}
+	for (uint32_t l = 0; l < os->nlev; l++)
 		hs_prefetch(&os->lev[l][b >> (FAN_SHIFT * l)]);
 }
 
@@ -771,10 +841,14 @@ int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
 	/* The accessed key goes on top holding m alone. */
 	push_top(os, key, 0, m);
 	/* Push the changed blocks up the tree in one walk. */
-	blocks[0] = sq >> BLK_SHIFT;
-	blocks[1] = sp >> BLK_SHIFT;
-	blocks[2] = se >> BLK_SHIFT;
-	push_blocks(os, blocks, 3);
+	if ((sp ^ se) >> BLK_SHIFT == 0) {
+		push_two(os, se >> BLK_SHIFT, sq >> BLK_SHIFT);
+	} else {
+		blocks[0] = sq >> BLK_SHIFT;
+		blocks[1] = sp >> BLK_SHIFT;
+		blocks[2] = se >> BLK_SHIFT;
+		push_blocks(os, blocks, 3);
+	}
 done:
 	os->hist[d]++;
 	if (d > os->max_dist)
