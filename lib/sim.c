@@ -1530,6 +1530,19 @@ uint64_t hs_sim_folio_members(const struct hs_sim *sim)
 	return sim->fo ? sim->fo->members : 0;
 }
 
+/* folio_deactivate() of resident @f (key @id) through the hint hook: 0, or the run broke. */
+static int deactivate_one(struct hs_sim *sim, struct hs_folio *f, uint32_t id,
+			  struct hs_access *a)
+{
+	a->key = id;
+	a->type = (f->flags & HS_FOLIO_ANON) ? HS_TYPE_ANON : HS_TYPE_FILE;
+	if (sim->ops->hint(sim->pol, f, a) != HS_HINT_KEEP) {
+		sim->broken = -EPROTO;	/* a deactivation never evicts */
+		return sim->broken;
+	}
+	return check_now(sim);
+}
+
 /*
  * hs_sim_deactivate() - the kernel's own folio_deactivate() of resident keys
  *
@@ -1590,13 +1603,7 @@ int hs_sim_deactivate(struct hs_sim *sim, uint64_t n, uint64_t seed, uint32_t id
 		f = folio_at(sim, key);
 		if (!hs_folio_is_resident(f) || folio_age(sim, f) <= min_age)
 			continue;
-		a.key = key;
-		a.type = (f->flags & HS_FOLIO_ANON) ? HS_TYPE_ANON : HS_TYPE_FILE;
-		if (sim->ops->hint(sim->pol, f, &a) != HS_HINT_KEEP) {
-			sim->broken = -EPROTO;	/* a deactivation never evicts */
-			return sim->broken;
-		}
-		if (check_now(sim))
+		if (deactivate_one(sim, f, key, &a))
 			return sim->broken;
 	}
 	return 0;
@@ -1634,13 +1641,7 @@ int hs_sim_deactivate_keys(struct hs_sim *sim, const uint32_t *keys, size_t n)
 		f = folio_at(sim, id);
 		if (!hs_folio_is_resident(f))
 			continue;
-		a.key = id;
-		a.type = (f->flags & HS_FOLIO_ANON) ? HS_TYPE_ANON : HS_TYPE_FILE;
-		if (sim->ops->hint(sim->pol, f, &a) != HS_HINT_KEEP) {
-			sim->broken = -EPROTO;	/* a deactivation never evicts */
-			return sim->broken;
-		}
-		if (check_now(sim))
+		if (deactivate_one(sim, f, id, &a))
 			return sim->broken;
 	}
 	return 0;

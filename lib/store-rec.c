@@ -1565,12 +1565,39 @@ int hs_rec_finish(struct hs_session_writer *w, const struct hs_record_result *r)
 
 /* ---- the workload's TLB events (hs_session_tlb_flushes()) ---- */
 
+/* Step @s to its end, its first column's values into *@ts (*@n of them); finalizes @s. */
+static int collect_times(struct hs_store *st, sqlite3_stmt *s, uint64_t **ts, size_t *n)
+{
+	uint64_t *v = NULL;
+	size_t nr = 0, cap = 0;
+	int rc, err = 0;
+
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		uint64_t *nv = hs_grow(v, &cap, nr + 1, sizeof(*v), 256);
+
+		if (!nv) {
+			err = store_err(st, -ENOMEM, "out of memory");
+			break;
+		}
+		v = nv;
+		v[nr++] = (uint64_t)sqlite3_column_int64(s, 0);
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = store_sql_err(st, rc);
+	sqlite3_finalize(s);
+	if (err) {
+		free(v);
+		return err;
+	}
+	*ts = v;
+	*n = nr;
+	return 0;
+}
+
 int hs_session_tlb_flushes(struct hs_store *st, int64_t session, uint64_t **ts, size_t *n,
 			   uint32_t *entries)
 {
 	sqlite3_stmt *s = NULL;
-	uint64_t *v = NULL;
-	size_t nr = 0, cap = 0;
 	bool has = false;
 	int rc, err = 0;
 
@@ -1614,26 +1641,7 @@ int hs_session_tlb_flushes(struct hs_store *st, int64_t session, uint64_t **ts, 
 	sqlite3_bind_int(s, 2, HS_EV_TLB_FLUSH);
 	sqlite3_bind_int(s, 3, HS_EV_SCHED_SWITCH);
 	sqlite3_bind_int(s, 4, HS_EV_MIGRATE_TASK);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		uint64_t *nv = hs_grow(v, &cap, nr + 1, sizeof(*v), 256);
-
-		if (!nv) {
-			err = store_err(st, -ENOMEM, "out of memory");
-			break;
-		}
-		v = nv;
-		v[nr++] = (uint64_t)sqlite3_column_int64(s, 0);
-	}
-	if (!err && rc != SQLITE_DONE)
-		err = store_sql_err(st, rc);
-	sqlite3_finalize(s);
-	if (err) {
-		free(v);
-		return err;
-	}
-	*ts = v;
-	*n = nr;
-	return 0;
+	return collect_times(st, s, ts, n);
 }
 
 /* ---- the memory cgroup's statistics flushes (hs_session_memcg_flushes()) ---- */
@@ -1641,8 +1649,6 @@ int hs_session_tlb_flushes(struct hs_store *st, int64_t session, uint64_t **ts, 
 int hs_session_memcg_flushes(struct hs_store *st, int64_t session, uint64_t **ts, size_t *n)
 {
 	sqlite3_stmt *s = NULL;
-	uint64_t *v = NULL;
-	size_t nr = 0, cap = 0;
 	bool has = false;
 	int rc, err = 0;
 
@@ -1671,24 +1677,5 @@ int hs_session_memcg_flushes(struct hs_store *st, int64_t session, uint64_t **ts
 		return store_sql_err(st, rc);
 	sqlite3_bind_int64(s, 1, session);
 	sqlite3_bind_int(s, 2, HS_EV_MEMCG_FLUSH);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		uint64_t *nv = hs_grow(v, &cap, nr + 1, sizeof(*v), 16);
-
-		if (!nv) {
-			err = store_err(st, -ENOMEM, "out of memory");
-			break;
-		}
-		v = nv;
-		v[nr++] = (uint64_t)sqlite3_column_int64(s, 0);
-	}
-	if (!err && rc != SQLITE_DONE)
-		err = store_sql_err(st, rc);
-	sqlite3_finalize(s);
-	if (err) {
-		free(v);
-		return err;
-	}
-	*ts = v;
-	*n = nr;
-	return 0;
+	return collect_times(st, s, ts, n);
 }
