@@ -758,12 +758,10 @@ void hs_sim_protect(struct hs_sim *sim, struct hs_folio *f, enum hs_prot_kind ki
 }
 
 /* Settle f's pending protections as useful (accessed again) or wasted (left). */
-static void resolve_protection(struct hs_sim *sim, struct hs_folio *f, bool useful)
+static void settle_protection(struct hs_sim *sim, struct hs_folio *f, bool useful)
 {
 	struct hs_prot_stats *k = &sim->st.prot_kind[f->prot_kind];
 
-	if (!f->prot_pending)
-		return;
 	if (useful) {
 		sim->st.prot.useful += f->prot_pending;
 		k->useful += f->prot_pending;
@@ -774,6 +772,13 @@ static void resolve_protection(struct hs_sim *sim, struct hs_folio *f, bool usef
 	f->prot_pending = 0;
 	prot_flush(sim);
 	sim->prot_resident--;
+}
+
+/* settle_protection() when f has protections pending: the test inline, every eviction makes it */
+static inline void resolve_protection(struct hs_sim *sim, struct hs_folio *f, bool useful)
+{
+	if (f->prot_pending)
+		settle_protection(sim, f, useful);
 }
 
 static inline int check_now(struct hs_sim *sim)
@@ -815,7 +820,9 @@ static void readahead_leave(struct hs_sim *sim, struct hs_folio *f)
 	}
 }
 
-static int evict_page(struct hs_sim *sim, struct hs_folio *f, bool hinted)
+static inline __attribute__((always_inline)) int evict_page_inline(struct hs_sim *sim,
+								    struct hs_folio *f,
+								    bool hinted)
 {
 	readahead_leave(sim, f);
 	tlb_drop(sim, f);	/* unmapped: its TLB entry is flushed */
@@ -837,6 +844,11 @@ static int evict_page(struct hs_sim *sim, struct hs_folio *f, bool hinted)
 			return err;
 	}
 	return sim->cfg.record_victims ? remember_victim(sim, folio_id(sim, f)) : 0;
+}
+
+static int evict_page(struct hs_sim *sim, struct hs_folio *f, bool hinted)
+{
+	return evict_page_inline(sim, f, hinted);
 }
 
 /* Head @id has left memory (evicted or dropped): its group ends. */
@@ -961,6 +973,14 @@ static int make_room(struct hs_sim *sim, struct hs_folio *in, const struct hs_ac
 
 			if (!v || v == in || !hs_folio_is_resident(v))
 				return -EUCLEAN;
+			if (likely(!sim->fo)) {
+				/* evict_one(), with the page's eviction inline: every miss
+				 * of a full memory makes one */
+				err = evict_page_inline(sim, v, false);
+				if (err)
+					return err;
+				continue;
+			}
 			err = evict_one(sim, v, false);
 			if (err)
 				return err;
@@ -972,8 +992,8 @@ static int make_room(struct hs_sim *sim, struct hs_folio *in, const struct hs_ac
 	return 0;
 }
 
-/* f, with a shadow entry, comes back (a miss or a readahead insertion). */
-static void count_refault(struct hs_sim *sim, struct hs_folio *f, uint64_t dist)
+/* f, with a shadow entry, comes back (a miss or a readahead insertion); most misses do. */
+static inline __attribute__((always_inline)) void count_refault(struct hs_sim *sim, struct hs_folio *f, uint64_t dist)
 {
 	unsigned int b = dist ? 64 - (unsigned int)__builtin_clzll(dist) : 0;
 
