@@ -139,6 +139,7 @@ static inline unsigned int get_rec_varint_wide(const uint8_t *p, uint64_t *v)
 {
 	uint64_t w, stop, last;
 	unsigned int len;
+	uint32_t lo;
 
 	memcpy(&w, p, sizeof(w));
 	w = le64toh(w);
@@ -147,7 +148,7 @@ static inline unsigned int get_rec_varint_wide(const uint8_t *p, uint64_t *v)
 		return 0;
 	last = stop & -stop;
 	len = (unsigned int)__builtin_ctzll(last) / 8 + 1;
-	w &= last | (last - 1);			/* the varint's bytes alone */
+	w &= (last - 1) & 0x7f7f7f7f7full;	/* the varint's seven-bit groups alone */
 	/*
 	 * A final zero byte after the first: overlong.  The last byte is zero
 	 * when nothing is left at or above its lowest bit, last >> 7; one
@@ -156,8 +157,18 @@ static inline unsigned int get_rec_varint_wide(const uint8_t *p, uint64_t *v)
 	 */
 	if (unlikely(w < (last >> 7)) && last != 0x80)
 		return 0;
-	*v = (w & 0x7f) | (w >> 1 & 0x3f80) | (w >> 2 & 0x1fc000) | (w >> 3 & 0xfe00000) |
-	     (w >> 4 & 0x7f0000000ull);
+	/*
+	 * The groups g0..g3, one a byte of the low word, closed up in two
+	 * halvings, each moving the upper of two neighbours down: a lane of
+	 * a + b 2^k that should be a + b 2^(k - d) loses b (2^k - 2^(k - d)),
+	 * which is (2^d - 1) times the upper part shifted right by d.  Bytes
+	 * to 14-bit pairs, pairs to 28 bits; g4, alone in the high word, goes
+	 * on top.  Fewer instructions than a shift and a mask per group.
+	 */
+	lo = (uint32_t)w;
+	lo -= (lo & 0x7f007f00u) >> 1;
+	lo -= 3 * ((lo & 0x3fff0000u) >> 2);
+	*v = lo | (w >> 32) << 28;
 	return len;
 }
 
