@@ -358,7 +358,9 @@ struct hs_sim_config {
 	const struct hs_neigh *neigh;		/* the keys' addresses (hs_policy_env.neigh):
 						 * NULL, or valid until hs_sim_free() */
 	bool		no_prefetch;		/* hs_sim_run() steps without fetching the
-						 * records of keys ahead (the same counts,
+						 * records of keys ahead, and without its
+						 * fast path for plain hits: every record as
+						 * hs_sim_step() takes it (the same counts,
 						 * slower: for tests and measurements) */
 	bool		policy_prefetch;	/* call ops->prefetch even when the key
 						 * records fit in the L2 cache, where
