@@ -147,7 +147,12 @@ static inline unsigned int get_rec_varint_wide(const uint8_t *p, uint64_t *v)
 	if (unlikely(!stop))
 		return 0;
 	last = stop & -stop;
-	len = (unsigned int)__builtin_ctzll(last) / 8 + 1;
+	/*
+	 * From stop, not last: the next record's address waits on len, and
+	 * through last it waited on two more instructions (the replay's
+	 * decoding is bound by that chain, not by its instruction count).
+	 */
+	len = (unsigned int)__builtin_ctzll(stop) / 8 + 1;
 	w &= (last - 1) & 0x7f7f7f7f7full;	/* the varint's seven-bit groups alone */
 	/*
 	 * A final zero byte after the first: overlong.  The last byte is zero
