@@ -139,6 +139,7 @@ static inline unsigned int get_rec_varint_wide(const uint8_t *p, uint64_t *v)
 {
 	uint64_t w, stop, last;
 	unsigned int len;
+	uint32_t lo;
 
 	memcpy(&w, p, sizeof(w));
 	w = le64toh(w);
@@ -146,13 +147,33 @@ static inline unsigned int get_rec_varint_wide(const uint8_t *p, uint64_t *v)
 	if (unlikely(!stop))
 		return 0;
 	last = stop & -stop;
-	len = (unsigned int)__builtin_ctzll(last) / 8 + 1;
-	w &= last | (last - 1);			/* the varint's bytes alone */
-	/* a final zero byte after the first: overlong (& rather than &&: no branch on len) */
-	if (unlikely((len > 1) & !(w >> (8 * (len - 1)))))
+	/*
+	 * From stop, not last: the next record's address waits on len, and
+	 * through last it waited on two more instructions (the replay's
+	 * decoding is bound by that chain, not by its instruction count).
+	 */
+	len = (unsigned int)__builtin_ctzll(stop) / 8 + 1;
+	w &= (last - 1) & 0x7f7f7f7f7full;	/* the varint's seven-bit groups alone */
+	/*
+	 * A final zero byte after the first: overlong.  The last byte is zero
+	 * when nothing is left at or above its lowest bit, last >> 7; one
+	 * compare, and the length tested only then (a zero one-byte varint is
+	 * a record repeating its key: valid).
+	 */
+	if (unlikely(w < (last >> 7)) && last != 0x80)
 		return 0;
-	*v = (w & 0x7f) | (w >> 1 & 0x3f80) | (w >> 2 & 0x1fc000) | (w >> 3 & 0xfe00000) |
-	     (w >> 4 & 0x7f0000000ull);
+	/*
+	 * The groups g0..g3, one a byte of the low word, closed up in two
+	 * halvings, each moving the upper of two neighbours down: a lane of
+	 * a + b 2^k that should be a + b 2^(k - d) loses b (2^k - 2^(k - d)),
+	 * which is (2^d - 1) times the upper part shifted right by d.  Bytes
+	 * to 14-bit pairs, pairs to 28 bits; g4, alone in the high word, goes
+	 * on top.  Fewer instructions than a shift and a mask per group.
+	 */
+	lo = (uint32_t)w;
+	lo -= (lo & 0x7f007f00u) >> 1;
+	lo -= 3 * ((lo & 0x3fff0000u) >> 2);
+	*v = lo | (w >> 32) << 28;
 	return len;
 }
 
@@ -267,39 +288,46 @@ size_t hs_codec_encode_ts(const uint32_t *keys, const uint8_t *meta, const uint6
 
 /*
  * The bulk of an untimed chunk, for hs_codec_decode_ts(): records that keep
- * the meta byte @pmeta, while 8 bytes remain, with nothing of the general
- * loop's per-record work that they do not need (the meta byte, the time,
- * the access count).  It stops before the first record it cannot take
- * whole -- a new meta byte, fewer than 8 bytes left, a varint
- * get_rec_varint_wide() refuses, a key out of range -- which the general
- * loop then decodes, or refuses with its reason.
- * Return: records decoded into @keys and @meta (at most @n); *@pp and
- * *@prevp moved past them.
+ * the meta byte, while 8 bytes remain, with nothing of the general loop's
+ * per-record work that they do not need (the meta byte, the time, the access
+ * count; the caller fills their meta bytes in one memset).  It stops before
+ * the first record it cannot take whole -- a new meta byte, fewer than 8
+ * bytes left, a varint get_rec_varint_wide() refuses, a key out of range --
+ * which the general loop then decodes, or refuses with its reason.  A record
+ * takes at most REC_VARINT_MAX bytes, so from d >= 8 bytes left the next
+ * (d - 8) / REC_VARINT_MAX + 1 records all start with 8 bytes left: the
+ * inner loop tests the end once per such batch, not per record.
+ * Return: records decoded into @keys (at most @n); *@pp and *@prevp moved
+ * past them.
  */
 static __attribute__((noinline)) size_t decode_run(const uint8_t **pp, const uint8_t *end,
-						   int64_t *prevp, uint64_t limit, uint8_t pmeta,
-						   uint32_t *keys, uint8_t *meta, size_t n)
+						   int64_t *prevp, uint64_t limit, uint32_t *keys,
+						   size_t n)
 {
 	const uint8_t *p = *pp;
 	int64_t prev = *prevp;
-	size_t i;
+	size_t i = 0;
 
-	for (i = 0; i < n && end - p >= 8; i++) {
-		unsigned int vlen;
-		uint64_t v;
-		int64_t key;
+	while (i < n && end - p >= 8) {
+		size_t stop = i + HS_MIN(n - i, (size_t)(end - p - 8) / REC_VARINT_MAX + 1);
 
-		vlen = get_rec_varint_wide(p, &v);
-		if (unlikely(!vlen || (v & 1)))
-			break;
-		key = prev + unzigzag(v >> 1);
-		if (unlikely((uint64_t)key >= limit))	/* a negative one too */
-			break;
-		p += vlen;
-		keys[i] = (uint32_t)key;
-		meta[i] = pmeta;
-		prev = key;
+		for (; i < stop; i++) {
+			unsigned int vlen;
+			uint64_t v;
+			int64_t key;
+
+			vlen = get_rec_varint_wide(p, &v);
+			if (unlikely(!vlen || (v & 1)))
+				goto out;
+			key = prev + unzigzag(v >> 1);
+			if (unlikely((uint64_t)key >= limit))	/* a negative one too */
+				goto out;
+			p += vlen;
+			keys[i] = (uint32_t)key;
+			prev = key;
+		}
 	}
+out:
 	*pp = p;
 	*prevp = prev;
 	return i;
@@ -352,9 +380,9 @@ int hs_codec_decode_ts(const uint8_t *in, size_t len, unsigned int encoding, siz
 		int64_t key;
 
 		if (!timed) {
-			size_t run = decode_run(&p, end, &prev, limit, pmeta, keys + i, meta + i,
-						n - i);
+			size_t run = decode_run(&p, end, &prev, limit, keys + i, n - i);
 
+			memset(meta + i, pmeta, run);
 			nacc += is_acc ? run : 0;
 			i += run;
 			if (i == n)

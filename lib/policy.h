@@ -157,7 +157,10 @@ struct hs_policy_ops {
 	 * heap slots).  It must not change anything, the policy's state
 	 * included: with or without it the run is the same.  What it reads may
 	 * be stale by the time f is stepped; a wrong prefetch costs only time.
-	 * @key is f's id (hs_folio_id()), which the driver has in hand.
+	 * @key is f's id (hs_folio_id()), which the driver has in hand.  The
+	 * driver calls it only for runs whose key records outgrow the L2 cache
+	 * (lib/sim.c, hs_sim_run()): below, the lines it fetches are there
+	 * already and the call only costs.
 	 */
 	void	(*prefetch)(struct hs_policy *p, const struct hs_folio *f, uint32_t key);
 	/*

@@ -365,8 +365,13 @@ struct hs_sim_config {
 	const struct hs_neigh *neigh;		/* the keys' addresses (hs_policy_env.neigh):
 						 * NULL, or valid until hs_sim_free() */
 	bool		no_prefetch;		/* hs_sim_run() steps without fetching the
-						 * records of keys ahead (the same counts,
+						 * records of keys ahead, and without its
+						 * fast path for plain hits: every record as
+						 * hs_sim_step() takes it (the same counts,
 						 * slower: for tests and measurements) */
+	bool		policy_prefetch;	/* call ops->prefetch even when the key
+						 * records fit in the L2 cache, where
+						 * hs_sim_run() skips it (tests) */
 	bool		damon;			/* hs_sim_deactivate() will be called: keep
 						 * every resident key's last access */
 	bool		tlb;			/* model the workload's cached translations
@@ -430,7 +435,8 @@ int hs_sim_step(struct hs_sim *sim, uint32_t key, uint8_t meta, uint64_t next_us
  * The same as hs_sim_step() on each record in turn, counter for counter, but
  * faster: while stepping record i it prefetches the records of keys a few
  * dozen records ahead, and lets the policy prefetch what its hooks will touch
- * (ops->prefetch), unless cfg.no_prefetch.
+ * (ops->prefetch) when the key records outgrow the L2 cache (or with
+ * cfg.policy_prefetch), unless cfg.no_prefetch.
  *
  * Return: 0, or the first negative hs_sim_step() result (the run is then
  * unusable, as after hs_sim_step()).

@@ -100,12 +100,25 @@ static void lru_insert(struct hs_policy *p, struct hs_folio *f, const struct hs_
 	hs_q_push_tail(&p->q, &p->lru, a->key);
 }
 
+/* Several victims at once (a hint-free driver asks for one at a time): apart, so
+ * that the one-victim path of lru_evict() saves no registers. */
+static size_t __attribute__((noinline)) lru_evict_heads(struct hs_policy *p, size_t need,
+							 struct hs_folio **victims, size_t max)
+{
+	return hs_q_evict_heads(&p->q, &p->lru, p->env, need, victims, max);
+}
+
 static size_t lru_evict(struct hs_policy *p, struct hs_folio *incoming, const struct hs_access *a,
 			size_t need, struct hs_folio **victims, size_t max)
 {
 	(void)incoming;
 	(void)a;
-	return hs_q_evict_heads(&p->q, &p->lru, p->env, need, victims, max);
+	/* one miss, one victim: the head, without hs_q_evict_heads()'s loop */
+	if (likely(need == 1 && max >= 1 && p->lru.head != HS_NIL)) {
+		victims[0] = hs_env_folio(p->env, hs_q_pop_head(&p->q, &p->lru));
+		return 1;
+	}
+	return lru_evict_heads(p, need, victims, max);
 }
 
 static void lru_remove(struct hs_policy *p, struct hs_folio *f, enum hs_remove_reason why)

@@ -194,6 +194,29 @@ static void test_corrupt(void)
 	bad(one, sizeof(one), HS_ENC_KEYS_META, 1, 1, "key out of range");
 	bad(neg, sizeof(neg), HS_ENC_KEYS_META, 1, 10, "key out of range");
 	bad(overlong, sizeof(overlong), HS_ENC_KEYS_META, 1, 10, "overlong varint");
+	{
+		/*
+		 * The same in the bulk loop (8 bytes or more left): records of
+		 * key 0, the overlong one at record 10, more after it; and a
+		 * zero byte alone there is key 0 again, not overlong.
+		 */
+		uint8_t run[24] = { 0 }, m[24];
+		uint32_t k[24];
+		const char *why = NULL;
+		size_t zeros = 0;
+
+		run[10] = 0x80;
+		run[11] = 0x00;
+		T_EQ_I64(hs_codec_decode(run, sizeof(run), HS_ENC_KEYS_META, 23, 10, k, m, NULL,
+					 &why), -EBADMSG);
+		T_EQ_STR(why, "overlong varint");
+		run[10] = 0x00;
+		T_EQ_I64(hs_codec_decode(run, sizeof(run), HS_ENC_KEYS_META, 24, 10, k, m, NULL,
+					 NULL), 0);
+		for (size_t i = 0; i < 24; i++)
+			zeros += k[i] == 0 && m[i] == 0;
+		T_EQ_U64(zeros, 24);
+	}
 	bad(toolong, sizeof(toolong), HS_ENC_KEYS_META, 1, 10, "varint too long");
 	bad(meta40, sizeof(meta40), HS_ENC_KEYS_META, 1, 10, "bad meta byte");
 	bad(meta20, sizeof(meta20), HS_ENC_KEYS_META, 1, 10, "bad meta byte");

@@ -12,9 +12,14 @@
  *
  *   step      hs_sim_step() record by record (the reference);
  *   plain     hs_sim_run() with cfg.no_prefetch, in uneven runs of records;
- *   prefetch  hs_sim_run() with prefetching, in the same uneven runs (runs
- *             shorter and longer than the prefetch distances, so the ends of
- *             a run, where nothing is left to fetch ahead, are crossed).
+ *   prefetch  hs_sim_run() with prefetching, the policy's hook included
+ *             (cfg.policy_prefetch), in the same uneven runs (runs shorter
+ *             and longer than the prefetch distances, so the ends of a run,
+ *             where nothing is left to fetch ahead, are crossed);
+ *   fast      hs_sim_run() as a replay runs it: these runs' records fit in
+ *             L2, so without the policy's hook, and their plain hits through
+ *             the driver's fast path (step_hit() in lib/sim.c), which the
+ *             recheck pageout mode turns off.
  *
  * And a key out of range fails hs_sim_run() with -EINVAL at that record, as
  * hs_sim_step() does.
@@ -111,7 +116,7 @@ static void free_stream(struct stream *s)
 	free(s->next);
 }
 
-enum mode { M_STEP, M_PLAIN, M_PREFETCH };
+enum mode { M_STEP, M_PLAIN, M_PREFETCH, M_FAST, M_NR };
 
 /* Uneven run lengths: 1, 2, 5 and 13 records, then 3000, over and over. */
 static size_t run_len(size_t call)
@@ -127,7 +132,7 @@ static int replay(const struct hs_policy_ops *ops, const struct stream *s, uint6
 	struct hs_sim_config cfg = {
 		.ops = ops, .capacity = capacity, .nr_keys = s->nr_keys,
 		.pageout = pageout, .recheck_window = 50,
-		.no_prefetch = mode == M_PLAIN,
+		.no_prefetch = mode == M_PLAIN, .policy_prefetch = mode == M_PREFETCH,
 	};
 	const uint64_t *next = (ops->flags & HS_POLICY_NEEDS_FUTURE) ? s->next : NULL;
 	struct hs_sim *sim;
@@ -222,15 +227,15 @@ static void test_same_counters(void)
 				uint8_t modes = sh == SH_MIXED ? HS_PAGEOUT_NR : 1;
 
 				for (uint8_t pm = 0; pm < modes; pm++) {
-					struct hs_sim_stats st[3];
-					struct hs_metrics m[3];
+					struct hs_sim_stats st[M_NR];
+					struct hs_metrics m[M_NR];
 					char what[128];
 
 					memset(st, 0, sizeof(st));
 					snprintf(what, sizeof(what), "%s on %s at %" PRIu64 ", pageout %s",
 						 ops->name, shape_names[sh], capacities[c],
 						 hs_pageout_mode_name(pm));
-					for (enum mode md = M_STEP; md <= M_PREFETCH; md++)
+					for (enum mode md = M_STEP; md < M_NR; md++)
 						if (replay(ops, &s, capacities[c], pm, md, &st[md],
 							   &m[md])) {
 							t_fail(__FILE__, __LINE__, "%s: mode %d failed",
@@ -241,8 +246,11 @@ static void test_same_counters(void)
 					T_ASSERT(same_stats(&st[M_STEP], &st[M_PREFETCH], what));
 					T_ASSERT(same_metrics(&m[M_STEP], &m[M_PLAIN], what));
 					T_ASSERT(same_metrics(&m[M_STEP], &m[M_PREFETCH], what));
+					T_ASSERT(same_stats(&st[M_STEP], &st[M_FAST], what));
+					T_ASSERT(same_metrics(&m[M_STEP], &m[M_FAST], what));
 					/* not vacuous: the runs did something */
 					T_EQ_U64(st[M_PREFETCH].records, 20000);
+					T_EQ_U64(st[M_FAST].records, 20000);
 					runs++;
 next:
 					;
@@ -278,6 +286,16 @@ static void test_bad_key(void)
 	T_EQ_U64(st.misses, 30);
 	T_EQ_U64(st.cold_misses, 7);
 	T_EQ_U64(st.hits, 0);
+	hs_sim_free(sim);
+
+	/* room for all 7: hits from record 7 on, through the fast path, up to the bad key */
+	cfg.capacity = 7;
+	T_EQ_I64(hs_sim_new(&cfg, &sim), 0);
+	T_EQ_I64(hs_sim_run(sim, keys, meta, NULL, 40), -EINVAL);
+	hs_sim_finish(sim, &st, NULL);
+	T_EQ_U64(st.records, 30);
+	T_EQ_U64(st.misses, 7);
+	T_EQ_U64(st.hits, 23);
 	hs_sim_free(sim);
 }
 
