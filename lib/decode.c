@@ -196,6 +196,10 @@ static const struct event_spec specs[] = {
 	{ HS_DEC_MEMCG, "memcg", { "memcg_flush_stats" }, HS_EV_MEMCG_FLUSH, 0,
 	  { F(S_A, "id"), F(S_B, "stats_updates"), F(S_FORCE, "force"),
 	    F(S_NEEDS_FLUSH, "needs_flush") } },
+
+	{ HS_DEC_DAMON, "damon", { "damon_aggregated" }, HS_EV_DAMON_AGGREGATED, 0,
+	  { F(S_INDEX, "start"), F(S_LAST, "end"), F(S_A, "nr_accesses"), F(S_B, "age"),
+	    F(S_C, "nr_regions"), OPT(S_ADDR, "target_id") } },
 };
 
 #undef F

@@ -94,6 +94,17 @@ enum hs_event_type {
 	 */
 	HS_EV_MEMCG_FLUSH,		/* memcg:memcg_flush_stats: a = memcg id (the cgroup's
 					 * id), b = stats_updates, c = force | needs_flush << 1 */
+
+	/*
+	 * DAMON's view of memory (kdamond; what DAMON_LRU_SORT and DAMON_RECLAIM
+	 * act on): every region of every target at each aggregation
+	 */
+	HS_EV_DAMON_AGGREGATED,		/* damon:damon_aggregated: index = start, last = end
+					 * (the region [start, end): physical or virtual
+					 * addresses, bytes), a = nr_accesses (samples that
+					 * found it accessed in the aggregation), b = age
+					 * (aggregations its access count held), c =
+					 * nr_regions (of its target), addr = target_id */
 	HS_EV_NR
 };
 

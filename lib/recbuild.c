@@ -542,11 +542,13 @@ static int deliver(struct build *b, const struct hs_event *ev)
 		b->res.rows++;
 	}
 	/*
-	 * The workload's TLB events and its cgroup's statistics flushes are the
-	 * replay's (the events table), no page's life.
+	 * The workload's TLB events, its cgroup's statistics flushes and DAMON's
+	 * regions are the replay's and the user's (the events table), no page's
+	 * life.
 	 */
 	if (ev->type == HS_EV_TLB_FLUSH || ev->type == HS_EV_SCHED_SWITCH ||
-	    ev->type == HS_EV_MIGRATE_TASK || ev->type == HS_EV_MEMCG_FLUSH)
+	    ev->type == HS_EV_MIGRATE_TASK || ev->type == HS_EV_MEMCG_FLUSH ||
+	    ev->type == HS_EV_DAMON_AGGREGATED)
 		return 0;
 	err = hs_lifecycle_event(b->lc, ev);
 	if (err)

@@ -56,7 +56,7 @@ const char *hs_store_errmsg(const struct hs_store *st);
 /* The file it was opened with, NULL for :memory:. */
 const char *hs_store_path(const struct hs_store *st);
 int hs_store_user_version(const struct hs_store *st);	/* schema version of the file */
-#define HS_STORE_SCHEMA_VERSION	12			/* the version this build writes */
+#define HS_STORE_SCHEMA_VERSION	13			/* the version this build writes */
 #define HS_STORE_APPLICATION_ID	0x48534354u		/* PRAGMA application_id: "HSCT" */
 
 /* What `hsctl db info` shows. */

@@ -1898,7 +1898,7 @@ static void test_from_memory(void)
 	} pages[] = {
 		{ "6.1", "6.1-cpu0-page509.bin", 0, 112, 11 },
 		{ "6.12", "6.12-cpu1-page655.bin", 1, 106, 12 },
-		{ "6.18", "6.18-cpu0-newtask.bin", 0, 11, 7 },
+		{ "6.18", "6.18-cpu0-newtask.bin", 0, 11, 8 },
 	};
 	size_t i;
 
@@ -2190,9 +2190,74 @@ static void test_memcg_flush(void)
 	hs_decoder_free(d);
 }
 
+/*
+ * DAMON's regions (HS_DEC_DAMON) from this host's 6.18 format file (id 767):
+ * two regions of one physical-address target at one aggregation, the first
+ * found accessed by 7 of its samples and unchanged for 3 aggregations, the
+ * second idle for 120.  start and end go to index and last, the counts to a,
+ * b and c, target_id to addr.  The shared 6.12 fixtures have no damon/ files.
+ */
+static void test_damon_aggregated(void)
+{
+	uint8_t pl[48] = { 0 };
+	struct evlist l = { 0 };
+	struct hs_decoder *d;
+	struct sb s;
+	size_t len;
+
+	d = open_ok(tdpath("6.18"), HS_DEC_DAMON);
+	if (!d)
+		return;
+	T_ASSERT(hs_decoder_has(d, HS_EV_DAMON_AGGREGATED));
+	T_EQ_U64(hs_decoder_nr_sources(d), 1);
+	sb_init(&s, 9000);
+	payload(pl, 767, 212);
+	put64(pl + 8, 0);			/* target_id */
+	put32(pl + 16, 2);			/* nr_regions */
+	put64(pl + 24, 0x100000);		/* start */
+	put64(pl + 32, 0x180000);		/* end */
+	put32(pl + 40, 7);			/* nr_accesses */
+	put32(pl + 44, 3);			/* age */
+	sb_rec(&s, 2, pl, 48, false);
+	put64(pl + 24, 0x180000);
+	put64(pl + 32, 0x20000000);
+	put32(pl + 40, 0);
+	put32(pl + 44, 120);
+	sb_rec(&s, 0, pl, 48, false);
+	len = sb_finish(&s, 0);
+	T_EQ_I64(hs_decoder_subbuf(d, s.b, len, 0, collect, &l), 0);
+	T_EQ_U64(l.n, 2);
+	if (l.n == 2) {
+		T_EQ_U64(l.ev[0].type, HS_EV_DAMON_AGGREGATED);
+		T_EQ_U64(l.ev[0].ts_ns, 9002);
+		T_EQ_I64(l.ev[0].pid, 212);
+		T_EQ_U64(l.ev[0].index, 0x100000);
+		T_EQ_U64(l.ev[0].last, 0x180000);
+		T_EQ_U64(l.ev[0].a, 7);
+		T_EQ_U64(l.ev[0].b, 3);
+		T_EQ_U64(l.ev[0].c, 2);
+		T_EQ_U64(l.ev[0].addr, 0);
+		T_EQ_U64(l.ev[0].pfn, 0);
+		T_EQ_U64(l.ev[1].ts_ns, 9002);
+		T_EQ_U64(l.ev[1].index, 0x180000);
+		T_EQ_U64(l.ev[1].last, 0x20000000);
+		T_EQ_U64(l.ev[1].a, 0);
+		T_EQ_U64(l.ev[1].b, 120);
+	}
+	hs_decoder_free(d);
+	free(l.ev);
+
+	d = open_ok(tdpath("6.12"), HS_DEC_ALL);
+	if (!d)
+		return;
+	T_ASSERT(!hs_decoder_has(d, HS_EV_DAMON_AGGREGATED));
+	hs_decoder_free(d);
+}
+
 static const struct t_case cases[] = {
 	{ "type_names", test_type_names },
 	{ "memcg_flush", test_memcg_flush },
+	{ "damon_aggregated", test_damon_aggregated },
 	{ "kdev", test_kdev },
 	{ "handmade", test_handmade },
 	{ "missed", test_missed },

@@ -183,7 +183,7 @@ static void test_memory_open(void)
 	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
 	T_EQ_I64(hs_store_get_info(st, &info), 0);
 	T_EQ_U64(info.application_id, 0x48534354);
-	T_EQ_I64(info.user_version, 12);
+	T_EQ_I64(info.user_version, 13);
 	T_EQ_I64(info.sessions, 0);
 	T_EQ_I64(info.runs, 0);
 	T_EQ_STR(info.journal_mode, "memory");
@@ -567,7 +567,7 @@ static void test_refuse_files(void)
 		return;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 99", 0, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 99 is newer than this hsctl supports (12);"
+		 "database schema version 99 is newer than this hsctl supports (13);"
 		 " upgrade hsctl");
 	hs_store_close(st);
 	st = NULL;
@@ -590,7 +590,7 @@ static void test_refuse_files(void)
 	st = NULL;
 	T_EQ_I64(reopen_after(path, "PRAGMA user_version = 0", HS_STORE_RDONLY, &st), -EPROTO);
 	T_EQ_STR(st ? hs_store_errmsg(st) : NULL,
-		 "database schema version 0 is older than this hsctl's (12);"
+		 "database schema version 0 is older than this hsctl's (13);"
 		 " run 'hsctl db migrate'");
 	hs_store_close(st);
 	st = NULL;
@@ -1332,7 +1332,7 @@ static void test_record_writer(void)
 		      " pragma_table_info(m.name) AS c ORDER BY c.cid DESC LIMIT 1) <> 'comm'"),
 		 "0");
 	T_EQ_STR(q(st, "SELECT count(*) FROM sqlite_master WHERE type = 'view' AND"
-		      " name LIKE 'v!_ev!_%' ESCAPE '!'"), "37");
+		      " name LIKE 'v!_ev!_%' ESCAPE '!'"), "38");
 	/* touch flags 5: HS_EVF_ANON | HS_EVF_WRITE, through a mapping */
 	T_EQ_STR(q(st, "SELECT tgid, address, write, anon, fd FROM v_ev_touch"),
 		 "42|139637976731648|1|1|0");
@@ -1469,10 +1469,15 @@ out:
 	hs_store_close(st);
 }
 
-/* What migration 11 added, undone: the TLB events' views. */
+/* What schema 13 added, undone: DAMON's regions' view. */
+#define UNDO_13								\
+	"DROP VIEW v_ev_damon_aggregated; PRAGMA user_version = 12;"
+
+/* What schema 12 added, undone: the memcg flushes' view. */
 #define UNDO_12								\
 	"DROP VIEW v_ev_memcg_flush; PRAGMA user_version = 11;"
 
+/* What schema 11 added, undone: the TLB events' views. */
 #define UNDO_11								\
 	"DROP VIEW v_ev_tlb_flush; DROP VIEW v_ev_sched_switch; DROP VIEW v_ev_migrate_task;"	\
 	" PRAGMA user_version = 10;"
@@ -1774,7 +1779,7 @@ static void test_opt_gap(void)
 		 "3|'opt'|4|0|R1.28;4|'lru'|8|0|R2;5|'opt'|8|1|R1;6|'opt'|4|1|R1");
 
 	/* schema 2 had neither column: migration 3 computes the same */
-	T_EQ_STR(q(st, UNDO_12 " " UNDO_11 " " UNDO_10 " " UNDO_9 " " UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4
+	T_EQ_STR(q(st, UNDO_13 " " UNDO_12 " " UNDO_11 " " UNDO_10 " " UNDO_9 " " UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4
 		      " " UNDO_3), "");
 	hs_store_close(st);
 	st = NULL;
@@ -1809,14 +1814,14 @@ static void test_migrate_v9(void)
 		return;
 	T_EQ_I64(hs_record_create(st, &rec_meta, &id), 0);
 	T_EQ_I64(write_recording(st, id, NULL), 0);
-	T_EQ_STR(q(st, UNDO_12 " " UNDO_11 " " UNDO_10), "");
+	T_EQ_STR(q(st, UNDO_13 " " UNDO_12 " " UNDO_11 " " UNDO_10), "");
 	T_EQ_STR(q(st, "SELECT count(*) FROM sqlite_master WHERE name = 'tasks'"), "0");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, 0, &st), 0);
 	if (!st)
 		return;
-	T_EQ_STR(q(st, "PRAGMA user_version"), "12");
+	T_EQ_STR(q(st, "PRAGMA user_version"), "13");
 	T_EQ_STR(q(st, "SELECT seq, type, comm FROM v_events ORDER BY seq"),
 		 "0|'filemap_add'|NULL;1|'touch'|NULL;2|'lost'|NULL");
 	T_EQ_STR(q(st, "SELECT seq, common_pid, comm FROM v_ev_filemap_add"), "0|42|NULL");
@@ -1843,7 +1848,7 @@ static void test_migrate_v1(void)
 	if (!st)
 		return;
 	T_EQ_I64(write_pattern(st, 10), 1);
-	T_EQ_STR(q(st, UNDO_12 " " UNDO_11 " " UNDO_10 " " UNDO_9 " " UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4
+	T_EQ_STR(q(st, UNDO_13 " " UNDO_12 " " UNDO_11 " " UNDO_10 " " UNDO_9 " " UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4
 		      " " UNDO_3 " DROP VIEW v_folio_lives; DROP VIEW v_events;"
 		      " DROP VIEW v_record_checks;"
 		      " DROP VIEW v_sessions; CREATE VIEW v_sessions AS SELECT id AS session,"
@@ -1871,7 +1876,7 @@ static void test_migrate_v1(void)
 	if (!st)
 		return;
 	T_EQ_I64(hs_store_user_version(st), HS_STORE_SCHEMA_VERSION);
-	T_EQ_STR(q(st, "PRAGMA user_version"), "12");
+	T_EQ_STR(q(st, "PRAGMA user_version"), "13");
 	T_EQ_I64(hs_session_get(st, 1, &info), 0);
 	T_EQ_STR(info.name, "trace.txt");
 	T_EQ_U64(info.records, 10);
@@ -1961,7 +1966,7 @@ static void test_mrc(void)
 	T_EQ_I64(write_pattern(st, 10), 2);
 	c.session = 2;
 	T_EQ_I64(hs_store_save_mrc(st, &c, 1, ids), 0);
-	T_EQ_STR(q(st, UNDO_12 " " UNDO_11 " " UNDO_10 " " UNDO_9 " " UNDO_8), "");
+	T_EQ_STR(q(st, UNDO_13 " " UNDO_12 " " UNDO_11 " " UNDO_10 " " UNDO_9 " " UNDO_8), "");
 	hs_store_close(st);
 	st = NULL;
 	T_EQ_I64(hs_store_open(path, 0, &st), 0);
@@ -1971,7 +1976,7 @@ static void test_mrc(void)
 	T_EQ_STR(q(st, "SELECT size, hits, sample_rate FROM v_mrc ORDER BY size"),
 		 "1|0|R1;3|4|R1");
 	T_EQ_STR(q(st, "DELETE FROM mrc_curves"), "");
-	T_EQ_STR(q(st, UNDO_12 " " UNDO_11 " " UNDO_10 " " UNDO_9 " " UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4),
+	T_EQ_STR(q(st, UNDO_13 " " UNDO_12 " " UNDO_11 " " UNDO_10 " " UNDO_9 " " UNDO_8 " " UNDO_7 " " UNDO_6 " " UNDO_5 " " UNDO_4),
 		 "");
 	hs_store_close(st);
 	st = NULL;

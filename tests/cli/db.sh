@@ -11,6 +11,8 @@ H() {
 	"$HSCTL" -d "$DB" "$@"
 }
 
+# What schema 13 added (DAMON's regions' view): undone.
+UNDO_13='DROP VIEW v_ev_damon_aggregated; PRAGMA user_version = 12;'
 # What schema 12 added (the memcg flushes' view): undone.
 UNDO_12='DROP VIEW v_ev_memcg_flush; PRAGMA user_version = 11;'
 # What schema 11 added (the TLB events' views): undone.
@@ -215,8 +217,8 @@ expect_status 0 H db
 expect_grep '^path  *'"$DB"'$' "$OUT"
 expect_grep '^application_id  *0x48534354$' "$OUT"
 expect_grep '^hsctl_database  *yes$' "$OUT"
-expect_grep '^schema_version  *12$' "$OUT"
-expect_grep '^supported_version  *12$' "$OUT"
+expect_grep '^schema_version  *13$' "$OUT"
+expect_grep '^supported_version  *13$' "$OUT"
 expect_grep '^sessions  *1$' "$OUT"
 expect_grep '^runs  *0$' "$OUT"
 expect_grep '^journal_mode  *wal$' "$OUT"
@@ -224,7 +226,7 @@ expect_grep '^page_size  *[0-9][0-9]*$' "$OUT"
 expect_grep '^file_size  *[1-9][0-9]*$' "$OUT"
 expect_status 0 H db info --format json
 expect_grep '^  "application_id": "0x48534354",$' "$OUT"
-expect_grep '^  "schema_version": 12,$' "$OUT"
+expect_grep '^  "schema_version": 13,$' "$OUT"
 expect_grep '^  "sessions": 1,$' "$OUT"
 expect_grep '^  "journal_mode": "wal"$' "$OUT"
 expect_status 0 H --format csv db info
@@ -232,9 +234,9 @@ expect_eq "$(printf '%s\n' "$OUT" | sed -n 1p)" \
 	'path,application_id,hsctl_database,schema_version,supported_version,sessions,runs,'\
 'file_size,page_size,pages,free_pages,journal_mode'
 expect_status 0 H db migrate
-expect_eq "$OUT" "$DB: schema version 12 (up to date)"
+expect_eq "$OUT" "$DB: schema version 13 (up to date)"
 expect_status 0 H db migrate --format json
-expect_eq "$OUT" "$(printf '{\n  "path": "%s",\n  "from_version": 12,\n  "to_version": 12\n}' \
+expect_eq "$OUT" "$(printf '{\n  "path": "%s",\n  "from_version": 13,\n  "to_version": 13\n}' \
 	"$DB")"
 expect_status 64 H db frobnicate
 expect_grep "unknown action 'frobnicate' (valid: info, migrate, recover)" "$ERR"
@@ -253,16 +255,16 @@ expect_grep '^sessions$' "$OUT"
 expect_status 65 "$HSCTL" -d empty.db sql 'SELECT 1'
 expect_eq "$ERR" 'hsctl: empty.db: not an hsctl database (empty file)'
 expect_status 0 "$HSCTL" -d empty.db db migrate
-expect_eq "$OUT" 'empty.db: schema version 0 -> 12'
+expect_eq "$OUT" 'empty.db: schema version 0 -> 13'
 expect_status 0 "$HSCTL" -d empty.db db info
-expect_grep '^schema_version  *12$' "$OUT"
+expect_grep '^schema_version  *13$' "$OUT"
 expect_grep '^sessions  *0$' "$OUT"
 expect_status 0 "$HSCTL" -d empty.db sql 'SELECT count(*) AS n FROM v_runs'
 
-# --- a schema-1 file (made from a fresh one by dropping what schemas 12, 11, 10, 9, 7, 6, 5, 4, 3 and 2
+# --- a schema-1 file (made from a fresh one by dropping what schemas 13, 12, 11, 10, 9, 7, 6, 5, 4, 3 and 2
 # added): read-only commands ask for a migration, migrate keeps its sessions ---
 cp "$DB" v1.db
-expect_status 0 "$HSCTL" -d v1.db sql --write "$UNDO_12$UNDO_11$UNDO_10$UNDO_9$UNDO_7$UNDO_6$UNDO_5$UNDO_4$UNDO_3"'
+expect_status 0 "$HSCTL" -d v1.db sql --write "$UNDO_13$UNDO_12$UNDO_11$UNDO_10$UNDO_9$UNDO_7$UNDO_6$UNDO_5$UNDO_4$UNDO_3"'
 	DROP VIEW v_folio_lives; DROP VIEW v_events;
 	DROP VIEW v_record_checks; DROP VIEW v_sessions;
 	CREATE VIEW v_sessions AS SELECT id AS session, source, name, status, started, ended,
@@ -276,10 +278,10 @@ expect_status 0 "$HSCTL" -d v1.db db info
 expect_grep '^schema_version  *1$' "$OUT"
 expect_grep '^sessions  *1$' "$OUT"
 expect_status 65 "$HSCTL" -d v1.db sql 'SELECT 1'
-expect_eq "$ERR" "hsctl: v1.db: database schema version 1 is older than this hsctl's (12);"\
+expect_eq "$ERR" "hsctl: v1.db: database schema version 1 is older than this hsctl's (13);"\
 " run 'hsctl db migrate'"
 expect_status 0 "$HSCTL" -d v1.db db migrate
-expect_eq "$OUT" 'v1.db: schema version 1 -> 12'
+expect_eq "$OUT" 'v1.db: schema version 1 -> 13'
 expect_status 0 "$HSCTL" -d v1.db sql --format csv \
 	'SELECT session, accesses, memory_limit_pages, workload_exit FROM v_sessions'
 expect_eq "$OUT" "$(printf 'session,accesses,memory_limit_pages,workload_exit\n1,100,,')"
@@ -312,7 +314,7 @@ for cmd in 'db' 'db migrate' 'sessions' 'sql SELECT\ 1' 'gen loop --keys 5 --acc
 	eval "expect_status 65 \"\$HSCTL\" -d newer.db $cmd"
 	expect_eq "$ERR" \
 		'hsctl: newer.db: database schema version 99 is newer than this hsctl supports'\
-' (12); upgrade hsctl'
+' (13); upgrade hsctl'
 done
 
 # --- a schema-2 file with runs: migrate marks the demand-paging OPT runs and
@@ -326,9 +328,9 @@ expect_status 0 "$HSCTL" -d v2.db sql --format csv "$RUNS_SQL"
 STORED=$OUT
 expect_status 0 "$HSCTL" -d v2.db sql --format csv 'SELECT * FROM v_policy_compare'
 COMPARED=$OUT
-expect_status 0 "$HSCTL" -d v2.db sql --write "$UNDO_12$UNDO_11$UNDO_10$UNDO_9$UNDO_7$UNDO_6$UNDO_5$UNDO_4$UNDO_3"
+expect_status 0 "$HSCTL" -d v2.db sql --write "$UNDO_13$UNDO_12$UNDO_11$UNDO_10$UNDO_9$UNDO_7$UNDO_6$UNDO_5$UNDO_4$UNDO_3"
 expect_status 0 "$HSCTL" -d v2.db db migrate
-expect_eq "$OUT" 'v2.db: schema version 2 -> 12'
+expect_eq "$OUT" 'v2.db: schema version 2 -> 13'
 expect_status 0 "$HSCTL" -d v2.db sql --format csv "$RUNS_SQL"
 expect_eq "$OUT" "$STORED"
 expect_status 0 "$HSCTL" -d v2.db sql --format csv 'SELECT * FROM v_policy_compare'

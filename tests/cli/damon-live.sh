@@ -1,0 +1,104 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# DAMON's regions in a live recording (damon:damon_aggregated, the view
+# v_ev_damon_aggregated of hsctl-db(5)); root, tracefs and DAMON's sysfs
+# interface needed, else exit 77:
+#   1. with a kdamond of this test's own monitoring the physical memory
+#      (paddr, the biggest System RAM range of /proc/iomem, DAMON's 5 ms
+#      samples and 100 ms aggregations), a recorded zipf-read holds its
+#      regions: named after kdamond, inside the monitored range, each
+#      aggregation's regions tiling it from its start with no gap or
+#      overlap, as many as each row's nr_regions says, nr_accesses at most
+#      the samples an aggregation takes (20); no region became a page's life
+#      (the self-checks still pass);
+#   2. with the kdamond off, a recording has none.
+# The kdamond is turned off and removed on every exit path.
+. "$TESTS_SRCDIR/cli/setup.sh"
+
+[ "$(id -u)" -eq 0 ] || skip "live recording needs root (euid $(id -u))"
+live_lock damon-live.sh
+if ! grep -q ' tracefs ' /proc/mounts; then
+	mkdir -p /sys/kernel/tracing 2>/dev/null || true
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
+		skip "tracefs cannot be mounted here"
+	umount /sys/kernel/tracing
+fi
+K=/sys/kernel/mm/damon/admin/kdamonds
+[ -w "$K/nr_kdamonds" ] || skip "no DAMON sysfs interface ($K)"
+[ "$(cat "$K/nr_kdamonds")" = 0 ] || skip "a kdamond exists already (not this test's)"
+"$HSCTL" record --list-events | grep -qx 'damon:damon_aggregated' ||
+	skip "this kernel has no damon:damon_aggregated"
+
+damon_off() {
+	{ echo off >"$K/0/state"; } 2>/dev/null || true
+	{ echo 0 >"$K/nr_kdamonds"; } 2>/dev/null || true
+}
+trap 'damon_off; t_cleanup' EXIT
+
+sql() {	# sql QUERY: one value, csv without the header
+	"$HSCTL" -d "$DB" sql --format csv "$1" | sed 1d
+}
+
+# The biggest System RAM range, as DAMON_RECLAIM and DAMON_LRU_SORT take by default.
+MSTART= MEND=
+for r in $(sed -n 's/^\([0-9a-f]*\)-\([0-9a-f]*\) : System RAM$/\1-\2/p' /proc/iomem); do
+	s=$((0x${r%-*})) e=$((0x${r#*-} + 1))
+	if [ -z "$MSTART" ] || [ $((e - s)) -gt $((MEND - MSTART)) ]; then
+		MSTART=$s MEND=$e
+	fi
+done
+[ -n "$MSTART" ] || skip "no System RAM range in /proc/iomem"
+
+echo 1 >"$K/nr_kdamonds" || fail "cannot create a kdamond"
+C=$K/0/contexts
+echo 1 >"$C/nr_contexts" || fail "cannot create a DAMON context"
+grep -qw paddr "$C/0/avail_operations" || skip "DAMON has no paddr operations here"
+echo paddr >"$C/0/operations"
+echo 5000 >"$C/0/monitoring_attrs/intervals/sample_us"
+echo 100000 >"$C/0/monitoring_attrs/intervals/aggr_us"
+echo 1 >"$C/0/targets/nr_targets"
+echo 1 >"$C/0/targets/0/regions/nr_regions"
+echo "$MSTART" >"$C/0/targets/0/regions/0/start"
+echo "$MEND" >"$C/0/targets/0/regions/0/end"
+echo on >"$K/0/state" || fail "the kdamond did not start"
+
+# ---- 1. a recording while the kdamond runs ----
+expect_status 0 "$HSCTL" -d "$DB" --format json record -m 16M --workload zipf-read \
+	--size 32M --seed 1 --dir "$T_DIR"
+expect_grep '"session": 1, "status": "complete"' "$OUT"
+n=$(sql "SELECT count(*) FROM v_ev_damon_aggregated WHERE session = 1")
+[ "$n" -gt 0 ] && t_ok || t_bad "no damon_aggregated event while a kdamond ran"
+expect_eq "$(sql "SELECT count(*) FROM v_ev_damon_aggregated WHERE session = 1
+	AND (comm IS NULL OR comm NOT LIKE 'kdamond.%')")" 0
+expect_eq "$(sql "SELECT count(*) FROM v_ev_damon_aggregated WHERE session = 1
+	AND NOT (start >= $MSTART AND start < \"end\" AND \"end\" <= $MEND)")" 0
+expect_eq "$(sql "SELECT count(*) FROM v_ev_damon_aggregated WHERE session = 1
+	AND (nr_accesses > 20 OR nr_regions < 1 OR target_id != 0)")" 0
+# Each aggregation tiles the range: it starts at $MSTART, every next region
+# starts where the one before it (by seq) ended, and the last ends at $MEND
+# after nr_regions rows.  An aggregation cut at the recording's start or end
+# is left out.
+expect_eq "$(sql "WITH r AS (SELECT seq, start, \"end\", nr_regions,
+		sum(start = $MSTART) OVER (ORDER BY seq) AS agg
+		FROM v_ev_damon_aggregated WHERE session = 1),
+	a AS (SELECT agg, count(*) AS n, min(nr_regions) AS lo, max(nr_regions) AS hi,
+		min(start) AS s, max(\"end\") AS e FROM r WHERE agg > 0 GROUP BY agg)
+	SELECT count(*) FROM a WHERE agg < (SELECT max(agg) FROM a)
+		AND (n != lo OR lo != hi OR s != $MSTART OR e != $MEND)")" 0
+expect_eq "$(sql "SELECT count(*) FROM (SELECT start, lag(\"end\") OVER (ORDER BY seq) AS prev
+	FROM v_ev_damon_aggregated WHERE session = 1) WHERE start != $MSTART
+	AND prev IS NOT NULL AND start != prev")" 0
+n=$(sql "SELECT count(*) FROM v_ev_damon_aggregated WHERE session = 1 AND start = $MSTART")
+[ "$n" -ge 2 ] && t_ok || t_bad "fewer than 2 aggregations in the run ($n)"
+expect_eq "$(sql "SELECT count(*) FROM record_checks WHERE session = 1 AND status = 'fail'")" 0
+
+# ---- 2. none without a kdamond ----
+damon_off
+expect_status 0 "$HSCTL" -d "$DB" --format json record -m 16M --workload zipf-read \
+	--size 32M --seed 1 --dir "$T_DIR"
+expect_grep '"session": 2, "status": "complete"' "$OUT"
+expect_eq "$(sql "SELECT count(*) FROM v_ev_damon_aggregated WHERE session = 2")" 0
+expect_eq "$(sql "PRAGMA integrity_check")" ok
+
+finish
