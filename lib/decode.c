@@ -200,6 +200,9 @@ static const struct event_spec specs[] = {
 	{ HS_DEC_DAMON, "damon", { "damon_aggregated" }, HS_EV_DAMON_AGGREGATED, 0,
 	  { F(S_INDEX, "start"), F(S_LAST, "end"), F(S_A, "nr_accesses"), F(S_B, "age"),
 	    F(S_C, "nr_regions"), OPT(S_ADDR, "target_id") } },
+	{ HS_DEC_DAMON, "damon", { "damos_before_apply" }, HS_EV_DAMOS_APPLY, 0,
+	  { F(S_INDEX, "start"), F(S_LAST, "end"), F(S_A, "nr_accesses"), F(S_B, "age"),
+	    F(S_C, "scheme_idx"), F(S_ADDR, "nr_regions") } },
 };
 
 #undef F

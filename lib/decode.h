@@ -37,8 +37,9 @@
 					 * (the workload's TLB; the recorder filters them) */
 #define HS_DEC_MEMCG		0x100u	/* memcg: memcg_flush_stats (6.13 and later; the recorder
 					 * filters it on the workload's memory cgroup) */
-#define HS_DEC_DAMON		0x200u	/* damon: damon_aggregated (kdamond's regions at each
-					 * aggregation; only while DAMON runs) */
+#define HS_DEC_DAMON		0x200u	/* damon: damon_aggregated, damos_before_apply (kdamond's
+					 * regions at each aggregation, and those its schemes
+					 * act on; only while DAMON runs) */
 #define HS_DEC_ALL		0x3ffu	/* all of the above */
 
 struct hs_decoder;

@@ -50,6 +50,7 @@ static const char *const type_names[] = {
 	[HS_EV_MIGRATE_TASK]		= "migrate_task",
 	[HS_EV_MEMCG_FLUSH]		= "memcg_flush",
 	[HS_EV_DAMON_AGGREGATED]	= "damon_aggregated",
+	[HS_EV_DAMOS_APPLY]		= "damos_apply",
 };
 
 _Static_assert(ARRAY_SIZE(type_names) == HS_EV_NR, "a name for every enum hs_event_type");

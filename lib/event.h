@@ -105,6 +105,12 @@ enum hs_event_type {
 					 * found it accessed in the aggregation), b = age
 					 * (aggregations its access count held), c =
 					 * nr_regions (of its target), addr = target_id */
+	HS_EV_DAMOS_APPLY,		/* damon:damos_before_apply: a scheme acts on a
+					 * region (after its quota cut it): index = start,
+					 * last = end, a = nr_accesses (the scheme's view:
+					 * nr_accesses_bp / 10000), b = age, c = scheme_idx
+					 * (in its context's order: DAMON_LRU_SORT's hot
+					 * scheme 0, cold 1), addr = nr_regions */
 	HS_EV_NR
 };
 

@@ -548,7 +548,7 @@ static int deliver(struct build *b, const struct hs_event *ev)
 	 */
 	if (ev->type == HS_EV_TLB_FLUSH || ev->type == HS_EV_SCHED_SWITCH ||
 	    ev->type == HS_EV_MIGRATE_TASK || ev->type == HS_EV_MEMCG_FLUSH ||
-	    ev->type == HS_EV_DAMON_AGGREGATED)
+	    ev->type == HS_EV_DAMON_AGGREGATED || ev->type == HS_EV_DAMOS_APPLY)
 		return 0;
 	err = hs_lifecycle_event(b->lc, ev);
 	if (err)

@@ -1045,16 +1045,23 @@ static const char *const migrations[] = {
 	"  FROM events WHERE type ="
 	"    (SELECT type FROM event_types WHERE name = 'memcg_flush');",
 	/*
-	 * 12 -> 13: DAMON's regions at each aggregation (damon:damon_aggregated,
-	 * while a kdamond runs: DAMON_LRU_SORT in the kernel lab), with the
-	 * kernel's field names; "end" is quoted, as SQL keeps the word.
+	 * 12 -> 13: DAMON's regions at each aggregation (damon:damon_aggregated)
+	 * and those its schemes act on (damon:damos_before_apply), while a
+	 * kdamond runs (DAMON_LRU_SORT in the kernel lab), with the kernel's
+	 * field names; "end" is quoted, as SQL keeps the word.
 	 */
 	"CREATE VIEW v_ev_damon_aggregated AS"
 	"  SELECT session, seq, ts_ns, cpu, pid AS common_pid, addr AS target_id,"
 	"    c AS nr_regions, idx AS start, last AS \"end\", a AS nr_accesses, b AS age,"
 	"    " TASK_COMM("events") " AS comm"
 	"  FROM events WHERE type ="
-	"    (SELECT type FROM event_types WHERE name = 'damon_aggregated');",
+	"    (SELECT type FROM event_types WHERE name = 'damon_aggregated');"
+	"CREATE VIEW v_ev_damos_apply AS"
+	"  SELECT session, seq, ts_ns, cpu, pid AS common_pid, c AS scheme_idx,"
+	"    addr AS nr_regions, idx AS start, last AS \"end\", a AS nr_accesses, b AS age,"
+	"    " TASK_COMM("events") " AS comm"
+	"  FROM events WHERE type ="
+	"    (SELECT type FROM event_types WHERE name = 'damos_apply');",
 };
 
 static int refresh_opt_gaps(struct hs_store *st, int64_t session);

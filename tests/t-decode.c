@@ -1898,7 +1898,7 @@ static void test_from_memory(void)
 	} pages[] = {
 		{ "6.1", "6.1-cpu0-page509.bin", 0, 112, 11 },
 		{ "6.12", "6.12-cpu1-page655.bin", 1, 106, 12 },
-		{ "6.18", "6.18-cpu0-newtask.bin", 0, 11, 8 },
+		{ "6.18", "6.18-cpu0-newtask.bin", 0, 11, 9 },
 	};
 	size_t i;
 
@@ -2191,15 +2191,17 @@ static void test_memcg_flush(void)
 }
 
 /*
- * DAMON's regions (HS_DEC_DAMON) from this host's 6.18 format file (id 767):
- * two regions of one physical-address target at one aggregation, the first
- * found accessed by 7 of its samples and unchanged for 3 aggregations, the
- * second idle for 120.  start and end go to index and last, the counts to a,
- * b and c, target_id to addr.  The shared 6.12 fixtures have no damon/ files.
+ * DAMON's regions (HS_DEC_DAMON) from this host's 6.18 format files: two
+ * regions of one physical-address target at one aggregation (damon_aggregated,
+ * id 767), the first found accessed by 7 of its samples and unchanged for 3
+ * aggregations, the second idle for 120, then the cold scheme (index 1)
+ * acting on the second's first 8 MiB (damos_before_apply, id 769).  start and
+ * end go to index and last, the counts to a, b and c, target_id or
+ * nr_regions to addr.  The shared 6.12 fixtures have no damon/ files.
  */
 static void test_damon_aggregated(void)
 {
-	uint8_t pl[48] = { 0 };
+	uint8_t pl[52] = { 0 };
 	struct evlist l = { 0 };
 	struct hs_decoder *d;
 	struct sb s;
@@ -2209,7 +2211,8 @@ static void test_damon_aggregated(void)
 	if (!d)
 		return;
 	T_ASSERT(hs_decoder_has(d, HS_EV_DAMON_AGGREGATED));
-	T_EQ_U64(hs_decoder_nr_sources(d), 1);
+	T_ASSERT(hs_decoder_has(d, HS_EV_DAMOS_APPLY));
+	T_EQ_U64(hs_decoder_nr_sources(d), 2);
 	sb_init(&s, 9000);
 	payload(pl, 767, 212);
 	put64(pl + 8, 0);			/* target_id */
@@ -2224,10 +2227,29 @@ static void test_damon_aggregated(void)
 	put32(pl + 40, 0);
 	put32(pl + 44, 120);
 	sb_rec(&s, 0, pl, 48, false);
+	memset(pl, 0, sizeof(pl));
+	payload(pl, 769, 212);
+	put32(pl + 8, 0);			/* context_idx */
+	put32(pl + 12, 1);			/* scheme_idx: cold */
+	put64(pl + 16, 0);			/* target_idx */
+	put64(pl + 24, 0x180000);		/* start */
+	put64(pl + 32, 0x980000);		/* end: the quota's cut */
+	put32(pl + 40, 0);			/* nr_accesses */
+	put32(pl + 44, 120);			/* age */
+	put32(pl + 48, 3);			/* nr_regions, after the cut */
+	sb_rec(&s, 5, pl, 52, false);
 	len = sb_finish(&s, 0);
 	T_EQ_I64(hs_decoder_subbuf(d, s.b, len, 0, collect, &l), 0);
-	T_EQ_U64(l.n, 2);
-	if (l.n == 2) {
+	T_EQ_U64(l.n, 3);
+	if (l.n == 3) {
+		T_EQ_U64(l.ev[2].type, HS_EV_DAMOS_APPLY);
+		T_EQ_U64(l.ev[2].ts_ns, 9007);
+		T_EQ_U64(l.ev[2].index, 0x180000);
+		T_EQ_U64(l.ev[2].last, 0x980000);
+		T_EQ_U64(l.ev[2].a, 0);
+		T_EQ_U64(l.ev[2].b, 120);
+		T_EQ_U64(l.ev[2].c, 1);
+		T_EQ_U64(l.ev[2].addr, 3);
 		T_EQ_U64(l.ev[0].type, HS_EV_DAMON_AGGREGATED);
 		T_EQ_U64(l.ev[0].ts_ns, 9002);
 		T_EQ_I64(l.ev[0].pid, 212);
@@ -2251,6 +2273,7 @@ static void test_damon_aggregated(void)
 	if (!d)
 		return;
 	T_ASSERT(!hs_decoder_has(d, HS_EV_DAMON_AGGREGATED));
+	T_ASSERT(!hs_decoder_has(d, HS_EV_DAMOS_APPLY));
 	hs_decoder_free(d);
 }
 

@@ -1332,7 +1332,7 @@ static void test_record_writer(void)
 		      " pragma_table_info(m.name) AS c ORDER BY c.cid DESC LIMIT 1) <> 'comm'"),
 		 "0");
 	T_EQ_STR(q(st, "SELECT count(*) FROM sqlite_master WHERE type = 'view' AND"
-		      " name LIKE 'v!_ev!_%' ESCAPE '!'"), "38");
+		      " name LIKE 'v!_ev!_%' ESCAPE '!'"), "39");
 	/* touch flags 5: HS_EVF_ANON | HS_EVF_WRITE, through a mapping */
 	T_EQ_STR(q(st, "SELECT tgid, address, write, anon, fd FROM v_ev_touch"),
 		 "42|139637976731648|1|1|0");
@@ -1469,9 +1469,9 @@ out:
 	hs_store_close(st);
 }
 
-/* What schema 13 added, undone: DAMON's regions' view. */
+/* What schema 13 added, undone: the views of DAMON's regions and scheme actions. */
 #define UNDO_13								\
-	"DROP VIEW v_ev_damon_aggregated; PRAGMA user_version = 12;"
+	"DROP VIEW v_ev_damon_aggregated; DROP VIEW v_ev_damos_apply; PRAGMA user_version = 12;"
 
 /* What schema 12 added, undone: the memcg flushes' view. */
 #define UNDO_12								\

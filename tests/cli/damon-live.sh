@@ -1,17 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# DAMON's regions in a live recording (damon:damon_aggregated, the view
-# v_ev_damon_aggregated of hsctl-db(5)); root, tracefs and DAMON's sysfs
+# DAMON's regions in a live recording (damon:damon_aggregated and
+# damon:damos_before_apply, the views v_ev_damon_aggregated and
+# v_ev_damos_apply of hsctl-db(5)); root, tracefs and DAMON's sysfs
 # interface needed, else exit 77:
 #   1. with a kdamond of this test's own monitoring the physical memory
 #      (paddr, the biggest System RAM range of /proc/iomem, DAMON's 5 ms
-#      samples and 100 ms aggregations), a recorded zipf-read holds its
-#      regions: named after kdamond, inside the monitored range, each
-#      aggregation's regions tiling it from its start with no gap or
-#      overlap, as many as each row's nr_regions says, nr_accesses at most
-#      the samples an aggregation takes (20); no region became a page's life
-#      (the self-checks still pass);
+#      samples and 100 ms aggregations) with one scheme that only counts
+#      (action stat, every region), a recorded zipf-read holds its regions:
+#      named after kdamond, inside the monitored range, each aggregation's
+#      regions tiling it from its start with no gap or overlap, as many as
+#      each row's nr_regions says, nr_accesses at most the samples an
+#      aggregation takes (20); and the scheme's actions: scheme 0, inside
+#      the range, each on a region of an aggregation; no region became a
+#      page's life (the self-checks still pass);
 #   2. with the kdamond off, a recording has none.
 # The kdamond is turned off and removed on every exit path.
 . "$TESTS_SRCDIR/cli/setup.sh"
@@ -61,6 +64,13 @@ echo 1 >"$C/0/targets/nr_targets"
 echo 1 >"$C/0/targets/0/regions/nr_regions"
 echo "$MSTART" >"$C/0/targets/0/regions/0/start"
 echo "$MEND" >"$C/0/targets/0/regions/0/end"
+echo 1 >"$C/0/schemes/nr_schemes"
+echo stat >"$C/0/schemes/0/action"
+# every region: the pattern's maximums start at 0 (6.18), which matches none
+P=$C/0/schemes/0/access_pattern
+echo $((MEND - MSTART)) >"$P/sz/max"
+echo 4294967295 >"$P/nr_accesses/max"
+echo 4294967295 >"$P/age/max"
 echo on >"$K/0/state" || fail "the kdamond did not start"
 
 # ---- 1. a recording while the kdamond runs ----
@@ -91,6 +101,17 @@ expect_eq "$(sql "SELECT count(*) FROM (SELECT start, lag(\"end\") OVER (ORDER B
 	AND prev IS NOT NULL AND start != prev")" 0
 n=$(sql "SELECT count(*) FROM v_ev_damon_aggregated WHERE session = 1 AND start = $MSTART")
 [ "$n" -ge 2 ] && t_ok || t_bad "fewer than 2 aggregations in the run ($n)"
+# the scheme acts on every region once an aggregation, before its row is traced
+n=$(sql "SELECT count(*) FROM v_ev_damos_apply WHERE session = 1")
+[ "$n" -gt 0 ] && t_ok || t_bad "no damos_before_apply event while a scheme ran"
+expect_eq "$(sql "SELECT count(*) FROM v_ev_damos_apply WHERE session = 1
+	AND (scheme_idx != 0 OR comm NOT LIKE 'kdamond.%'
+	OR NOT (start >= $MSTART AND start < \"end\" AND \"end\" <= $MEND))")" 0
+expect_eq "$(sql "SELECT count(*) FROM v_ev_damos_apply AS x WHERE session = 1
+	AND x.seq < (SELECT max(seq) FROM v_ev_damon_aggregated WHERE session = 1)
+	AND NOT EXISTS (SELECT 1 FROM v_ev_damon_aggregated AS g WHERE g.session = 1
+	AND g.seq > x.seq AND g.start = x.start AND g.\"end\" = x.\"end\"
+	AND g.nr_accesses = x.nr_accesses)")" 0
 expect_eq "$(sql "SELECT count(*) FROM record_checks WHERE session = 1 AND status = 'fail'")" 0
 
 # ---- 2. none without a kdamond ----
@@ -99,6 +120,7 @@ expect_status 0 "$HSCTL" -d "$DB" --format json record -m 16M --workload zipf-re
 	--size 32M --seed 1 --dir "$T_DIR"
 expect_grep '"session": 2, "status": "complete"' "$OUT"
 expect_eq "$(sql "SELECT count(*) FROM v_ev_damon_aggregated WHERE session = 2")" 0
+expect_eq "$(sql "SELECT count(*) FROM v_ev_damos_apply WHERE session = 2")" 0
 expect_eq "$(sql "PRAGMA integrity_check")" ok
 
 finish

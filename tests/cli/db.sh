@@ -12,7 +12,7 @@ H() {
 }
 
 # What schema 13 added (DAMON's regions' view): undone.
-UNDO_13='DROP VIEW v_ev_damon_aggregated; PRAGMA user_version = 12;'
+UNDO_13='DROP VIEW v_ev_damon_aggregated; DROP VIEW v_ev_damos_apply; PRAGMA user_version = 12;'
 # What schema 12 added (the memcg flushes' view): undone.
 UNDO_12='DROP VIEW v_ev_memcg_flush; PRAGMA user_version = 11;'
 # What schema 11 added (the TLB events' views): undone.
