@@ -302,11 +302,12 @@ size_t hs_codec_encode_ts(const uint32_t *keys, const uint8_t *meta, const uint6
 static inline unsigned int get_rec_pair(const uint8_t *p, int64_t prev, uint64_t limit,
 					int64_t k[2])
 {
-	uint64_t w, stop, rest, b1, b2, x, y;
+	uint64_t w, cont, stop, rest, b1, b2, x, x1, y, d;
 
 	memcpy(&w, p, sizeof(w));
 	w = le64toh(w);
-	stop = ~w & 0x8080808080808080ull;	/* the last bytes of varints */
+	cont = w & 0x8080808080808080ull;
+	stop = cont ^ 0x8080808080808080ull;	/* the last bytes of varints */
 	rest = stop & (stop - 1);
 	b1 = stop ^ rest;			/* the first record's last byte */
 	b2 = rest & -rest;			/* the second's */
@@ -318,27 +319,34 @@ static inline unsigned int get_rec_pair(const uint8_t *p, int64_t prev, uint64_t
 	 */
 	if (unlikely(b2 - 1 >= b1 << 32))
 		return 0;
-	x = w & 0x7f7f7f7f7f7f7f7full;
+	x = (w ^ cont) & (b2 - 1);		/* both records' seven-bit groups */
 	/*
 	 * Overlong: a last byte of zero right after a continuation byte (not
-	 * the first of its record).  A byte's seven low bits are nonzero when
-	 * adding 0x7f to them carries into bit 7; no byte carries further.
+	 * the first of its record).  0x80 less a group keeps bit 7 only for
+	 * a zero group, and borrows from no other byte.
 	 */
-	if (unlikely((b1 | b2) & (w << 8) & ~(x + 0x7f7f7f7f7f7f7f7full)))
+	if (unlikely((b1 | b2) & cont << 8 & (0x8080808080808080ull - x)))
 		return 0;
-	x &= b2 - 1;
 	/*
 	 * The first record's groups in the low half, the second's moved to
 	 * the high half, and both closed up at once by the two halvings of
 	 * get_rec_varint_wide(), one per 32-bit lane.
 	 */
-	y = (x & (b1 - 1)) | (x >> (__builtin_ctzll(b1) + 1)) << 32;
+	x1 = x & (b1 - 1);
+	y = x1 | (x ^ x1) << (31 - __builtin_ctzll(b1));
 	y -= (y & 0x7f007f007f007f00ull) >> 1;
 	y -= 3 * ((y & 0x3fff00003fff0000ull) >> 2);
 	if (unlikely(y & 0x100000001ull))	/* a new meta byte */
 		return 0;
-	k[0] = prev + unzigzag((uint32_t)y >> 1);
-	k[1] = k[0] + unzigzag(y >> 33);
+	/*
+	 * unzigzag() in both lanes: y >> 1 holds the zigzag values (the
+	 * second's low bit, shifted into the first lane, is the clear meta
+	 * bit); halved again, each lane is xored with all ones for an odd one.
+	 */
+	y >>= 1;
+	d = (y >> 1 & 0x7fffffff7fffffffull) ^ (y & 0x100000001ull) * 0xffffffffu;
+	k[0] = prev + (int32_t)d;
+	k[1] = k[0] + ((int64_t)d >> 32);
 	if (unlikely((uint64_t)k[0] >= limit || (uint64_t)k[1] >= limit))	/* negative too */
 		return 0;
 	return (unsigned int)__builtin_ctzll(rest) / 8 + 1;
@@ -376,14 +384,16 @@ static __attribute__((noinline)) size_t decode_run(const uint8_t **pp, const uin
 			uint64_t v;
 			int64_t key, k[2];
 
-			if (likely(i + 1 < stop) && (vlen = get_rec_pair(p, prev, limit, k))) {
+			/* pairs while two records remain in the batch (stop > i) */
+			while (i < stop - 1 && (vlen = get_rec_pair(p, prev, limit, k))) {
 				p += vlen;
 				keys[i] = (uint32_t)k[0];
 				keys[i + 1] = (uint32_t)k[1];
 				prev = k[1];
 				i += 2;
-				continue;
 			}
+			if (i == stop)
+				break;
 			vlen = get_rec_varint_wide(p, &v);
 			if (unlikely(!vlen || (v & 1)))
 				goto out;
