@@ -287,16 +287,84 @@ size_t hs_codec_encode_ts(const uint32_t *keys, const uint8_t *meta, const uint6
 }
 
 /*
+ * Two records from one word, for decode_run(): both must end in the 8 bytes
+ * at @p, each in at most 4 of them, keep the meta byte, not be overlong, and
+ * have keys below @limit -- anything else is left to get_rec_varint_wide()
+ * one record at a time, which takes or refuses it as before.  The replay's
+ * decoding is bound by the chain from one record's address to the next
+ * (load, stop bits, their lowest, its index); here one such step takes two
+ * records, and the work per word (the load, the stop bits, gathering the
+ * seven-bit groups) is shared by both.  Zipf deltas over about a million keys
+ * take 3 bytes, rarely 4, so most pairs fit.
+ * Return: the bytes of both records (2 to 8), with their keys in @k; 0 when
+ * the pair cannot be taken.
+ */
+static inline unsigned int get_rec_pair(const uint8_t *p, int64_t prev, uint64_t limit,
+					int64_t k[2])
+{
+	uint64_t w, cont, stop, rest, b1, b2, x, x1, y, d;
+
+	memcpy(&w, p, sizeof(w));
+	w = le64toh(w);
+	cont = w & 0x8080808080808080ull;
+	stop = cont ^ 0x8080808080808080ull;	/* the last bytes of varints */
+	rest = stop & (stop - 1);
+	b1 = stop ^ rest;			/* the first record's last byte */
+	b2 = rest & -rest;			/* the second's */
+	/*
+	 * One compare for three conditions: the first record ends within 4
+	 * bytes (b1 <= 2^31, else b1 << 32 wraps to 0), the second ends in
+	 * the word (b2 != 0, else b2 - 1 wraps to the top) and within 4 bytes
+	 * of the first (b2 <= b1 << 32).
+	 */
+	if (unlikely(b2 - 1 >= b1 << 32))
+		return 0;
+	x = (w ^ cont) & (b2 - 1);		/* both records' seven-bit groups */
+	/*
+	 * Overlong: a last byte of zero right after a continuation byte (not
+	 * the first of its record).  0x80 less a group keeps bit 7 only for
+	 * a zero group, and borrows from no other byte.
+	 */
+	if (unlikely((b1 | b2) & cont << 8 & (0x8080808080808080ull - x)))
+		return 0;
+	/*
+	 * The first record's groups in the low half, the second's moved to
+	 * the high half, and both closed up at once by the two halvings of
+	 * get_rec_varint_wide(), one per 32-bit lane.
+	 */
+	x1 = x & (b1 - 1);
+	y = x1 | (x ^ x1) << (31 - __builtin_ctzll(b1));
+	y -= (y & 0x7f007f007f007f00ull) >> 1;
+	y -= 3 * ((y & 0x3fff00003fff0000ull) >> 2);
+	if (unlikely(y & 0x100000001ull))	/* a new meta byte */
+		return 0;
+	/*
+	 * unzigzag() in both lanes: y >> 1 holds the zigzag values (the
+	 * second's low bit, shifted into the first lane, is the clear meta
+	 * bit); halved again, each lane is xored with all ones for an odd one.
+	 */
+	y >>= 1;
+	d = (y >> 1 & 0x7fffffff7fffffffull) ^ (y & 0x100000001ull) * 0xffffffffu;
+	k[0] = prev + (int32_t)d;
+	k[1] = k[0] + ((int64_t)d >> 32);
+	if (unlikely((uint64_t)k[0] >= limit || (uint64_t)k[1] >= limit))	/* negative too */
+		return 0;
+	return (unsigned int)__builtin_ctzll(rest) / 8 + 1;
+}
+
+/*
  * The bulk of an untimed chunk, for hs_codec_decode_ts(): records that keep
  * the meta byte, while 8 bytes remain, with nothing of the general loop's
  * per-record work that they do not need (the meta byte, the time, the access
- * count; the caller fills their meta bytes in one memset).  It stops before
- * the first record it cannot take whole -- a new meta byte, fewer than 8
- * bytes left, a varint get_rec_varint_wide() refuses, a key out of range --
- * which the general loop then decodes, or refuses with its reason.  A record
- * takes at most REC_VARINT_MAX bytes, so from d >= 8 bytes left the next
+ * count; the caller fills their meta bytes in one memset).  Two at a time
+ * where get_rec_pair() takes them, else one.  It stops before the first
+ * record it cannot take whole -- a new meta byte, fewer than 8 bytes left, a
+ * varint get_rec_varint_wide() refuses, a key out of range -- which the
+ * general loop then decodes, or refuses with its reason.  A record takes at
+ * most REC_VARINT_MAX bytes, so from d >= 8 bytes left the next
  * (d - 8) / REC_VARINT_MAX + 1 records all start with 8 bytes left: the
- * inner loop tests the end once per such batch, not per record.
+ * inner loop tests the end once per such batch, not per record; a pair
+ * reads only the word at its first record.
  * Return: records decoded into @keys (at most @n); *@pp and *@prevp moved
  * past them.
  */
@@ -311,11 +379,21 @@ static __attribute__((noinline)) size_t decode_run(const uint8_t **pp, const uin
 	while (i < n && end - p >= 8) {
 		size_t stop = i + HS_MIN(n - i, (size_t)(end - p - 8) / REC_VARINT_MAX + 1);
 
-		for (; i < stop; i++) {
+		while (i < stop) {
 			unsigned int vlen;
 			uint64_t v;
-			int64_t key;
+			int64_t key, k[2];
 
+			/* pairs while two records remain in the batch (stop > i) */
+			while (i < stop - 1 && (vlen = get_rec_pair(p, prev, limit, k))) {
+				p += vlen;
+				keys[i] = (uint32_t)k[0];
+				keys[i + 1] = (uint32_t)k[1];
+				prev = k[1];
+				i += 2;
+			}
+			if (i == stop)
+				break;
 			vlen = get_rec_varint_wide(p, &v);
 			if (unlikely(!vlen || (v & 1)))
 				goto out;
@@ -323,7 +401,7 @@ static __attribute__((noinline)) size_t decode_run(const uint8_t **pp, const uin
 			if (unlikely((uint64_t)key >= limit))	/* a negative one too */
 				goto out;
 			p += vlen;
-			keys[i] = (uint32_t)key;
+			keys[i++] = (uint32_t)key;
 			prev = key;
 		}
 	}

@@ -526,6 +526,207 @@ out:
 	free(buf);
 }
 
+/*
+ * The reference for test_reference(): man/hsctl-db.5 read one byte at a
+ * time, with the reasons and the order of checks hs_codec_decode() promises
+ * (a varint's bytes, then the key's range, then the meta byte).
+ */
+static int ref_decode(const uint8_t *in, size_t len, size_t n, uint64_t nr_keys,
+		      uint32_t *keys, uint8_t *meta, uint64_t *acc, const char **why)
+{
+	uint64_t limit = nr_keys < (UINT64_C(1) << 32) ? nr_keys : UINT64_C(1) << 32;
+	int64_t key = 0;
+	uint8_t m = 0;
+	size_t p = 0, i;
+
+	*acc = 0;
+	for (i = 0; i < n; i++) {
+		uint64_t v = 0, zz;
+		unsigned int b;
+
+		for (b = 0;; b++) {
+			if (b == 5) {
+				*why = "varint too long";
+				return -EBADMSG;
+			}
+			if (p == len) {
+				*why = "truncated varint";
+				return -EBADMSG;
+			}
+			v |= (uint64_t)(in[p] & 0x7f) << (7 * b);
+			if (!(in[p++] & 0x80))
+				break;
+		}
+		if (b > 0 && in[p - 1] == 0) {
+			*why = "overlong varint";
+			return -EBADMSG;
+		}
+		zz = v >> 1;
+		key += (zz & 1) ? -(int64_t)(zz >> 1) - 1 : (int64_t)(zz >> 1);
+		if (key < 0 || (uint64_t)key >= limit) {
+			*why = "key out of range";
+			return -EBADMSG;
+		}
+		if (v & 1) {
+			if (p == len) {
+				*why = "truncated meta byte";
+				return -EBADMSG;
+			}
+			m = in[p++];
+			if (!hs_meta_is_valid(m)) {
+				*why = "bad meta byte";
+				return -EBADMSG;
+			}
+		}
+		keys[i] = (uint32_t)key;
+		meta[i] = m;
+		*acc += (m & HS_META_CHANNEL_MASK) <= HS_CH_PT;
+	}
+	if (p != len) {
+		*why = "bytes after the last record";
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/*
+ * Append one record of exactly @blen varint bytes (1 to 5) to @out at *@len,
+ * its key delta random within [0, @nr_keys), with a new meta byte @m when
+ * @newm.  The encoder is not used: the test must not share its mistakes.
+ */
+static void put_ref_record(uint8_t *out, size_t *len, int64_t *key, uint64_t nr_keys,
+			   unsigned int blen, bool newm, uint8_t m)
+{
+	uint64_t lo = blen == 1 ? 0 : UINT64_C(1) << (7 * (blen - 1));
+	uint64_t hi = UINT64_C(1) << (7 * blen);
+	uint64_t v = 0;
+	int64_t k = 0;
+	int t;
+
+	/* a value of blen bytes whose key stays in range, else the nearest */
+	for (t = 0; t < 64; t++) {
+		uint64_t zz;
+
+		v = (lo + rng() % (hi - lo)) & ~UINT64_C(1);
+		zz = v >> 1;
+		k = *key + ((zz & 1) ? -(int64_t)(zz >> 1) - 1 : (int64_t)(zz >> 1));
+		if (k >= 0 && (uint64_t)k < nr_keys)
+			break;
+	}
+	if (t == 64) {
+		/* delta 0 (v 0) is always in range, one byte */
+		v = 0;
+		k = *key;
+	}
+	v |= newm;
+	while (v >= 0x80) {
+		out[(*len)++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	out[(*len)++] = (uint8_t)v;
+	if (newm)
+		out[(*len)++] = m;
+	*key = k;
+}
+
+/*
+ * Random chunks of records of every varint length 1 to 5, mixed and in runs
+ * of one length, with and without meta changes, then damaged (a bit flipped,
+ * a byte zeroed or set to 0x80, cut short, a record too many or too few, a
+ * smaller key range), decoded by hs_codec_decode() and ref_decode(): the same
+ * keys, meta bytes and access count, or the same reason.  Chunk lengths run
+ * from 1 record to a few hundred, so that the fast paths' ends (8 bytes left,
+ * the last record, a record across a word) meet every kind of record.
+ */
+static void test_reference(void)
+{
+	static const uint8_t metas[] = { 0x00, 0x01, 0x09, 0x11, 0x19, 0x02, 0x03, 0x04, 0x0c,
+					 0x21, 0x40, 0x05, 0x20 };	/* the last 3 are bad */
+	enum { NMAX = 400 };
+	uint32_t keys[NMAX + 1], k2[NMAX + 1];
+	uint8_t meta[NMAX + 1], m2[NMAX + 1];
+	uint8_t *buf = malloc(NMAX * 6 + 8);
+	size_t t, mism = 0, ok = 0;
+	const char *reasons_seen[8] = { NULL };
+	size_t nreasons = 0;
+
+	T_ASSERT(buf);
+	if (!buf)
+		return;
+	for (t = 0; t < 60000; t++) {
+		uint64_t r = rng(), nr_keys, acc = 0, racc = 0;
+		unsigned int mode = r % 4, fixed = 1 + (unsigned int)(r >> 8) % 5;
+		size_t n = t % 3 ? 1 + (r >> 16) % 24 : 1 + (r >> 16) % NMAX;
+		size_t len = 0, dn = n, i;
+		int64_t key = 0;
+		const char *why = NULL, *rwhy = NULL;
+		uint8_t *in;
+		int err, rerr;
+
+		nr_keys = (r >> 24) % 3 == 0 ? UINT64_C(1) << 32 : 1 + (r >> 26) % 3000000;
+		for (i = 0; i < n; i++) {
+			uint64_t q = rng();
+			unsigned int blen;
+			bool newm = mode >= 2 && q % 8 == 0;
+
+			/* mode 0 and 2: lengths mixed; 1 and 3: runs of one, mostly */
+			blen = mode % 2 == 0 || q % 16 == 0 ? 1 + (unsigned int)(q >> 8) % 5 : fixed;
+			put_ref_record(buf, &len, &key, nr_keys, blen, newm,
+				       metas[(q >> 16) % (q % 64 ? 10 : sizeof(metas))]);
+		}
+		switch ((r >> 40) % 8) {
+		case 0:		/* a bit flipped */
+			buf[(r >> 44) % len] ^= (uint8_t)(1u << ((r >> 56) % 8));
+			break;
+		case 1:		/* a byte zeroed: an overlong varint where it ends one */
+			buf[(r >> 44) % len] = 0;
+			break;
+		case 2:		/* a byte continued */
+			buf[(r >> 44) % len] |= 0x80;
+			break;
+		case 3:		/* cut short */
+			len -= 1 + (r >> 44) % (len < 9 ? len : 9);
+			break;
+		case 4:		/* a record too many or too few */
+			dn = n + ((r >> 44) % 2 ? 1 : -1);
+			break;
+		case 5:		/* a key range that some keys leave */
+			nr_keys = 1 + (r >> 44) % nr_keys;
+			break;
+		default:	/* intact */
+			break;
+		}
+		/* exactly len bytes, so that a read past them shows under ASan */
+		in = malloc(len ? len : 1);
+		T_ASSERT(in);
+		if (!in)
+			break;
+		memcpy(in, buf, len);
+		err = hs_codec_decode(in, len, HS_ENC_KEYS_META, dn, nr_keys, k2, m2, &acc, &why);
+		rerr = ref_decode(in, len, dn, nr_keys, keys, meta, &racc, &rwhy);
+		free(in);
+		if (err != rerr || (err && strcmp(why, rwhy)) ||
+		    (!err && (acc != racc || memcmp(k2, keys, dn * sizeof(*keys)) ||
+			      memcmp(m2, meta, dn)))) {
+			if (!mism++)
+				fprintf(stderr, "reference: case %zu: %d (%s) against %d (%s)\n",
+					t, err, err ? why : "", rerr, rerr ? rwhy : "");
+		}
+		ok += !err;
+		if (err) {
+			for (i = 0; i < nreasons && strcmp(reasons_seen[i], rwhy); i++)
+				;
+			if (i == nreasons && nreasons < 8)
+				reasons_seen[nreasons++] = rwhy;
+		}
+	}
+	T_EQ_U64(mism, 0);
+	/* the cases reach both answers and every reason of an untimed chunk */
+	T_ASSERT(ok > 10000);
+	T_EQ_U64(nreasons, 7);
+	free(buf);
+}
+
 /* Random garbage and random single-byte damage: never a crash, never past the buffers. */
 static void test_garbage(void)
 {
@@ -624,6 +825,7 @@ static const struct t_case cases[] = {
 	{ "roundtrip_ts", test_roundtrip_ts },
 	{ "roundtrip", test_roundtrip },
 	{ "roundtrip_ids", test_roundtrip_ids },
+	{ "reference", test_reference },
 	{ "garbage", test_garbage },
 	{ "evictions", test_evictions },
 };
