@@ -101,7 +101,8 @@ struct args {
 	double		damon_deprio;	/* --damon-deprio RATE: 0 off */
 	uint64_t	damon_interval_ns; /* its /INTERVAL (0: 100 ms) */
 	uint64_t	damon_min_age_ns; /* --damon-min-age */
-	bool		damon_regions;	/* --damon-model regions */
+	bool		damon_regions;	/* --damon-model regions or recorded */
+	bool		damon_recorded;	/* --damon-model recorded */
 	uint64_t	damon_quota;	/* --damon-quota, bytes a reset interval */
 	uint32_t	damon_pace;	/* --damon-pace (0: not given) */
 	uint64_t	memory;		/* --memory in bytes (0 when not given) */
@@ -165,10 +166,12 @@ static const struct argp_option options[] = {
 	  "milliseconds, as if DAMON saw each page's idleness (default 0: every page, as "
 	  "its sampling of one page a region mostly does)", 0 },
 	{ "damon-model", OPT_DAMON_MODEL, "MODEL", 0,
-	  "The DAMON_LRU_SORT model: draws (--damon-deprio's random pages, the default) or "
+	  "The DAMON_LRU_SORT model: draws (--damon-deprio's random pages, the default); "
 	  "regions: DAMON's regions over the recorded page frames, sampled every 5 ms, its "
 	  "hot and cold schemes and quota, with the session's recorded parameters "
-	  "(needs no --damon-deprio)", 0 },
+	  "(needs no --damon-deprio); or recorded: the kernel's own scheme actions as the "
+	  "session recorded them (damon:damos_before_apply), its cold ones carried out on "
+	  "the recorded pages of each region", 0 },
 	{ "damon-quota", OPT_DAMON_QUOTA, "MIB", 0,
 	  "With --damon-model regions: each scheme's quota in MiB of regions a reset "
 	  "interval, the kernel's 10 ms a second turned into bytes (default 0: none, as the "
@@ -271,12 +274,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->damon_min_age_ns = v * 1000000;
 		break;
 	case OPT_DAMON_MODEL:
-		if (!strcmp(arg, "regions"))
-			a->damon_regions = true;
-		else if (!strcmp(arg, "draws"))
-			a->damon_regions = false;
-		else
-			argp_error(state, "--damon-model '%s': expected draws or regions", arg);
+		a->damon_regions = !strcmp(arg, "regions") || !strcmp(arg, "recorded");
+		a->damon_recorded = !strcmp(arg, "recorded");
+		if (!a->damon_regions && strcmp(arg, "draws"))
+			argp_error(state, "--damon-model '%s': expected draws, regions or recorded",
+				   arg);
 		break;
 	case OPT_DAMON_QUOTA:
 		if (hs_parse_u64(arg, 0, 1048576, &v))
@@ -359,8 +361,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (a->log_evictions && a->no_store)
 			argp_error(state, "--log-evictions stores the log: not with --no-store");
 		if (a->damon_regions && a->damon_deprio > 0)
-			argp_error(state, "--damon-model regions takes no --damon-deprio: its "
-				   "deactivations come from its regions");
+			argp_error(state, "--damon-model %s takes no --damon-deprio: its "
+				   "deactivations come from its regions",
+				   a->damon_recorded ? "recorded" : "regions");
+		if (a->damon_recorded && (a->damon_min_age_ns || a->damon_quota || a->damon_pace))
+			argp_error(state, "--damon-model recorded takes no --damon-min-age, "
+				   "--damon-quota or --damon-pace: the kernel chose its regions");
 		if (a->damon_min_age_ns && !(a->damon_deprio > 0) && !a->damon_regions)
 			argp_error(state, "--damon-min-age needs --damon-deprio or "
 				   "--damon-model regions");
@@ -525,11 +531,13 @@ static int make_params_json(struct plan *p, const struct args *a)
 	}
 	if (a->damon_regions) {
 		hs_json_key(&j, "damon_model");
-		hs_json_str(&j, "regions");
-		hs_json_key(&j, "damon_quota_mib");
-		hs_json_uint(&j, a->damon_quota >> 20);
-		hs_json_key(&j, "damon_pace");
-		hs_json_uint(&j, a->damon_pace ? a->damon_pace : 1);
+		hs_json_str(&j, a->damon_recorded ? "recorded" : "regions");
+		if (!a->damon_recorded) {
+			hs_json_key(&j, "damon_quota_mib");
+			hs_json_uint(&j, a->damon_quota >> 20);
+			hs_json_key(&j, "damon_pace");
+			hs_json_uint(&j, a->damon_pace ? a->damon_pace : 1);
+		}
 	}
 	if ((a->damon_deprio > 0 || a->damon_regions) && a->damon_min_age_ns) {
 		hs_json_key(&j, "damon_min_age_ms");
@@ -1395,8 +1403,8 @@ static int run(int argc, char **argv)
 	if ((a.damon_deprio > 0 || a.damon_regions) && strcmp(info.source, "record")) {
 		/* its intervals are trace-clock time, which only recordings store */
 		hs_err("%s: session %" PRId64 " is %s, not recorded: it has no "
-		       "trace-clock times", a.damon_regions ? "--damon-model regions" :
-		       "--damon-deprio", session,
+		       "trace-clock times", a.damon_recorded ? "--damon-model recorded" :
+		       a.damon_regions ? "--damon-model regions" : "--damon-deprio", session,
 		       !strcmp(info.source, "gen") ? "generated" : "imported");
 		status = HS_EXIT_DATAERR;
 		goto out;
@@ -1477,6 +1485,7 @@ static int run(int argc, char **argv)
 	ro.damon_interval_ns = a.damon_interval_ns;
 	ro.damon_min_age_ns = a.damon_min_age_ns;
 	ro.damon_regions = a.damon_regions;
+	ro.damon_recorded = a.damon_recorded;
 	ro.damon_quota_bytes = a.damon_quota;
 	ro.damon_pace = a.damon_pace;
 	ro.damon_stats = &dstats;
@@ -1578,7 +1587,8 @@ static int run(int argc, char **argv)
 		if (ret == -EBADMSG) {
 			hs_err("session %" PRId64 ": the stored access stream is corrupt", session);
 		} else if (ret == -ENODATA && a.damon_regions) {
-			hs_err("--damon-model regions: %s", hs_store_errmsg(st));
+			hs_err("--damon-model %s: %s", a.damon_recorded ? "recorded" : "regions",
+			       hs_store_errmsg(st));
 			status = HS_EXIT_DATAERR;
 			goto out;
 		} else if (ret == -ENODATA && a.damon_deprio > 0) {
@@ -1592,7 +1602,14 @@ static int run(int argc, char **argv)
 		status = hs_exit_from_errno(ret);
 		goto out;
 	}
-	if (a.damon_regions)	/* in the module's own counters' terms, to set beside them */
+	if (a.damon_recorded)	/* in the module's own counters' terms, to set beside them */
+		hs_note("DAMON's recorded actions: cold: %" PRIu64 " regions, %.1f MiB, %" PRIu64
+			" recorded pages deactivated; hot: %" PRIu64 " regions, %.1f MiB, %" PRIu64
+			" recorded pages (not applied)", dstats.nr_cold_regions,
+			(double)dstats.bytes_cold / 1048576.0, dstats.cold_pages,
+			dstats.nr_hot_regions, (double)dstats.bytes_hot / 1048576.0,
+			dstats.hot_pages);
+	else if (a.damon_regions)
 		hs_note("DAMON regions model: %" PRIu64 " aggregations, %u regions at the end over "
 			"frames %#" PRIx64 "..%#" PRIx64 "; cold: %" PRIu64 " regions, %.1f MiB, "
 			"%" PRIu64 " recorded pages deactivated, quota exceeded %" PRIu64 " times; "

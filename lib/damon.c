@@ -15,6 +15,7 @@
 
 #include "access.h"
 #include "damon.h"
+#include "event.h"
 #include "hs.h"
 #include "keymap.h"
 #include "store-int.h"
@@ -70,6 +71,8 @@ struct hs_damon {
 	size_t			last_nr_regions;
 	struct scheme		s[2];		/* hot, cold: lru_sort.c's order */
 	struct hs_damon_stats	st;
+	struct hs_damon_act	*ra;		/* the kernel's actions, or NULL: monitor */
+	size_t			nra, ira;	/* their number, the next */
 };
 
 void hs_damon_defaults(struct hs_damon_attrs *a)
@@ -127,6 +130,7 @@ void hs_damon_free(struct hs_damon *dm)
 	free(dm->by_birth);
 	free(dm->by_death);
 	free(dm->r);
+	free(dm->ra);
 	free(dm);
 }
 
@@ -445,35 +449,47 @@ static int acts_at(struct hs_damon_acts *acts, size_t pos)
 	return 0;
 }
 
-/* The scheme's action on region @i (already cut to the quota) */
-static int act(struct hs_damon *dm, const struct scheme *s, size_t i, struct hs_damon_acts *acts,
-	       size_t pos)
+/*
+ * A scheme's action on frames [@start, @end) of the space, of a region of
+ * @bytes: the cold scheme deactivates the recorded pages there, before
+ * record @pos; the hot one is counted only.
+ */
+static int act_frames(struct hs_damon *dm, bool hot, uint64_t start, uint64_t end,
+		      uint64_t bytes, struct hs_damon_acts *acts, size_t pos)
 {
-	const struct region *r = &dm->r[i];
 	uint64_t pages = 0;
 	int err = 0;
 
-	if (!s->hot)
+	if (!hot)
 		err = acts_at(acts, pos);
-	for (uint64_t f = r->start; f < r->end && !err; f++) {
+	for (uint64_t f = start; f < end && !err; f++) {
 		uint32_t k = dm->fkey[f - dm->lo];
 
 		if (k == NIL)
 			continue;
 		pages++;
-		if (!s->hot)
+		if (!hot)
 			err = acts_key(acts, k);
 	}
-	if (s->hot) {
+	if (hot) {
 		dm->st.nr_hot_regions++;
-		dm->st.bytes_hot += sz_pages(r) * PAGE_BYTES;
+		dm->st.bytes_hot += bytes;
 		dm->st.hot_pages += pages;
 	} else {
 		dm->st.nr_cold_regions++;
-		dm->st.bytes_cold += sz_pages(r) * PAGE_BYTES;
+		dm->st.bytes_cold += bytes;
 		dm->st.cold_pages += pages;
 	}
 	return err;
+}
+
+/* The scheme's action on region @i (already cut to the quota) */
+static int act(struct hs_damon *dm, const struct scheme *s, size_t i, struct hs_damon_acts *acts,
+	       size_t pos)
+{
+	const struct region *r = &dm->r[i];
+
+	return act_frames(dm, s->hot, r->start, r->end, sz_pages(r) * PAGE_BYTES, acts, pos);
 }
 
 /*
@@ -605,6 +621,49 @@ static int check(struct hs_damon *dm, uint64_t t, struct hs_damon_acts *acts, si
 	return 0;
 }
 
+int hs_damon_set_recorded(struct hs_damon *dm, const struct hs_damon_act *ra, size_t n)
+{
+	struct hs_damon_act *copy = malloc((n ? n : 1) * sizeof(*copy));
+
+	if (!copy)
+		return -ENOMEM;
+	if (n)
+		memcpy(copy, ra, n * sizeof(*copy));
+	free(dm->ra);
+	dm->ra = copy;
+	dm->nra = n;
+	dm->ira = 0;
+	return 0;
+}
+
+/*
+ * hs_damon_feed() with the kernel's actions: each one whose time is at or
+ * before a record's goes before it, on the frames of its region that the
+ * space holds, with the lives of that moment.
+ */
+static int feed_recorded(struct hs_damon *dm, const uint64_t *ts, size_t n,
+			 struct hs_damon_acts *acts)
+{
+	int err;
+
+	for (size_t i = 0; i < n; i++) {
+		while (dm->ira < dm->nra && dm->ra[dm->ira].ts_ns <= ts[i]) {
+			const struct hs_damon_act *x = &dm->ra[dm->ira++];
+			uint64_t f0 = HS_MAX(x->start / PAGE_BYTES, dm->lo);
+			uint64_t f1 = HS_MIN((x->end + PAGE_BYTES - 1) / PAGE_BYTES, dm->hi);
+
+			if (x->scheme > 1 || x->end <= x->start)
+				continue;	/* another context's scheme, or empty */
+			lives_until(dm, x->ts_ns);
+			err = act_frames(dm, x->scheme == 0, f0, HS_MAX(f0, f1),
+					 x->end - x->start, acts, i);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
 int hs_damon_feed(struct hs_damon *dm, const uint32_t *keys, const uint8_t *meta,
 		  const uint64_t *ts, size_t n, struct hs_damon_acts *acts)
 {
@@ -612,6 +671,8 @@ int hs_damon_feed(struct hs_damon *dm, const uint32_t *keys, const uint8_t *meta
 
 	acts->nr = 0;
 	acts->nr_keys = 0;
+	if (dm->ra)
+		return feed_recorded(dm, ts, n, acts);
 	for (size_t i = 0; i < n; i++) {
 		if (unlikely(!dm->started)) {
 			dm->started = true;
@@ -645,6 +706,51 @@ static uint64_t param(sqlite3_stmt *s, int64_t session, const char *name, uint64
 	    sqlite3_column_int64(s, 0) > 0)
 		v = (uint64_t)sqlite3_column_int64(s, 0);
 	return v;
+}
+
+/* The session's recorded scheme actions (damos_before_apply) into @dm. */
+static int load_recorded(struct hs_store *st, int64_t session, struct hs_damon *dm)
+{
+	struct hs_damon_act *ra = NULL;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *s = NULL;
+	int rc, err = 0;
+
+	rc = sqlite3_prepare_v2(st->db, "SELECT ts_ns, c, idx, last FROM events WHERE session = ?1"
+				" AND type = ?2 ORDER BY ts_ns, seq", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sql_err(st, rc);
+	sqlite3_bind_int64(s, 1, session);
+	sqlite3_bind_int(s, 2, HS_EV_DAMOS_APPLY);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct hs_damon_act *g = hs_grow(ra, &cap, n + 1, sizeof(*ra), 1024);
+
+		if (!g) {
+			err = -ENOMEM;
+			goto out;
+		}
+		ra = g;
+		ra[n].ts_ns = (uint64_t)sqlite3_column_int64(s, 0);
+		ra[n].scheme = (uint32_t)sqlite3_column_int64(s, 1);
+		ra[n].start = (uint64_t)sqlite3_column_int64(s, 2);
+		ra[n].end = (uint64_t)sqlite3_column_int64(s, 3);
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		err = store_sql_err(st, rc);
+		goto out;
+	}
+	if (!n) {
+		err = store_err(st, -ENODATA, "session %lld has no recorded DAMON scheme action"
+				" (damon:damos_before_apply, recorded since schema 13 while a"
+				" kdamond runs)", (long long)session);
+		goto out;
+	}
+	err = hs_damon_set_recorded(dm, ra, n);
+out:
+	sqlite3_finalize(s);
+	free(ra);
+	return err;
 }
 
 int hs_damon_load(struct hs_store *st, int64_t session, uint32_t nr_keys,
@@ -720,6 +826,13 @@ int hs_damon_load(struct hs_store *st, int64_t session, uint32_t nr_keys,
 		err = store_err(st, -ENODATA, "session %lld: no folio life with a pfn, or"
 				" DAMON_LRU_SORT parameters the model cannot take",
 				(long long)session);
+	if (!err && over->recorded) {
+		err = load_recorded(st, session, *out);
+		if (err) {
+			hs_damon_free(*out);
+			*out = NULL;
+		}
+	}
 out:
 	hs_keymap_free(km);
 	free(dp);

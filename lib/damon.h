@@ -41,6 +41,14 @@
  *    A region a scheme acted on starts its age over (damos_apply_scheme()),
  *    so a cold region is deactivated again only after another cold_min_age.
  *
+ * Or the kernel's own actions instead (--damon-model recorded): a session
+ * recorded with damon:damos_before_apply (hsctl-record(1)) holds every region
+ * each scheme acted on, when, as the quota cut it; the model then skips the
+ * monitoring and, at each recorded cold action, deactivates the recorded
+ * pages alive in the region's frames at that moment.  What DAMON chose is
+ * then the kernel's, and what is left to the replay is how each LRU model
+ * answers it.
+ *
  * Not modelled: the hot scheme's folio_mark_accessed() is counted but not
  * carried out (no kernel model has a hook for it; the lab's kernels marked
  * hot 0.2 % of the bytes they deactivated); large folios are checked page by
@@ -51,6 +59,7 @@
 #ifndef HS_DAMON_H
 #define HS_DAMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -75,6 +84,15 @@ struct hs_damon_attrs {
 						 * cold_min_age and scores still count
 						 * aggregations of the set length, as a
 						 * kdamond that falls behind does */
+	bool		recorded;		/* hs_damon_load(): the session's recorded
+						 * scheme actions instead of the monitoring */
+};
+
+/* One recorded scheme action (damon:damos_before_apply) */
+struct hs_damon_act {
+	uint64_t	ts_ns;			/* trace clock */
+	uint64_t	start, end;		/* physical addresses [start, end) */
+	uint32_t	scheme;			/* DAMON_LRU_SORT: 0 hot, 1 cold */
 };
 
 /* One page of one recorded folio life */
@@ -144,13 +162,22 @@ int hs_damon_feed(struct hs_damon *dm, const uint32_t *keys, const uint8_t *meta
  * out), and DAMON_LRU_SORT's parameters as the session recorded them
  * (sessions.params "damon_lru_sort"; the module's defaults where it has
  * none), then @over's cold_min_age_ns and seed where not 0, and its
- * quota_bytes and slowdown.  Return: 0, -ENODATA (no key table, no life with
- * a frame, or parameters the model cannot take), -ENOMEM, or
- * another -errno of the store.
+ * quota_bytes and slowdown.  With @over->recorded, the session's recorded
+ * scheme actions (v_ev_damos_apply) instead of the monitoring.  Return: 0,
+ * -ENODATA (no key table, no life with a frame, parameters the model cannot
+ * take, or, recorded, no recorded action), -ENOMEM, or another -errno of the
+ * store.
  */
 struct hs_store;
 int hs_damon_load(struct hs_store *st, int64_t session, uint32_t nr_keys,
 		  const struct hs_damon_attrs *over, struct hs_damon **out);
+
+/*
+ * hs_damon_set_recorded() - act as the kernel did instead of monitoring: the
+ * @n actions in time order (copied), hot ones counted only.  Return: 0 or
+ * -ENOMEM.
+ */
+int hs_damon_set_recorded(struct hs_damon *dm, const struct hs_damon_act *ra, size_t n);
 
 void hs_damon_get_stats(const struct hs_damon *dm, struct hs_damon_stats *st);
 void hs_damon_acts_free(struct hs_damon_acts *acts);

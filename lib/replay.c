@@ -862,7 +862,8 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 	if (o->damon_regions) {
 		struct hs_damon_attrs over = { .cold_min_age_ns = o->damon_min_age_ns,
 					       .quota_bytes = o->damon_quota_bytes,
-					       .slowdown = o->damon_pace };
+					       .slowdown = o->damon_pace,
+					       .recorded = o->damon_recorded };
 
 		ret = hs_damon_load(st, session, (uint32_t)info.distinct_keys, &over, &pl.dm);
 		if (ret)

@@ -86,6 +86,8 @@ struct hs_replay_opts {
 	 * cold_min_age.  The model's counters go to *damon_stats when not NULL.
 	 */
 	bool		damon_regions;
+	bool		damon_recorded;	/* with damon_regions: the session's recorded
+					 * scheme actions instead of the monitoring */
 	uint64_t	damon_quota_bytes;
 	uint32_t	damon_pace;	/* its intervals this many times longer (0, 1: not) */
 	struct hs_damon_stats *damon_stats;

@@ -187,7 +187,80 @@ static void test_refusals(void)
 	T_EQ_I64(hs_damon_new(&a, &pg, 1, 6, &dm), -EINVAL);
 }
 
+/*
+ * The kernel's own actions (--damon-model recorded): four pages at frames
+ * 10..13 (keys 0..3), key 1's life ends at 120 ms and key 4 is born in its
+ * frame 11 at 130 ms.  Records at 100, 200 and 300 ms.  Actions, in time
+ * order: cold on frames 10..11 at 90 ms (keys 0 and 1, before record 0);
+ * cold on the same bytes at 150 ms (keys 0 and 4 now: 1 died, 4 was born
+ * in its frame; before record 1); hot on frames 12..13 at 160 ms (counted,
+ * not applied); a third context's scheme (index 2) at 170 ms and an empty
+ * region at 180 ms (ignored); cold on 13..15 at 250 ms, beyond the space
+ * after frame 13 (key 3 alone; before record 2); cold at 400 ms, after the
+ * last record (not reached).
+ */
+static void test_recorded(void)
+{
+	const struct hs_damon_page pg[] = {
+		{ .pfn = 10, .key = 0 },
+		{ .pfn = 11, .key = 1, .died_ns = 120 * MS },
+		{ .pfn = 12, .key = 2 },
+		{ .pfn = 13, .key = 3 },
+		{ .pfn = 11, .key = 4, .born_ns = 130 * MS },
+	};
+	const struct hs_damon_act ra[] = {
+		{ .ts_ns = 90 * MS, .start = 10 * 4096, .end = 12 * 4096, .scheme = 1 },
+		{ .ts_ns = 150 * MS, .start = 10 * 4096, .end = 12 * 4096, .scheme = 1 },
+		{ .ts_ns = 160 * MS, .start = 12 * 4096, .end = 14 * 4096, .scheme = 0 },
+		{ .ts_ns = 170 * MS, .start = 10 * 4096, .end = 14 * 4096, .scheme = 2 },
+		{ .ts_ns = 180 * MS, .start = 12 * 4096, .end = 12 * 4096, .scheme = 1 },
+		{ .ts_ns = 250 * MS, .start = 13 * 4096, .end = 16 * 4096, .scheme = 1 },
+		{ .ts_ns = 400 * MS, .start = 10 * 4096, .end = 14 * 4096, .scheme = 1 },
+	};
+	const uint32_t keys[] = { 0, 2, 3 };
+	const uint8_t m = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+	const uint8_t meta[] = { m, m, m };
+	const uint64_t ts[] = { 100 * MS, 200 * MS, 300 * MS };
+	struct hs_damon_acts acts = { 0 };
+	struct hs_damon_attrs a;
+	struct hs_damon_stats st;
+	struct hs_damon *dm;
+
+	small_attrs(&a);
+	T_EQ_I64(hs_damon_new(&a, pg, sizeof(pg) / sizeof(pg[0]), 5, &dm), 0);
+	if (!dm)
+		return;
+	T_EQ_I64(hs_damon_set_recorded(dm, ra, sizeof(ra) / sizeof(ra[0])), 0);
+	T_EQ_I64(hs_damon_feed(dm, keys, meta, ts, 3, &acts), 0);
+	T_EQ_U64(acts.nr, 3);
+	if (acts.nr == 3) {
+		T_EQ_U64(acts.at[0], 0);
+		T_EQ_U64(acts.at[1], 1);
+		T_EQ_U64(acts.at[2], 2);
+		T_EQ_U64(acts.off[0], 0);
+		T_EQ_U64(acts.off[1], 2);
+		T_EQ_U64(acts.off[2], 4);
+		T_EQ_U64(acts.off[3], 5);
+		T_EQ_U64(acts.keys[0], 0);
+		T_EQ_U64(acts.keys[1], 1);
+		T_EQ_U64(acts.keys[2], 0);
+		T_EQ_U64(acts.keys[3], 4);
+		T_EQ_U64(acts.keys[4], 3);
+	}
+	hs_damon_get_stats(dm, &st);
+	T_EQ_U64(st.aggregations, 0);
+	T_EQ_U64(st.nr_cold_regions, 3);
+	T_EQ_U64(st.bytes_cold, (2 + 2 + 3) * 4096);
+	T_EQ_U64(st.cold_pages, 5);
+	T_EQ_U64(st.nr_hot_regions, 1);
+	T_EQ_U64(st.bytes_hot, 2 * 4096);
+	T_EQ_U64(st.hot_pages, 2);
+	hs_damon_free(dm);
+	hs_damon_acts_free(&acts);
+}
+
 static const struct t_case cases[] = {
+	{ "recorded", test_recorded },
 	{ "one-frame", test_one_frame },
 	{ "quota", test_quota },
 	{ "births", test_births },

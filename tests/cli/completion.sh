@@ -42,7 +42,7 @@ expect_eq "$(comp -d x.db import --f)" "--force --format "
 expect_eq "$(comp import --type '')" "csv lirs lis oracle text u32be "
 expect_eq "$(comp export --type o)" "oracle "
 expect_eq "$(comp import --type lis --block-order '')" "forward reverse "
-expect_eq "$(comp replay 1 --damon-model '')" "draws regions "
+expect_eq "$(comp replay 1 --damon-model '')" "draws recorded regions "
 expect_eq "$(comp --format c)" "csv "
 expect_eq "$(comp sessions '')" "list rm show "
 # Policy names, from hsctl policy list.

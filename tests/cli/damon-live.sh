@@ -121,6 +121,19 @@ expect_status 0 "$HSCTL" -d "$DB" --format json record -m 16M --workload zipf-re
 expect_grep '"session": 2, "status": "complete"' "$OUT"
 expect_eq "$(sql "SELECT count(*) FROM v_ev_damon_aggregated WHERE session = 2")" 0
 expect_eq "$(sql "SELECT count(*) FROM v_ev_damos_apply WHERE session = 2")" 0
+
+# ---- 3. the replay of the kernel's actions (--damon-model recorded) ----
+# session 1's only scheme is index 0, which DAMON_LRU_SORT's order makes the
+# hot one: counted, not applied, so the replay is the plain one
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy linux-2q --no-store --format csv \
+	--damon-model recorded
+expect_grep "^hsctl: note: DAMON's recorded actions: cold: 0 regions, 0.0 MiB, 0 recorded pages" \
+	"$ERR"
+WITH=$OUT
+expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy linux-2q --no-store --format csv
+expect_eq "$(printf '%s\n' "$WITH" | cut -d, -f1-12)" "$(printf '%s\n' "$OUT" | cut -d, -f1-12)"
+expect_status 65 "$HSCTL" -d "$DB" replay 2 --policy linux-2q --no-store --damon-model recorded
+expect_grep '^hsctl: --damon-model recorded: session 2 has no recorded DAMON scheme action' "$ERR"
 expect_eq "$(sql "PRAGMA integrity_check")" ok
 
 finish

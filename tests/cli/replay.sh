@@ -260,6 +260,15 @@ expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --damon-quota 40
 expect_grep 'damon-quota and --damon-pace need --damon-model regions' "$ERR"
 expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --damon-model regions --damon-pace 0
 expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --damon-model lru
+expect_grep "damon-model 'lru': expected draws, regions or recorded" "$ERR"
+# The kernel's recorded actions: no monitoring, so none of its options.
+expect_status 65 "$HSCTL" -d "$DB" replay 1 --size 3 --damon-model recorded
+expect_eq "$ERR" 'hsctl: --damon-model recorded: session 1 is imported, not recorded: it has no'\
+' trace-clock times'
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --damon-model recorded --damon-pace 2
+expect_grep 'damon-model recorded takes no --damon-min-age, --damon-quota or --damon-pace' "$ERR"
+expect_status 64 "$HSCTL" -d "$DB" replay 1 --size 3 --damon-model recorded --damon-deprio 1
+expect_grep 'damon-model recorded takes no --damon-deprio' "$ERR"
 expect_status 65 "$HSCTL" -d rec.db replay 1 --policy linux-2q --size 3 --no-store \
 	--damon-model regions
 expect_grep '^hsctl: --damon-model regions: session 1 has no recorded key table, so no page frames$' \
