@@ -24,12 +24,7 @@
 # holding the lock, mounts and unmounts it (the ASan suite in CI saw this
 # probe's umount fail with "not mounted" when the lock came after it).
 live_lock comm-live.sh
-if ! grep -q ' tracefs ' /proc/mounts; then
-	mkdir -p /sys/kernel/tracing 2>/dev/null || true
-	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
-		skip "tracefs cannot be mounted here"
-	umount /sys/kernel/tracing
-fi
+need_tracefs
 
 sql() {	# sql QUERY: one value, csv without the header
 	"$HSCTL" -d "$DB" sql --format csv "$1" | sed 1d

@@ -21,12 +21,7 @@
 
 [ "$(id -u)" -eq 0 ] || skip "live recording needs root (euid $(id -u))"
 live_lock damon-live.sh
-if ! grep -q ' tracefs ' /proc/mounts; then
-	mkdir -p /sys/kernel/tracing 2>/dev/null || true
-	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
-		skip "tracefs cannot be mounted here"
-	umount /sys/kernel/tracing
-fi
+need_tracefs
 K=/sys/kernel/mm/damon/admin/kdamonds
 [ -w "$K/nr_kdamonds" ] || skip "no DAMON sysfs interface ($K)"
 [ "$(cat "$K/nr_kdamonds")" = 0 ] || skip "a kdamond exists already (not this test's)"

@@ -44,12 +44,7 @@
 # while it records and unmounts it when done.
 live_lock record-live.sh
 mounted_before=$(grep -c ' tracefs ' /proc/mounts || true)
-if [ "$mounted_before" -eq 0 ]; then
-	mkdir -p /sys/kernel/tracing 2>/dev/null || true
-	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
-		skip "tracefs cannot be mounted here"
-	umount /sys/kernel/tracing
-fi
+need_tracefs
 TRACING=/sys/kernel/tracing
 CGROOT=/sys/fs/cgroup/memory
 [ -d "$CGROOT" ] || CGROOT=/sys/fs/cgroup

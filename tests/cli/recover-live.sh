@@ -52,11 +52,7 @@ NUMA=/proc/sys/kernel/numa_balancing
 live_lock recover-live.sh
 
 mounted_before=$(grep -c ' tracefs ' /proc/mounts || true)
-if [ "$mounted_before" -eq 0 ]; then
-	mkdir -p "$TRACING" 2>/dev/null || true
-	mount -t tracefs nodev "$TRACING" 2>/dev/null || skip "tracefs cannot be mounted here"
-	umount "$TRACING"
-fi
+need_tracefs
 numa_before=$(cat "$NUMA" 2>/dev/null || echo absent)
 PIDS=
 

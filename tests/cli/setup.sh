@@ -166,6 +166,17 @@ live_lock() {
 # the live pid /proc/locks shows (with the command LOCK records for it, else its
 # command line), else the live pid LOCK records, else "an unknown process" and
 # the processes that have LOCK open, the holder among them.
+# need_tracefs: skip (77) unless tracefs is mounted or can be (a probe mount,
+# undone at once).  Call it after live_lock: another live test's hsctl mounts
+# tracefs while it records and unmounts it when done.
+need_tracefs() {
+	grep -q ' tracefs ' /proc/mounts && return 0
+	mkdir -p /sys/kernel/tracing 2>/dev/null || true
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
+		skip "tracefs cannot be mounted here"
+	umount /sys/kernel/tracing
+}
+
 t_lock_holder() {
 	t_rec=$(head -n 1 "$1" 2>/dev/null || true)
 	t_rpid=${t_rec%% *}
