@@ -746,7 +746,11 @@ static int load_recorded(struct hs_store *st, int64_t session, struct hs_damon *
 				" kdamond runs)", (long long)session);
 		goto out;
 	}
-	err = hs_damon_set_recorded(dm, ra, n);
+	free(dm->ra);		/* hs_damon_set_recorded() without the copy */
+	dm->ra = ra;
+	dm->nra = n;
+	dm->ira = 0;
+	ra = NULL;
 out:
 	sqlite3_finalize(s);
 	free(ra);
