@@ -76,6 +76,11 @@ enum hs_hint_verdict {
 					 * ops->grow): the driver's folio mode applies to
 					 * it (lib/sim.c, "Folios"); a policy that counts
 					 * folios as units would take memory for free */
+#define HS_POLICY_BULK_RECLAIM	0x40u	/* one evict() may free far more than it needs,
+					 * up to every resident folio (the kernel's memcg
+					 * reclaim runs a low-priority pass past its goal):
+					 * the driver gives it room for them all, not
+					 * 64 (lib/sim.c, hs_sim_new()) */
 
 struct hs_policy_ops {
 	unsigned int		abi;		/* must be HS_POLICY_ABI */

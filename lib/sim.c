@@ -532,6 +532,15 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	if (cfg->time_bits == 1 || cfg->time_bits > 32)
 		return -EINVAL;
 	batch = cfg->batch_max ? cfg->batch_max : DEFAULT_BATCH;
+	/*
+	 * A policy that reclaims in bulk must never be cut short by the
+	 * scratch array: that would change its run.  Resident folios are
+	 * fewer than min(capacity, keys); calloc()'s pages are touched only as
+	 * far as the largest reclaim reaches, so room costs address space,
+	 * not memory.
+	 */
+	if (!cfg->batch_max && (ops->flags & HS_POLICY_BULK_RECLAIM))
+		batch = HS_MAX(batch, (size_t)HS_MIN(cfg->capacity, (uint64_t)cfg->nr_keys));
 
 	sim = calloc(1, sizeof(*sim));
 	if (!sim)

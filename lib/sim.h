@@ -330,7 +330,8 @@ struct hs_sim_config {
 	const struct hs_param_set *params;	/* its parameters (NULL: defaults) */
 	uint64_t	capacity;		/* units; >= 1 */
 	uint32_t	nr_keys;		/* dense key ids are below this */
-	size_t		batch_max;		/* most victims one ->evict() may return (0: 64) */
+	size_t		batch_max;		/* most victims one ->evict() may return (0: 64, or
+						 * every resident folio for HS_POLICY_BULK_RECLAIM) */
 	bool		paranoid;		/* run ops->check() after every hook */
 	bool		record_victims;		/* keep the last step's victims (tests) */
 	bool		override_channel;	/* replace the channel of every access... */

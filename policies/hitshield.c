@@ -322,7 +322,7 @@ const struct hs_policy_ops hs_policy_hitshield = {
 	.params		= hitshield_params,
 	.folio_priv	= sizeof(struct mglru_folio),
 	.flags		= HS_POLICY_ACCESSED_BIT | HS_POLICY_OWN_PAGEOUT | HS_POLICY_TLB |
-			  HS_POLICY_GEN_SERIES,
+			  HS_POLICY_GEN_SERIES | HS_POLICY_BULK_RECLAIM,
 	.create		= hitshield_create,
 	.destroy	= hitshield_destroy,
 	.hit		= hs_mglru_hit,

@@ -29,7 +29,7 @@
 #include "sim.h"
 #include "store.h"
 
-enum mock_mode { MOCK_OK, MOCK_NO_VICTIM, MOCK_NONRESIDENT, MOCK_REFUSE_ODD };
+enum mock_mode { MOCK_OK, MOCK_NO_VICTIM, MOCK_NONRESIDENT, MOCK_REFUSE_ODD, MOCK_ALL };
 
 static enum mock_mode mode;
 static uint64_t refault_calls;
@@ -104,6 +104,13 @@ static size_t mock_evict(struct hs_policy *p, struct hs_folio *in, const struct 
 	if (mode == MOCK_NONRESIDENT) {
 		victims[0] = in;
 		return 1;
+	}
+	if (mode == MOCK_ALL) {		/* a reclaim far past its goal: all it may */
+		size_t n = 0;
+
+		while (n < max && p->fifo.nr)
+			victims[n++] = hs_env_folio(p->env, hs_q_pop_head(&p->q, &p->fifo));
+		return n;
 	}
 	for (;;) {
 		uint32_t id = hs_q_pop_head(&p->q, &p->fifo);
@@ -619,6 +626,41 @@ static void test_contract_violations(void)
 	sim = run_letters(1, "ab", &ret);
 	T_EQ_I64(ret, -EUCLEAN);
 	hs_sim_free(sim);
+	mode = MOCK_OK;
+}
+
+/*
+ * One reclaim that frees everything: a full memory of 150 keys and a miss.
+ * A policy with HS_POLICY_BULK_RECLAIM (MGLRU's memcg reclaim at a low
+ * priority) gets room for all 150 victims; any other gets the driver's 64,
+ * and the rest stay resident.
+ */
+static void test_bulk_reclaim(void)
+{
+	struct hs_policy_ops bulk_ops = mock_ops;
+	const struct hs_policy_ops *ops[2] = { &mock_ops, &bulk_ops };
+	const uint64_t want[2] = { 64, 150 };
+
+	bulk_ops.flags |= HS_POLICY_BULK_RECLAIM;
+	mode = MOCK_ALL;
+	for (int k = 0; k < 2; k++) {
+		struct hs_sim_config cfg = {
+			.ops = ops[k], .capacity = 150, .nr_keys = 200, .paranoid = true,
+		};
+		uint8_t meta = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+		struct hs_sim_stats st;
+		struct hs_sim *sim;
+
+		if (hs_sim_new(&cfg, &sim)) {
+			t_fail(__FILE__, __LINE__, "hs_sim_new");
+			break;
+		}
+		for (uint32_t key = 0; key <= 150; key++)
+			T_EQ_I64(hs_sim_step(sim, key, meta, HS_NEVER), 0);
+		finish(sim, &st);
+		T_EQ_U64(st.evictions, want[k]);
+		T_EQ_U64(st.misses, 151);
+	}
 	mode = MOCK_OK;
 }
 
@@ -1732,6 +1774,7 @@ static const struct t_case cases[] = {
 	{ "series", test_series },
 	{ "swap-analogs", test_swap_analogs },
 	{ "contract-violations", test_contract_violations },
+	{ "bulk-reclaim", test_bulk_reclaim },
 	{ "admit", test_admit },
 	{ "next-use", test_next_use },
 	{ "norecency", test_norecency },
