@@ -106,6 +106,10 @@ struct hs_sim {
 						 * evicted_at (the recheck mode and the DAMON
 						 * model read it) */
 	bool			plain_hits;	/* hs_sim_run() may take step_hit() (below) */
+	bool			inline_run;	/* hs_sim_run() may take run_inline() (below) */
+	bool			inline_miss;	/* and its misses miss_inline() */
+	struct hs_inline_hooks	inl;		/* the policy's hooks as it described them
+						 * (hs_sim_inline_hooks()), or all CALL */
 	/* ops->prefetch as hs_sim_run() calls it: NULL where the records fit in L2 */
 	void			(*pf)(struct hs_policy *p, const struct hs_folio *f,
 				      uint32_t key);
@@ -608,6 +612,16 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	err = ops->create(&sim->env, sim->cfg.params, &sim->pol);
 	if (err)
 		goto out_free;
+	/*
+	 * run_inline() for the plain hits of a policy that described its hit
+	 * (whose records do not straddle two lines: it fetches one line ahead
+	 * per key), and miss_inline() for the misses that need no hook but
+	 * insert() and evict(), and nothing of the driver but its counts (no
+	 * readahead model, no eviction callback).
+	 */
+	sim->inline_run = sim->plain_hits && sim->inl.hit != HS_INLINE_HIT_CALL && !sim->pf_split;
+	sim->inline_miss = sim->inline_run && !sim->cfg.ra_model && !cfg->on_evict &&
+			   !ops->admit && !ops->refault;
 	*out = sim;
 	return 0;
 
@@ -740,6 +754,11 @@ void hs_sim_fail(struct hs_sim *sim, int err)
 {
 	if (!sim->broken)
 		sim->broken = err < 0 ? err : -EUCLEAN;
+}
+
+void hs_sim_inline_hooks(struct hs_sim *sim, const struct hs_inline_hooks *h)
+{
+	sim->inl = *h;
 }
 
 void hs_sim_protect(struct hs_sim *sim, struct hs_folio *f, enum hs_prot_kind kind)
@@ -1791,7 +1810,9 @@ static inline void prefetch_folio(const struct hs_sim *sim, uint32_t key)
  * records ahead, by which time that key's own record has arrived and can be
  * read without a stall (only when the records outgrow L2: l2_bytes()).
  * Where a run's hits need nothing of the driver but the count, they take
- * step_hit(), the rest step().  Prefetches only read: the steps, and so every
+ * step_hit(), the rest step(); where, besides, the policy described its hooks
+ * (hs_sim_inline_hooks()), run_inline() does those hits, and the misses that
+ * need nothing else, itself.  Prefetches only read: the steps, and so every
  * counter, are the same as hs_sim_step()'s one by one (tests/t-prefetch.c
  * compares them), and cfg.no_prefetch turns them off.  The first records of
  * each call are fetched before the loop; the distances are in records, not
@@ -1855,6 +1876,275 @@ static inline __attribute__((always_inline)) int run_prefetch(struct hs_sim *sim
 	return 0;
 }
 
+/* step() out of line, for the records run_inline() does not take. */
+static __attribute__((noinline)) int step_slow(struct hs_sim *sim, uint32_t key, uint8_t meta,
+					       uint64_t next_use)
+{
+	return step(sim, key, meta, next_use);
+}
+
+/* The struct hs_access that step() would give the hooks for this access. */
+static inline void access_of(const struct hs_sim *sim, struct hs_access *a, uint32_t key,
+			     uint8_t meta, uint64_t next_use)
+{
+	a->seq = sim->seq;
+	a->next_use = next_use;
+	a->key = key;
+	memcpy(&a->channel, meta_fields[meta], 4);
+	a->deactivate = false;
+	a->tlb_hit = false;
+}
+
+/*
+ * step() of an access to key @key, in range and not resident, in a run with
+ * sim->inline_miss: do_miss() with the policy's insert() and, when one
+ * victim makes the room, evict() in line (struct hs_inline_hooks), without
+ * what such a run never has (admission, refault hook, folio groups, TLB and
+ * readahead models, eviction callback, victims kept, paranoid checks).  The
+ * same counts, in the same order, as step(); make_room() for anything else.
+ * Only a hook can break the run: the checks follow the hooks called.
+ */
+static __attribute__((noinline)) int miss_inline(struct hs_sim *sim, uint32_t key, uint8_t meta,
+						 uint64_t next_use)
+{
+	const struct hs_inline_hooks *inl = &sim->inl;
+	struct hs_folio *f = folio_at(sim, key);
+	struct hs_access a;
+	int err;
+
+	sim->st.records++;
+	if ((f->flags & HS_FOLIO_ANON) != (meta & HS_META_ANON))
+		f->flags ^= HS_FOLIO_ANON;
+	sim->st.misses++;
+	if (!(f->flags & HS_FOLIO_SEEN)) {
+		f->flags |= HS_FOLIO_SEEN;
+		sim->st.cold_misses++;
+	}
+	if (f->flags & HS_FOLIO_SHADOW)
+		count_refault(sim, f, folio_age(sim, f));
+	if (sim->used + 1 > sim->cfg.capacity) {
+		uint32_t id;
+		struct hs_folio *v;
+
+		if (unlikely(inl->evict != HS_INLINE_EVICT_POP_HEAD ||
+			     sim->used != sim->cfg.capacity)) {
+			access_of(sim, &a, key, meta, next_use);
+			err = make_room(sim, f, &a);
+			if (unlikely(err))
+				goto broken;
+		} else {
+			/* make_room() of one victim, the head: evict_page_inline() */
+			id = hs_q_pop_head(inl->q, inl->list);
+			if (unlikely(id >= sim->cfg.nr_keys))	/* HS_NIL too */
+				goto contract;
+			v = folio_at(sim, id);
+			if (unlikely(!hs_folio_is_resident(v)))	/* nor is it f, not resident */
+				goto contract;
+			readahead_leave(sim, v);
+			v->flags &= (uint8_t)~(HS_FOLIO_RESIDENT | HS_FOLIO_HINTED |
+					       HS_FOLIO_RA_MARK);
+			v->flags |= HS_FOLIO_SHADOW;
+			folio_stamp(sim, v);
+			sim->used--;
+			sim->st.evictions++;
+			if (v->flags & HS_FOLIO_ANON)
+				sim->st.pswpout++;
+			resolve_protection(sim, v, false);
+		}
+	}
+	f->flags &= (uint8_t)~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED);
+	folio_stamp(sim, f);		/* while resident: the last access */
+	f->flags |= HS_FOLIO_RESIDENT;
+	sim->used++;
+	if (sim->used > sim->st.peak_resident)
+		sim->st.peak_resident = sim->used;
+	if (inl->insert == HS_INLINE_INSERT_PUSH_TAIL) {
+		if (inl->bits)
+			inl->bits[key / 64] &= ~((uint64_t)1 << (key % 64));
+		hs_q_push_tail(inl->q, inl->list, key);
+	} else {
+		access_of(sim, &a, key, meta, next_use);
+		sim->ops->insert(sim->pol, f, &a);
+		err = check_now(sim);
+		if (unlikely(err))
+			goto broken;
+	}
+	sim->seq++;
+	return HS_STEP_MISS;
+
+contract:
+	err = -EUCLEAN;
+broken:
+	sim->seq++;
+	sim->broken = err;
+	return err;
+}
+
+_Static_assert(HS_META_ANON == HS_FOLIO_ANON, "run_inline() and miss_inline() copy the bit");
+
+/*
+ * For rec_inline(): a record's flags (PLAIN_HIT_FLAGS) and prot_pending as
+ * flags | prot_pending << 8, one 16-bit load on a little-endian machine,
+ * and per meta byte what a plain hit has there (step_hit()'s test): resident,
+ * seen, the record's anonymous bit, nothing pending; for a meta byte that is
+ * no access (FD or PT), a value no record has.
+ */
+_Static_assert(offsetof(struct hs_folio, flags) == 0 &&
+	       offsetof(struct hs_folio, prot_pending) == 1, "flags, then prot_pending");
+
+static inline unsigned int plain_bits(const struct hs_folio *f)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint16_t v;
+
+	memcpy(&v, f, sizeof(v));
+	return v & (PLAIN_HIT_FLAGS | 0xff00u);
+#else
+	return (f->flags & PLAIN_HIT_FLAGS) | (unsigned int)f->prot_pending << 8;
+#endif
+}
+
+#define PLAIN_WANT(m)	(((m) & HS_META_CHANNEL_MASK & ~1u) ? 0xffffu :		\
+			 HS_FOLIO_RESIDENT | HS_FOLIO_SEEN | ((m) & HS_META_ANON))
+#define PLAIN_WANT4(m)	PLAIN_WANT(m), PLAIN_WANT((m) + 1), PLAIN_WANT((m) + 2), PLAIN_WANT((m) + 3)
+#define PLAIN_WANT16(m)	PLAIN_WANT4(m), PLAIN_WANT4((m) + 4), PLAIN_WANT4((m) + 8), \
+			PLAIN_WANT4((m) + 12)
+#define PLAIN_WANT64(m)	PLAIN_WANT16(m), PLAIN_WANT16((m) + 16), PLAIN_WANT16((m) + 32), \
+			PLAIN_WANT16((m) + 48)
+
+static const uint16_t plain_want[256] = {
+	PLAIN_WANT64(0), PLAIN_WANT64(64), PLAIN_WANT64(128), PLAIN_WANT64(192)
+};
+_Static_assert((PLAIN_HIT_FLAGS | 0xff00u) != 0xffffu, "0xffff is no record's");
+
+/*
+ * One record of run_inline(): a plain hit (what step_hit() takes) is done
+ * here, with @op the policy's hit, and counts nothing: the caller adds the
+ * plain hits since the last other record (*@mark) to records, hits and seq
+ * before that record is stepped, and at the end, as step_hit() would have one
+ * by one.  Nothing between reads those counters: the inline hit operations
+ * do not, and every other record goes through step() or miss_inline() after
+ * the catch-up.
+ */
+static inline __attribute__((always_inline)) int rec_inline(struct hs_sim *sim,
+							     const uint32_t *keys,
+							     const uint8_t *meta,
+							     const uint64_t *next, size_t i,
+							     size_t *mark, enum hs_inline_hit op,
+							     const char *base, size_t stride,
+							     uint32_t nr_keys,
+							     const struct hs_qctx *qc,
+							     struct hs_qlist *l, uint64_t *bits)
+{
+	uint32_t key = keys[i];
+	uint8_t m = meta[i];
+	size_t hits;
+	int ret;
+
+	if (likely(key < nr_keys)) {
+		const struct hs_folio *f = (const struct hs_folio *)(const void *)
+					   (base + (size_t)key * stride);
+
+		if (likely(plain_bits(f) == plain_want[m])) {
+			switch (op) {
+			case HS_INLINE_HIT_MOVE_TAIL:
+				hs_q_move_tail(qc, l, key);
+				break;
+			case HS_INLINE_HIT_SET_BIT:
+				bits[key / 64] |= (uint64_t)1 << (key % 64);
+				break;
+			default:
+				break;
+			}
+			return 0;
+		}
+	}
+	hits = i - *mark;
+	sim->seq += hits;
+	sim->st.records += hits;
+	sim->st.hits += hits;
+	*mark = i + 1;
+	if (sim->inline_miss && key < nr_keys && hs_channel_is_access(hs_meta_channel(m)) &&
+	    !hs_folio_is_resident(folio_at(sim, key)))
+		ret = miss_inline(sim, key, m, next ? next[i] : HS_NEVER);
+	else
+		ret = step_slow(sim, key, m, next ? next[i] : HS_NEVER);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * hs_sim_run()'s loop for a policy whose hit the driver does in line
+ * (sim->inline_run), with @op that hit, a constant at every call: as
+ * run_prefetch(), with the same fetches ahead, but a plain hit is one
+ * test of the record and the operation, with no call, no struct hs_access
+ * and no counter, and the misses that need nothing else go to
+ * miss_inline().  The run's constants are held in locals: the byte stores
+ * to the records would otherwise have the compiler reload them at every
+ * record.
+ */
+static inline __attribute__((always_inline)) int run_inline(struct hs_sim *sim,
+							     const uint32_t *keys,
+							     const uint8_t *meta,
+							     const uint64_t *next, size_t n,
+							     enum hs_inline_hit op)
+{
+	void (*pf)(struct hs_policy *p, const struct hs_folio *f, uint32_t key) = sim->pf;
+	const char *base = sim->folios;
+	size_t stride = sim->env.stride, i, mark = 0;
+	uint32_t nr_keys = sim->cfg.nr_keys;
+	struct hs_qctx qc = { 0 };
+	struct hs_qlist *l = sim->inl.list;
+	uint64_t *bits = sim->inl.bits;
+	int ret;
+
+	if (op == HS_INLINE_HIT_MOVE_TAIL)
+		qc = *sim->inl.q;
+#define PF_AHEAD(k)	do {								\
+		uint32_t k_ = (k);							\
+										\
+		if (likely(k_ < nr_keys))						\
+			hs_prefetch(base + (size_t)k_ * stride);			\
+	} while (0)
+#define REC(i)	rec_inline(sim, keys, meta, next, (i), &mark, op, base, stride, nr_keys, &qc, \
+			   l, bits)
+	for (i = 0; i < n && i < PF_FOLIO; i++)
+		PF_AHEAD(keys[i]);
+	i = 0;
+	if (pf) {
+		for (; i + PF_FOLIO < n; i++) {
+			uint32_t k = keys[i + PF_POLICY];
+
+			PF_AHEAD(keys[i + PF_FOLIO]);
+			if (likely(k < nr_keys))
+				pf(sim->pol, (const struct hs_folio *)(const void *)
+					     (base + (size_t)k * stride), k);
+			ret = REC(i);
+			if (unlikely(ret < 0))
+				return ret;
+		}
+	} else {
+		for (; i + PF_FOLIO < n; i++) {
+			PF_AHEAD(keys[i + PF_FOLIO]);
+			ret = REC(i);
+			if (unlikely(ret < 0))
+				return ret;
+		}
+	}
+	for (; i < n; i++) {
+		if (pf && i + PF_POLICY < n && keys[i + PF_POLICY] < nr_keys)
+			pf(sim->pol, folio_at(sim, keys[i + PF_POLICY]), keys[i + PF_POLICY]);
+		ret = REC(i);
+		if (unlikely(ret < 0))
+			return ret;
+	}
+#undef REC
+#undef PF_AHEAD
+	sim->seq += n - mark;
+	sim->st.records += n - mark;
+	sim->st.hits += n - mark;
+	return 0;
+}
+
 int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 	       const uint64_t *next, size_t n)
 {
@@ -1891,6 +2181,16 @@ int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 				return ret;
 		}
 		return 0;
+	}
+	if (sim->inline_run) {
+		switch (sim->inl.hit) {
+		case HS_INLINE_HIT_MOVE_TAIL:
+			return run_inline(sim, keys, meta, next, n, HS_INLINE_HIT_MOVE_TAIL);
+		case HS_INLINE_HIT_SET_BIT:
+			return run_inline(sim, keys, meta, next, n, HS_INLINE_HIT_SET_BIT);
+		default:
+			return run_inline(sim, keys, meta, next, n, HS_INLINE_HIT_NOP);
+		}
 	}
 	if (sim->plain_hits)
 		return run_prefetch(sim, keys, meta, next, n, true);
