@@ -123,6 +123,10 @@ static int clock_create(const struct hs_policy_env *env, const struct hs_param_s
 	p->env = env;
 	hs_q_ctx_init(&p->q, env, offsetof(struct clock_priv, link));
 	hs_q_init(&p->ring);
+	/* hit and insert are a bit and a list operation: the driver's to do; the hand is ours */
+	hs_sim_inline_hooks(env->sim, &(struct hs_inline_hooks){
+		.hit = HS_INLINE_HIT_SET_BIT, .insert = HS_INLINE_INSERT_PUSH_TAIL,
+		.evict = HS_INLINE_EVICT_CALL, .q = &p->q, .list = &p->ring, .bits = p->ref });
 	*out = p;
 	return 0;
 }
