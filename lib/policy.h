@@ -228,6 +228,11 @@ enum hs_inline_evict {
 	HS_INLINE_EVICT_CALL = 0,	/* call ops->evict() */
 	HS_INLINE_EVICT_POP_HEAD,	/* the victims are hs_q_pop_head() of @list, one
 					 * per unit needed (hs_q_evict_heads()) */
+	HS_INLINE_EVICT_SECOND_CHANCE,	/* CLOCK's hand: while the head of @list has its
+					 * bit in @bits set, clear it, move the key to the
+					 * tail and report HS_PROT_SECOND_CHANCE; then the
+					 * head is the victim, unlinked.  Each key looked
+					 * at adds one to *@scanned */
 };
 
 struct hs_qctx;
@@ -240,6 +245,8 @@ struct hs_inline_hooks {
 	const struct hs_qctx	*q;	/* where @list's links live */
 	struct hs_qlist		*list;	/* the policy's list of resident keys */
 	uint64_t		*bits;	/* one bit per key id, or NULL */
+	uint64_t		*scanned; /* SECOND_CHANCE: the policy's count of keys
+					 * the hand looked at */
 };
 
 /*

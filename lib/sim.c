@@ -1896,6 +1896,48 @@ static inline void access_of(const struct hs_sim *sim, struct hs_access *a, uint
 }
 
 /*
+ * HS_INLINE_EVICT_SECOND_CHANCE: CLOCK's evict() of one victim (policies/
+ * clock.c), which is unlinked and returned, or HS_NIL with nothing resident.
+ * As the hand passes a key, the next one is the head, whose link the unlink
+ * wrote: the one after it, which the hand reads next, is fetched.
+ */
+static inline void hand_ahead(const struct hs_qctx *q, const struct hs_qlist *l)
+{
+	uint32_t after;
+
+	if (l->head == HS_NIL)
+		return;
+	after = hs_q_next(q, l->head);
+	if (after != HS_NIL)
+		hs_prefetch(hs_q_link(q, after));
+}
+
+static inline uint32_t second_chance(struct hs_sim *sim, const struct hs_inline_hooks *inl)
+{
+	const struct hs_qctx *q = inl->q;
+	struct hs_qlist *l = inl->list;
+	uint64_t *bits = inl->bits;
+
+	while (!hs_q_empty(l)) {
+		uint32_t id = l->head;
+		uint64_t *w = &bits[id / 64], m = (uint64_t)1 << (id % 64);
+
+		(*inl->scanned)++;
+		if (*w & m) {
+			*w &= ~m;
+			hs_q_move_tail(q, l, id);
+			hand_ahead(q, l);
+			hs_sim_protect(sim, folio_at(sim, id), HS_PROT_SECOND_CHANCE);
+			continue;
+		}
+		hs_q_del(q, l, id);
+		hand_ahead(q, l);
+		return id;
+	}
+	return HS_NIL;
+}
+
+/*
  * step() of an access to key @key, in range and not resident, in a run with
  * sim->inline_miss: do_miss() with the policy's insert() and, when one
  * victim makes the room, evict() in line (struct hs_inline_hooks), without
@@ -1926,15 +1968,18 @@ static __attribute__((noinline)) int miss_inline(struct hs_sim *sim, uint32_t ke
 		uint32_t id;
 		struct hs_folio *v;
 
-		if (unlikely(inl->evict != HS_INLINE_EVICT_POP_HEAD ||
+		if (unlikely(inl->evict == HS_INLINE_EVICT_CALL ||
 			     sim->used != sim->cfg.capacity)) {
 			access_of(sim, &a, key, meta, next_use);
 			err = make_room(sim, f, &a);
 			if (unlikely(err))
 				goto broken;
 		} else {
-			/* make_room() of one victim, the head: evict_page_inline() */
-			id = hs_q_pop_head(inl->q, inl->list);
+			/* make_room() of one victim: evict_page_inline() */
+			if (inl->evict == HS_INLINE_EVICT_POP_HEAD)
+				id = hs_q_pop_head(inl->q, inl->list);
+			else
+				id = second_chance(sim, inl);
 			if (unlikely(id >= sim->cfg.nr_keys))	/* HS_NIL too */
 				goto contract;
 			v = folio_at(sim, id);
@@ -1950,6 +1995,10 @@ static __attribute__((noinline)) int miss_inline(struct hs_sim *sim, uint32_t ke
 			if (v->flags & HS_FOLIO_ANON)
 				sim->st.pswpout++;
 			resolve_protection(sim, v, false);
+			if (unlikely(sim->broken)) {		/* hs_sim_protect() refused */
+				err = sim->broken;
+				goto broken;
+			}
 		}
 	}
 	f->flags &= (uint8_t)~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED);
