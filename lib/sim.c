@@ -108,6 +108,8 @@ struct hs_sim {
 	bool			plain_hits;	/* hs_sim_run() may take step_hit() (below) */
 	bool			inline_run;	/* hs_sim_run() may take run_inline() (below) */
 	bool			inline_miss;	/* and its misses miss_inline() */
+	bool			inline16;	/* run_inline() with 16-byte records and the
+						 * policy's links right after the driver's */
 	struct hs_inline_hooks	inl;		/* the policy's hooks as it described them
 						 * (hs_sim_inline_hooks()), or all CALL */
 	/* ops->prefetch as hs_sim_run() calls it: NULL where the records fit in L2 */
@@ -622,6 +624,10 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	sim->inline_run = sim->plain_hits && sim->inl.hit != HS_INLINE_HIT_CALL && !sim->pf_split;
 	sim->inline_miss = sim->inline_run && !sim->cfg.ra_model && !cfg->on_evict &&
 			   !ops->admit && !ops->refault;
+	sim->inline16 = sim->env.stride == 16 &&
+			(sim->inl.hit != HS_INLINE_HIT_MOVE_TAIL ||
+			 (sim->inl.q->base == sim->folios && sim->inl.q->stride == 16 &&
+			  sim->inl.q->off == sizeof(struct hs_folio)));
 	*out = sim;
 	return 0;
 
@@ -2129,31 +2135,36 @@ static inline __attribute__((always_inline)) int rec_inline(struct hs_sim *sim,
  * and no counter, and the misses that need nothing else go to
  * miss_inline().  The run's constants are held in locals: the byte stores
  * to the records would otherwise have the compiler reload them at every
- * record.
+ * record.  With @rec16, also a constant, the records are 16 bytes and the
+ * policy's list links the 8 after the driver's (lru, fifo, clock): the
+ * addresses are shifts and constant offsets, with nothing to keep in
+ * registers.  The fetch ahead tests no key: a prefetch faults on no address
+ * (hs_prefetch()), and the address is computed in integers.
  */
 static inline __attribute__((always_inline)) int run_inline(struct hs_sim *sim,
 							     const uint32_t *keys,
 							     const uint8_t *meta,
 							     const uint64_t *next, size_t n,
-							     enum hs_inline_hit op)
+							     enum hs_inline_hit op, bool rec16)
 {
 	void (*pf)(struct hs_policy *p, const struct hs_folio *f, uint32_t key) = sim->pf;
 	const char *base = sim->folios;
-	size_t stride = sim->env.stride, i, mark = 0;
+	size_t stride = rec16 ? 16 : sim->env.stride, i, mark = 0;
 	uint32_t nr_keys = sim->cfg.nr_keys;
 	struct hs_qctx qc = { 0 };
 	struct hs_qlist *l = sim->inl.list;
 	uint64_t *bits = sim->inl.bits;
 	int ret;
 
-	if (op == HS_INLINE_HIT_MOVE_TAIL)
+	if (op == HS_INLINE_HIT_MOVE_TAIL) {
 		qc = *sim->inl.q;
-#define PF_AHEAD(k)	do {								\
-		uint32_t k_ = (k);							\
-										\
-		if (likely(k_ < nr_keys))						\
-			hs_prefetch(base + (size_t)k_ * stride);			\
-	} while (0)
+		if (rec16) {
+			qc.base = sim->folios;
+			qc.stride = 16;
+			qc.off = sizeof(struct hs_folio);
+		}
+	}
+#define PF_AHEAD(k)	hs_prefetch((const void *)((uintptr_t)base + (uintptr_t)(k) * stride))
 #define REC(i)	rec_inline(sim, keys, meta, next, (i), &mark, op, base, stride, nr_keys, &qc, \
 			   l, bits)
 	for (i = 0; i < n && i < PF_FOLIO; i++)
@@ -2193,6 +2204,21 @@ static inline __attribute__((always_inline)) int run_inline(struct hs_sim *sim,
 	sim->st.hits += n - mark;
 	return 0;
 }
+
+/* run_inline() for each hit, each a function of its own (its registers its own) */
+#define RUN_INLINE_FN(name, op, rec16)							\
+static __attribute__((noinline)) int name(struct hs_sim *sim, const uint32_t *keys,		\
+					  const uint8_t *meta, const uint64_t *next, size_t n)	\
+{											\
+	return run_inline(sim, keys, meta, next, n, op, rec16);				\
+}
+RUN_INLINE_FN(run_inline_tail16, HS_INLINE_HIT_MOVE_TAIL, true)
+RUN_INLINE_FN(run_inline_bit16, HS_INLINE_HIT_SET_BIT, true)
+RUN_INLINE_FN(run_inline_nop16, HS_INLINE_HIT_NOP, true)
+RUN_INLINE_FN(run_inline_tail, HS_INLINE_HIT_MOVE_TAIL, false)
+RUN_INLINE_FN(run_inline_bit, HS_INLINE_HIT_SET_BIT, false)
+RUN_INLINE_FN(run_inline_nop, HS_INLINE_HIT_NOP, false)
+#undef RUN_INLINE_FN
 
 int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 	       const uint64_t *next, size_t n)
@@ -2234,11 +2260,14 @@ int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 	if (sim->inline_run) {
 		switch (sim->inl.hit) {
 		case HS_INLINE_HIT_MOVE_TAIL:
-			return run_inline(sim, keys, meta, next, n, HS_INLINE_HIT_MOVE_TAIL);
+			return sim->inline16 ? run_inline_tail16(sim, keys, meta, next, n) :
+					       run_inline_tail(sim, keys, meta, next, n);
 		case HS_INLINE_HIT_SET_BIT:
-			return run_inline(sim, keys, meta, next, n, HS_INLINE_HIT_SET_BIT);
+			return sim->inline16 ? run_inline_bit16(sim, keys, meta, next, n) :
+					       run_inline_bit(sim, keys, meta, next, n);
 		default:
-			return run_inline(sim, keys, meta, next, n, HS_INLINE_HIT_NOP);
+			return sim->inline16 ? run_inline_nop16(sim, keys, meta, next, n) :
+					       run_inline_nop(sim, keys, meta, next, n);
 		}
 	}
 	if (sim->plain_hits)
