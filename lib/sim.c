@@ -1918,9 +1918,11 @@ static inline void hand_ahead(const struct hs_qctx *q, const struct hs_qlist *l)
 		hs_prefetch(hs_q_link(q, after));
 }
 
-static inline uint32_t second_chance(struct hs_sim *sim, const struct hs_inline_hooks *inl)
+static inline __attribute__((always_inline)) uint32_t second_chance(struct hs_sim *sim,
+								      const struct hs_inline_hooks *inl,
+								      const struct hs_qctx *q,
+								      size_t stride)
 {
-	const struct hs_qctx *q = inl->q;
 	struct hs_qlist *l = inl->list;
 	uint64_t *bits = inl->bits;
 
@@ -1933,7 +1935,8 @@ static inline uint32_t second_chance(struct hs_sim *sim, const struct hs_inline_
 			*w &= ~m;
 			hs_q_move_tail(q, l, id);
 			hand_ahead(q, l);
-			hs_sim_protect(sim, folio_at(sim, id), HS_PROT_SECOND_CHANCE);
+			hs_sim_protect(sim, (struct hs_folio *)(void *)(q->base + (size_t)id * stride),
+				       HS_PROT_SECOND_CHANCE);
 			continue;
 		}
 		hs_q_del(q, l, id);
@@ -1950,13 +1953,19 @@ static inline uint32_t second_chance(struct hs_sim *sim, const struct hs_inline_
  * what such a run never has (admission, refault hook, folio groups, TLB and
  * readahead models, eviction callback, victims kept, paranoid checks).  The
  * same counts, in the same order, as step(); make_room() for anything else.
- * Only a hook can break the run: the checks follow the hooks called.
+ * Only a hook can break the run: the checks follow the hooks called.  With
+ * @rec16, the layout of run_inline()'s (sim->inline16), the addresses of
+ * records and links are constant offsets from the array.
  */
-static __attribute__((noinline)) int miss_inline(struct hs_sim *sim, uint32_t key, uint8_t meta,
-						 uint64_t next_use)
+static inline __attribute__((always_inline)) int miss_inline(struct hs_sim *sim, uint32_t key,
+							      uint8_t meta, uint64_t next_use,
+							      bool rec16)
 {
 	const struct hs_inline_hooks *inl = &sim->inl;
-	struct hs_folio *f = folio_at(sim, key);
+	size_t stride = rec16 ? 16 : sim->env.stride;
+	struct hs_qctx q16 = { sim->folios, 16, sizeof(struct hs_folio) };
+	const struct hs_qctx *q = rec16 ? &q16 : inl->q;
+	struct hs_folio *f = (struct hs_folio *)(void *)(sim->folios + (size_t)key * stride);
 	struct hs_access a;
 	int err;
 
@@ -1983,12 +1992,12 @@ static __attribute__((noinline)) int miss_inline(struct hs_sim *sim, uint32_t ke
 		} else {
 			/* make_room() of one victim: evict_page_inline() */
 			if (inl->evict == HS_INLINE_EVICT_POP_HEAD)
-				id = hs_q_pop_head(inl->q, inl->list);
+				id = hs_q_pop_head(q, inl->list);
 			else
-				id = second_chance(sim, inl);
+				id = second_chance(sim, inl, q, stride);
 			if (unlikely(id >= sim->cfg.nr_keys))	/* HS_NIL too */
 				goto contract;
-			v = folio_at(sim, id);
+			v = (struct hs_folio *)(void *)(sim->folios + (size_t)id * stride);
 			if (unlikely(!hs_folio_is_resident(v)))	/* nor is it f, not resident */
 				goto contract;
 			readahead_leave(sim, v);
@@ -2016,7 +2025,7 @@ static __attribute__((noinline)) int miss_inline(struct hs_sim *sim, uint32_t ke
 	if (inl->insert == HS_INLINE_INSERT_PUSH_TAIL) {
 		if (inl->bits)
 			inl->bits[key / 64] &= ~((uint64_t)1 << (key % 64));
-		hs_q_push_tail(inl->q, inl->list, key);
+		hs_q_push_tail(q, inl->list, key);
 	} else {
 		access_of(sim, &a, key, meta, next_use);
 		sim->ops->insert(sim->pol, f, &a);
@@ -2033,6 +2042,22 @@ broken:
 	sim->seq++;
 	sim->broken = err;
 	return err;
+}
+
+/*
+ * miss_inline() out of line, with the layout of run_inline_*16() (16-byte
+ * records, the links after the driver's 8 bytes) or any other.
+ */
+static __attribute__((noinline)) int miss_inline16(struct hs_sim *sim, uint32_t key, uint8_t meta,
+						   uint64_t next_use)
+{
+	return miss_inline(sim, key, meta, next_use, true);
+}
+
+static __attribute__((noinline)) int miss_inline_any(struct hs_sim *sim, uint32_t key,
+						     uint8_t meta, uint64_t next_use)
+{
+	return miss_inline(sim, key, meta, next_use, false);
 }
 
 _Static_assert(HS_META_ANON == HS_FOLIO_ANON, "run_inline() and miss_inline() copy the bit");
@@ -2089,7 +2114,8 @@ static inline __attribute__((always_inline)) int rec_inline(struct hs_sim *sim,
 							     const char *base, size_t stride,
 							     uint32_t nr_keys,
 							     const struct hs_qctx *qc,
-							     struct hs_qlist *l, uint64_t *bits)
+							     struct hs_qlist *l, uint64_t *bits,
+							     bool rec16)
 {
 	uint32_t key = keys[i];
 	uint8_t m = meta[i];
@@ -2121,7 +2147,8 @@ static inline __attribute__((always_inline)) int rec_inline(struct hs_sim *sim,
 	*mark = i + 1;
 	if (sim->inline_miss && key < nr_keys && hs_channel_is_access(hs_meta_channel(m)) &&
 	    !hs_folio_is_resident(folio_at(sim, key)))
-		ret = miss_inline(sim, key, m, next ? next[i] : HS_NEVER);
+		ret = (rec16 ? miss_inline16 : miss_inline_any)(sim, key, m,
+								 next ? next[i] : HS_NEVER);
 	else
 		ret = step_slow(sim, key, m, next ? next[i] : HS_NEVER);
 	return ret < 0 ? ret : 0;
@@ -2166,7 +2193,7 @@ static inline __attribute__((always_inline)) int run_inline(struct hs_sim *sim,
 	}
 #define PF_AHEAD(k)	hs_prefetch((const void *)((uintptr_t)base + (uintptr_t)(k) * stride))
 #define REC(i)	rec_inline(sim, keys, meta, next, (i), &mark, op, base, stride, nr_keys, &qc, \
-			   l, bits)
+			   l, bits, rec16)
 	for (i = 0; i < n && i < PF_FOLIO; i++)
 		PF_AHEAD(keys[i]);
 	i = 0;
