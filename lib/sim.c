@@ -2145,12 +2145,39 @@ static inline __attribute__((always_inline)) int rec_inline(struct hs_sim *sim,
 	sim->st.records += hits;
 	sim->st.hits += hits;
 	*mark = i + 1;
-	if (sim->inline_miss && key < nr_keys && hs_channel_is_access(hs_meta_channel(m)) &&
-	    !hs_folio_is_resident(folio_at(sim, key)))
-		ret = (rec16 ? miss_inline16 : miss_inline_any)(sim, key, m,
-								 next ? next[i] : HS_NEVER);
-	else
-		ret = step_slow(sim, key, m, next ? next[i] : HS_NEVER);
+	if (likely(key < nr_keys)) {
+		struct hs_folio *f = (struct hs_folio *)(void *)(sim->folios + (size_t)key * stride);
+
+		if ((plain_bits(f) & 0xffu) == plain_want[m]) {
+			/*
+			 * A plain hit but for the protection pending (CLOCK's
+			 * second chances): as step(), the hit counted, the
+			 * protection settled useful, then the hit's operation.
+			 */
+			sim->st.records++;
+			sim->st.hits++;
+			settle_protection(sim, f, true);
+			switch (op) {
+			case HS_INLINE_HIT_MOVE_TAIL:
+				hs_q_move_tail(qc, l, key);
+				break;
+			case HS_INLINE_HIT_SET_BIT:
+				bits[key / 64] |= (uint64_t)1 << (key % 64);
+				break;
+			default:
+				break;
+			}
+			sim->seq++;
+			return 0;
+		}
+		if (sim->inline_miss && hs_channel_is_access(hs_meta_channel(m)) &&
+		    !hs_folio_is_resident(f)) {
+			ret = (rec16 ? miss_inline16 : miss_inline_any)(sim, key, m,
+									 next ? next[i] : HS_NEVER);
+			return ret < 0 ? ret : 0;
+		}
+	}
+	ret = step_slow(sim, key, m, next ? next[i] : HS_NEVER);
 	return ret < 0 ? ret : 0;
 }
 
