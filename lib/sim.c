@@ -2340,6 +2340,22 @@ static inline __attribute__((always_inline)) int run_inline(struct hs_sim *sim,
 #define PF_AHEAD(k)	hs_prefetch((const void *)((uintptr_t)base + (uintptr_t)(k) * stride))
 #define REC(i)	rec_inline(sim, keys, meta, next, (i), &mark, op, base, stride, nr_keys, &qc, \
 			   l, bits, rec16, qm)
+	/*
+	 * The policy's fetch for key k (ops->prefetch; records beyond L2).  A
+	 * hit that moves the key to the tail writes its neighbours' links:
+	 * those are what lru_prefetch() fetches for a resident key not at the
+	 * tail, fetched here without the call.
+	 */
+#define PF_POLICY_KEY(k)	do {							\
+		uint32_t k_ = (k);						\
+		const struct hs_folio *f_ = (const struct hs_folio *)(const void *)	\
+					    (base + (size_t)k_ * stride);		\
+										\
+		if (op != HS_INLINE_HIT_MOVE_TAIL)					\
+			pf(sim->pol, f_, k_);					\
+		else if (hs_folio_is_resident(f_) && k_ != l->tail)		\
+			hs_q_prefetch_neighbours(&qc, k_);			\
+	} while (0)
 	for (i = 0; i < n && i < PF_FOLIO; i++)
 		PF_AHEAD(keys[i]);
 	i = 0;
@@ -2349,8 +2365,7 @@ static inline __attribute__((always_inline)) int run_inline(struct hs_sim *sim,
 
 			PF_AHEAD(keys[i + PF_FOLIO]);
 			if (likely(k < nr_keys))
-				pf(sim->pol, (const struct hs_folio *)(const void *)
-					     (base + (size_t)k * stride), k);
+				PF_POLICY_KEY(k);
 			ret = REC(i);
 			if (unlikely(ret < 0))
 				return ret;
@@ -2365,12 +2380,13 @@ static inline __attribute__((always_inline)) int run_inline(struct hs_sim *sim,
 	}
 	for (; i < n; i++) {
 		if (pf && i + PF_POLICY < n && keys[i + PF_POLICY] < nr_keys)
-			pf(sim->pol, folio_at(sim, keys[i + PF_POLICY]), keys[i + PF_POLICY]);
+			PF_POLICY_KEY(keys[i + PF_POLICY]);
 		ret = REC(i);
 		if (unlikely(ret < 0))
 			return ret;
 	}
 #undef REC
+#undef PF_POLICY_KEY
 #undef PF_AHEAD
 	sim->seq += n - mark;
 	sim->st.records += n - mark;
