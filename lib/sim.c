@@ -653,8 +653,11 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 		sim->qm_mask = (uint32_t)(c - 1);
 		sim->qm_ok = sim->qm != NULL;	/* the list is empty, and so is the ring */
 	}
+	/* and every described operation on the list (any but CALLs) finds its links there */
 	sim->inline16 = sim->env.stride == 16 &&
-			(sim->inl.hit != HS_INLINE_HIT_MOVE_TAIL ||
+			((sim->inl.hit != HS_INLINE_HIT_MOVE_TAIL &&
+			  sim->inl.insert == HS_INLINE_INSERT_CALL &&
+			  sim->inl.evict == HS_INLINE_EVICT_CALL) ||
 			 (sim->inl.q->base == sim->folios && sim->inl.q->stride == 16 &&
 			  sim->inl.q->off == sizeof(struct hs_folio)));
 	*out = sim;
