@@ -2224,8 +2224,9 @@ _Static_assert((PLAIN_HIT_FLAGS | 0xff00u) != 0xffffu, "0xffff is no record's");
  * plain hits since the last other record (*@mark) to records, hits and seq
  * before that record is stepped, and at the end, as step_hit() would have one
  * by one.  Nothing between reads those counters: the inline hit operations
- * do not, and every other record goes through step() or miss_inline() after
- * the catch-up.
+ * do not, and every other record (a hit with a protection pending, a miss
+ * for miss_inline(), anything else for step()) is stepped after the
+ * catch-up.
  */
 static inline __attribute__((always_inline)) int rec_inline(struct hs_sim *sim,
 							     const uint32_t *keys,
