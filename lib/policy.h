@@ -202,6 +202,64 @@ static inline bool hs_policy_folio_pages(const struct hs_policy_ops *ops)
 	return ops->flags & HS_POLICY_FOLIO_PAGES;
 }
 
+/*
+ * Hooks the driver may do in line.  The hit, insert and evict of the
+ * simplest policies are each one list or bit operation, which costs less
+ * than the indirect call that runs it: at a few thousand resident keys,
+ * where the records stay in the cache, the calls and the struct hs_access
+ * built for them were a third of the instructions of an LRU replay
+ * (issue 13).  Such a policy describes its hooks from create() with
+ * hs_sim_inline_hooks(), and hs_sim_run() then does the operation itself
+ * where it can: a hit, or a miss, of an access that needs nothing else
+ * (lib/sim.c, run_inline()).  The hooks stay, and must do exactly what
+ * their description says: every other path (hs_sim_step(), a run without
+ * prefetching, a hit on a folio with a protection pending, a hint) still
+ * calls them, and tests/t-prefetch.c compares the two counter by counter.
+ */
+enum hs_inline_hit {
+	HS_INLINE_HIT_CALL = 0,		/* call ops->hit() (the default) */
+	HS_INLINE_HIT_NOP,		/* a hit changes nothing (FIFO) */
+	HS_INLINE_HIT_MOVE_TAIL,	/* hs_q_move_tail() of the key on @list (LRU) */
+	HS_INLINE_HIT_SET_BIT,		/* set the key's bit in @bits (CLOCK) */
+};
+
+enum hs_inline_insert {
+	HS_INLINE_INSERT_CALL = 0,	/* call ops->insert() */
+	HS_INLINE_INSERT_PUSH_TAIL,	/* clear the key's bit in @bits if there are any,
+					 * then hs_q_push_tail() of the key on @list */
+};
+
+enum hs_inline_evict {
+	HS_INLINE_EVICT_CALL = 0,	/* call ops->evict() */
+	HS_INLINE_EVICT_POP_HEAD,	/* the victims are hs_q_pop_head() of @list, one
+					 * per unit needed (hs_q_evict_heads()) */
+	HS_INLINE_EVICT_SECOND_CHANCE,	/* CLOCK's hand: while the head of @list has its
+					 * bit in @bits set, clear it, move the key to the
+					 * tail and report HS_PROT_SECOND_CHANCE; then the
+					 * head is the victim, unlinked.  Each key looked
+					 * at adds one to *@scanned */
+};
+
+struct hs_qctx;
+struct hs_qlist;
+
+struct hs_inline_hooks {
+	enum hs_inline_hit	hit;
+	enum hs_inline_insert	insert;
+	enum hs_inline_evict	evict;
+	const struct hs_qctx	*q;	/* where @list's links live */
+	struct hs_qlist		*list;	/* the policy's list of resident keys */
+	uint64_t		*bits;	/* one bit per key id, or NULL */
+	uint64_t		*scanned; /* SECOND_CHANCE: the policy's count of keys
+					 * the hand looked at */
+};
+
+/*
+ * hs_sim_inline_hooks() - from create(): what the policy's hooks do (copied;
+ * the pointers must stay valid until destroy())
+ */
+void hs_sim_inline_hooks(struct hs_sim *sim, const struct hs_inline_hooks *h);
+
 const struct hs_policy_ops *hs_policy_find(const char *name);	/* NULL if unknown */
 size_t hs_policy_count(void);
 const struct hs_policy_ops *hs_policy_at(size_t i);		/* registry iteration */

@@ -99,6 +99,8 @@ struct hs_sim {
 	size_t			last_cap;	/* allocated entries in last */
 	int			broken;		/* a policy broke the contract: -EUCLEAN */
 	bool			wants_seq_keys;	/* hs_sim_want_seq_keys() */
+	bool			in_l2;		/* the records fit in L2: no fetch but the
+						 * driver's of the record ahead (l2_bytes()) */
 	bool			pf_split;	/* a record may straddle two cache lines (its
 						 * stride does not divide 64): fetch both */
 	bool			driver_pageout;	/* cfg.pageout filters PAGEOUT verdicts */
@@ -106,6 +108,19 @@ struct hs_sim {
 						 * evicted_at (the recheck mode and the DAMON
 						 * model read it) */
 	bool			plain_hits;	/* hs_sim_run() may take step_hit() (below) */
+	bool			inline_run;	/* hs_sim_run() may take run_inline() (below) */
+	bool			inline_miss;	/* and its misses miss_inline() */
+	/* the queue mirror of miss_inline() (below), or NULL */
+	uint32_t		*qm;		/* ring: the keys pushed at the list's tail */
+	uint32_t		qm_mask;	/* its entries - 1 (a power of two) */
+	bool			qm_ok;		/* [qm_head, qm_tail) is the list, head first */
+	uint32_t		qm_head;	/* positions, modulo 2^32 (a multiple of */
+	uint32_t		qm_tail;	/* the ring's size) */
+	uint64_t		qm_wait;	/* pops until the ring may be rebuilt */
+	bool			inline16;	/* run_inline() with 16-byte records and the
+						 * policy's links right after the driver's */
+	struct hs_inline_hooks	inl;		/* the policy's hooks as it described them
+						 * (hs_sim_inline_hooks()), or all CALL */
 	/* ops->prefetch as hs_sim_run() calls it: NULL where the records fit in L2 */
 	void			(*pf)(struct hs_policy *p, const struct hs_folio *f,
 				      uint32_t key);
@@ -569,9 +584,9 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	sim->driver_pageout = !hs_policy_has_pageout(ops);
 	sim->last_access = (sim->driver_pageout && cfg->pageout == HS_PAGEOUT_RECHECK) ||
 			   cfg->damon;
-	sim->pf = ops->prefetch;
-	if (!cfg->policy_prefetch && (size_t)cfg->nr_keys * sim->env.stride <= l2_bytes())
-		sim->pf = NULL;
+	sim->in_l2 = !cfg->policy_prefetch &&
+		     (size_t)cfg->nr_keys * sim->env.stride <= l2_bytes();
+	sim->pf = sim->in_l2 ? NULL : ops->prefetch;
 	sim->plain_hits = !cfg->override_channel && !sim->last_access && !cfg->tlb &&
 			  !cfg->paranoid && !cfg->record_victims;
 
@@ -617,6 +632,43 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	err = ops->create(&sim->env, sim->cfg.params, &sim->pol);
 	if (err)
 		goto out_free;
+	/*
+	 * run_inline() for the plain hits of a policy that described its hit
+	 * (whose records do not straddle two lines: it fetches one line ahead
+	 * per key), and miss_inline() for the misses that need no hook but
+	 * insert() and evict(), and nothing of the driver but its counts (no
+	 * readahead model, no eviction callback).
+	 */
+	sim->inline_run = sim->plain_hits && sim->inl.hit != HS_INLINE_HIT_CALL && !sim->pf_split;
+	sim->inline_miss = sim->inline_run && !sim->cfg.ra_model && !cfg->on_evict &&
+			   !ops->admit && !ops->refault;
+	/*
+	 * The queue mirror, for a list that is a queue: hits that leave it be,
+	 * keys in at the tail and out at the head, all in line; and records
+	 * beyond L2, as for the policy's prefetch hook (below, the ring costs
+	 * more instructions than it saves waiting).  The ring holds every
+	 * resident key (the smaller of the capacity and the keys).
+	 */
+	if (!sim->in_l2 && sim->inline_miss && sim->inl.insert == HS_INLINE_INSERT_PUSH_TAIL &&
+	    (sim->inl.hit == HS_INLINE_HIT_NOP || sim->inl.hit == HS_INLINE_HIT_SET_BIT) &&
+	    (sim->inl.evict == HS_INLINE_EVICT_POP_HEAD ||
+	     sim->inl.evict == HS_INLINE_EVICT_SECOND_CHANCE)) {
+		uint64_t need = HS_MIN(cfg->capacity, (uint64_t)cfg->nr_keys), c = 1;
+
+		while (c < need)
+			c <<= 1;
+		if (c <= (uint64_t)UINT32_MAX + 1)
+			sim->qm = calloc(c, sizeof(*sim->qm));
+		sim->qm_mask = (uint32_t)(c - 1);
+		sim->qm_ok = sim->qm != NULL;	/* the list is empty, and so is the ring */
+	}
+	/* and every described operation on the list (any but CALLs) finds its links there */
+	sim->inline16 = sim->env.stride == 16 &&
+			((sim->inl.hit != HS_INLINE_HIT_MOVE_TAIL &&
+			  sim->inl.insert == HS_INLINE_INSERT_CALL &&
+			  sim->inl.evict == HS_INLINE_EVICT_CALL) ||
+			 (sim->inl.q->base == sim->folios && sim->inl.q->stride == 16 &&
+			  sim->inl.q->off == sizeof(struct hs_folio)));
 	*out = sim;
 	return 0;
 
@@ -646,6 +698,7 @@ void hs_sim_free(struct hs_sim *sim)
 	hs_param_set_free(sim->own_ps);
 	hs_huge_free(sim->folios, (size_t)sim->cfg.nr_keys * sim->env.stride);
 	free(sim->victims);
+	free(sim->qm);
 	free(sim->last);
 	free(sim->series);
 	free(sim->dm_seq);
@@ -749,6 +802,11 @@ void hs_sim_fail(struct hs_sim *sim, int err)
 {
 	if (!sim->broken)
 		sim->broken = err < 0 ? err : -EUCLEAN;
+}
+
+void hs_sim_inline_hooks(struct hs_sim *sim, const struct hs_inline_hooks *h)
+{
+	sim->inl = *h;
 }
 
 void hs_sim_protect(struct hs_sim *sim, struct hs_folio *f, enum hs_prot_kind kind)
@@ -1800,7 +1858,9 @@ static inline void prefetch_folio(const struct hs_sim *sim, uint32_t key)
  * records ahead, by which time that key's own record has arrived and can be
  * read without a stall (only when the records outgrow L2: l2_bytes()).
  * Where a run's hits need nothing of the driver but the count, they take
- * step_hit(), the rest step().  Prefetches only read: the steps, and so every
+ * step_hit(), the rest step(); where, besides, the policy described its hooks
+ * (hs_sim_inline_hooks()), run_inline() does those hits, and the misses that
+ * need nothing else, itself.  Prefetches only read: the steps, and so every
  * counter, are the same as hs_sim_step()'s one by one (tests/t-prefetch.c
  * compares them), and cfg.no_prefetch turns them off.  The first records of
  * each call are fetched before the loop; the distances are in records, not
@@ -1864,6 +1924,506 @@ static inline __attribute__((always_inline)) int run_prefetch(struct hs_sim *sim
 	return 0;
 }
 
+/* step() out of line, for the records run_inline() does not take. */
+static __attribute__((noinline)) int step_slow(struct hs_sim *sim, uint32_t key, uint8_t meta,
+					       uint64_t next_use)
+{
+	return step(sim, key, meta, next_use);
+}
+
+/* The struct hs_access that step() would give the hooks for this access. */
+static inline void access_of(const struct hs_sim *sim, struct hs_access *a, uint32_t key,
+			     uint8_t meta, uint64_t next_use)
+{
+	a->seq = sim->seq;
+	a->next_use = next_use;
+	a->key = key;
+	memcpy(&a->channel, meta_fields[meta], 4);
+	a->deactivate = false;
+	a->tlb_hit = false;
+}
+
+/*
+ * The queue mirror.  A list whose hits leave it in place (fifo's, clock's
+ * ring) is a queue: keys enter at the tail, in order, and leave at the head,
+ * in the same order, so the keys the next evictions will look at are known
+ * long before, where the list itself names only the next one.  Walking the
+ * list ahead of the hand (hs_q_pop_head(), clock's hand_ahead()) fetches one
+ * record per eviction, each only once the last has arrived, and evictions
+ * come faster than memory answers: at 76,300 of 763 K keys most of a fifo or
+ * clock eviction was spent waiting on that walk.  So miss_inline() copies
+ * every push at the tail into a ring and fetches the record of the key
+ * QM_AHEAD places behind the head as the head leaves.  The ring is a guess:
+ * it decides nothing, and a pop that does not take the ring's oldest key (a
+ * hint, a drop or a hook on another path changed the list) turns it off,
+ * until the list has turned over once (capacity pops) and the ring is copied
+ * from it again.  Only for records beyond L2, like the policy's prefetch hook:
+ * below, the victim waits less and the ring's instructions cost as much as
+ * they save (issue 13's fifo at 8,100 of 81 K keys: 8 % more instructions,
+ * CPU time within the noise).
+ */
+#define QM_AHEAD	8
+
+/* @id went to the tail */
+static inline void qm_push(struct hs_sim *sim, uint32_t id)
+{
+	if (sim->qm_ok)
+		sim->qm[sim->qm_tail++ & sim->qm_mask] = id;
+}
+
+static void __attribute__((noinline)) qm_rebuild(struct hs_sim *sim, const struct hs_qctx *q,
+						  const struct hs_qlist *l)
+{
+	uint64_t n = 0;
+
+	if (l->nr > (uint64_t)sim->qm_mask + 1)
+		return;
+	for (uint32_t id = l->head; id != HS_NIL && n < l->nr; id = hs_q_next(q, id))
+		sim->qm[n++] = id;
+	sim->qm_head = 0;
+	sim->qm_tail = (uint32_t)n;	/* 2^32 is 0: the positions are modulo 2^32 */
+	sim->qm_ok = n == l->nr;
+}
+
+/*
+ * @id left the head of the list (a victim, or a key the hand passed): fetch
+ * the record of the key QM_AHEAD behind the new head.  Return whether the
+ * ring saw it coming (when not, the caller walks the list instead).
+ */
+static inline bool qm_pop(struct hs_sim *sim, uint32_t id, const struct hs_qctx *q,
+			  const struct hs_qlist *l, size_t stride)
+{
+	if (unlikely(!sim->qm_ok)) {
+		if (sim->qm && --sim->qm_wait == 0)
+			qm_rebuild(sim, q, l);
+		return false;
+	}
+	if (unlikely(sim->qm[sim->qm_head & sim->qm_mask] != id)) {
+		sim->qm_ok = false;
+		sim->qm_wait = sim->cfg.capacity;
+		return false;
+	}
+	sim->qm_head++;
+	/* a place not yet pushed holds a stale key, or 0: a wasted fetch */
+	hs_prefetch((const void *)((uintptr_t)sim->folios +
+				   (uintptr_t)sim->qm[(sim->qm_head + QM_AHEAD) & sim->qm_mask] *
+				   stride));
+	return true;
+}
+
+/*
+ * HS_INLINE_EVICT_SECOND_CHANCE: CLOCK's evict() of one victim (policies/
+ * clock.c), which is unlinked and returned, or HS_NIL with nothing resident.
+ * As the hand passes a key, the next one is the head, whose link the unlink
+ * wrote: the one after it, which the hand reads next, is fetched.
+ */
+static inline void hand_ahead(const struct hs_qctx *q, const struct hs_qlist *l)
+{
+	uint32_t after;
+
+	if (l->head == HS_NIL)
+		return;
+	after = hs_q_next(q, l->head);
+	if (after != HS_NIL)
+		hs_prefetch(hs_q_link(q, after));
+}
+
+static inline __attribute__((always_inline)) uint32_t second_chance(struct hs_sim *sim,
+								      const struct hs_inline_hooks *inl,
+								      const struct hs_qctx *q,
+								      size_t stride, bool qm)
+{
+	struct hs_qlist *l = inl->list;
+	uint64_t *bits = inl->bits;
+
+	while (!hs_q_empty(l)) {
+		uint32_t id = l->head;
+		uint64_t *w = &bits[id / 64], m = (uint64_t)1 << (id % 64);
+
+		(*inl->scanned)++;
+		if (*w & m) {
+			*w &= ~m;
+			hs_q_move_tail(q, l, id);
+			if (!qm || !qm_pop(sim, id, q, l, stride))
+				hand_ahead(q, l);
+			if (qm)
+				qm_push(sim, id);
+			hs_sim_protect(sim, (struct hs_folio *)(void *)(q->base + (size_t)id * stride),
+				       HS_PROT_SECOND_CHANCE);
+			continue;
+		}
+		hs_q_del(q, l, id);
+		if (!qm || !qm_pop(sim, id, q, l, stride))
+			hand_ahead(q, l);
+		return id;
+	}
+	return HS_NIL;
+}
+
+/*
+ * step() of an access to key @key, in range and not resident, in a run with
+ * sim->inline_miss: do_miss() with the policy's insert() and, when one
+ * victim makes the room, evict() in line (struct hs_inline_hooks), without
+ * what such a run never has (admission, refault hook, folio groups, TLB and
+ * readahead models, eviction callback, victims kept, paranoid checks).  The
+ * same counts, in the same order, as step(); make_room() for anything else.
+ * Only a hook can break the run: the checks follow the hooks called.  With
+ * @rec16, the layout of run_inline()'s (sim->inline16), the addresses of
+ * records and links are constant offsets from the array.
+ */
+static inline __attribute__((always_inline)) int miss_inline(struct hs_sim *sim, uint32_t key,
+							      uint8_t meta, uint64_t next_use,
+							      bool rec16, bool qm)
+{
+	const struct hs_inline_hooks *inl = &sim->inl;
+	size_t stride = rec16 ? 16 : sim->env.stride;
+	struct hs_qctx q16 = { sim->folios, 16, sizeof(struct hs_folio) };
+	const struct hs_qctx *q = rec16 ? &q16 : inl->q;
+	struct hs_folio *f = (struct hs_folio *)(void *)(sim->folios + (size_t)key * stride);
+	struct hs_access a;
+	int err;
+
+	sim->st.records++;
+	if ((f->flags & HS_FOLIO_ANON) != (meta & HS_META_ANON))
+		f->flags ^= HS_FOLIO_ANON;
+	sim->st.misses++;
+	if (!(f->flags & HS_FOLIO_SEEN)) {
+		f->flags |= HS_FOLIO_SEEN;
+		sim->st.cold_misses++;
+	}
+	if (f->flags & HS_FOLIO_SHADOW)
+		count_refault(sim, f, folio_age(sim, f));
+	if (sim->used + 1 > sim->cfg.capacity) {
+		uint32_t id;
+		struct hs_folio *v;
+
+		if (unlikely(inl->evict == HS_INLINE_EVICT_CALL ||
+			     sim->used != sim->cfg.capacity)) {
+			access_of(sim, &a, key, meta, next_use);
+			err = make_room(sim, f, &a);
+			if (unlikely(err))
+				goto broken;
+		} else {
+			/* make_room() of one victim: evict_page_inline() */
+			if (inl->evict == HS_INLINE_EVICT_SECOND_CHANCE) {
+				id = second_chance(sim, inl, q, stride, qm);
+			} else if (!qm) {
+				id = hs_q_pop_head(q, inl->list);
+			} else if ((id = inl->list->head) != HS_NIL) {
+				/* hs_q_pop_head(), the ring fetching ahead */
+				hs_q_del(q, inl->list, id);
+				if (!qm_pop(sim, id, q, inl->list, stride))
+					hand_ahead(q, inl->list);
+			}
+			if (unlikely(id >= sim->cfg.nr_keys))	/* HS_NIL too */
+				goto contract;
+			v = (struct hs_folio *)(void *)(sim->folios + (size_t)id * stride);
+			if (unlikely(!hs_folio_is_resident(v)))	/* nor is it f, not resident */
+				goto contract;
+			readahead_leave(sim, v);
+			v->flags &= (uint8_t)~(HS_FOLIO_RESIDENT | HS_FOLIO_HINTED |
+					       HS_FOLIO_RA_MARK);
+			v->flags |= HS_FOLIO_SHADOW;
+			folio_stamp(sim, v);
+			sim->used--;
+			sim->st.evictions++;
+			if (v->flags & HS_FOLIO_ANON)
+				sim->st.pswpout++;
+			resolve_protection(sim, v, false);
+			if (unlikely(sim->broken)) {		/* hs_sim_protect() refused */
+				err = sim->broken;
+				goto broken;
+			}
+		}
+	}
+	f->flags &= (uint8_t)~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED);
+	folio_stamp(sim, f);		/* while resident: the last access */
+	f->flags |= HS_FOLIO_RESIDENT;
+	sim->used++;
+	if (sim->used > sim->st.peak_resident)
+		sim->st.peak_resident = sim->used;
+	if (inl->insert == HS_INLINE_INSERT_PUSH_TAIL) {
+		if (inl->bits)
+			inl->bits[key / 64] &= ~((uint64_t)1 << (key % 64));
+		hs_q_push_tail(q, inl->list, key);
+		if (qm)
+			qm_push(sim, key);
+	} else {
+		access_of(sim, &a, key, meta, next_use);
+		sim->ops->insert(sim->pol, f, &a);
+		err = check_now(sim);
+		if (unlikely(err))
+			goto broken;
+	}
+	sim->seq++;
+	return HS_STEP_MISS;
+
+contract:
+	err = -EUCLEAN;
+broken:
+	sim->seq++;
+	sim->broken = err;
+	return err;
+}
+
+/*
+ * miss_inline() out of line, with the layout of run_inline_*16() (16-byte
+ * records, the links after the driver's 8 bytes) or any other.
+ */
+static __attribute__((noinline)) int miss_inline16(struct hs_sim *sim, uint32_t key, uint8_t meta,
+						   uint64_t next_use)
+{
+	return miss_inline(sim, key, meta, next_use, true, false);
+}
+
+/* and with the queue mirror (sim->qm) */
+static __attribute__((noinline)) int miss_inline16_qm(struct hs_sim *sim, uint32_t key,
+						      uint8_t meta, uint64_t next_use)
+{
+	return miss_inline(sim, key, meta, next_use, true, true);
+}
+
+static __attribute__((noinline)) int miss_inline_any(struct hs_sim *sim, uint32_t key,
+						     uint8_t meta, uint64_t next_use)
+{
+	return sim->qm ? miss_inline(sim, key, meta, next_use, false, true) :
+			 miss_inline(sim, key, meta, next_use, false, false);
+}
+
+_Static_assert(HS_META_ANON == HS_FOLIO_ANON, "run_inline() and miss_inline() copy the bit");
+
+/*
+ * For rec_inline(): a record's flags (PLAIN_HIT_FLAGS) and prot_pending as
+ * flags | prot_pending << 8, one 16-bit load on a little-endian machine,
+ * and per meta byte what a plain hit has there (step_hit()'s test): resident,
+ * seen, the record's anonymous bit, nothing pending; for a meta byte that is
+ * no access (FD or PT), a value no record has.
+ */
+_Static_assert(offsetof(struct hs_folio, flags) == 0 &&
+	       offsetof(struct hs_folio, prot_pending) == 1, "flags, then prot_pending");
+
+static inline unsigned int plain_bits(const struct hs_folio *f)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint16_t v;
+
+	memcpy(&v, f, sizeof(v));
+	return v & (PLAIN_HIT_FLAGS | 0xff00u);
+#else
+	return (f->flags & PLAIN_HIT_FLAGS) | (unsigned int)f->prot_pending << 8;
+#endif
+}
+
+#define PLAIN_WANT(m)	(((m) & HS_META_CHANNEL_MASK & ~1u) ? 0xffffu :		\
+			 HS_FOLIO_RESIDENT | HS_FOLIO_SEEN | ((m) & HS_META_ANON))
+#define PLAIN_WANT4(m)	PLAIN_WANT(m), PLAIN_WANT((m) + 1), PLAIN_WANT((m) + 2), PLAIN_WANT((m) + 3)
+#define PLAIN_WANT16(m)	PLAIN_WANT4(m), PLAIN_WANT4((m) + 4), PLAIN_WANT4((m) + 8), \
+			PLAIN_WANT4((m) + 12)
+#define PLAIN_WANT64(m)	PLAIN_WANT16(m), PLAIN_WANT16((m) + 16), PLAIN_WANT16((m) + 32), \
+			PLAIN_WANT16((m) + 48)
+
+static const uint16_t plain_want[256] = {
+	PLAIN_WANT64(0), PLAIN_WANT64(64), PLAIN_WANT64(128), PLAIN_WANT64(192)
+};
+_Static_assert((PLAIN_HIT_FLAGS | 0xff00u) != 0xffffu, "0xffff is no record's");
+
+/*
+ * One record of run_inline(): a plain hit (what step_hit() takes) is done
+ * here, with @op the policy's hit, and counts nothing: the caller adds the
+ * plain hits since the last other record (*@mark) to records, hits and seq
+ * before that record is stepped, and at the end, as step_hit() would have one
+ * by one.  Nothing between reads those counters: the inline hit operations
+ * do not, and every other record (a hit with a protection pending, a miss
+ * for miss_inline(), anything else for step()) is stepped after the
+ * catch-up.
+ */
+static inline __attribute__((always_inline)) int rec_inline(struct hs_sim *sim,
+							     const uint32_t *keys,
+							     const uint8_t *meta,
+							     const uint64_t *next, size_t i,
+							     size_t *mark, enum hs_inline_hit op,
+							     const char *base, size_t stride,
+							     uint32_t nr_keys,
+							     const struct hs_qctx *qc,
+							     struct hs_qlist *l, uint64_t *bits,
+							     bool rec16, bool qm)
+{
+	uint32_t key = keys[i];
+	uint8_t m = meta[i];
+	size_t hits;
+	int ret;
+
+	if (likely(key < nr_keys)) {
+		const struct hs_folio *f = (const struct hs_folio *)(const void *)
+					   (base + (size_t)key * stride);
+
+		if (likely(plain_bits(f) == plain_want[m])) {
+			switch (op) {
+			case HS_INLINE_HIT_MOVE_TAIL:
+				hs_q_move_tail(qc, l, key);
+				break;
+			case HS_INLINE_HIT_SET_BIT:
+				bits[key / 64] |= (uint64_t)1 << (key % 64);
+				break;
+			default:
+				break;
+			}
+			return 0;
+		}
+	}
+	hits = i - *mark;
+	sim->seq += hits;
+	sim->st.records += hits;
+	sim->st.hits += hits;
+	*mark = i + 1;
+	if (likely(key < nr_keys)) {
+		struct hs_folio *f = (struct hs_folio *)(void *)(sim->folios + (size_t)key * stride);
+
+		if ((plain_bits(f) & 0xffu) == plain_want[m]) {
+			/*
+			 * A plain hit but for the protection pending (CLOCK's
+			 * second chances): as step(), the hit counted, the
+			 * protection settled useful, then the hit's operation.
+			 */
+			sim->st.records++;
+			sim->st.hits++;
+			settle_protection(sim, f, true);
+			switch (op) {
+			case HS_INLINE_HIT_MOVE_TAIL:
+				hs_q_move_tail(qc, l, key);
+				break;
+			case HS_INLINE_HIT_SET_BIT:
+				bits[key / 64] |= (uint64_t)1 << (key % 64);
+				break;
+			default:
+				break;
+			}
+			sim->seq++;
+			return 0;
+		}
+		if (sim->inline_miss && hs_channel_is_access(hs_meta_channel(m)) &&
+		    !hs_folio_is_resident(f)) {
+			ret = (!rec16 ? miss_inline_any : qm ? miss_inline16_qm :
+				miss_inline16)(sim, key, m, next ? next[i] : HS_NEVER);
+			return ret < 0 ? ret : 0;
+		}
+	}
+	ret = step_slow(sim, key, m, next ? next[i] : HS_NEVER);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * hs_sim_run()'s loop for a policy whose hit the driver does in line
+ * (sim->inline_run), with @op that hit, a constant at every call: as
+ * run_prefetch(), with the same fetches ahead, but a plain hit is one
+ * test of the record and the operation, with no call, no struct hs_access
+ * and no counter, and the misses that need nothing else go to
+ * miss_inline().  The run's constants are held in locals: the byte stores
+ * to the records would otherwise have the compiler reload them at every
+ * record.  With @rec16, also a constant, the records are 16 bytes and the
+ * policy's list links the 8 after the driver's (lru, fifo, clock): the
+ * addresses are shifts and constant offsets, with nothing to keep in
+ * registers.  The fetch ahead tests no key: a prefetch faults on no address
+ * (hs_prefetch()), and the address is computed in integers.
+ */
+static inline __attribute__((always_inline)) int run_inline(struct hs_sim *sim,
+							     const uint32_t *keys,
+							     const uint8_t *meta,
+							     const uint64_t *next, size_t n,
+							     enum hs_inline_hit op, bool rec16,
+							     bool qm)
+{
+	void (*pf)(struct hs_policy *p, const struct hs_folio *f, uint32_t key) = sim->pf;
+	const char *base = sim->folios;
+	size_t stride = rec16 ? 16 : sim->env.stride, i, mark = 0;
+	uint32_t nr_keys = sim->cfg.nr_keys;
+	struct hs_qctx qc = { 0 };
+	struct hs_qlist *l = sim->inl.list;
+	uint64_t *bits = sim->inl.bits;
+	int ret;
+
+	if (op == HS_INLINE_HIT_MOVE_TAIL) {
+		qc = *sim->inl.q;
+		if (rec16) {
+			qc.base = sim->folios;
+			qc.stride = 16;
+			qc.off = sizeof(struct hs_folio);
+		}
+	}
+#define PF_AHEAD(k)	hs_prefetch((const void *)((uintptr_t)base + (uintptr_t)(k) * stride))
+#define REC(i)	rec_inline(sim, keys, meta, next, (i), &mark, op, base, stride, nr_keys, &qc, \
+			   l, bits, rec16, qm)
+	/*
+	 * The policy's fetch for key k (ops->prefetch; records beyond L2).  A
+	 * hit that moves the key to the tail writes its neighbours' links:
+	 * those are what lru_prefetch() fetches for a resident key not at the
+	 * tail, fetched here without the call.
+	 */
+#define PF_POLICY_KEY(k)	do {							\
+		uint32_t k_ = (k);						\
+		const struct hs_folio *f_ = (const struct hs_folio *)(const void *)	\
+					    (base + (size_t)k_ * stride);		\
+										\
+		if (op != HS_INLINE_HIT_MOVE_TAIL)					\
+			pf(sim->pol, f_, k_);					\
+		else if (hs_folio_is_resident(f_) && k_ != l->tail)		\
+			hs_q_prefetch_neighbours(&qc, k_);			\
+	} while (0)
+	for (i = 0; i < n && i < PF_FOLIO; i++)
+		PF_AHEAD(keys[i]);
+	i = 0;
+	if (pf) {
+		for (; i + PF_FOLIO < n; i++) {
+			uint32_t k = keys[i + PF_POLICY];
+
+			PF_AHEAD(keys[i + PF_FOLIO]);
+			if (likely(k < nr_keys))
+				PF_POLICY_KEY(k);
+			ret = REC(i);
+			if (unlikely(ret < 0))
+				return ret;
+		}
+	} else {
+		for (; i + PF_FOLIO < n; i++) {
+			PF_AHEAD(keys[i + PF_FOLIO]);
+			ret = REC(i);
+			if (unlikely(ret < 0))
+				return ret;
+		}
+	}
+	for (; i < n; i++) {
+		if (pf && i + PF_POLICY < n && keys[i + PF_POLICY] < nr_keys)
+			PF_POLICY_KEY(keys[i + PF_POLICY]);
+		ret = REC(i);
+		if (unlikely(ret < 0))
+			return ret;
+	}
+#undef REC
+#undef PF_POLICY_KEY
+#undef PF_AHEAD
+	sim->seq += n - mark;
+	sim->st.records += n - mark;
+	sim->st.hits += n - mark;
+	return 0;
+}
+
+/* run_inline() for each hit, each a function of its own (its registers its own) */
+#define RUN_INLINE_FN(name, op, rec16, qm)						\
+static __attribute__((noinline)) int name(struct hs_sim *sim, const uint32_t *keys,		\
+					  const uint8_t *meta, const uint64_t *next, size_t n)	\
+{											\
+	return run_inline(sim, keys, meta, next, n, op, rec16, qm);			\
+}
+RUN_INLINE_FN(run_inline_tail16, HS_INLINE_HIT_MOVE_TAIL, true, false)
+RUN_INLINE_FN(run_inline_bit16, HS_INLINE_HIT_SET_BIT, true, false)
+RUN_INLINE_FN(run_inline_bit16_qm, HS_INLINE_HIT_SET_BIT, true, true)
+RUN_INLINE_FN(run_inline_nop16, HS_INLINE_HIT_NOP, true, false)
+RUN_INLINE_FN(run_inline_nop16_qm, HS_INLINE_HIT_NOP, true, true)
+RUN_INLINE_FN(run_inline_tail, HS_INLINE_HIT_MOVE_TAIL, false, false)
+RUN_INLINE_FN(run_inline_bit, HS_INLINE_HIT_SET_BIT, false, false)
+RUN_INLINE_FN(run_inline_nop, HS_INLINE_HIT_NOP, false, false)
+#undef RUN_INLINE_FN
+
 int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 	       const uint64_t *next, size_t n)
 {
@@ -1900,6 +2460,23 @@ int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 				return ret;
 		}
 		return 0;
+	}
+	if (sim->inline_run) {
+		switch (sim->inl.hit) {
+		case HS_INLINE_HIT_MOVE_TAIL:
+			return sim->inline16 ? run_inline_tail16(sim, keys, meta, next, n) :
+					       run_inline_tail(sim, keys, meta, next, n);
+		case HS_INLINE_HIT_SET_BIT:
+			if (!sim->inline16)
+				return run_inline_bit(sim, keys, meta, next, n);
+			return sim->qm ? run_inline_bit16_qm(sim, keys, meta, next, n) :
+					 run_inline_bit16(sim, keys, meta, next, n);
+		default:
+			if (!sim->inline16)
+				return run_inline_nop(sim, keys, meta, next, n);
+			return sim->qm ? run_inline_nop16_qm(sim, keys, meta, next, n) :
+					 run_inline_nop16(sim, keys, meta, next, n);
+		}
 	}
 	if (sim->plain_hits)
 		return run_prefetch(sim, keys, meta, next, n, true);

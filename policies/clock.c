@@ -123,6 +123,11 @@ static int clock_create(const struct hs_policy_env *env, const struct hs_param_s
 	p->env = env;
 	hs_q_ctx_init(&p->q, env, offsetof(struct clock_priv, link));
 	hs_q_init(&p->ring);
+	/* hit, insert and the hand are bit and list operations: the driver's to do */
+	hs_sim_inline_hooks(env->sim, &(struct hs_inline_hooks){
+		.hit = HS_INLINE_HIT_SET_BIT, .insert = HS_INLINE_INSERT_PUSH_TAIL,
+		.evict = HS_INLINE_EVICT_SECOND_CHANCE, .q = &p->q, .list = &p->ring,
+		.bits = p->ref, .scanned = &p->scanned });
 	*out = p;
 	return 0;
 }
@@ -162,6 +167,11 @@ static inline void clock_advance(const struct hs_policy *p)
 		hs_prefetch(hs_q_link(&p->q, after));
 }
 
+/*
+ * The driver's in-line loop runs this hand itself for a miss that needs one
+ * victim (HS_INLINE_EVICT_SECOND_CHANCE, lib/sim.c second_chance()): the
+ * two must stay the same walk.
+ */
 static size_t clock_evict(struct hs_policy *p, struct hs_folio *incoming,
 			  const struct hs_access *a, size_t need, struct hs_folio **victims,
 			  size_t max)

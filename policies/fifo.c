@@ -75,6 +75,10 @@ static int fifo_create(const struct hs_policy_env *env, const struct hs_param_se
 	p->env = env;
 	hs_q_ctx_init(&p->q, env, offsetof(struct fifo_priv, link));
 	hs_q_init(&p->queue);
+	/* a hit is nothing, insert and evict one list operation: the driver's to do */
+	hs_sim_inline_hooks(env->sim, &(struct hs_inline_hooks){
+		.hit = HS_INLINE_HIT_NOP, .insert = HS_INLINE_INSERT_PUSH_TAIL,
+		.evict = HS_INLINE_EVICT_POP_HEAD, .q = &p->q, .list = &p->queue });
 	*out = p;
 	return 0;
 }

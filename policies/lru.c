@@ -79,6 +79,10 @@ static int lru_create(const struct hs_policy_env *env, const struct hs_param_set
 	p->env = env;
 	hs_q_ctx_init(&p->q, env, offsetof(struct lru_priv, link));
 	hs_q_init(&p->lru);
+	/* hit, insert and evict are one list operation each: the driver's to do */
+	hs_sim_inline_hooks(env->sim, &(struct hs_inline_hooks){
+		.hit = HS_INLINE_HIT_MOVE_TAIL, .insert = HS_INLINE_INSERT_PUSH_TAIL,
+		.evict = HS_INLINE_EVICT_POP_HEAD, .q = &p->q, .list = &p->lru });
 	*out = p;
 	return 0;
 }
