@@ -298,9 +298,19 @@ static void push_up(struct hs_optstack *os, uint32_t b)
 		os->pending = 0;
 
 	for (l = 0;; l++) {
-		if (same(&os->lev[l][i], &n))
+		struct node *o = &os->lev[l][i];
+
+		if (n.sum == o->sum && n.min == o->min && n.mark == o->mark) {
+			/* only the live count moved: the ancestors' by as much (see push_two()) */
+			uint32_t d = n.live - o->live;
+
+			if (!d)
+				return;
+			for (; l < os->nlev; l++, i >>= FAN_SHIFT)
+				os->lev[l][i].live += d;
 			return;
-		os->lev[l][i] = n;
+		}
+		*o = n;
 		if (l == os->nlev - 1)
 			return;
 		i >>= FAN_SHIFT;
