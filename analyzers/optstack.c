@@ -283,6 +283,22 @@ static inline struct node leaf_of(const struct hs_optstack *os, uint32_t b)
 	return (struct node){ sum, min, mark, live };
 }
 
+/* leaf_of() of block @b when its live slots are known to be @live. */
+static inline struct node leaf_live(const struct hs_optstack *os, uint32_t b, uint32_t live)
+{
+	const struct slot *x = &os->sl[b << BLK_SHIFT], *end = x + BLK;
+	int32_t sum = 0, min = INT32_MAX;
+	uint32_t mark = NIL;
+
+#pragma GCC unroll 8
+	for (; x < end; x++) {
+		sum += x->w;
+		min = HS_MIN(min, sum);
+		mark = HS_MIN(mark, x->mark);
+	}
+	return (struct node){ sum, min, mark, live };
+}
+
 static inline int same(const struct node *a, const struct node *b)
 {
 	return a->sum == b->sum && a->min == b->min && a->mark == b->mark && a->live == b->live;
@@ -372,10 +388,20 @@ static void push_two(struct hs_optstack *os, uint32_t a, uint32_t b)
 {
 	uint32_t l = 0, low = os->low >> BLK_SHIFT;
 
-	os->lev[0][a] = leaf_of(os, a);
-	os->lev[0][b] = leaf_of(os, b);
-	if (a == low || b == low)
+	if (a == low || b == low) {
+		os->lev[0][a] = leaf_of(os, a);
+		os->lev[0][b] = leaf_of(os, b);
 		os->pending = 0;
+	} else {
+		/*
+		 * Without the newest block, whose pending slots join the
+		 * tree when it is pushed, the live counts are known: x's
+		 * slot died, p and m's key stay live.  (If a == b the second
+		 * reads the first's count.)
+		 */
+		os->lev[0][a] = leaf_live(os, a, os->lev[0][a].live - 1);
+		os->lev[0][b] = leaf_live(os, b, os->lev[0][b].live);
+	}
 	while (++l < os->nlev) {
 		a >>= FAN_SHIFT;
 		b >>= FAN_SHIFT;
@@ -883,9 +909,11 @@ int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
 		os->ln[r].slot = sp;
 	os->sl[sp].w += x->w + 1;
 	*x = dead;
-	/* The accessed key goes on top holding m alone. */
-	push_top(os, key, 0, m);
-	/* Push the changed blocks up the tree in one walk. */
+	/*
+	 * Push the changed blocks up the tree in one walk, before push_top()
+	 * (which may push the newest block): push_two() takes the live
+	 * counts of the tree's leaves as they were before the access.
+	 */
 	if ((sp ^ se) >> BLK_SHIFT == 0) {
 		push_two(os, se >> BLK_SHIFT, sq >> BLK_SHIFT);
 	} else {
@@ -894,6 +922,8 @@ int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
 		blocks[2] = se >> BLK_SHIFT;
 		push_blocks(os, blocks, 3);
 	}
+	/* The accessed key goes on top holding m alone. */
+	push_top(os, key, 0, m);
 done:
 	os->hist[d]++;
 	if (d > os->max_dist)
