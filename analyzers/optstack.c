@@ -267,6 +267,25 @@ static inline struct node group(const struct node *c)
 #endif
 }
 
+/* Node @n, whose children @c changed in their sums and mins only: those. */
+static inline void regroup_sums(struct node *n, const struct node *c)
+{
+	int32_t s0 = c[0].sum, s1 = s0 + c[1].sum, s2 = s1 + c[2].sum;
+	int32_t m01 = HS_MIN(c[0].min, s0 + c[1].min), m23 = HS_MIN(s1 + c[2].min, s2 + c[3].min);
+
+	n->sum = s2 + c[3].sum;
+	n->min = HS_MIN(m01, m23);
+}
+
+/* Node @n, whose children @c kept their live counts: the rest. */
+static inline void regroup_marks(struct node *n, const struct node *c)
+{
+	uint32_t k01 = HS_MIN(c[0].mark, c[1].mark), k23 = HS_MIN(c[2].mark, c[3].mark);
+
+	regroup_sums(n, c);
+	n->mark = HS_MIN(k01, k23);
+}
+
 static inline struct node leaf_of(const struct hs_optstack *os, uint32_t b)
 {
 	const struct slot *x = &os->sl[b << BLK_SHIFT], *end = x + BLK;
@@ -392,6 +411,14 @@ static void push_two(struct hs_optstack *os, uint32_t a, uint32_t b)
 		os->lev[0][a] = leaf_of(os, a);
 		os->lev[0][b] = leaf_of(os, b);
 		os->pending = 0;
+		while (++l < os->nlev) {
+			a >>= FAN_SHIFT;
+			b >>= FAN_SHIFT;
+			if (a == b)
+				break;
+			os->lev[l][a] = group(&os->lev[l - 1][a << FAN_SHIFT]);
+			os->lev[l][b] = group(&os->lev[l - 1][b << FAN_SHIFT]);
+		}
 	} else {
 		/*
 		 * Without the newest block, whose pending slots join the
@@ -401,14 +428,20 @@ static void push_two(struct hs_optstack *os, uint32_t a, uint32_t b)
 		 */
 		os->lev[0][a] = leaf_live(os, a, os->lev[0][a].live - 1);
 		os->lev[0][b] = leaf_live(os, b, os->lev[0][b].live);
-	}
-	while (++l < os->nlev) {
-		a >>= FAN_SHIFT;
-		b >>= FAN_SHIFT;
-		if (a == b)
-			break;
-		os->lev[l][a] = group(&os->lev[l - 1][a << FAN_SHIFT]);
-		os->lev[l][b] = group(&os->lev[l - 1][b << FAN_SHIFT]);
+		/*
+		 * Until the paths meet, x's block keeps its markers (x's
+		 * went to p) and m's key its live count: @a's path regroups
+		 * sums and mins, and counts x's death; @b's all but live.
+		 */
+		while (++l < os->nlev) {
+			a >>= FAN_SHIFT;
+			b >>= FAN_SHIFT;
+			if (a == b)
+				break;
+			regroup_sums(&os->lev[l][a], &os->lev[l - 1][a << FAN_SHIFT]);
+			os->lev[l][a].live--;
+			regroup_marks(&os->lev[l][b], &os->lev[l - 1][b << FAN_SHIFT]);
+		}
 	}
 	/*
 	 * One path from where they meet.  The access moved a marker and a
