@@ -302,6 +302,21 @@ static inline struct node leaf_of(const struct hs_optstack *os, uint32_t b)
 	return (struct node){ sum, min, mark, live };
 }
 
+/* leaf_of() of block @b when only its sum and min may have moved: those. */
+static inline void leaf_sums(const struct hs_optstack *os, uint32_t b, struct node *n)
+{
+	const struct slot *x = &os->sl[b << BLK_SHIFT], *end = x + BLK;
+	int32_t sum = 0, min = INT32_MAX;
+
+#pragma GCC unroll 8
+	for (; x < end; x++) {
+		sum += x->w;
+		min = HS_MIN(min, sum);
+	}
+	n->sum = sum;
+	n->min = min;
+}
+
 /* leaf_of() of block @b when its live slots are known to be @live. */
 static inline struct node leaf_live(const struct hs_optstack *os, uint32_t b, uint32_t live)
 {
@@ -423,16 +438,18 @@ static void push_two(struct hs_optstack *os, uint32_t a, uint32_t b)
 		/*
 		 * Without the newest block, whose pending slots join the
 		 * tree when it is pushed, the live counts are known: x's
-		 * slot died, p and m's key stay live.  (If a == b the second
-		 * reads the first's count.)
+		 * slot died, p and m's key stay live.  And when m's key is
+		 * in another block, x's block keeps its markers (x's went
+		 * to p), so until the paths meet @a's path regroups sums
+		 * and mins and counts x's death, and @b's all but live.
 		 */
-		os->lev[0][a] = leaf_live(os, a, os->lev[0][a].live - 1);
-		os->lev[0][b] = leaf_live(os, b, os->lev[0][b].live);
-		/*
-		 * Until the paths meet, x's block keeps its markers (x's
-		 * went to p) and m's key its live count: @a's path regroups
-		 * sums and mins, and counts x's death; @b's all but live.
-		 */
+		if (a == b) {
+			os->lev[0][a] = leaf_live(os, a, os->lev[0][a].live - 1);
+		} else {
+			leaf_sums(os, a, &os->lev[0][a]);
+			os->lev[0][a].live--;
+			os->lev[0][b] = leaf_live(os, b, os->lev[0][b].live);
+		}
 		while (++l < os->nlev) {
 			a >>= FAN_SHIFT;
 			b >>= FAN_SHIFT;
