@@ -539,9 +539,10 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 	int32_t zs;
 
 	for (l = os->nlev - 1; l > 0; l--) {
-		const struct node *ch = &os->lev[l - 1][(b >> (FAN_SHIFT * l)) << FAN_SHIFT];
+		uint32_t at = b >> (FAN_SHIFT * (l - 1));	/* the path's node of level l - 1 */
+		const struct node *ch = &os->lev[l - 1][at & ~(FAN - 1)];
 
-		j = (b >> (FAN_SHIFT * (l - 1))) & (FAN - 1);
+		j = at & (FAN - 1);
 		/*
 		 * Which child the path takes is data: the sums and live
 		 * counts before each child and the smallest marker after
