@@ -112,7 +112,9 @@
  * gives both curves.
  *
  * What an access need not redo.  The update moves little, and three
- * consequences of it save most of a third of the work:
+ * consequences of it (with unrolling the searches for the last 0 and
+ * one shift a level on the walk down) took a fifth of the instructions
+ * off:
  *
  *  - The walk into the candidate only finds which of its markers lie
  *    after z.  Those are among the markers of the node holding z, so once
@@ -143,21 +145,34 @@
  * takes a child by data, so a loop up to it mispredicts where it stops:
  * the prefix sums, live counts and smallest markers after each child of a
  * sibling group are computed for all four and the path's picked by index
- * instead (the search for the last 0 still loops: doing it by masks cost
- * more instructions than the mispredicts it saved).  What is left,
- * measured with cachegrind on the whole of P12 (its D1 of 48 KB and a last
- * level modelled as 4 MB, this machine's L2): per access, 2,320
- * instructions, 10 branch mispredicts, 3.0 D1 and 2.4 L2 misses for the
- * whole command: most of what an access reads is in the cache already,
- * and the time goes to instructions and mispredicts.  Of the OPT stack's 2,200 instructions and 10
- * mispredicts: 940 and 5.9 the walks down for m and z (which child holds
- * the last 0 is data), 920 and 1.3 the push-up (two paths of 11 levels
- * that meet near the root: about 10 parents and 2 leaves recomputed an
- * access; 0.9 D1 misses), 70 and 1.8 the LRU position, 45 and 0.7 the
- * heaps, the rest putting keys on top, prefetching, the histograms and
- * packing the window (0.6 D1 misses of its own).
- * (Before the side-by-side push-up and the picking by index: 2,680
- * instructions and 16.3 mispredicts an access, the same misses.)  Fewer,
+ * instead (the search for the last 0 still loops, unrolled: doing it by
+ * masks cost more instructions than the mispredicts it saved, and so did
+ * a branch-free scan of p's block).  What was left before the skipping
+ * above, measured with cachegrind on the whole of P12 (its D1 of 48 KB
+ * and a last level modelled as 4 MB, this machine's L2): per access,
+ * 2,320 instructions, 10 branch mispredicts, 3.0 D1 and 2.4 L2 misses for
+ * the whole command: most of what an access reads is in the cache
+ * already, and the time goes to instructions and mispredicts.  Of the OPT
+ * stack's 2,200 instructions and 10 mispredicts: 940 and 5.9 the walks
+ * down for m and z (which child holds the last 0 is data), 920 and 1.3
+ * the push-up (two paths of 11 levels that meet near the root: about 10
+ * parents and 2 leaves recomputed an access; 0.9 D1 misses), 70 and 1.8
+ * the LRU position, 45 and 0.7 the heaps, the rest putting keys on top,
+ * prefetching, the histograms and packing the window (0.6 D1 misses of
+ * its own).  (Before the side-by-side push-up and the picking by index:
+ * 2,680 instructions and 16.3 mispredicts an access, the same misses.)
+ * With the skipping, in one cachegrind run beside one of the code before
+ * it (whole command, whole of P12, this cachegrind modelling the last
+ * level as the 105 MB L3): 1,810 instructions and 8.6 mispredicts an
+ * access, from 2,300 and 10.0; 3.0 D1 and 2.4 last-level misses both.
+ * On P12's first 1.5 million accesses (callgrind): 1,430 from 1,800.
+ * Tried and dropped, as slower in CPU though some ran fewer instructions:
+ * keeping in each node the smallest marker after its last min, so that
+ * the walk into the candidate goes (the nodes grew to 20 or 32 bytes, or
+ * the marker went to arrays of its own: more lines read, and a costlier
+ * grouping on every push); choosing that marker, or the candidate on the
+ * walk down, by masks; rejoining the walk's sibling groups on the push
+ * instead of grouping them; 32-bit histograms.  Fewer,
  * wider levels do not help as they are: on P12's first 1.3 million
  * accesses FAN = 8 or 16, or BLK = 16 with FAN = 8, cost 14, 43 and 22%
  * more instructions (each level reads and recomputes two or four times
@@ -175,7 +190,11 @@
  * 2.5 times the CPU of an LRU replay plus an OPT replay at one size (2.7
  * before the side-by-side push-up and the picking by index, in the same
  * rounds; 3.6 before the prefetching and huge pages; see hsctl-mrc(1),
- * COST); the previous next-use stack took 18 times.
+ * COST); the previous next-use stack took 18 times.  With the skipping,
+ * in five rounds interleaved with the code before it (the medians, the
+ * curves stored, on a loaded machine): 5.28 s of CPU against 0.65 + 1.53
+ * s for the two replays, 2.4 times, where the code before took 6.25 s,
+ * 2.9 times in the same rounds.
  */
 #include "config.h"
 
