@@ -111,6 +111,30 @@
  * side until they meet.  The LRU distances come free with it, so one pass
  * gives both curves.
  *
+ * What an access need not redo.  The update moves little, and three
+ * consequences of it (with unrolling the searches for the last 0 and
+ * one shift a level on the walk down) took a fifth of the instructions
+ * off:
+ *
+ *  - The walk into the candidate only finds which of its markers lie
+ *    after z.  Those are among the markers of the node holding z, so once
+ *    that node's smallest is no better than the best found elsewhere (after
+ *    p, in p's block, between the candidate and the path) the walk stops:
+ *    at once on 22% of P12's accesses.
+ *  - Away from the newest block (whose pending slots join the tree when
+ *    it is pushed), the live counts of the two pushed leaves are known: x's
+ *    slot died, p and m's key stay live.  And when m's key is in another
+ *    block than x's, x's block keeps its markers (x's went to p), so until
+ *    the two paths meet x's regroups sums and mins only, m's key's all but
+ *    the live counts.  For the tree's leaves to be as they were before the
+ *    access, the blocks are pushed before x's new slot goes on top.
+ *  - From where the paths meet, a weight of 1 and marker m have moved
+ *    between the two blocks, so a node often keeps its sum, min and
+ *    smallest marker (2 of the 4 levels of the merged path on P12); then
+ *    only its live count moved, and each ancestor's by as much: the walk
+ *    up adds it, without grouping.  Likewise for the push of the newest
+ *    block, whose slots join with weight 0.
+ *
  * Where the time goes.  The pass reads its arrays at random: P12 has 150 MB
  * of them, and an access reads a handful of lines anywhere in them.  So the
  * paths of x's block (a few dozen accesses ahead: the stream is known) and
@@ -121,21 +145,34 @@
  * takes a child by data, so a loop up to it mispredicts where it stops:
  * the prefix sums, live counts and smallest markers after each child of a
  * sibling group are computed for all four and the path's picked by index
- * instead (the search for the last 0 still loops: doing it by masks cost
- * more instructions than the mispredicts it saved).  What is left,
- * measured with cachegrind on the whole of P12 (its D1 of 48 KB and a last
- * level modelled as 4 MB, this machine's L2): per access, 2,320
- * instructions, 10 branch mispredicts, 3.0 D1 and 2.4 L2 misses for the
- * whole command: most of what an access reads is in the cache already,
- * and the time goes to instructions and mispredicts.  Of the OPT stack's 2,200 instructions and 10
- * mispredicts: 940 and 5.9 the walks down for m and z (which child holds
- * the last 0 is data), 920 and 1.3 the push-up (two paths of 11 levels
- * that meet near the root: about 10 parents and 2 leaves recomputed an
- * access; 0.9 D1 misses), 70 and 1.8 the LRU position, 45 and 0.7 the
- * heaps, the rest putting keys on top, prefetching, the histograms and
- * packing the window (0.6 D1 misses of its own).
- * (Before the side-by-side push-up and the picking by index: 2,680
- * instructions and 16.3 mispredicts an access, the same misses.)  Fewer,
+ * instead (the search for the last 0 still loops, unrolled: doing it by
+ * masks cost more instructions than the mispredicts it saved, and so did
+ * a branch-free scan of p's block).  What was left before the skipping
+ * above, measured with cachegrind on the whole of P12 (its D1 of 48 KB
+ * and a last level modelled as 4 MB, this machine's L2): per access,
+ * 2,320 instructions, 10 branch mispredicts, 3.0 D1 and 2.4 L2 misses for
+ * the whole command: most of what an access reads is in the cache
+ * already, and the time goes to instructions and mispredicts.  Of the OPT
+ * stack's 2,200 instructions and 10 mispredicts: 940 and 5.9 the walks
+ * down for m and z (which child holds the last 0 is data), 920 and 1.3
+ * the push-up (two paths of 11 levels that meet near the root: about 10
+ * parents and 2 leaves recomputed an access; 0.9 D1 misses), 70 and 1.8
+ * the LRU position, 45 and 0.7 the heaps, the rest putting keys on top,
+ * prefetching, the histograms and packing the window (0.6 D1 misses of
+ * its own).  (Before the side-by-side push-up and the picking by index:
+ * 2,680 instructions and 16.3 mispredicts an access, the same misses.)
+ * With the skipping, in one cachegrind run beside one of the code before
+ * it (whole command, whole of P12, this cachegrind modelling the last
+ * level as the 105 MB L3): 1,810 instructions and 8.6 mispredicts an
+ * access, from 2,300 and 10.0; 3.0 D1 and 2.4 last-level misses both.
+ * On P12's first 1.5 million accesses (callgrind): 1,430 from 1,800.
+ * Tried and dropped, as slower in CPU though some ran fewer instructions:
+ * keeping in each node the smallest marker after its last min, so that
+ * the walk into the candidate goes (the nodes grew to 20 or 32 bytes, or
+ * the marker went to arrays of its own: more lines read, and a costlier
+ * grouping on every push); choosing that marker, or the candidate on the
+ * walk down, by masks; rejoining the walk's sibling groups on the push
+ * instead of grouping them; 32-bit histograms.  Fewer,
  * wider levels do not help as they are: on P12's first 1.3 million
  * accesses FAN = 8 or 16, or BLK = 16 with FAN = 8, cost 14, 43 and 22%
  * more instructions (each level reads and recomputes two or four times
@@ -153,7 +190,11 @@
  * 2.5 times the CPU of an LRU replay plus an OPT replay at one size (2.7
  * before the side-by-side push-up and the picking by index, in the same
  * rounds; 3.6 before the prefetching and huge pages; see hsctl-mrc(1),
- * COST); the previous next-use stack took 18 times.
+ * COST); the previous next-use stack took 18 times.  With the skipping,
+ * in five rounds interleaved with the code before it (the medians, the
+ * curves stored, on a loaded machine): 5.28 s of CPU against 0.65 + 1.53
+ * s for the two replays, 2.4 times, where the code before took 6.25 s,
+ * 2.9 times in the same rounds.
  */
 #include "config.h"
 
@@ -267,6 +308,40 @@ static inline struct node group(const struct node *c)
 #endif
 }
 
+/* Node @n, whose children @c changed in their sums and mins only: those. */
+static inline void regroup_sums(struct node *n, const struct node *c)
+{
+#if FAN_SHIFT == 2
+	int32_t s0 = c[0].sum, s1 = s0 + c[1].sum, s2 = s1 + c[2].sum;
+	int32_t m01 = HS_MIN(c[0].min, s0 + c[1].min), m23 = HS_MIN(s1 + c[2].min, s2 + c[3].min);
+
+	n->sum = s2 + c[3].sum;
+	n->min = HS_MIN(m01, m23);
+#else
+	struct node g = group(c);
+
+	n->sum = g.sum;
+	n->min = g.min;
+#endif
+}
+
+/* Node @n, whose children @c kept their live counts: the rest. */
+static inline void regroup_marks(struct node *n, const struct node *c)
+{
+#if FAN_SHIFT == 2
+	uint32_t k01 = HS_MIN(c[0].mark, c[1].mark), k23 = HS_MIN(c[2].mark, c[3].mark);
+
+	regroup_sums(n, c);
+	n->mark = HS_MIN(k01, k23);
+#else
+	struct node g = group(c);
+
+	n->sum = g.sum;
+	n->min = g.min;
+	n->mark = g.mark;
+#endif
+}
+
 static inline struct node leaf_of(const struct hs_optstack *os, uint32_t b)
 {
 	const struct slot *x = &os->sl[b << BLK_SHIFT], *end = x + BLK;
@@ -279,6 +354,37 @@ static inline struct node leaf_of(const struct hs_optstack *os, uint32_t b)
 		min = HS_MIN(min, sum);
 		mark = HS_MIN(mark, x->mark);
 		live += is_live(x);
+	}
+	return (struct node){ sum, min, mark, live };
+}
+
+/* leaf_of() of block @b when only its sum and min may have moved: those. */
+static inline void leaf_sums(const struct hs_optstack *os, uint32_t b, struct node *n)
+{
+	const struct slot *x = &os->sl[b << BLK_SHIFT], *end = x + BLK;
+	int32_t sum = 0, min = INT32_MAX;
+
+#pragma GCC unroll 8
+	for (; x < end; x++) {
+		sum += x->w;
+		min = HS_MIN(min, sum);
+	}
+	n->sum = sum;
+	n->min = min;
+}
+
+/* leaf_of() of block @b when its live slots are known to be @live. */
+static inline struct node leaf_live(const struct hs_optstack *os, uint32_t b, uint32_t live)
+{
+	const struct slot *x = &os->sl[b << BLK_SHIFT], *end = x + BLK;
+	int32_t sum = 0, min = INT32_MAX;
+	uint32_t mark = NIL;
+
+#pragma GCC unroll 8
+	for (; x < end; x++) {
+		sum += x->w;
+		min = HS_MIN(min, sum);
+		mark = HS_MIN(mark, x->mark);
 	}
 	return (struct node){ sum, min, mark, live };
 }
@@ -298,9 +404,19 @@ static void push_up(struct hs_optstack *os, uint32_t b)
 		os->pending = 0;
 
 	for (l = 0;; l++) {
-		if (same(&os->lev[l][i], &n))
+		struct node *o = &os->lev[l][i];
+
+		if (n.sum == o->sum && n.min == o->min && n.mark == o->mark) {
+			/* only the live count moved: the ancestors' by as much (see push_two()) */
+			uint32_t d = n.live - o->live;
+
+			if (!d)
+				return;
+			for (; l < os->nlev; l++, i >>= FAN_SHIFT)
+				os->lev[l][i].live += d;
 			return;
-		os->lev[l][i] = n;
+		}
+		*o = n;
 		if (l == os->nlev - 1)
 			return;
 		i >>= FAN_SHIFT;
@@ -362,21 +478,62 @@ static void push_two(struct hs_optstack *os, uint32_t a, uint32_t b)
 {
 	uint32_t l = 0, low = os->low >> BLK_SHIFT;
 
-	os->lev[0][a] = leaf_of(os, a);
-	os->lev[0][b] = leaf_of(os, b);
-	if (a == low || b == low)
+	if (a == low || b == low) {
+		os->lev[0][a] = leaf_of(os, a);
+		os->lev[0][b] = leaf_of(os, b);
 		os->pending = 0;
-	while (++l < os->nlev) {
-		a >>= FAN_SHIFT;
-		b >>= FAN_SHIFT;
-		os->lev[l][a] = group(&os->lev[l - 1][a << FAN_SHIFT]);
-		if (a == b)
-			break;
-		os->lev[l][b] = group(&os->lev[l - 1][b << FAN_SHIFT]);
+		while (++l < os->nlev) {
+			a >>= FAN_SHIFT;
+			b >>= FAN_SHIFT;
+			if (a == b)
+				break;
+			os->lev[l][a] = group(&os->lev[l - 1][a << FAN_SHIFT]);
+			os->lev[l][b] = group(&os->lev[l - 1][b << FAN_SHIFT]);
+		}
+	} else {
+		/*
+		 * Without the newest block, whose pending slots join the
+		 * tree when it is pushed, the live counts are known: x's
+		 * slot died, p and m's key stay live.  And when m's key is
+		 * in another block, x's block keeps its markers (x's went
+		 * to p), so until the paths meet @a's path regroups sums
+		 * and mins and counts x's death, and @b's all but live.
+		 */
+		if (a == b) {
+			os->lev[0][a] = leaf_live(os, a, os->lev[0][a].live - 1);
+		} else {
+			leaf_sums(os, a, &os->lev[0][a]);
+			os->lev[0][a].live--;
+			os->lev[0][b] = leaf_live(os, b, os->lev[0][b].live);
+		}
+		while (++l < os->nlev) {
+			a >>= FAN_SHIFT;
+			b >>= FAN_SHIFT;
+			if (a == b)
+				break;
+			regroup_sums(&os->lev[l][a], &os->lev[l - 1][a << FAN_SHIFT]);
+			os->lev[l][a].live--;
+			regroup_marks(&os->lev[l][b], &os->lev[l - 1][b << FAN_SHIFT]);
+		}
 	}
-	while (++l < os->nlev) {
-		a >>= FAN_SHIFT;
-		os->lev[l][a] = group(&os->lev[l - 1][a << FAN_SHIFT]);
+	/*
+	 * One path from where they meet.  The access moved a marker and a
+	 * weight of 1 between the two blocks, so from there on a node often
+	 * keeps its sum, min and smallest marker (from about the middle of
+	 * the merged path on P12: 2 of its 4 levels); then only its live
+	 * count moved, and its ancestors' by as much: no grouping above.
+	 */
+	for (; l < os->nlev; l++, a >>= FAN_SHIFT) {
+		struct node n = group(&os->lev[l - 1][a << FAN_SHIFT]), *o = &os->lev[l][a];
+
+		if (n.sum == o->sum && n.min == o->min && n.mark == o->mark) {
+			uint32_t d = n.live - o->live;
+
+			for (; l < os->nlev; l++, a >>= FAN_SHIFT)
+				os->lev[l][a].live += d;
+			return;
+		}
+		*o = n;
 	}
 }
 
@@ -438,9 +595,10 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 	int32_t zs;
 
 	for (l = os->nlev - 1; l > 0; l--) {
-		const struct node *ch = &os->lev[l - 1][(b >> (FAN_SHIFT * l)) << FAN_SHIFT];
+		uint32_t at = b >> (FAN_SHIFT * (l - 1));	/* the path's node of level l - 1 */
+		const struct node *ch = &os->lev[l - 1][at & ~(FAN - 1)];
 
-		j = (b >> (FAN_SHIFT * (l - 1))) & (FAN - 1);
+		j = at & (FAN - 1);
 		/*
 		 * Which child the path takes is data: the sums and live
 		 * counts before each child and the smallest marker after
@@ -459,6 +617,13 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 		n += lv[j];
 		right = HS_MIN(right, sm[j]);
 		acc = NIL;
+		/*
+		 * Unrolled (here and in the walk into the candidate): the
+		 * exit is data, and each copy's test is a branch of its own
+		 * with its own history, no shared back edge; -4% instructions
+		 * and about -5% CPU time on P12.
+		 */
+#pragma GCC unroll 4
 		for (k = j; k-- > 0;) {
 			if (bf[k] + ch[k].min == 0)
 				break;
@@ -482,13 +647,24 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 	if (zs >= 0 || cc == NIL)
 		goto done;	/* z is in p's block, or the empty prefix */
 	best = HS_MIN(best, mid);
-	/* Node (cl, cc), entered with the prefix sum before it: find z in it. */
+	/*
+	 * Node (cl, cc), entered with the prefix sum before it: find z in it,
+	 * but only while the node holding z has a marker below the best so
+	 * far: the markers after z in it are among its own, so once its
+	 * smallest is no better, where z is no longer matters (the walk
+	 * stops at once on 22% of P12's accesses).  The newest slots, not in
+	 * the tree yet, are never after z here (see below), so stopping
+	 * skips nothing.
+	 */
+	if (os->lev[cl][cc].mark >= best)
+		return best;
 	for (l = cl, i = cc, before = cbefore; l > 0; l--) {
 		const struct node *ch = &os->lev[l - 1][i << FAN_SHIFT];
 
 		bf[0] = before;
 		for (j = 1; j < FAN; j++)
 			bf[j] = bf[j - 1] + ch[j - 1].sum;
+#pragma GCC unroll 4
 		for (j = FAN; j-- > 0;) {
 			if (bf[j] + ch[j].min == 0)
 				break;
@@ -497,6 +673,8 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 		assert(j < FAN);
 		before = bf[j];
 		i = (i << FAN_SHIFT) + j;
+		if (ch[j].mark >= best)
+			return best;
 	}
 	zs = block_zero(os, i, (i + 1) << BLK_SHIFT, before, &best);
 	assert(zs >= 0);
@@ -838,9 +1016,11 @@ int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
 		os->ln[r].slot = sp;
 	os->sl[sp].w += x->w + 1;
 	*x = dead;
-	/* The accessed key goes on top holding m alone. */
-	push_top(os, key, 0, m);
-	/* Push the changed blocks up the tree in one walk. */
+	/*
+	 * Push the changed blocks up the tree in one walk, before push_top()
+	 * (which may push the newest block): push_two() takes the live
+	 * counts of the tree's leaves as they were before the access.
+	 */
 	if ((sp ^ se) >> BLK_SHIFT == 0) {
 		push_two(os, se >> BLK_SHIFT, sq >> BLK_SHIFT);
 	} else {
@@ -849,6 +1029,8 @@ int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
 		blocks[2] = se >> BLK_SHIFT;
 		push_blocks(os, blocks, 3);
 	}
+	/* The accessed key goes on top holding m alone. */
+	push_top(os, key, 0, m);
 done:
 	os->hist[d]++;
 	if (d > os->max_dist)
