@@ -2227,6 +2227,24 @@ static const uint16_t plain_want[256] = {
 };
 _Static_assert((PLAIN_HIT_FLAGS | 0xff00u) != 0xffffu, "0xffff is no record's");
 
+/* The policy's described hit operation @op on @key (HS_INLINE_HIT_NOP: nothing). */
+static inline __attribute__((always_inline)) void inline_hit(enum hs_inline_hit op,
+							      const struct hs_qctx *qc,
+							      struct hs_qlist *l, uint64_t *bits,
+							      uint32_t key)
+{
+	switch (op) {
+	case HS_INLINE_HIT_MOVE_TAIL:
+		hs_q_move_tail(qc, l, key);
+		break;
+	case HS_INLINE_HIT_SET_BIT:
+		bits[key / 64] |= (uint64_t)1 << (key % 64);
+		break;
+	default:
+		break;
+	}
+}
+
 /*
  * One record of run_inline(): a plain hit (what step_hit() takes) is done
  * here, with @op the policy's hit, and counts nothing: the caller adds the
@@ -2258,16 +2276,7 @@ static inline __attribute__((always_inline)) int rec_inline(struct hs_sim *sim,
 					   (base + (size_t)key * stride);
 
 		if (likely(plain_bits(f) == plain_want[m])) {
-			switch (op) {
-			case HS_INLINE_HIT_MOVE_TAIL:
-				hs_q_move_tail(qc, l, key);
-				break;
-			case HS_INLINE_HIT_SET_BIT:
-				bits[key / 64] |= (uint64_t)1 << (key % 64);
-				break;
-			default:
-				break;
-			}
+			inline_hit(op, qc, l, bits, key);
 			return 0;
 		}
 	}
@@ -2288,16 +2297,7 @@ static inline __attribute__((always_inline)) int rec_inline(struct hs_sim *sim,
 			sim->st.records++;
 			sim->st.hits++;
 			settle_protection(sim, f, true);
-			switch (op) {
-			case HS_INLINE_HIT_MOVE_TAIL:
-				hs_q_move_tail(qc, l, key);
-				break;
-			case HS_INLINE_HIT_SET_BIT:
-				bits[key / 64] |= (uint64_t)1 << (key % 64);
-				break;
-			default:
-				break;
-			}
+			inline_hit(op, qc, l, bits, key);
 			sim->seq++;
 			return 0;
 		}
