@@ -889,12 +889,15 @@ static void readahead_leave(struct hs_sim *sim, struct hs_folio *f)
 	}
 }
 
-static inline __attribute__((always_inline)) int evict_page_inline(struct hs_sim *sim,
-								    struct hs_folio *f,
-								    bool hinted)
+/*
+ * f leaves memory by eviction, the page's part: its shadow entry, the
+ * counts, its protection settled.  miss_inline() stops here: its runs have
+ * no TLB model, eviction callback or victims kept.
+ */
+static inline __attribute__((always_inline)) void page_out(struct hs_sim *sim,
+							    struct hs_folio *f, bool hinted)
 {
 	readahead_leave(sim, f);
-	tlb_drop(sim, f);	/* unmapped: its TLB entry is flushed */
 	f->flags &= (uint8_t)~(HS_FOLIO_RESIDENT | HS_FOLIO_HINTED | HS_FOLIO_RA_MARK);
 	f->flags |= HS_FOLIO_SHADOW | (hinted ? HS_FOLIO_HINTED : 0);
 	folio_stamp(sim, f);
@@ -906,6 +909,14 @@ static inline __attribute__((always_inline)) int evict_page_inline(struct hs_sim
 	if (f->flags & HS_FOLIO_ANON)
 		sim->st.pswpout++;
 	resolve_protection(sim, f, false);
+}
+
+static inline __attribute__((always_inline)) int evict_page_inline(struct hs_sim *sim,
+								    struct hs_folio *f,
+								    bool hinted)
+{
+	page_out(sim, f, hinted);
+	tlb_drop(sim, f);	/* unmapped: its TLB entry is flushed */
 	if (sim->cfg.on_evict) {
 		int err = sim->cfg.on_evict(sim->cfg.evict_arg, sim->seq, folio_id(sim, f), hinted);
 
@@ -1061,6 +1072,28 @@ static int make_room(struct hs_sim *sim, struct hs_folio *in, const struct hs_ac
 	return 0;
 }
 
+/* A miss on f: counted, and a cold one the first time f is seen. */
+static inline __attribute__((always_inline)) void count_miss(struct hs_sim *sim, struct hs_folio *f)
+{
+	sim->st.misses++;
+	if (!(f->flags & HS_FOLIO_SEEN)) {
+		f->flags |= HS_FOLIO_SEEN;
+		sim->st.cold_misses++;
+	}
+}
+
+/* f enters memory: its shadow entry used up, stamped now (its last access while resident). */
+static inline __attribute__((always_inline)) void make_resident(struct hs_sim *sim,
+								 struct hs_folio *f)
+{
+	f->flags &= (uint8_t)~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED);
+	folio_stamp(sim, f);
+	f->flags |= HS_FOLIO_RESIDENT;
+	sim->used++;
+	if (sim->used > sim->st.peak_resident)
+		sim->st.peak_resident = sim->used;
+}
+
 /* f, with a shadow entry, comes back (a miss or a readahead insertion); most misses do. */
 static inline __attribute__((always_inline)) void count_refault(struct hs_sim *sim, struct hs_folio *f, uint64_t dist)
 {
@@ -1088,11 +1121,7 @@ static int do_miss(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 	uint64_t dist = refault ? folio_age(sim, f) : 0;
 	int err;
 
-	sim->st.misses++;
-	if (!(f->flags & HS_FOLIO_SEEN)) {
-		f->flags |= HS_FOLIO_SEEN;
-		sim->st.cold_misses++;
-	}
+	count_miss(sim, f);
 	if (refault)
 		count_refault(sim, f, dist);
 
@@ -1114,12 +1143,7 @@ static int do_miss(struct hs_sim *sim, struct hs_folio *f, const struct hs_acces
 		if (check_now(sim))
 			return sim->broken;
 	}
-	f->flags &= (uint8_t)~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED);
-	folio_stamp(sim, f);		/* while resident: the last access */
-	f->flags |= HS_FOLIO_RESIDENT;
-	sim->used++;
-	if (sim->used > sim->st.peak_resident)
-		sim->st.peak_resident = sim->used;
+	make_resident(sim, f);
 	sim->ops->insert(sim->pol, f, a);
 	group_start(sim, f, false);
 	if (check_now(sim))
@@ -1157,14 +1181,10 @@ static int do_readahead(struct hs_sim *sim, struct hs_folio *f, const struct hs_
 		if (check_now(sim))
 			return sim->broken;
 	}
-	f->flags &= (uint8_t)~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED);
-	folio_stamp(sim, f);		/* while resident: the last access (none: now) */
-	f->flags |= HS_FOLIO_RESIDENT | HS_FOLIO_READAHEAD;
+	make_resident(sim, f);
+	f->flags |= HS_FOLIO_READAHEAD;
 	sim->ra_resident++;
 	sim->st.readahead_pages++;
-	sim->used++;
-	if (sim->used > sim->st.peak_resident)
-		sim->st.peak_resident = sim->used;
 	sim->ops->insert(sim->pol, f, a);
 	group_start(sim, f, true);
 	if (check_now(sim))
@@ -2086,11 +2106,7 @@ static inline __attribute__((always_inline)) int miss_inline(struct hs_sim *sim,
 	sim->st.records++;
 	if ((f->flags & HS_FOLIO_ANON) != (meta & HS_META_ANON))
 		f->flags ^= HS_FOLIO_ANON;
-	sim->st.misses++;
-	if (!(f->flags & HS_FOLIO_SEEN)) {
-		f->flags |= HS_FOLIO_SEEN;
-		sim->st.cold_misses++;
-	}
+	count_miss(sim, f);
 	if (f->flags & HS_FOLIO_SHADOW)
 		count_refault(sim, f, folio_age(sim, f));
 	if (sim->used + 1 > sim->cfg.capacity) {
@@ -2120,28 +2136,14 @@ static inline __attribute__((always_inline)) int miss_inline(struct hs_sim *sim,
 			v = (struct hs_folio *)(void *)(sim->folios + (size_t)id * stride);
 			if (unlikely(!hs_folio_is_resident(v)))	/* nor is it f, not resident */
 				goto contract;
-			readahead_leave(sim, v);
-			v->flags &= (uint8_t)~(HS_FOLIO_RESIDENT | HS_FOLIO_HINTED |
-					       HS_FOLIO_RA_MARK);
-			v->flags |= HS_FOLIO_SHADOW;
-			folio_stamp(sim, v);
-			sim->used--;
-			sim->st.evictions++;
-			if (v->flags & HS_FOLIO_ANON)
-				sim->st.pswpout++;
-			resolve_protection(sim, v, false);
+			page_out(sim, v, false);
 			if (unlikely(sim->broken)) {		/* hs_sim_protect() refused */
 				err = sim->broken;
 				goto broken;
 			}
 		}
 	}
-	f->flags &= (uint8_t)~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED);
-	folio_stamp(sim, f);		/* while resident: the last access */
-	f->flags |= HS_FOLIO_RESIDENT;
-	sim->used++;
-	if (sim->used > sim->st.peak_resident)
-		sim->st.peak_resident = sim->used;
+	make_resident(sim, f);
 	if (inl->insert == HS_INLINE_INSERT_PUSH_TAIL) {
 		if (inl->bits)
 			inl->bits[key / 64] &= ~((uint64_t)1 << (key % 64));
