@@ -621,6 +621,15 @@ static int check(struct hs_damon *dm, uint64_t t, struct hs_damon_acts *acts, si
 	return 0;
 }
 
+/* The recorded actions @ra[0 .. @n - 1] become @dm's, from the first: @dm owns @ra. */
+static void take_recorded(struct hs_damon *dm, struct hs_damon_act *ra, size_t n)
+{
+	free(dm->ra);
+	dm->ra = ra;
+	dm->nra = n;
+	dm->ira = 0;
+}
+
 int hs_damon_set_recorded(struct hs_damon *dm, const struct hs_damon_act *ra, size_t n)
 {
 	struct hs_damon_act *copy = malloc((n ? n : 1) * sizeof(*copy));
@@ -629,10 +638,7 @@ int hs_damon_set_recorded(struct hs_damon *dm, const struct hs_damon_act *ra, si
 		return -ENOMEM;
 	if (n)
 		memcpy(copy, ra, n * sizeof(*copy));
-	free(dm->ra);
-	dm->ra = copy;
-	dm->nra = n;
-	dm->ira = 0;
+	take_recorded(dm, copy, n);
 	return 0;
 }
 
@@ -746,10 +752,7 @@ static int load_recorded(struct hs_store *st, int64_t session, struct hs_damon *
 				" kdamond runs)", (long long)session);
 		goto out;
 	}
-	free(dm->ra);		/* hs_damon_set_recorded() without the copy */
-	dm->ra = ra;
-	dm->nra = n;
-	dm->ira = 0;
+	take_recorded(dm, ra, n);	/* hs_damon_set_recorded() without the copy */
 	ra = NULL;
 out:
 	sqlite3_finalize(s);
