@@ -46,6 +46,24 @@
  * relies on that flag, which the driver clears only after the policy has
  * unlinked the key.  Every operation is O(1); check() walks the list and the
  * key array in O(n).
+ *
+ * Why a list and not lazy deletion.  Beyond L2 an eviction waits on the
+ * list: the key after the head is known only when the head's link arrives,
+ * one memory access per eviction (at 76,300 of 763 K zipf keys a quarter of
+ * the run).  A ring of every push with per-key stamps (the head is the
+ * oldest entry whose key's stamp is its position; a hit appends and
+ * restamps) names the next victims far ahead and spares a hit its
+ * neighbours, with the same victims in the same order.  It was built and
+ * measured (issue 13, bench/README; branch h-lru-lazy) and does not pay:
+ * a little faster where the walk waited (763 K keys 39.2 -> 35.9 ns per
+ * access, 3.7 M 49.4 -> 48.1), much slower where the records fit in L2
+ * (81 K: 28.4 -> 33.7), because every entry a hit leaves behind is read
+ * again when the head passes it, a random load where the list's hit wrote
+ * its neighbours with stores nothing waits for.  Marking the old entry dead
+ * instead (a store into the ring) moved the cost to the ring's own traffic
+ * (33.0, 37.9, 55.4).  A ring beside the list, to fetch the next victims only,
+ * cost its hits more than it saved (763 K 32.7 -> 35.6, 3.7 M 39.8 -> 46.2;
+ * branch h-lru-guide).
  */
 #include "config.h"
 
