@@ -252,16 +252,22 @@ static int import_params(const struct hs_trace_opts *o, char **out)
  * (hs_trace_oracle_keys_estimate(): a sample of keys would hash a record
  * in 64 of a file six times longer, and on P12 cost as much as the
  * doubling it saved), believed only when the marks read so far are no more
- * than the keys seen (plus the chunk still being filled, not renumbered
- * yet).  Other inputs grow the map as before.
+ * than the keys seen plus the records of the chunk still being filled (not
+ * renumbered yet).  Right after the first chunk, as an oracle file's
+ * estimate is taken, none are: a file that marks every record as a last
+ * access (a tool that writes -1 throughout) is caught by its first chunk's
+ * repeated keys, not sized for a key a record.  Other inputs grow the map
+ * as before.
  */
 static void presize(struct hs_trace_reader *r, struct hs_session_writer *w)
 {
-	uint64_t *sample = NULL, seen = hs_session_keys(w), total;
+	uint64_t *sample = NULL, seen = hs_session_keys(w), total, *room_keys;
+	size_t room;
 	long n;
 
 	if (!hs_trace_oracle_keys_estimate(r, &total)) {
-		if (hs_trace_oracle_lasts(r) <= seen + HS_CHUNK_RECORDS)
+		if (!hs_session_room(w, &room_keys, &room) &&
+		    hs_trace_oracle_lasts(r) <= seen + (HS_CHUNK_RECORDS - room))
 			hs_session_expect_keys(w, ORACLE_MARGIN(total));
 		return;
 	}
