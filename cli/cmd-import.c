@@ -229,27 +229,46 @@ static int import_params(const struct hs_trace_opts *o, char **out)
  * keys) that cost more than the pass over the file that the estimate takes
  * (a 3.7 M-key u32be import: 0.11 s for five doublings, the pass about
  * 0.01 s); below, less, so imports of fewer keys never pay for the pass.
+ * An oracle file's estimate reads a sixteenth of the file and costs less
+ * than one doubling: it is taken after the first chunk (ORACLE_AFTER), so
+ * the map is sized once from the start, and its marks are checked against
+ * a chunk's keys first.
  */
 #define ESTIMATE_AFTER	800000
+#define ORACLE_AFTER	1
+
+/*
+ * The estimate of an oracle file's keys errs either way by a fraction of
+ * a percent; this much more is asked for, so that a file whose count is
+ * just above it does not double the map near its end.
+ */
+#define ORACLE_MARGIN(keys)	((keys) + (keys) / 64)
 
 /*
  * Size the session's key map for the keys of the whole file, where the
  * reader can tell cheaply: u32be from a sample of the rest's keys
  * (hs_trace_sample_keys(): those not seen yet, scaled up, are the new keys
- * to come); oracle from its last-access marks (hs_trace_oracle_keys(): a
- * sample pass would hash a record in 64 of a file six times longer, and on
- * P12 cost as much as the doubling it saved), believed only when the marks
- * read so far are no more than the keys seen (plus the chunk still being
- * filled, not renumbered yet).  Other inputs grow the map as before.
+ * to come); oracle from its last-access marks in a sample of the rest
+ * (hs_trace_oracle_keys_estimate(): a sample of keys would hash a record
+ * in 64 of a file six times longer, and on P12 cost as much as the
+ * doubling it saved), believed only when the marks read so far are no more
+ * than the keys seen plus the records of the chunk still being filled (not
+ * renumbered yet).  Right after the first chunk, as an oracle file's
+ * estimate is taken, none are: a file that marks every record as a last
+ * access (a tool that writes -1 throughout) is caught by its first chunk's
+ * repeated keys, not sized for a key a record.  Other inputs grow the map
+ * as before.
  */
 static void presize(struct hs_trace_reader *r, struct hs_session_writer *w)
 {
-	uint64_t *sample = NULL, seen = hs_session_keys(w), total;
+	uint64_t *sample = NULL, seen = hs_session_keys(w), total, *room_keys;
+	size_t room;
 	long n;
 
-	if (!hs_trace_oracle_keys(r, &total)) {
-		if (hs_trace_oracle_lasts(r) <= seen + HS_CHUNK_RECORDS)
-			hs_session_expect_keys(w, total);
+	if (!hs_trace_oracle_keys_estimate(r, &total)) {
+		if (!hs_session_room(w, &room_keys, &room) &&
+		    hs_trace_oracle_lasts(r) <= seen + (HS_CHUNK_RECORDS - room))
+			hs_session_expect_keys(w, ORACLE_MARGIN(total));
 		return;
 	}
 	n = hs_trace_sample_keys(r, &sample);
@@ -262,12 +281,13 @@ static void presize(struct hs_trace_reader *r, struct hs_session_writer *w)
 /*
  * Read every record into the open session: the reader writes the keys
  * straight into the writer's chunk (hs_session_room()), and the key map is
- * sized for the file's keys once it holds ESTIMATE_AFTER.  Return: 0 or a
+ * sized for the file's keys once it holds @estimate_after.  Return: 0 or a
  * negative errno, with *why the message and *bad_data set when the trace
  * was at fault.
  */
 static int copy_records(struct hs_trace_reader *r, struct hs_session_writer *w,
-			struct hs_store *st, const char **why, bool *bad_data)
+			struct hs_store *st, uint64_t estimate_after, const char **why,
+			bool *bad_data)
 {
 	struct hs_cli_progress pr;
 	bool tty = isatty(STDERR_FILENO);
@@ -296,7 +316,7 @@ static int copy_records(struct hs_trace_reader *r, struct hs_session_writer *w,
 			*why = hs_store_errmsg(st);
 			break;
 		}
-		if (!estimated && hs_session_keys(w) >= ESTIMATE_AFTER) {
+		if (!estimated && hs_session_keys(w) >= estimate_after) {
 			estimated = true;
 			presize(r, w);
 		}
@@ -429,7 +449,8 @@ static int run(int argc, char **argv)
 		status = hs_cli_store_err(st, hs_exit_from_errno(ret));
 		goto out_close_store;
 	}
-	ret = copy_records(r, w, st, &why, &bad_data);
+	ret = copy_records(r, w, st, a.topts.type == HS_TRACE_ORACLE ? ORACLE_AFTER :
+			   ESTIMATE_AFTER, &why, &bad_data);
 	if (ret == -EFBIG && why && *why) {
 		hs_err("%s; raise --max-accesses (0: no limit)", why);
 		hs_session_abort(w);

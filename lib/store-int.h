@@ -94,7 +94,7 @@ struct hs_event;
 /* Events hs_rec_add_event() buffers and inserts with one statement. */
 #define STORE_EVENT_BATCH	32
 
-struct stage_chunk;		/* store.c: a staged chunk's place in the stage file */
+struct stage_chunk;		/* store.c: a staged chunk's place in memory or the file */
 
 struct hs_session_writer {
 	struct hs_store		*st;		/* in a transaction until commit/abort */
@@ -125,7 +125,10 @@ struct hs_session_writer {
 	struct hs_session_meta	sm;		/* ... a copy of the meta, which */
 	char			*owned[9];	/* ... owns these strings */
 	int			stage_fd;	/* ... the file (-1: none) */
-	uint64_t		stage_off;	/* ... its length */
+	uint64_t		stage_off;	/* ... bytes staged, memory and file */
+	uint8_t			*stage_mem;	/* ... the first chunks' memory, or NULL */
+	uint64_t		stage_mem_len;	/* ... bytes of it used */
+	uint64_t		stage_file_off;	/* ... the file's length */
 	struct stage_chunk	*stage;		/* ... the chunks in it */
 	size_t			stage_n;	/* ... how many */
 	size_t			stage_cap;	/* ... room in stage[] */

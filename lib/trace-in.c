@@ -966,18 +966,26 @@ static size_t oracle_many(struct hs_trace_reader *r, uint64_t *keys, size_t max)
 	uint64_t lasts = r->lasts;
 	size_t i, n = HS_MIN(max, (r->len - r->pos) / ORACLE_REC);
 
+	/*
+	 * Without a branch on whether a record is its key's last access: past a
+	 * few hundred thousand keys a third of the records are, at random, and
+	 * the branch mispredicted at every other one (a 3.7 M-key file read at
+	 * 11.4 ns a record, one of 81 K keys at 5.3).  A last access counts; it
+	 * is checked as next access INT64_MAX, which is later than any record,
+	 * and compared with the largest as 0.
+	 */
 	for (i = 0; i < n; i++, p += ORACLE_REC) {
-		int64_t next = (int64_t)get_le64(p + 16);
+		uint64_t next = get_le64(p + 16);
+		uint64_t last = (next == UINT64_MAX) | (next == (uint64_t)INT64_MAX);
+		uint64_t at = next & (last - 1);		/* 0 for a last access */
+		uint64_t check = at | (0 - last) >> 1;		/* INT64_MAX for one */
 
-		if (next != -1 && next != INT64_MAX) {
-			if (unlikely(next < 0 || (uint64_t)next <= rec + i))
-				break;
-			if ((uint64_t)next > max_next) {
-				max_next = (uint64_t)next;
-				max_next_rec = rec + i;
-			}
-		} else {
-			lasts++;
+		lasts += last;
+		if (unlikely((int64_t)check < 0 || check <= rec + i))
+			break;
+		if (at > max_next) {
+			max_next = at;
+			max_next_rec = rec + i;
 		}
 		keys[i] = get_le64(p + 4);
 	}
@@ -1205,6 +1213,53 @@ uint64_t hs_trace_oracle_lasts(const struct hs_trace_reader *r)
 	return r->lasts;
 }
 
+/*
+ * hs_trace_oracle_keys_estimate() reads one slice of ORACLE_SLICE records
+ * (96 KiB, in order, so the prefetchers keep up) in ORACLE_EVERY.
+ */
+#define ORACLE_SLICE	4096u
+#define ORACLE_EVERY	16u
+
+/*
+ * The last-access marks of the rest of a mapped oracle file, in one slice of
+ * ORACLE_SLICE records in @every (1: all of it), into *@marks, with the
+ * records looked at in *@looked and the rest's records in *@rest.  Pages
+ * beyond SAMPLE_KEEP ahead of the reader are let go as it passes them.
+ * Return: 0, or -EOPNOTSUPP when the input is not a mapped oracle file or
+ * the reader failed.
+ */
+static int count_marks(struct hs_trace_reader *r, unsigned int every, uint64_t *marks,
+		       uint64_t *looked, uint64_t *rest)
+{
+	size_t i, end, slice = (size_t)ORACLE_SLICE * ORACLE_REC;
+	uint64_t lasts = 0, seen = 0;
+
+	if (r->o.type != HS_TRACE_ORACLE)
+		return -EOPNOTSUPP;
+	if (!r->sniffed && !r->err)
+		map_input(r);
+	if (!r->map_len || r->err)
+		return -EOPNOTSUPP;
+	end = r->map_len - (r->map_len - r->pos) % ORACLE_REC;
+	for (i = r->pos; i < end; i += slice * every) {
+		size_t stop = HS_MIN(end, i + slice), from, j;
+
+		for (j = i; j < stop; j += ORACLE_REC) {
+			uint64_t next = get_le64(r->buf + j + 16);
+
+			lasts += next == UINT64_MAX || next == (uint64_t)INT64_MAX;
+		}
+		seen += (stop - i) / ORACLE_REC;
+		from = HS_MAX(i, r->pos + SAMPLE_KEEP) & ~(size_t)4095;
+		if (stop > from)
+			(void)madvise(r->buf + from, stop - from, MADV_DONTNEED);
+	}
+	*marks = lasts;
+	*looked = seen;
+	*rest = (end - r->pos) / ORACLE_REC;
+	return 0;
+}
+
 /**
  * hs_trace_oracle_keys() - the distinct keys of a whole oracle file, as it says
  * @r: the reader, of a mapped oracle file (map_input())
@@ -1224,30 +1279,40 @@ uint64_t hs_trace_oracle_lasts(const struct hs_trace_reader *r)
  */
 int hs_trace_oracle_keys(struct hs_trace_reader *r, uint64_t *keys)
 {
-	uint64_t lasts = 0;
-	size_t i, end;
+	uint64_t marks, looked, rest;
+	int ret = count_marks(r, 1, &marks, &looked, &rest);
 
-	if (r->o.type != HS_TRACE_ORACLE)
-		return -EOPNOTSUPP;
-	if (!r->sniffed && !r->err)
-		map_input(r);
-	if (!r->map_len || r->err)
-		return -EOPNOTSUPP;
-	end = r->map_len - (r->map_len - r->pos) % ORACLE_REC;
-	for (i = r->pos; i < end;) {
-		size_t stop = HS_MIN(end, i + (MAP_DROP / 2 / ORACLE_REC) * ORACLE_REC), from = i;
+	if (!ret)
+		*keys = r->lasts + marks;
+	return ret;
+}
 
-		for (; i < stop; i += ORACLE_REC) {
-			uint64_t next = get_le64(r->buf + i + 16);
+/**
+ * hs_trace_oracle_keys_estimate() - hs_trace_oracle_keys() from a sample of the rest
+ * @r: the reader, of a mapped oracle file (map_input())
+ * @keys: receives the estimate
+ *
+ * The marks of one slice of ORACLE_SLICE records in ORACLE_EVERY of the
+ * rest, scaled up to the rest: a sixteenth of the pass, so that an import
+ * can afford it before its first records (the whole pass cost 0.04 s of a
+ * 10 M-record file, 4 ns a record, on this project's VM).  The slices are
+ * spread evenly over the file, and the marks, which gather towards its
+ * end, vary slowly along it: on bench/run's zipf traces the estimate was
+ * 0.06 % low at 3.7 M keys and 0.02 % at 763 K; 3.5 % at 81 K, whose
+ * marks crowd into the file's last slices (an import's map starts larger
+ * than that anyway).
+ *
+ * Return: as hs_trace_oracle_keys().
+ */
+int hs_trace_oracle_keys_estimate(struct hs_trace_reader *r, uint64_t *keys)
+{
+	uint64_t marks, looked, rest;
+	int ret = count_marks(r, ORACLE_EVERY, &marks, &looked, &rest);
 
-			lasts += next == UINT64_MAX || next == (uint64_t)INT64_MAX;
-		}
-		from = HS_MAX(from, r->pos + SAMPLE_KEEP) & ~(size_t)4095;
-		if (stop > from)
-			(void)madvise(r->buf + from, stop - from, MADV_DONTNEED);
-	}
-	*keys = r->lasts + lasts;
-	return 0;
+	if (!ret)
+		*keys = r->lasts + (looked ? (uint64_t)((double)marks * (double)rest /
+							 (double)looked) : 0);
+	return ret;
 }
 
 /**

@@ -184,6 +184,12 @@ long hs_trace_sample_keys(struct hs_trace_reader *r, uint64_t **keys);
  */
 int hs_trace_oracle_keys(struct hs_trace_reader *r, uint64_t *keys);
 
+/*
+ * hs_trace_oracle_keys() from one slice of 4,096 records in 16 of the rest,
+ * scaled up: a sixteenth of the pass, for sizing before the first records.
+ */
+int hs_trace_oracle_keys_estimate(struct hs_trace_reader *r, uint64_t *keys);
+
 /* oracle: the records read so far that say they are their key's last access. */
 uint64_t hs_trace_oracle_lasts(const struct hs_trace_reader *r);
 
