@@ -352,17 +352,22 @@ static __attribute__((noinline)) int heap_compact(struct hs_policy *p, uint64_t 
 	struct opt_ent *h = p->heap;
 	uint64_t n = 0, i;
 
-	if (p->exact && !p->wide) {
-		/* ent_nu() >= now, narrow: one comparison of the key */
-		uint64_t low = now < UINT32_MAX ? now << 32 : (uint64_t)UINT32_MAX << 32;
+	if (p->exact) {
+		/*
+		 * ent_nu() >= now: narrow, one comparison of the key.  Every
+		 * entry is copied and the count advanced by the comparison: which
+		 * entries are stale follows no pattern the branch predictor can
+		 * learn, and a branch here mispredicted on half of them (the
+		 * compaction took 16 % of OPT's time at 81 K keys, 7 % of its
+		 * instructions).
+		 */
+		uint64_t low = p->wide ? now :
+			       now < UINT32_MAX ? now << 32 : (uint64_t)UINT32_MAX << 32;
 
-		for (i = 0; i < p->heap_n; i++)
-			if (h[i].key >= low)
-				h[n++] = h[i];
-	} else if (p->exact) {
-		for (i = 0; i < p->heap_n; i++)
-			if (h[i].key >= now)
-				h[n++] = h[i];
+		for (i = 0; i < p->heap_n; i++) {
+			h[n] = h[i];
+			n += h[i].key >= low;
+		}
 	} else {
 		for (i = 0; i < p->heap_n; i++) {
 			if (i + 16 < p->heap_n)
