@@ -61,10 +61,13 @@
  *   hit()     the key's next use moves to a->next_use: push a new entry (the
  *             old one is stale); or clear its bit (its next use was now),
  *             set the new one.
- *   insert()  push {a->next_use, id}; or set a->next_use's bit.
+ *   insert()  push {a->next_use, id}, or mark live the entry evict()
+ *             placed for this access; or set a->next_use's bit.
  *   evict()   take the victim @need times (fewer only when fewer are
- *             resident): the live root, stale roots popped on the way; or
- *             the lowest id in never, else the largest bit of fut.
+ *             resident): the live root, stale roots popped on the way, the
+ *             last one's place taken by the incoming key's entry
+ *             (heap_replace_top()); or the lowest id in never, else the
+ *             largest bit of fut.
  *   remove()  mark its entry stale, or clear its bit (drop or PAGEOUT); a
  *             drop of a non-resident key is a no-op (no ghosts).
  *   admit()   the bypass variant only, below.
