@@ -363,11 +363,10 @@ static void arc_hit(struct hs_policy *p, struct hs_folio *f, const struct hs_acc
 	assert(key_list(k) == ARC_T1 || key_list(k) == ARC_T2);
 	if (likely(key_list(k) == ARC_T2)) {
 		hs_q_move_tail(&q, &p->lists[ARC_T2], a->key);
+		key_set(k, ARC_T2, a->seq);
 	} else {
-		hs_q_del(&q, &p->lists[ARC_T1], a->key);
-		hs_q_push_tail(&q, &p->lists[ARC_T2], a->key);
+		arc_move(p, a->key, ARC_T2, a->seq);
 	}
-	key_set(k, ARC_T2, a->seq);
 }
 
 static size_t arc_evict(struct hs_policy *p, struct hs_folio *incoming, const struct hs_access *a,
