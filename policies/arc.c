@@ -226,7 +226,7 @@ static uint64_t arc_nr(const struct hs_policy *p, enum arc_list l)
 }
 
 /* Take id off its list (if any) and append it, warm, at the MRU end of @to; last = @seq. */
-static void arc_move(struct hs_policy *p, uint32_t id, enum arc_list to, uint64_t seq)
+static inline __attribute__((always_inline)) void arc_move(struct hs_policy *p, uint32_t id, enum arc_list to, uint64_t seq)
 {
 	struct hs_qctx q = arc_q(p);
 	struct arc_key *k = key_at(&q, id);
@@ -243,7 +243,9 @@ static void arc_move(struct hs_policy *p, uint32_t id, enum arc_list to, uint64_
  * next pop writes: REPLACE walks T1 and T2 from their LRU ends, and without
  * it every eviction stalled on the new head's successor.
  */
-static void arc_demote(struct hs_policy *p, enum arc_list from, enum arc_list to)
+static inline __attribute__((always_inline)) void arc_demote(struct hs_policy *p,
+							     enum arc_list from,
+							     enum arc_list to)
 {
 	struct hs_qctx q = arc_q(p);
 	uint32_t id = hs_q_pop_head(&q, &p->lists[from]);
@@ -254,7 +256,7 @@ static void arc_demote(struct hs_policy *p, enum arc_list from, enum arc_list to
 }
 
 /* Would LRU with the same COLD hints evict resident @a before resident @b? */
-static bool arc_older(const struct arc_key *a, const struct arc_key *b)
+static inline bool arc_older(const struct arc_key *a, const struct arc_key *b)
 {
 	if (key_cold(a) || key_cold(b))
 		return key_cold(a) && !key_cold(b);
@@ -262,7 +264,8 @@ static bool arc_older(const struct arc_key *a, const struct arc_key *b)
 }
 
 /* Forget the LRU key of @l (a ghost list). */
-static void arc_drop_lru(struct hs_policy *p, enum arc_list l)
+static inline __attribute__((always_inline)) void arc_drop_lru(struct hs_policy *p,
+							       enum arc_list l)
 {
 	struct hs_qctx q = arc_q(p);
 	uint32_t id = hs_q_pop_head(&q, &p->lists[l]);
@@ -272,7 +275,8 @@ static void arc_drop_lru(struct hs_policy *p, enum arc_list l)
 }
 
 /* Cases II and III: move p toward the list whose ghost was hit. */
-static void arc_adapt(struct hs_policy *p, const struct arc_key *x)
+static inline __attribute__((always_inline)) void arc_adapt(struct hs_policy *p,
+							    const struct arc_key *x)
 {
 	double b1 = (double)arc_nr(p, ARC_B1);
 	double b2 = (double)arc_nr(p, ARC_B2);
@@ -292,7 +296,8 @@ static void arc_adapt(struct hs_policy *p, const struct arc_key *x)
  * REPLACE(x): demote the LRU of T1 or of T2 to its ghost list and return its
  * id (HS_NIL if nothing is resident).
  */
-static uint32_t arc_replace(struct hs_policy *p, bool x_in_b2)
+static inline __attribute__((always_inline)) uint32_t arc_replace(struct hs_policy *p,
+								   bool x_in_b2)
 {
 	uint32_t h1 = p->lists[ARC_T1].head;
 	uint32_t h2 = p->lists[ARC_T2].head;
