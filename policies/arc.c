@@ -274,19 +274,31 @@ static inline __attribute__((always_inline)) void arc_drop_lru(struct hs_policy 
 		key_set(key_at(&q, id), ARC_NONE, 0);
 }
 
+/*
+ * A count as a double.  Through int64_t, the same value (counts stay far
+ * below 2^63): a signed conversion is one instruction, where an unsigned one
+ * is a test and two paths (x86-64 has no unsigned conversion before
+ * AVX-512), and REPLACE converts |T1| at every miss.
+ */
+static inline double arc_dbl(uint64_t n)
+{
+	return (double)(int64_t)n;
+}
+
 /* Cases II and III: move p toward the list whose ghost was hit. */
 static inline __attribute__((always_inline)) void arc_adapt(struct hs_policy *p,
 							    const struct arc_key *x)
 {
-	double b1 = (double)arc_nr(p, ARC_B1);
-	double b2 = (double)arc_nr(p, ARC_B2);
-	double c = (double)p->c;
-	double delta;
+	double delta, b1, b2;
 
 	if (key_list(x) == ARC_B1) {
+		b1 = arc_dbl(arc_nr(p, ARC_B1));
+		b2 = arc_dbl(arc_nr(p, ARC_B2));
 		delta = b2 / b1 > 1.0 ? b2 / b1 : 1.0;
-		p->p = p->p + delta < c ? p->p + delta : c;
+		p->p = p->p + delta < arc_dbl(p->c) ? p->p + delta : arc_dbl(p->c);
 	} else if (key_list(x) == ARC_B2) {
+		b1 = arc_dbl(arc_nr(p, ARC_B1));
+		b2 = arc_dbl(arc_nr(p, ARC_B2));
 		delta = b1 / b2 > 1.0 ? b1 / b2 : 1.0;
 		p->p = p->p - delta > 0.0 ? p->p - delta : 0.0;
 	}
@@ -305,7 +317,7 @@ static inline __attribute__((always_inline)) uint32_t arc_replace(struct hs_poli
 	struct hs_qctx q = arc_q(p);
 	bool from_t1;
 
-	from_t1 = t1 >= 1 && ((double)t1 > p->p || (x_in_b2 && (double)t1 == p->p));
+	from_t1 = t1 >= 1 && (arc_dbl(t1) > p->p || (x_in_b2 && arc_dbl(t1) == p->p));
 	if (h2 == HS_NIL)
 		from_t1 = true;
 	else if (h1 == HS_NIL)
