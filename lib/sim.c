@@ -810,7 +810,15 @@ void hs_sim_inline_hooks(struct hs_sim *sim, const struct hs_inline_hooks *h)
 	sim->inl = *h;
 }
 
-void hs_sim_protect(struct hs_sim *sim, struct hs_folio *f, enum hs_prot_kind kind)
+/*
+ * hs_sim_protect() and settle_protection() are in line where CLOCK's hand
+ * and its hits call them (second_chance(), rec_inline()): a call each per
+ * second chance given and per second chance used, 1.2 M and 0.8 M of them
+ * at 8,100 of issue 13's 81 K zipf keys, 5 % of clock's CPU in the calls.
+ */
+static inline __attribute__((always_inline)) void protect_inline(struct hs_sim *sim,
+								  struct hs_folio *f,
+								  enum hs_prot_kind kind)
 {
 	if ((unsigned int)kind >= HS_PROT_NR || !hs_folio_is_resident(f)) {
 		sim->broken = -EUCLEAN;
@@ -827,8 +835,14 @@ void hs_sim_protect(struct hs_sim *sim, struct hs_folio *f, enum hs_prot_kind ki
 	f->prot_kind = (uint8_t)kind;
 }
 
+void hs_sim_protect(struct hs_sim *sim, struct hs_folio *f, enum hs_prot_kind kind)
+{
+	protect_inline(sim, f, kind);
+}
+
 /* Settle f's pending protections as useful (accessed again) or wasted (left). */
-static void settle_protection(struct hs_sim *sim, struct hs_folio *f, bool useful)
+static inline __attribute__((always_inline)) void settle_inline(struct hs_sim *sim,
+								 struct hs_folio *f, bool useful)
 {
 	struct hs_prot_stats *k = &sim->st.prot_kind[f->prot_kind];
 
@@ -842,6 +856,11 @@ static void settle_protection(struct hs_sim *sim, struct hs_folio *f, bool usefu
 	f->prot_pending = 0;
 	prot_flush(sim);
 	sim->prot_resident--;
+}
+
+static void settle_protection(struct hs_sim *sim, struct hs_folio *f, bool useful)
+{
+	settle_inline(sim, f, useful);
 }
 
 /* settle_protection() when f has protections pending: the test inline, every eviction makes it */
@@ -2069,7 +2088,7 @@ static inline __attribute__((always_inline)) uint32_t second_chance(struct hs_si
 				hand_ahead(q, l);
 			if (qm)
 				qm_push(sim, id);
-			hs_sim_protect(sim, (struct hs_folio *)(void *)(q->base + (size_t)id * stride),
+			protect_inline(sim, (struct hs_folio *)(void *)(q->base + (size_t)id * stride),
 				       HS_PROT_SECOND_CHANCE);
 			continue;
 		}
@@ -2317,7 +2336,7 @@ static inline __attribute__((always_inline)) int rec_inline(struct hs_sim *sim,
 			 */
 			sim->st.records++;
 			sim->st.hits++;
-			settle_protection(sim, f, true);
+			settle_inline(sim, f, true);
 			if (op == HS_INLINE_HIT_MOVE_TAIL_STAMP) {
 				hs_q_move_tail(qc, l, key);
 				*(uint64_t *)(void *)((char *)f + soff) =
