@@ -107,9 +107,10 @@
  * struct arc_key).  check() walks the lists and every key record,
  * O(nr_keys), for tests and --paranoid.
  *
- * Speed (issue 13).  Nine in ten of a zipf replay's hits are on T2 and
- * warm, and such a hit is LRU's: the move to T2's MRU end and the seq
- * written into the state word.  The driver does it in line
+ * Speed (issue 13).  Almost every hit of a zipf replay is on T2 and warm
+ * (at 8,100 of 81 K keys all but some 9,000 of 7.77 M), and such a hit is
+ * LRU's: the move to T2's MRU end and the seq written into the state word.
+ * The driver does it in line
  * (HS_INLINE_HIT_MOVE_TAIL_STAMP, described in create()), where through
  * ->hit() it built a struct hs_access and made a call for every hit, about
  * twice LRU's instructions a hit: at 81,000 of 81 K zipf keys (all hits)
@@ -118,11 +119,17 @@
  * evict() and insert(), the lists as constants, and the counts convert to
  * double through int64_t (one instruction, where an unsigned conversion is
  * two paths), only for a ghost hit: 2,680 M -> 2,418 M instructions for the
- * whole replay at 8,100 of those keys, together.  Tried and not kept: pops
+ * whole replay at 8,100 of those keys, together.  bench/run --part zipf
+ * against the build before (main's d33b35b), two runs of 5 rounds: 1.15x and
+ * 1.10x at 81 K keys, 1.10x and 1.13x at 763 K, 1.03x and 1.08x at 3.7 M.
+ * Tried and not kept: pops
  * of the list ends fetching both lines of the record after the new head
  * (a quarter of the 24-byte records straddle two lines, and a pop reads
  * the state word or the driver's part too): 43.7 against 43.4 ns, 9 rounds;
- * the prefetch hook at 81 K keys, now that hits are in line: 34.5 -> 40.7.
+ * following a key 8 behind each list's head from pop to pop and fetching
+ * its record (found again from the head every 64 pops): 44.9 against 45.2,
+ * 9 rounds; the prefetch hook at 81 K keys, now that hits are in line:
+ * 34.5 -> 40.7.
  */
 #include "config.h"
 
