@@ -221,6 +221,13 @@ enum hs_inline_hit {
 	HS_INLINE_HIT_NOP,		/* a hit changes nothing (FIFO) */
 	HS_INLINE_HIT_MOVE_TAIL,	/* hs_q_move_tail() of the key on @list (LRU) */
 	HS_INLINE_HIT_SET_BIT,		/* set the key's bit in @bits (CLOCK) */
+	HS_INLINE_HIT_MOVE_TAIL_STAMP,	/* when the 64-bit word at @stamp_off in the
+					 * key's record has (word & @stamp_mask) ==
+					 * @stamp_want: hs_q_move_tail() of the key on
+					 * @list, then word = @stamp_want | (seq &
+					 * ~@stamp_mask); any other word: ops->hit() (ARC:
+					 * a hit on T2 that is not COLD, the most of its
+					 * hits) */
 };
 
 enum hs_inline_insert {
@@ -252,6 +259,10 @@ struct hs_inline_hooks {
 	uint64_t		*bits;	/* one bit per key id, or NULL */
 	uint64_t		*scanned; /* SECOND_CHANCE: the policy's count of keys
 					 * the hand looked at */
+	size_t			stamp_off; /* MOVE_TAIL_STAMP: the word's offset in the
+					 * record, 8-byte aligned */
+	uint64_t		stamp_mask; /* the word's bits tested */
+	uint64_t		stamp_want; /* the value they must have */
 };
 
 /*
