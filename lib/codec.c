@@ -109,24 +109,37 @@ static inline __attribute__((always_inline)) uint8_t *put_rec_varint_pdep(uint8_
 	return p + 8 - (c >> 3);
 }
 
-/* Whether PDEP is there and fast (not AMD families 15h and 17h). */
+static int pdep_state = -1;	/* fast_pdep(): not known yet; racing threads store the same */
+
+/* Whether PDEP is there and fast (not AMD families 15h and 17h), and not turned off. */
 static bool fast_pdep(void)
 {
-	static int fast = -1;	/* not known yet; racing threads store the same */
-	int f = __atomic_load_n(&fast, __ATOMIC_RELAXED);
+	int f = __atomic_load_n(&pdep_state, __ATOMIC_RELAXED);
 
 	if (f < 0) {
 		f = __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("amdfam15h") &&
 		    !__builtin_cpu_is("amdfam17h");
-		__atomic_store_n(&fast, f, __ATOMIC_RELAXED);
+		__atomic_store_n(&pdep_state, f, __ATOMIC_RELAXED);
 	}
 	return f;
+}
+
+bool hs_codec_pdep(bool on)
+{
+	__atomic_store_n(&pdep_state, on ? -1 : 0, __ATOMIC_RELAXED);
+	return fast_pdep();
 }
 #else
 #define HAVE_PDEP	0
 #define put_rec_varint_pdep	put_rec_varint_wide
 static bool fast_pdep(void)
 {
+	return false;
+}
+
+bool hs_codec_pdep(bool on)
+{
+	(void)on;
 	return false;
 }
 #endif
