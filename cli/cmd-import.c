@@ -225,16 +225,22 @@ static int import_params(const struct hs_trace_opts *o, char **out)
 /*
  * Keys renumbered before the import estimates how many the whole file holds
  * and sizes the key map for them at once (presize()).  The map's doublings
- * move every key and fault in the new half: from 2^21 slots on (838,860
- * keys) that cost more than the pass over the file that the estimate takes
- * (a 3.7 M-key u32be import: 0.11 s for five doublings, the pass about
- * 0.01 s); below, less, so imports of fewer keys never pay for the pass.
+ * move every key and fault in the new half; the estimate's pass over the
+ * rest of the file (hs_trace_sample_keys()) costs 2-3 ns a record once the
+ * sampled keys no longer branch (21-28 ms of CPU for a 10 M-record u32be
+ * file, faulting its mapping in included).  At 200,000 keys, before the
+ * map's first doubling (an import's map starts at 262,144 slots, 209,715
+ * keys at 4/5), a file of millions of keys is sized before any doubling:
+ * 9 alternating rounds of whole imports, CPU per record, against 800,000
+ * keys (the threshold when the pass cost 5 ns a record): z3.7M.u32be 47.5
+ * -> 41.5 ns, z763K.u32be 29.2 -> 30.1 (its two doublings against the
+ * pass: within the noise).  Files of fewer keys never pay for the pass.
  * An oracle file's estimate reads a sixteenth of the file and costs less
  * than one doubling: it is taken after the first chunk (ORACLE_AFTER), so
  * the map is sized once from the start, and its marks are checked against
  * a chunk's keys first.
  */
-#define ESTIMATE_AFTER	800000
+#define ESTIMATE_AFTER	200000
 #define ORACLE_AFTER	1
 
 /*

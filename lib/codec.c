@@ -82,6 +82,75 @@ static inline uint8_t *put_rec_varint_wide(uint8_t *p, uint64_t v)
 }
 
 /*
+ * put_rec_varint_wide() where the CPU has a fast PDEP (BMI2: Intel from
+ * Haswell on, AMD from Zen 3 on; Zen 1 and 2 microcode it, dozens of cycles):
+ * one instruction deposits the five seven-bit groups into the bytes of a
+ * word, and the length is the highest nonzero byte's, from the count of
+ * leading zeros, as are the continuation bits -- no table load.  The same
+ * bytes.  PDEP is written as inline assembly so that the file builds for
+ * any x86-64 (no -mbmi2); it runs only where fast_pdep() said so.  Over the
+ * chunks of a 10 M-record zipf import (this project's VM, Sapphire Rapids,
+ * best of 7, two runs each), hs_codec_encode() 3.3-3.6 -> 2.2-2.8 ns a record
+ * at 3.7 M keys and 3.9-4.8 -> 3.5 at 81 K; hs_codec_ids_encode() 3.1-3.5 ->
+ * 2.4-2.6 ns an id at 3.7 M keys; the same bytes (a hash of every chunk).
+ */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_PDEP	1
+static inline __attribute__((always_inline)) uint8_t *put_rec_varint_pdep(uint8_t *p, uint64_t v)
+{
+	uint64_t x;
+	unsigned int c;
+
+	__asm__("pdep %2, %1, %0" : "=r"(x) : "r"(v), "r"(0x7f7f7f7f7full));
+	c = (unsigned int)__builtin_clzll(x | 1) & 56;	/* 8 * (8 - bytes) */
+	x |= 0x0080808080808080ull >> c;
+	x = htole64(x);
+	memcpy(p, &x, sizeof(x));
+	return p + 8 - (c >> 3);
+}
+
+static int pdep_state = -1;	/* fast_pdep(): not known yet; racing threads store the same */
+
+/* Whether PDEP is there and fast (not AMD families 15h and 17h), and not turned off. */
+static bool fast_pdep(void)
+{
+	int f = __atomic_load_n(&pdep_state, __ATOMIC_RELAXED);
+
+	if (f < 0) {
+		f = __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("amdfam15h") &&
+		    !__builtin_cpu_is("amdfam17h");
+		__atomic_store_n(&pdep_state, f, __ATOMIC_RELAXED);
+	}
+	return f;
+}
+
+bool hs_codec_pdep(bool on)
+{
+	__atomic_store_n(&pdep_state, on ? -1 : 0, __ATOMIC_RELAXED);
+	return fast_pdep();
+}
+#else
+#define HAVE_PDEP	0
+#define put_rec_varint_pdep	put_rec_varint_wide
+static bool fast_pdep(void)
+{
+	return false;
+}
+
+bool hs_codec_pdep(bool on)
+{
+	(void)on;
+	return false;
+}
+#endif
+
+/* A record's varint: put_rec_varint_wide(), or its PDEP form when @pdep (a constant). */
+static inline __attribute__((always_inline)) uint8_t *put_rec(uint8_t *p, uint64_t v, bool pdep)
+{
+	return pdep ? put_rec_varint_pdep(p, v) : put_rec_varint_wide(p, v);
+}
+
+/*
  * Read a varint of at most @max bytes from [*pp, end).  Rejects truncation,
  * overlong forms (a final zero byte after the first) and bits beyond 64.
  * Return: 0 and the value in *v, or -EBADMSG with *why set.
@@ -190,16 +259,9 @@ static bool same_bytes(const uint8_t *b, size_t n)
 	return !diff;
 }
 
-/**
- * hs_codec_encode() - encode records as HS_ENC_KEYS_META
- * @keys: dense key ids
- * @meta: meta bytes, one per key
- * @n: records
- * @out: at least hs_codec_bound(@n) bytes
- *
- * Return: bytes written.
- */
-size_t hs_codec_encode(const uint32_t *keys, const uint8_t *meta, size_t n, uint8_t *out)
+/* hs_codec_encode(), with put_rec()'s PDEP form when @pdep (a constant). */
+static inline __attribute__((always_inline)) size_t
+encode(const uint32_t *keys, const uint8_t *meta, size_t n, uint8_t *out, bool pdep)
 {
 	uint8_t *p = out;
 	uint32_t prev = 0;
@@ -219,13 +281,13 @@ size_t hs_codec_encode(const uint32_t *keys, const uint8_t *meta, size_t n, uint
 		prev = keys[0];
 		pmeta = meta[0];
 		if (pmeta) {
-			p = put_rec_varint_wide(p, v | 1);
+			p = put_rec(p, v | 1, pdep);
 			*p++ = pmeta;
 		} else {
-			p = put_rec_varint_wide(p, v);
+			p = put_rec(p, v, pdep);
 		}
 		for (i = 1; i + 2 <= n; i++) {
-			p = put_rec_varint_wide(p, zigzag((int64_t)keys[i] - (int64_t)prev) << 1);
+			p = put_rec(p, zigzag((int64_t)keys[i] - (int64_t)prev) << 1, pdep);
 			prev = keys[i];
 		}
 	}
@@ -238,9 +300,9 @@ size_t hs_codec_encode(const uint32_t *keys, const uint8_t *meta, size_t n, uint
 
 		prev = keys[i];
 		if (meta[i] == pmeta) {
-			p = put_rec_varint_wide(p, v);
+			p = put_rec(p, v, pdep);
 		} else {
-			p = put_rec_varint_wide(p, v | 1);
+			p = put_rec(p, v | 1, pdep);
 			*p++ = meta[i];
 			pmeta = meta[i];
 		}
@@ -258,6 +320,29 @@ size_t hs_codec_encode(const uint32_t *keys, const uint8_t *meta, size_t n, uint
 		}
 	}
 	return (size_t)(p - out);
+}
+
+/* encode() in its PDEP form, not inlined: one copy of each loop. */
+static __attribute__((noinline)) size_t encode_pdep(const uint32_t *keys, const uint8_t *meta,
+						     size_t n, uint8_t *out)
+{
+	return encode(keys, meta, n, out, true);
+}
+
+/**
+ * hs_codec_encode() - encode records as HS_ENC_KEYS_META
+ * @keys: dense key ids
+ * @meta: meta bytes, one per key
+ * @n: records
+ * @out: at least hs_codec_bound(@n) bytes
+ *
+ * Return: bytes written.
+ */
+size_t hs_codec_encode(const uint32_t *keys, const uint8_t *meta, size_t n, uint8_t *out)
+{
+	if (HAVE_PDEP && fast_pdep())
+		return encode_pdep(keys, meta, n, out);
+	return encode(keys, meta, n, out, false);
 }
 
 /**
@@ -559,18 +644,9 @@ int hs_codec_decode(const uint8_t *in, size_t len, unsigned int encoding, size_t
 				  why);
 }
 
-/**
- * hs_codec_ids_encode() - encode original ids as HS_IDS_DELTA
- * @ids: the ids
- * @n: their number
- * @out: at least hs_codec_ids_bound(@n) bytes
- *
- * The difference is taken modulo 2^64 and read as signed, so any id follows
- * any other in at most ten bytes.
- *
- * Return: bytes written.
- */
-size_t hs_codec_ids_encode(const uint64_t *ids, size_t n, uint8_t *out)
+/* hs_codec_ids_encode(), with put_rec()'s PDEP form when @pdep (a constant). */
+static inline __attribute__((always_inline)) size_t
+ids_encode(const uint64_t *ids, size_t n, uint8_t *out, bool pdep)
 {
 	uint8_t *p = out;
 	uint64_t prev = 0;
@@ -587,12 +663,36 @@ size_t hs_codec_ids_encode(const uint64_t *ids, size_t n, uint8_t *out)
 		uint64_t v = zigzag((int64_t)(ids[i] - prev));
 
 		if (likely(v >> 35 == 0))
-			p = put_rec_varint_wide(p, v);
+			p = put_rec(p, v, pdep);
 		else
 			p = put_varint(p, v);
 		prev = ids[i];
 	}
 	return (size_t)(p - out);
+}
+
+static __attribute__((noinline)) size_t ids_encode_pdep(const uint64_t *ids, size_t n,
+							 uint8_t *out)
+{
+	return ids_encode(ids, n, out, true);
+}
+
+/**
+ * hs_codec_ids_encode() - encode original ids as HS_IDS_DELTA
+ * @ids: the ids
+ * @n: their number
+ * @out: at least hs_codec_ids_bound(@n) bytes
+ *
+ * The difference is taken modulo 2^64 and read as signed, so any id follows
+ * any other in at most ten bytes.
+ *
+ * Return: bytes written.
+ */
+size_t hs_codec_ids_encode(const uint64_t *ids, size_t n, uint8_t *out)
+{
+	if (HAVE_PDEP && fast_pdep())
+		return ids_encode_pdep(ids, n, out);
+	return ids_encode(ids, n, out, false);
 }
 
 /**

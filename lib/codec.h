@@ -168,6 +168,18 @@ int hs_codec_decode(const uint8_t *in, size_t len, unsigned int encoding, size_t
 size_t hs_codec_ids_encode(const uint64_t *ids, size_t n, uint8_t *out);
 
 /**
+ * hs_codec_pdep() - choose the encoders' form
+ * @on: false: the portable form; true: the PDEP form where the CPU has a fast
+ *      PDEP (the default)
+ *
+ * hs_codec_encode() and hs_codec_ids_encode() write the same bytes either
+ * way; tests and benchmarks compare the two.
+ *
+ * Return: whether the PDEP form is in use now.
+ */
+bool hs_codec_pdep(bool on);
+
+/**
  * hs_codec_ids_decode() - decode and validate one key chunk
  * @in: encoded bytes
  * @len: their number

@@ -37,6 +37,7 @@
 #define SNIFF_TEXT	4096u		/* u32be: bytes looked at for text */
 #define MAP_MIN		(1u << 20)	/* binary files from this size on are mapped */
 #define MAP_DROP	(32u << 20)	/* mapped bytes consumed before they are unmapped */
+#define READ_AHEAD	4096u		/* oracle_many(): bytes prefetched ahead of the reader */
 
 struct hs_trace_reader {
 	int			fd;		/* the input; -1 once closed or never opened */
@@ -976,6 +977,16 @@ static size_t oracle_many(struct hs_trace_reader *r, uint64_t *keys, size_t max)
 	 */
 	for (i = 0; i < n; i++, p += ORACLE_REC) {
 		uint64_t next = get_le64(p + 16);
+
+		/*
+		 * A page ahead, every eighth record: the hardware's prefetcher
+		 * stops at each 4 KiB page of the mapping, and a new page
+		 * started with a miss (and a TLB miss).  Reading the 240 MB of
+		 * a 10 M-record file took 61-68 ms of CPU, now 50-54 (2 KiB
+		 * ahead: 55-60, 8 KiB: 53-56), this project's VM.
+		 */
+		if (!(i & 7))
+			__builtin_prefetch(p + READ_AHEAD);
 		uint64_t last = (next == UINT64_MAX) | (next == (uint64_t)INT64_MAX);
 		uint64_t at = next & (last - 1);		/* 0 for a last access */
 		uint64_t check = at | (0 - last) >> 1;		/* INT64_MAX for one */
@@ -1063,6 +1074,8 @@ long hs_trace_next_many(struct hs_trace_reader *r, uint64_t *keys, size_t max, u
  */
 #define SAMPLE_KEEP	(256u << 20)
 #define SAMPLE_MUL	0x9e3779b97f4a7c15ull	/* odd: key * SAMPLE_MUL is one-to-one */
+#define SAMPLE_PART	4096u	/* records whose sampled keys are put aside at once */
+#define SAMPLE_AHEAD	8	/* sampled keys between a set slot's prefetch and use */
 
 struct sample {
 	uint64_t	*set;		/* key * SAMPLE_MUL | 1 << 63 of each, 0: free */
@@ -1117,6 +1130,14 @@ static int sample_insert(struct sample *sa, uint64_t key, uint64_t v, size_t i)
  * a key sampled before (a popular key is sampled at each of its records).
  * Return: 0 or -ENOMEM.
  */
+/* Prefetch the set's slot for a key of product @h. */
+static inline void sample_prefetch(const struct sample *sa, uint64_t h)
+{
+	size_t mask = ((size_t)1 << sa->bits) - 1;
+
+	__builtin_prefetch(&sa->set[(size_t)(h >> (64 - HS_TRACE_SAMPLE_SHIFT - sa->bits)) & mask]);
+}
+
 static inline int sample_add(struct sample *sa, uint64_t key, uint64_t h)
 {
 	size_t mask = ((size_t)1 << sa->bits) - 1, i;
@@ -1154,6 +1175,7 @@ long hs_trace_sample_keys(struct hs_trace_reader *r, uint64_t **keys)
 {
 	size_t rec = r->o.type == HS_TRACE_ORACLE ? ORACLE_REC : U32BE_REC, i, end;
 	struct sample sa = { .bits = 10 };
+	uint64_t *cand = NULL;	/* SAMPLE_PART records' sampled keys */
 	int ret = 0;
 
 	*keys = NULL;
@@ -1163,7 +1185,8 @@ long hs_trace_sample_keys(struct hs_trace_reader *r, uint64_t **keys)
 		return -EOPNOTSUPP;
 	sa.set = calloc((size_t)1 << sa.bits, sizeof(*sa.set));
 	sa.keys = malloc(((size_t)1 << sa.bits) / 2 * sizeof(*sa.keys));
-	if (!sa.set || !sa.keys) {
+	cand = malloc(SAMPLE_PART * sizeof(*cand));
+	if (!sa.set || !sa.keys || !cand) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -1172,20 +1195,39 @@ long hs_trace_sample_keys(struct hs_trace_reader *r, uint64_t **keys)
 		/* a slice of whole records at a time, its pages let go after it */
 		size_t stop = HS_MIN(end, i + (MAP_DROP / 2 / rec) * rec), from = i;
 
-		/* a loop per format: a load, a multiply and a compare a record */
-		if (rec == ORACLE_REC) {
-			for (; i < stop && ret >= 0; i += ORACLE_REC) {
-				uint64_t key = get_le64(r->buf + i + 4), h = key * SAMPLE_MUL;
+		while (i < stop && ret >= 0) {
+			size_t part = HS_MIN(stop, i + SAMPLE_PART * rec), c = 0, k;
 
-				if (unlikely(!(h >> (64 - HS_TRACE_SAMPLE_SHIFT))))
-					ret = sample_add(&sa, key, h);
+			/*
+			 * A loop per format, a load, a multiply and a compare a
+			 * record, that puts the sampled keys aside without a
+			 * branch; then those go into the set, its slots
+			 * prefetched a few keys ahead.  A branch on each sampled
+			 * key in the first loop mispredicted, and each miss then
+			 * waited on the set's slot (a 1 MiB set at 3.7 M keys):
+			 * 612 K sampled records of a 3.7 M-key u32be file took
+			 * 49-56 ms of CPU, 5 ns a record of the whole file, where
+			 * the pass without them took 18-20.
+			 */
+			if (rec == ORACLE_REC) {
+				for (; i < part; i += ORACLE_REC) {
+					uint64_t key = get_le64(r->buf + i + 4);
+
+					cand[c] = key;
+					c += !((key * SAMPLE_MUL) >> (64 - HS_TRACE_SAMPLE_SHIFT));
+				}
+			} else {
+				for (; i < part; i += U32BE_REC) {
+					uint64_t key = get_be32(r->buf + i);
+
+					cand[c] = key;
+					c += !((key * SAMPLE_MUL) >> (64 - HS_TRACE_SAMPLE_SHIFT));
+				}
 			}
-		} else {
-			for (; i < stop && ret >= 0; i += U32BE_REC) {
-				uint64_t key = get_be32(r->buf + i), h = key * SAMPLE_MUL;
-
-				if (unlikely(!(h >> (64 - HS_TRACE_SAMPLE_SHIFT))))
-					ret = sample_add(&sa, key, h);
+			for (k = 0; k < c && ret >= 0; k++) {
+				if (k + SAMPLE_AHEAD < c)
+					sample_prefetch(&sa, cand[k + SAMPLE_AHEAD] * SAMPLE_MUL);
+				ret = sample_add(&sa, cand[k], cand[k] * SAMPLE_MUL);
 			}
 		}
 		from = HS_MAX(from, r->pos + SAMPLE_KEEP) & ~(size_t)4095;
@@ -1193,6 +1235,7 @@ long hs_trace_sample_keys(struct hs_trace_reader *r, uint64_t **keys)
 			(void)madvise(r->buf + from, stop - from, MADV_DONTNEED);
 	}
 out:
+	free(cand);
 	free(sa.set);
 	if (ret < 0) {
 		free(sa.keys);
