@@ -24,7 +24,11 @@
  * (struct kept): OPT at 368,000 of 3.7 M keys (10 M zipf accesses) took 78
  * -> 69 ns of CPU per access.  Elsewhere that costs 4 bytes a record the
  * memory plan does not count (hs_replay_opts.keep_stream): at 8,100 of 81 K
- * keys 69 -> 60 ns, and 49.6 -> 90.6 MB.
+ * keys 69 -> 60 ns when first measured, and 49.6 -> 90.6 MB; with OPT's
+ * 8-ary heap 60 -> 52 ns at 81 K and 62 -> 56 at 763 K (7 rounds); against
+ * main's d33b35b in bench/run's rounds (5), 1.26x, 1.27x and 1.16x at 81 K,
+ * 763 K and 3.7 M keys with it for every offline run, 1.10x, 1.15x and 1.11x
+ * without.
  *
  * The rest of the pass and the step, at 8,100 of 81 K keys (perf, cpu-clock):
  * the test of every chunk for a stream of accesses only was 3 % of OPT's
