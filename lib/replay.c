@@ -15,6 +15,26 @@
  * future, so one forward pass fills an array of next-use seqs (4 bytes per
  * record below 2^32 - 1 records, else 8) before the replay starts, shared by
  * every offline job.
+ *
+ * That pass decodes the whole stream, and the replay used to read and decode
+ * it again.  Where the pass keeps the keys anyway -- OPT's bitmap asks for the
+ * key of every access (seq_keys), and in a stream of accesses only the
+ * accesses are the records -- the replay steps through them instead, when
+ * every record has one meta byte and no model reads the records' times
+ * (struct kept): OPT at 368,000 of 3.7 M keys (10 M zipf accesses) took 78
+ * -> 69 ns of CPU per access.  Elsewhere that costs 4 bytes a record the
+ * memory plan does not count (hs_replay_opts.keep_stream): at 8,100 of 81 K
+ * keys 69 -> 60 ns when first measured, and 49.6 -> 90.6 MB; with OPT's
+ * 8-ary heap 60 -> 52 ns at 81 K and 62 -> 56 at 763 K (7 rounds); against
+ * main's d33b35b in bench/run's rounds (5), 1.26x, 1.27x and 1.16x at 81 K,
+ * 763 K and 3.7 M keys with it for every offline run, 1.10x, 1.15x and 1.11x
+ * without.
+ *
+ * The rest of the pass and the step, at 8,100 of 81 K keys (perf, cpu-clock):
+ * the test of every chunk for a stream of accesses only was 3 % of OPT's
+ * CPU a byte at a time (now eight meta bytes a word and the largest key),
+ * the backward pass 2-3 %, the widening of next uses for hs_sim_run() 2 %
+ * (now SSE2, four at a time); 61 -> 59 ns for the two (9 rounds, noisy).
  */
 #include "config.h"
 
@@ -24,6 +44,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "damon.h"
 #include "evlog.h"
@@ -34,6 +57,7 @@
 #include "plan.h"
 #include "policy.h"
 #include "replay.h"
+#include "codec.h"
 #include "store.h"
 
 #define RING	4
@@ -110,6 +134,27 @@ static double now_s(void)
 /* Records per hs_sim_run() call when next[] is narrow: widened into a buffer in L1/L2. */
 #define NU_SLICE	2048
 
+/* buf[i] = next use nx[i] in 64 bits (UINT32_MAX: HS_NEVER), i < @m. */
+static void nu_widen(uint64_t *buf, const uint32_t *nx, size_t m)
+{
+	size_t i = 0;
+
+#ifdef __SSE2__
+	/* four at a time: each next use beside its all-ones-or-zero high half */
+	const __m128i ones = _mm_set1_epi32(-1);
+
+	for (; i + 4 <= m; i += 4) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(nx + i));
+		__m128i hi = _mm_cmpeq_epi32(v, ones);
+
+		_mm_storeu_si128((__m128i *)(void *)(buf + i), _mm_unpacklo_epi32(v, hi));
+		_mm_storeu_si128((__m128i *)(void *)(buf + i + 2), _mm_unpackhi_epi32(v, hi));
+	}
+#endif
+	for (; i < m; i++)
+		buf[i] = nx[i] == UINT32_MAX ? HS_NEVER : nx[i];
+}
+
 /* step_range() in folio mode: hs_sim_run_folios() with each record's folio. */
 static int __attribute__((noinline)) step_folios(struct hs_sim *sim, const struct slot *s,
 						 const void *next, bool wide, size_t from,
@@ -126,8 +171,7 @@ static int __attribute__((noinline)) step_folios(struct hs_sim *sim, const struc
 		const uint32_t *nx = (const uint32_t *)next + s->base + o;
 		size_t m = HS_MIN(to - o, (size_t)NU_SLICE);
 
-		for (size_t i = 0; i < m; i++)
-			buf[i] = nx[i] == UINT32_MAX ? HS_NEVER : nx[i];
+		nu_widen(buf, nx, m);
 		ret = hs_sim_run_folios(sim, s->keys + o, s->meta + o, buf, s->folio + o, m);
 	}
 	return ret;
@@ -149,8 +193,7 @@ static int step_range(struct hs_sim *sim, const struct slot *s, const void *next
 		const uint32_t *nx = (const uint32_t *)next + s->base + o;
 		size_t m = HS_MIN(to - o, (size_t)NU_SLICE);
 
-		for (size_t i = 0; i < m; i++)
-			buf[i] = nx[i] == UINT32_MAX ? HS_NEVER : nx[i];
+		nu_widen(buf, nx, m);
 		ret = hs_sim_run(sim, s->keys + o, s->meta + o, buf, m);
 	}
 	return ret;
@@ -413,54 +456,85 @@ NU_INLINE int fill_pass(struct hs_session_reader *r, uint64_t records, uint32_t 
  * sessions: no READAHEAD, hint or drop records), narrow entries, without
  * the chains' random write per record into next[] (40 MB at 10 M records,
  * and the record it settles is anywhere in the key's reuse distance): a
- * forward pass stores each record's key in next[] itself, then a backward
- * pass turns it into the next use, next[r] = last[key], last[key] = r
- * (record r is access r), in order.  Its one random place per record is
- * last[], an entry per key (@last, the chains' wait[]).  Return: 0 done;
- * 1 the stream has another kind of record (next[] and seq_keys hold
- * garbage: rewind and run fill_pass()); or a negative errno.
+ * forward pass stores each record's key in @kb (next[] itself, or the kept
+ * stream: struct kept), then a backward pass turns them into the next uses,
+ * next[r] = last[key], last[key] = r (record r is access r), in order.  Its
+ * one random place per record is last[], an entry per key (@last, the
+ * chains' wait[]).  *@meta0 is the first record's meta byte, and *@same
+ * says whether every record has it.  Return: 0 done; 1 the stream has
+ * another kind of record (next[] and @kb hold garbage: rewind and run
+ * fill_pass()); or a negative errno.
  */
 static int fill_plain(struct hs_session_reader *r, uint64_t records, uint32_t nr_keys,
-		      uint32_t *seq_keys, uint32_t *next, uint32_t *last)
+		      uint32_t *kb, uint32_t *next, uint32_t *last, uint8_t *meta0, bool *same)
 {
 	uint64_t rec = 0, i;
 	const uint32_t *keys;
 	const uint8_t *meta;
+	uint8_t m0 = 0;
+	bool diff = false;
 	size_t n;
 	int ret;
 
 	while ((ret = hs_session_read_chunk(r, &keys, &meta, &n)) > 0) {
-		uint8_t any = 0;
+		uint64_t d = 0, m8;
+		uint32_t kmax = 0;
+		size_t j;
 
 		if (rec + n > records)
 			return -EBADMSG;
-		for (size_t j = 0; j < n; j++) {
-			any |= (uint8_t)!hs_channel_is_access(hs_meta_channel(meta[j]));
-			any |= (uint8_t)(keys[j] >= nr_keys);
+		if (!rec)
+			m0 = meta[0];
+		/*
+		 * The usual chunk in two loops without a branch: its meta bytes
+		 * against the first record's, eight at a time, and its largest
+		 * key (a byte at a time with the channel test took 3 % of OPT's
+		 * time at 81 K keys).  Only a chunk where they differ, or out of
+		 * range, or not accesses, is looked at record by record.
+		 */
+		m8 = 0x0101010101010101ull * m0;
+		for (j = 0; j + 8 <= n; j += 8) {
+			uint64_t w;
+
+			memcpy(&w, meta + j, sizeof(w));
+			d |= w ^ m8;
 		}
-		if (any) {
-			for (size_t j = 0; j < n; j++)
-				if (hs_channel_is_access(hs_meta_channel(meta[j])) &&
-				    keys[j] >= nr_keys)
-					return -EBADMSG;
-			return 1;
+		for (; j < n; j++)
+			d |= (uint8_t)(meta[j] ^ m0);
+		for (j = 0; j < n; j++)
+			kmax = keys[j] > kmax ? keys[j] : kmax;
+		if (unlikely(d || kmax >= nr_keys || !hs_channel_is_access(hs_meta_channel(m0)))) {
+			uint8_t any = 0;
+
+			for (j = 0; j < n; j++) {
+				any |= (uint8_t)!hs_channel_is_access(hs_meta_channel(meta[j]));
+				any |= (uint8_t)(keys[j] >= nr_keys);
+			}
+			if (any) {
+				for (j = 0; j < n; j++)
+					if (hs_channel_is_access(hs_meta_channel(meta[j])) &&
+					    keys[j] >= nr_keys)
+						return -EBADMSG;
+				return 1;
+			}
 		}
-		memcpy(next + rec, keys, n * sizeof(*keys));
-		if (seq_keys)
-			memcpy(seq_keys + rec, keys, n * sizeof(*keys));
+		diff |= d != 0;
+		memcpy(kb + rec, keys, n * sizeof(*keys));
 		rec += n;
 	}
 	if (ret < 0)
 		return ret;
 	if (rec != records)
 		return -EBADMSG;
+	*meta0 = m0;
+	*same = !diff;
 	/* (uint32_t)HS_NEVER: no access follows */
 	memset(last, 0xff, (size_t)(nr_keys ? nr_keys : 1) * sizeof(*last));
 	for (i = records; i-- > 0;) {
-		uint32_t k = next[i];
+		uint32_t k = kb[i];
 
 		if (i >= NU_LAST)
-			__builtin_prefetch(&last[next[i - NU_LAST]], 1, 3);
+			__builtin_prefetch(&last[kb[i - NU_LAST]], 1, 3);
 		next[i] = last[k];
 		last[k] = (uint32_t)i;
 	}
@@ -468,14 +542,41 @@ static int fill_plain(struct hs_session_reader *r, uint64_t records, uint32_t nr
 }
 
 /*
+ * The stream the next-use pass kept, for the replay to step through instead
+ * of reading and decoding every chunk a second time (decode_run() was 17 %
+ * of OPT's CPU at 81 K keys, half of it the second pass): a stream of
+ * accesses only, every record with one meta byte, whose keys are in
+ * seq_keys anyway (a plain stream's seqs are its records) or, with
+ * hs_replay_opts.keep_stream, in an array of their own.
+ */
+struct kept {
+	uint32_t	*keys;		/* every record's key, or NULL: read the store again */
+	bool		own;		/* keys is ours, not seq_keys */
+	uint8_t		meta;		/* every record's meta byte */
+};
+
+static void kept_free(struct kept *k, uint64_t records)
+{
+	if (k->own)
+		hs_huge_free(k->keys, next_use_bytes(records, sizeof(*k->keys)));
+	k->keys = NULL;
+	k->own = false;
+}
+
+/*
  * *@out: next[] in huge pages (next_use_bytes() of next_use_width()): written
- * once, read through.
+ * once, read through.  With @keep (none of the models that read the
+ * records' times), the stream in *@kept when it is one to keep, else
+ * kept->keys NULL; with @own, in an array of its own when there is no
+ * seq_keys (and the room for it).
  */
 static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t nr_keys,
-			 uint32_t *seq_keys, void **out)
+			 uint32_t *seq_keys, bool keep, bool own, void **out, struct kept *kept)
 {
 	size_t width = next_use_width(records);
 	void *next, *wait;
+	uint8_t meta0 = 0;
+	bool same = false;
 	int ret;
 
 	next = hs_huge_alloc(next_use_bytes(records, width));
@@ -487,15 +588,26 @@ static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t
 	if (width == sizeof(uint64_t)) {
 		ret = fill_pass(r, records, nr_keys, seq_keys, next, wait, true);
 	} else {
-		ret = fill_plain(r, records, nr_keys, seq_keys, next, wait);
+		kept->keys = seq_keys;
+		if (!seq_keys && keep && own && records) {
+			kept->keys = hs_huge_alloc(next_use_bytes(records, sizeof(*kept->keys)));
+			kept->own = kept->keys != NULL;	/* without it: read again */
+		}
+		ret = fill_plain(r, records, nr_keys, kept->keys ? kept->keys : next, next, wait,
+				 &meta0, &same);
 		if (ret == 1) {
 			ret = hs_session_read_rewind(r);
 			if (!ret)
 				ret = fill_pass(r, records, nr_keys, seq_keys, next, wait,
 						false);
+			same = false;
 		}
+		if (!ret && keep && same && kept->keys)
+			kept->meta = meta0;
+		else
+			kept_free(kept, records);
 	}
-	if (!ret)
+	if (!ret && !kept->keys)
 		ret = hs_session_read_rewind(r);
 	if (ret)
 		goto out_free;
@@ -504,6 +616,7 @@ static int fill_next_use(struct hs_session_reader *r, uint64_t records, uint32_t
 	return 0;
 
 out_free:
+	kept_free(kept, records);
 	free(wait);
 	hs_huge_free(next, next_use_bytes(records, width));
 	return ret;
@@ -627,9 +740,28 @@ static int chunk_flushes(const struct pipeline *pl, size_t next[2], const uint64
 	return ret;
 }
 
+/*
+ * The next chunk: from the store, or the next HS_CHUNK_RECORDS records of the
+ * stream the pass kept (@kp, with @kmeta a chunk of its meta byte); as
+ * hs_session_read_chunk().
+ */
+static int next_chunk(struct hs_session_reader *r, const struct kept *kp, const uint8_t *kmeta,
+		      uint64_t base, uint64_t records, const uint32_t **keys,
+		      const uint8_t **meta, size_t *n)
+{
+	if (!kp->keys)
+		return hs_session_read_chunk(r, keys, meta, n);
+	if (base >= records)
+		return 0;
+	*keys = kp->keys + base;
+	*meta = kmeta;
+	*n = (size_t)HS_MIN(records - base, (uint64_t)HS_CHUNK_RECORDS);
+	return 1;
+}
+
 /* Read every chunk and hand it to the workers (or step inline with one worker). */
-static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker *ws,
-		const struct hs_replay_opts *o, uint64_t records)
+static int pump(struct hs_session_reader *r, const struct kept *kp, struct pipeline *pl,
+		struct worker *ws, const struct hs_replay_opts *o, uint64_t records)
 {
 	struct damon_clock dc = { .interval_ns = pl->damon_draws > 0 ? pl->damon_interval_ns : 0 };
 	struct slot inline_slot = { 0 };
@@ -637,11 +769,20 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 	size_t next_flush[2] = { 0, 0 };
 	const uint32_t *keys;
 	const uint8_t *meta;
+	uint8_t *kmeta = NULL;
 	size_t n;
 	int ret;
 
-	while ((ret = hs_session_read_chunk(r, &keys, &meta, &n)) > 0) {
+	if (kp->keys) {
+		kmeta = malloc(HS_CHUNK_RECORDS);
+		if (!kmeta)
+			return -ENOMEM;
+		memset(kmeta, kp->meta, HS_CHUNK_RECORDS);
+	}
+	while ((ret = next_chunk(r, kp, kmeta, base, records, &keys, &meta, &n)) > 0) {
 		struct slot *s = &pl->slots[c % RING];
+		/* none for a kept stream: no model that reads them runs */
+		const uint64_t *ts = kp->keys ? NULL : hs_session_read_times(r);
 
 		if (base + n > records) {
 			ret = -EBADMSG;
@@ -652,15 +793,13 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 			inline_slot.meta = (uint8_t *)meta;
 			inline_slot.n = n;
 			inline_slot.base = base;
-			ret = chunk_ticks(&dc, hs_session_read_times(r), n, &inline_slot);
+			ret = chunk_ticks(&dc, ts, n, &inline_slot);
 			if (!ret)
-				ret = chunk_damon(pl, keys, meta, hs_session_read_times(r), n,
-						  &inline_slot);
+				ret = chunk_damon(pl, keys, meta, ts, n, &inline_slot);
 			if (!ret)
-				ret = chunk_flushes(pl, next_flush, hs_session_read_times(r), n,
-						    &inline_slot);
+				ret = chunk_flushes(pl, next_flush, ts, n, &inline_slot);
 			if (!ret)
-				ret = slot_folios(&inline_slot, pl->fx, hs_session_read_times(r));
+				ret = slot_folios(&inline_slot, pl->fx, ts);
 			if (ret)
 				break;
 			for (size_t j = 0; j < pl->nr_jobs; j++)
@@ -673,13 +812,13 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 			pthread_mutex_unlock(&pl->mu);
 			ret = slot_fill(s, keys, meta, n, base);
 			if (!ret)
-				ret = chunk_ticks(&dc, hs_session_read_times(r), n, s);
+				ret = chunk_ticks(&dc, ts, n, s);
 			if (!ret)
-				ret = chunk_damon(pl, keys, meta, hs_session_read_times(r), n, s);
+				ret = chunk_damon(pl, keys, meta, ts, n, s);
 			if (!ret)
-				ret = chunk_flushes(pl, next_flush, hs_session_read_times(r), n, s);
+				ret = chunk_flushes(pl, next_flush, ts, n, s);
 			if (!ret)
-				ret = slot_folios(s, pl->fx, hs_session_read_times(r));
+				ret = slot_folios(s, pl->fx, ts);
 			if (ret)
 				break;
 			pthread_mutex_lock(&pl->mu);
@@ -699,6 +838,7 @@ static int pump(struct hs_session_reader *r, struct pipeline *pl, struct worker 
 	}
 	if (ret == 0 && base != records)
 		ret = -EBADMSG;
+	free(kmeta);
 	free(inline_slot.tick_at);
 	hs_damon_acts_free(&inline_slot.acts);
 	free(inline_slot.flush_at);
@@ -721,6 +861,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 	uint64_t *tlb_ts = NULL, *memcg_ts = NULL;
 	uint32_t tlb_entries = 0;
 	uint32_t *seq_keys = NULL;
+	struct kept kept = { 0 };
 	bool need_future = false;
 	unsigned int started = 0;
 	size_t live = 0, j;
@@ -853,8 +994,12 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 	if (ret)
 		goto out;
 	if (need_future) {
+		/* the models that read the records' times read the store again */
+		bool keep = !o->damon_regions && !(o->damon_deprio > 0) && !pl.tlb_ts &&
+			    !pl.memcg_ts && !pl.fx;
+
 		ret = fill_next_use(r, info.records, (uint32_t)info.distinct_keys, seq_keys,
-				    &next);
+				    keep, o->keep_stream, &next, &kept);
 		if (ret)
 			goto out;
 	}
@@ -908,7 +1053,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 	}
 
 	if (ret == 0)
-		ret = pump(r, &pl, ws, o, info.records);
+		ret = pump(r, &kept, &pl, ws, o, info.records);
 
 	if (ws) {
 		pthread_mutex_lock(&pl.mu);
@@ -963,6 +1108,7 @@ out:
 	}
 	free(ws);
 	hs_huge_free(next, next_use_bytes(info.records, next_use_width(info.records)));
+	kept_free(&kept, info.records);
 	hs_huge_free(seq_keys, next_use_bytes(info.records, sizeof(*seq_keys)));
 	hs_session_read_close(r);
 	hs_neigh_free(neigh);

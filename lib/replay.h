@@ -64,6 +64,15 @@ struct hs_replay_opts {
 					 * pages, 0 off (hs_sim_config) */
 	bool		no_prefetch;	/* step without prefetching keys ahead (hs_sim_config) */
 	/*
+	 * An offline run over a stream of accesses only, with one meta byte,
+	 * steps through the keys its next-use pass decoded instead of reading
+	 * the store again, where they are kept anyway (hs_policy_env.seq_keys:
+	 * OPT's bitmap).  With keep_stream also where they are not, in an
+	 * array of their own: 4 bytes a record more, which hs_plan does not
+	 * count.
+	 */
+	bool		keep_stream;
+	/*
 	 * Folio mode (lib/sim.c, "Folios"): a recorded session's pages that
 	 * were one kernel folio are one entity for the policies.  Where the
 	 * session has no folio of two pages or more, nothing changes.

@@ -19,13 +19,13 @@
  * driver or the replay computes it by a pass over the stream.
  *
  * Two queues give the victim, by the number of keys that can be resident
- * (min(capacity, keys)).  Below hs_opt_bitmap_min (128 Ki) a lazy 4-ary
- * max-heap of {next use, id} ("The heap", below), which stays in cache at
- * that size:
+ * (min(capacity, keys)).  Below hs_opt_bitmap_min (128 Ki) a lazy 8-ary
+ * max-heap of {next use, id} in 8 bytes ("The heap", below), which stays in
+ * cache at that size:
  *
  *	                 heap[0]: {next_use = max, id}  <- evict() pops this
- *	                /        |        |       \
- *	        heap[1]    heap[2]    heap[3]    heap[4]     (one 64-byte line)
+ *	                /        |       ...       \
+ *	        heap[1]    heap[2]       ...      heap[8]     (one 64-byte line)
  *	per key (private area): nu = its next use, valid while resident; an
  *	entry whose key is not resident with that nu is stale.
  *
@@ -93,7 +93,8 @@
  * opt-demand.golden and opt-bypass.golden show a trace where it has fewer.
  *
  * Cost: O(log c) per access with the heap (amortized: a compaction every
- * c pushes or so), plus room for two 16-byte entries per resident key;
+ * c pushes or so), plus room for two 8-byte entries per resident key (16
+ * bytes each once wide, in the same memory);
  * O(log64 n) with the bitmap, a few words, plus a bit per key
  * (never) and a bit per access (fut), and 4 bytes per access for owner when
  * the replay does not supply seq_keys.  Per key 8 bytes of private state.
@@ -125,7 +126,9 @@ struct opt_priv {
  * took twice the instructions, and their branches mispredicted): narrow,
  * while every next use is below 2^32 - 1, (next use << 32) | ~id, with
  * 2^32 - 1 for HS_NEVER; wide, from the first larger next use on (a stream
- * of 2^32 - 1 accesses or more), the next use alone, ties by id.
+ * of 2^32 - 1 accesses or more), the next use alone, ties by id.  The heap
+ * holds the narrow key alone (the id is its low half, inverted), 8 bytes
+ * where a struct took 16; wide, whole structs (heap_widen()).
  */
 struct opt_ent {
 	uint64_t	key;		/* as above */
@@ -138,8 +141,10 @@ uint64_t hs_opt_bitmap_min = HS_OPT_BITMAP_MIN;
 struct hs_policy {
 	bool			bits;	/* the bitmap, not the heap */
 	bool			wide;	/* heap entries' keys are wide (struct opt_ent) */
-	struct opt_ent		*heap;	/* 4-ary max-heap, root = victim; lazy (below) */
-	void			*heap_mem; /* its allocation (heap is aligned within) */
+	uint64_t		*nh;	/* 8-ary max-heap, root = victim; lazy (below): keys
+					 * alone while narrow (the id is in the key), */
+	struct opt_ent		*heap;	/* whole entries once wide; one of the two is set */
+	void			*heap_mem; /* its allocation (the heap is aligned within) */
 	uint64_t		heap_n;	/* entries, live and stale */
 	uint64_t		heap_size; /* room */
 	uint64_t		heap_live; /* resident keys (live entries, duplicates apart) */
@@ -206,10 +211,15 @@ static inline uint64_t ent_nu(const struct hs_policy *p, const struct opt_ent *e
 /*
  *		The heap
  *
- * 4-ary: the children of entry i are 4i + 1 .. 4i + 4, and the array is placed
- * so that entry 1 starts a 64-byte line, so the four children of an entry are
- * one line and a sift-down reads one line per level, half as many levels as
- * a binary heap.
+ * 8-ary: the children of entry i are 8i + 1 .. 8i + 8, and the array is placed
+ * so that entry 1 starts a 64-byte line, so the eight 8-byte keys under an
+ * entry are one line and a sift-down reads one line per level, a third as
+ * many levels as a binary heap.  At 8,100 of 81 K keys (10 M zipf accesses,
+ * CPU per access, interleaved rounds, medians) 16-byte entries in a 4-ary
+ * heap took 63 ns, 8-byte ones 59 (21 rounds; 74 -> 69 at 76,300 of 763 K,
+ * 11 rounds), 8-ary 8-byte ones 2-3 % less again (11 rounds at both).
+ * Room for 3c or 4c entries in the same memory as 2c of 16 bytes did not
+ * pay: 59 and 64 ns.
  *
  * Lazy: an entry does not move with its key.  A hit does not look for the
  * key's entry -- finding it needs the entry's position in the key's record,
@@ -233,7 +243,7 @@ static inline uint64_t ent_nu(const struct hs_policy *p, const struct opt_ent *e
  * removed key's entries are stale, the duplicates of one that came back
  * included.
  */
-#define OPT_ARY		4
+#define OPT_ARY		8
 #define OPT_LINE	64
 
 static bool opt_live(const struct hs_policy *p, const struct opt_ent *e)
@@ -244,88 +254,165 @@ static bool opt_live(const struct hs_policy *p, const struct opt_ent *e)
 	       ((const struct opt_priv *)hs_folio_cpriv(f))->nu == ent_nu(p, e);
 }
 
-/*
- * A next use of 2^32 - 1 or more: the keys go wide, in place.  The order of
- * (next use, id) is the same either way, so the heap stays a heap.
- */
-static __attribute__((noinline)) void heap_widen(struct hs_policy *p)
+/* Heap entry @i, @e into entry @i: either layout. */
+static inline struct opt_ent heap_get(const struct hs_policy *p, uint64_t i)
 {
-	for (uint64_t i = 0; i < p->heap_n; i++)
-		p->heap[i].key = ent_nu(p, &p->heap[i]);
-	p->wide = true;
+	if (likely(!p->wide))
+		return (struct opt_ent){ .key = p->nh[i], .id = ~(uint32_t)p->nh[i] };
+	return p->heap[i];
 }
 
-/* Room for @size entries, entry 1 at the start of a line; the old ones copied. */
-static int heap_alloc(struct hs_policy *p, uint64_t size)
+static inline void heap_put(struct hs_policy *p, uint64_t i, struct opt_ent e)
 {
-	size_t bytes;
-	void *mem;
-	struct opt_ent *h;
-
-	if (size > (SIZE_MAX - 2 * OPT_LINE) / sizeof(*h))
-		return -ENOMEM;
-	bytes = (size_t)size * sizeof(*h) + 2 * OPT_LINE;
-	bytes = (bytes + OPT_LINE - 1) & ~(size_t)(OPT_LINE - 1);
-	mem = aligned_alloc(OPT_LINE, bytes);
-	if (!mem)
-		return -ENOMEM;
-	h = (struct opt_ent *)(void *)((char *)mem + OPT_LINE - sizeof(*h));
-	if (p->heap_n)
-		memcpy(h, p->heap, (size_t)p->heap_n * sizeof(*h));
-	free(p->heap_mem);
-	p->heap_mem = mem;
-	p->heap = h;
-	p->heap_size = size;
-	return 0;
+	if (likely(!p->wide))
+		p->nh[i] = e.key;
+	else
+		p->heap[i] = e;
 }
 
 /* Put @e at hole @i and sift it toward the leaves. */
 static inline __attribute__((always_inline)) void heap_down(struct hs_policy *p, uint64_t i,
 							     struct opt_ent e)
 {
-	struct opt_ent *h = p->heap;
 	uint64_t n = p->heap_n;
 
+	if (likely(!p->wide)) {
+		uint64_t *h = p->nh;
+
+		for (;;) {
+			uint64_t c = OPT_ARY * i + 1, best = c;
+
+			if (c >= n)
+				break;
+			if (likely(c + OPT_ARY <= n)) {
+				/*
+				 * Eight keys in a tournament, pairs first: seven
+				 * comparisons and selects, no loop (GCC does not
+				 * unroll one at -O2, and its counting was a third
+				 * of a pop at 81 K keys).  Keys are distinct.
+				 */
+				uint64_t k0 = h[c], k1 = h[c + 1], k2 = h[c + 2], k3 = h[c + 3];
+				uint64_t k4 = h[c + 4], k5 = h[c + 5], k6 = h[c + 6], k7 = h[c + 7];
+				uint64_t b01 = k1 > k0 ? c + 1 : c, m01 = k1 > k0 ? k1 : k0;
+				uint64_t b23 = k3 > k2 ? c + 3 : c + 2, m23 = k3 > k2 ? k3 : k2;
+				uint64_t b45 = k5 > k4 ? c + 5 : c + 4, m45 = k5 > k4 ? k5 : k4;
+				uint64_t b67 = k7 > k6 ? c + 7 : c + 6, m67 = k7 > k6 ? k7 : k6;
+				uint64_t b03 = m23 > m01 ? b23 : b01, m03 = m23 > m01 ? m23 : m01;
+				uint64_t b47 = m67 > m45 ? b67 : b45, m47 = m67 > m45 ? m67 : m45;
+				uint64_t bk = m47 > m03 ? m47 : m03;
+
+				best = m47 > m03 ? b47 : b03;
+				if (bk <= e.key)
+					break;
+			} else {
+				for (c++; c < n; c++)
+					if (h[c] > h[best])
+						best = c;
+				if (h[best] <= e.key)
+					break;
+			}
+			h[i] = h[best];
+			i = best;
+		}
+		h[i] = e.key;
+		return;
+	}
 	for (;;) {
+		struct opt_ent *h = p->heap;
 		uint64_t c = OPT_ARY * i + 1, best = c, end;
 
 		if (c >= n)
 			break;
-		if (likely(!p->wide && c + OPT_ARY <= n)) {
-			/*
-			 * Four keys in a tournament, pairs first: three
-			 * comparisons and selects, no loop (GCC does not unroll
-			 * one at -O2, and its counting was a third of a pop at
-			 * 81 K keys).  Ties go to the lower index, as a scan
-			 * would take the first largest.
-			 */
-			uint64_t k0 = h[c].key, k1 = h[c + 1].key;
-			uint64_t k2 = h[c + 2].key, k3 = h[c + 3].key;
-			uint64_t b01 = k1 > k0 ? c + 1 : c, m01 = k1 > k0 ? k1 : k0;
-			uint64_t b23 = k3 > k2 ? c + 3 : c + 2, m23 = k3 > k2 ? k3 : k2;
-			uint64_t bk = m23 > m01 ? m23 : m01;
-
-			best = m23 > m01 ? b23 : b01;
-			if (bk <= e.key)
-				break;
-		} else {
-			end = HS_MIN(c + OPT_ARY, n);
-			for (c++; c < end; c++)
-				if (ent_before(p, &h[c], &h[best]))
-					best = c;
-			if (!ent_before(p, &h[best], &e))
-				break;
-		}
+		end = HS_MIN(c + OPT_ARY, n);
+		for (c++; c < end; c++)
+			if (ent_before(p, &h[c], &h[best]))
+				best = c;
+		if (!ent_before(p, &h[best], &e))
+			break;
 		h[i] = h[best];
 		i = best;
 	}
-	h[i] = e;
+	p->heap[i] = e;
+}
+
+/* Heap order again over entries 0 .. heap_n - 1 (Floyd's, bottom-up). */
+static void heap_order(struct hs_policy *p)
+{
+	uint64_t n = p->heap_n;
+
+	for (uint64_t i = n > 1 ? (n - 2) / OPT_ARY + 1 : 0; i-- > 0;)
+		heap_down(p, i, heap_get(p, i));
+}
+
+/*
+ * Room for @size entries of the present layout, entry 1 at the start of a
+ * line; the old ones copied.
+ */
+static int heap_alloc(struct hs_policy *p, uint64_t size)
+{
+	size_t w = p->wide ? sizeof(struct opt_ent) : sizeof(uint64_t), bytes;
+	void *mem, *h;
+
+	if (size > (SIZE_MAX - 2 * OPT_LINE) / w)
+		return -ENOMEM;
+	bytes = (size_t)size * w + 2 * OPT_LINE;
+	bytes = (bytes + OPT_LINE - 1) & ~(size_t)(OPT_LINE - 1);
+	mem = aligned_alloc(OPT_LINE, bytes);
+	if (!mem)
+		return -ENOMEM;
+	h = (char *)mem + OPT_LINE - w;
+	if (p->heap_n)
+		memcpy(h, p->wide ? (void *)p->heap : (void *)p->nh, (size_t)p->heap_n * w);
+	free(p->heap_mem);
+	p->heap_mem = mem;
+	if (p->wide)
+		p->heap = h;
+	else
+		p->nh = h;
+	p->heap_size = size;
+	return 0;
+}
+
+/*
+ * A next use of 2^32 - 1 or more: the entries go wide, 16 bytes each, in the
+ * same memory.  The stale ones are dropped first, by the key records (the
+ * live ones are at most the resident keys and a placed entry, c + 1, and the
+ * room was 4c + 128), and the rest is spread from the last down (entry i
+ * moves from byte 8i to 16i - 8 of the narrow array, never over one not
+ * moved yet) and put in heap order again.  The order of (next use, id) is
+ * the same either way.
+ */
+static __attribute__((noinline)) void heap_widen(struct hs_policy *p)
+{
+	uint64_t *nh = p->nh, n = 0, i;
+	struct opt_ent *h;
+
+	for (i = 0; i < p->heap_n; i++) {
+		struct opt_ent e = heap_get(p, i);
+
+		if (opt_live(p, &e))
+			nh[n++] = nh[i];
+	}
+	h = (struct opt_ent *)(void *)((char *)nh - sizeof(uint64_t));
+	for (i = n; i-- > 0;) {
+		uint64_t k = nh[i];
+		struct opt_ent e = { .key = k >> 32 == UINT32_MAX ? HS_NEVER : k >> 32,
+				     .id = ~(uint32_t)k };
+
+		h[i] = e;
+	}
+	p->nh = NULL;
+	p->heap = h;
+	p->heap_size /= 2;
+	p->heap_n = n;
+	p->wide = true;
+	heap_order(p);
 }
 
 /* Take the root out (the heap is not empty). */
 static inline void heap_pop(struct hs_policy *p)
 {
-	struct opt_ent last = p->heap[--p->heap_n];
+	struct opt_ent last = heap_get(p, --p->heap_n);
 
 	if (p->heap_n)
 		heap_down(p, 0, last);
@@ -334,29 +421,23 @@ static inline void heap_pop(struct hs_policy *p)
 /* Every entry again from the key records: only after the stream broke its word. */
 static __attribute__((noinline)) void heap_rebuild(struct hs_policy *p)
 {
-	uint64_t n = 0, i;
-
-	for (uint32_t id = 0; id < p->env->nr_keys && n < p->heap_size; id++) {
+	p->heap_n = 0;
+	for (uint32_t id = 0; id < p->env->nr_keys && p->heap_n < p->heap_size; id++) {
 		struct hs_folio *f = hs_env_folio(p->env, id);
 
 		if (!hs_folio_is_resident(f))
 			continue;
-		if (unlikely(!p->wide && !nu_narrow(opt_priv(f)->nu))) {
-			p->heap_n = n;
-			heap_widen(p);
-		}
-		p->heap[n++] = ent_make(p, opt_priv(f)->nu, id);
+		if (unlikely(!p->wide && !nu_narrow(opt_priv(f)->nu)))
+			heap_widen(p);	/* keeps the ones put so far: live */
+		heap_put(p, p->heap_n++, ent_make(p, opt_priv(f)->nu, id));
 	}
-	p->heap_n = n;
-	for (i = n > 1 ? (n - 2) / OPT_ARY + 1 : 0; i-- > 0;)
-		heap_down(p, i, p->heap[i]);
+	heap_order(p);
 	p->exact = false;
 }
 
 /* Drop the stale entries and re-heap the rest; grow when that frees too little. */
 static __attribute__((noinline)) int heap_compact(struct hs_policy *p, uint64_t now)
 {
-	struct opt_ent *h = p->heap;
 	uint64_t n = 0, i;
 
 	if (p->exact) {
@@ -368,19 +449,30 @@ static __attribute__((noinline)) int heap_compact(struct hs_policy *p, uint64_t 
 		 * compaction took 16 % of OPT's time at 81 K keys, 7 % of its
 		 * instructions).
 		 */
-		uint64_t low = p->wide ? now :
-			       now < UINT32_MAX ? now << 32 : (uint64_t)UINT32_MAX << 32;
+		if (!p->wide) {
+			uint64_t low = now < UINT32_MAX ? now << 32 : (uint64_t)UINT32_MAX << 32;
+			uint64_t *h = p->nh;
 
-		for (i = 0; i < p->heap_n; i++) {
-			h[n] = h[i];
-			n += h[i].key >= low;
+			for (i = 0; i < p->heap_n; i++) {
+				h[n] = h[i];
+				n += h[i] >= low;
+			}
+		} else {
+			struct opt_ent *h = p->heap;
+
+			for (i = 0; i < p->heap_n; i++) {
+				h[n] = h[i];
+				n += h[i].key >= now;
+			}
 		}
 	} else {
 		for (i = 0; i < p->heap_n; i++) {
+			struct opt_ent e = heap_get(p, i);
+
 			if (i + 16 < p->heap_n)
-				hs_prefetch(hs_env_folio(p->env, h[i + 16].id));
-			if (opt_live(p, &h[i]))
-				h[n++] = h[i];
+				hs_prefetch(hs_env_folio(p->env, heap_get(p, i + 16).id));
+			if (opt_live(p, &e))
+				heap_put(p, n++, e);
 		}
 	}
 	p->heap_n = n;
@@ -397,10 +489,8 @@ static __attribute__((noinline)) int heap_compact(struct hs_policy *p, uint64_t 
 
 		if (err)
 			return err;
-		h = p->heap;
 	}
-	for (i = n > 1 ? (n - 2) / OPT_ARY + 1 : 0; i-- > 0;)
-		heap_down(p, i, h[i]);
+	heap_order(p);
 	return 0;
 }
 
@@ -425,7 +515,7 @@ static inline bool heap_room(struct hs_policy *p, uint64_t now)
 /* Add {nu, id}: sift up from a new leaf (heap_room() first). */
 static inline void heap_push(struct hs_policy *p, uint64_t nu, uint32_t id)
 {
-	struct opt_ent e, *h = p->heap;
+	struct opt_ent e;
 	uint64_t i;
 
 	if (unlikely(!p->wide && !nu_narrow(nu)))
@@ -433,26 +523,28 @@ static inline void heap_push(struct hs_policy *p, uint64_t nu, uint32_t id)
 	e = ent_make(p, nu, id);
 	i = p->heap_n++;
 	if (likely(!p->wide)) {
+		uint64_t *h = p->nh;
+
 		while (i > 0) {
 			uint64_t up = (i - 1) / OPT_ARY;
 
-			if (e.key <= h[up].key)
+			if (e.key <= h[up])
 				break;
 			h[i] = h[up];
 			i = up;
 		}
-		h[i] = e;
+		h[i] = e.key;
 		return;
 	}
 	while (i > 0) {
 		uint64_t up = (i - 1) / OPT_ARY;
 
-		if (!ent_before(p, &e, &h[up]))
+		if (!ent_before(p, &e, &p->heap[up]))
 			break;
-		h[i] = h[up];
+		p->heap[i] = p->heap[up];
 		i = up;
 	}
-	h[i] = e;
+	p->heap[i] = e;
 }
 
 /*
@@ -468,23 +560,34 @@ static inline void heap_push(struct hs_policy *p, uint64_t nu, uint32_t id)
  */
 static void heap_replace_top(struct hs_policy *p, const struct hs_access *a)
 {
-	if (unlikely(!p->wide && !nu_narrow(a->next_use)))
-		heap_widen(p);
-	heap_down(p, 0, ent_make(p, a->next_use, a->key));
+	if (unlikely(!p->wide && !nu_narrow(a->next_use))) {
+		heap_widen(p);	/* the victim's entry is dropped: push, with room */
+		heap_push(p, a->next_use, a->key);
+	} else {
+		heap_down(p, 0, ent_make(p, a->next_use, a->key));
+	}
 	p->placed = true;
 	p->placed_id = a->key;
 	p->placed_seq = a->seq;
 	p->placed_nu = a->next_use;
 }
 
-/* The live root, stale ones popped on the way, or NULL (nothing resident). */
-static const struct opt_ent *heap_top(struct hs_policy *p)
+/* The live root into *@top, stale ones popped on the way; false: nothing resident. */
+static bool heap_top(struct hs_policy *p, struct opt_ent *top)
 {
-	while (p->heap_n && unlikely(!opt_live(p, &p->heap[0])))
+	for (;;) {
+		if (unlikely(!p->heap_n)) {
+			if (!p->resident)
+				return false;
+			heap_rebuild(p);	/* a key outlived its next use: see above */
+			if (!p->heap_n)
+				return false;
+		}
+		*top = heap_get(p, 0);
+		if (likely(opt_live(p, top)))
+			return true;
 		heap_pop(p);
-	if (unlikely(!p->heap_n) && p->resident)
-		heap_rebuild(p);	/* a key outlived its next use: see above */
-	return p->heap_n ? &p->heap[0] : NULL;
+	}
 }
 
 static int opt_create(const struct hs_policy_env *env, const struct hs_param_set *ps,
@@ -687,10 +790,10 @@ static size_t opt_evict(struct hs_policy *p, struct hs_folio *incoming, const st
 
 	(void)incoming;
 	if (!p->bits) {
-		const struct opt_ent *top;
+		struct opt_ent top;
 
-		while (n < need && n < max && (top = heap_top(p))) {
-			struct hs_folio *f = hs_env_folio(p->env, top->id);
+		while (n < need && n < max && heap_top(p, &top)) {
+			struct hs_folio *f = hs_env_folio(p->env, top.id);
 
 			opt_priv(f)->nu = OPT_GONE;	/* its other entries: stale */
 			p->resident--;
@@ -702,7 +805,7 @@ static size_t opt_evict(struct hs_policy *p, struct hs_folio *incoming, const st
 		}
 		/* the next victim's record, most often the new root's */
 		if (p->heap_n)
-			hs_prefetch(hs_env_folio(p->env, p->heap[0].id));
+			hs_prefetch(hs_env_folio(p->env, heap_get(p, 0).id));
 		return n;
 	}
 	while (n < need && n < max && p->resident) {
@@ -745,8 +848,15 @@ static bool opt_admit(struct hs_policy *p, struct hs_folio *f, const struct hs_a
 	(void)f;
 	if (!p->bypass || resident < p->env->capacity || !resident)
 		return true;
-	if (a->next_use < (p->bits ? root_next_use(p) : ent_nu(p, heap_top(p))))
-		return true;
+	if (p->bits) {
+		if (a->next_use < root_next_use(p))
+			return true;
+	} else {
+		struct opt_ent top;
+
+		if (!heap_top(p, &top) || a->next_use < ent_nu(p, &top))
+			return true;
+	}
 	p->bypassed++;
 	return false;
 }
@@ -769,12 +879,13 @@ static int heap_check(const struct hs_policy *p)
 	if (!seen)
 		return 0;	/* cannot check: not a failure of the heap */
 	for (i = 0; i < p->heap_n && !ret; i++) {
-		const struct opt_ent *e = &p->heap[i];
+		struct opt_ent e = heap_get(p, i), up;
 
-		if (e->id >= env->nr_keys ||
-		    (i > 0 && ent_before(p, e, &p->heap[(i - 1) / OPT_ARY])))
+		if (i > 0)
+			up = heap_get(p, (i - 1) / OPT_ARY);
+		if (e.id >= env->nr_keys || (i > 0 && ent_before(p, &e, &up)))
 			ret = -EUCLEAN;
-		else if (opt_live(p, e) && !seen[e->id]++)
+		else if (opt_live(p, &e) && !seen[e.id]++)
 			found++;
 	}
 	free(seen);
@@ -825,15 +936,15 @@ static void opt_dump(const struct hs_policy *p, FILE *fp)
 		fprintf(fp, "opt: %s, %" PRIu64 " resident, heap order, live entries "
 			"(id next_use):\n", p->bypass ? "bypass" : "demand", p->resident);
 		for (s = 0; s < p->heap_n; s++) {
-			const struct opt_ent *e = &p->heap[s];
+			struct opt_ent e = heap_get(p, s);
 
-			if (!opt_live(p, e))
+			if (!opt_live(p, &e))
 				continue;
-			if (ent_nu(p, e) == HS_NEVER)
-				fprintf(fp, "  [%" PRIu64 "] %" PRIu32 " never\n", s, e->id);
+			if (ent_nu(p, &e) == HS_NEVER)
+				fprintf(fp, "  [%" PRIu64 "] %" PRIu32 " never\n", s, e.id);
 			else
-				fprintf(fp, "  [%" PRIu64 "] %" PRIu32 " %" PRIu64 "\n", s, e->id,
-					ent_nu(p, e));
+				fprintf(fp, "  [%" PRIu64 "] %" PRIu32 " %" PRIu64 "\n", s, e.id,
+					ent_nu(p, &e));
 		}
 		return;
 	}

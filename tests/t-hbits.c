@@ -6,7 +6,8 @@
  * every victim of every step, on random streams, both queues (the threshold
  * moved), with the keys by access supplied (as the replay does), not
  * supplied (OPT keeps its own), and supplied too short (OPT must switch to
- * its own copy).
+ * its own copy).  Then OPT through the replay of a stored session, which
+ * steps through the stream its next-use pass kept or reads the store again.
  */
 #include "config.h"
 
@@ -19,7 +20,9 @@
 #include "harness.h"
 #include "hbits.h"
 #include "policy.h"
+#include "replay.h"
 #include "sim.h"
+#include "store.h"
 
 /* policies/opt.c: min(capacity, keys) from which OPT uses the bitmap, not the heap */
 extern uint64_t hs_opt_bitmap_min;
@@ -281,12 +284,113 @@ static void test_opt_heap_wide_next(void)
 	opt_heap_next(true);
 }
 
+/*
+ * OPT through hs_replay_session() over a stored session of three chunks and
+ * more, with lru beside it, against naive MIN's misses and lru's alone: the
+ * stream kept in seq_keys (the bitmap), in an array of its own
+ * (keep_stream), or read again (the heap without keep_stream; a meta byte
+ * that varies; a hint record, which takes the chains' pass), on one thread
+ * and two.  Writes change no hit or miss; the hint's run is checked against
+ * the same run with every way of reading.
+ */
+static void test_opt_replay(void)
+{
+	enum { N = 3 * 65536 + 1234, KEYS = 3000, CAP = 50 };
+	static const struct hs_session_meta gen = { .source = "gen", .format = "text" };
+	const uint8_t rd = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, false);
+	const uint8_t wr = hs_meta_make(HS_CH_FD, HS_TYPE_FILE, true);
+	const uint8_t hint = hs_meta_make(HS_CH_PAGEOUT, HS_TYPE_FILE, false);
+	uint64_t saved = hs_opt_bitmap_min, want = 0, lru_misses = 0, hint_misses = 0;
+	uint32_t *keys = malloc(N * sizeof(*keys)), *last = malloc(KEYS * sizeof(*last));
+	uint64_t *next = malloc(N * sizeof(*next));
+	struct naive m = { .cap = CAP };
+	struct hs_store *st = NULL;
+	int64_t id[3] = { 0, 0, 0 };
+
+	m.id = calloc(CAP, sizeof(*m.id));
+	m.nu = calloc(CAP, sizeof(*m.nu));
+	if (!keys || !last || !next || !m.id || !m.nu) {
+		t_fail(__FILE__, __LINE__, "no memory");
+		goto out;
+	}
+	for (size_t i = 0; i < N; i++)
+		keys[i] = (uint32_t)(rnd(2) ? rnd(1 + rnd(KEYS)) : rnd(KEYS));
+	for (size_t i = 0; i < KEYS; i++)
+		last[i] = UINT32_MAX;
+	for (size_t i = N; i-- > 0;) {
+		next[i] = last[keys[i]] == UINT32_MAX ? HS_NEVER : last[keys[i]];
+		last[keys[i]] = (uint32_t)i;
+	}
+	for (size_t i = 0; i < N; i++) {
+		bool hit;
+
+		naive_step(&m, keys[i], next[i], &hit);
+		want += !hit;
+	}
+
+	T_EQ_I64(hs_store_open(":memory:", 0, &st), 0);
+	if (!st)
+		goto out;
+	/* 0: reads; 1: every fifth a write; 2: reads and a hint in the second chunk */
+	for (int v = 0; v < 3; v++) {
+		struct hs_session_writer *w = NULL;
+
+		T_EQ_I64(hs_session_begin(st, &gen, &w), 0);
+		if (!w)
+			goto out;
+		for (size_t i = 0; i < N; i++) {
+			T_EQ_I64(hs_session_add(w, keys[i], v == 1 && i % 5 == 0 ? wr : rd), 0);
+			if (v == 2 && i == 70000)
+				T_EQ_I64(hs_session_add(w, keys[i], hint), 0);
+		}
+		T_EQ_I64(hs_session_commit(w, &id[v]), 0);
+	}
+	for (int t = 0; t < 24; t++) {
+		int v = t % 3;
+		bool bitmap = t / 3 % 2, keep = t / 6 % 2;
+		struct hs_replay_opts o = { .threads = 1 + (unsigned int)(t / 12),
+					    .keep_stream = keep };
+		struct hs_replay_job job[2] = {
+			{ .ops = hs_policy_find("opt"), .capacity = CAP },
+			{ .ops = hs_policy_find("lru"), .capacity = CAP },
+		};
+
+		hs_opt_bitmap_min = bitmap ? 0 : UINT64_MAX;
+		T_EQ_I64(hs_replay_session(st, id[v], job, 2, &o), 0);
+		T_EQ_I64(job[0].err, 0);
+		T_EQ_I64(job[1].err, 0);
+		if (v == 2) {
+			if (!hint_misses)
+				hint_misses = job[0].stats.misses;
+			T_EQ_U64(job[0].stats.misses, hint_misses);
+		} else {
+			T_EQ_U64(job[0].stats.misses, want);
+			if (!lru_misses)
+				lru_misses = job[1].stats.misses;
+			T_EQ_U64(job[1].stats.misses, lru_misses);
+		}
+		free(job[0].gens);
+		free(job[1].gens);
+	}
+	T_EQ_I64(hint_misses > 0, 1);
+	T_EQ_I64(lru_misses > want, 1);
+out:
+	hs_opt_bitmap_min = saved;
+	hs_store_close(st);
+	free(keys);
+	free(last);
+	free(next);
+	free(m.id);
+	free(m.nu);
+}
+
 static const struct t_case cases[] = {
 	{ "hbits-random", test_hbits_random },
 	{ "hbits-grow", test_hbits_grow },
 	{ "opt-random", test_opt_random },
 	{ "opt-heap-any-next", test_opt_heap_any_next },
 	{ "opt-heap-wide-next", test_opt_heap_wide_next },
+	{ "opt-replay", test_opt_replay },
 };
 
 int main(int argc, char **argv)
