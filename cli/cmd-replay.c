@@ -772,12 +772,13 @@ static int plan_memory(const struct plan *plans, size_t nr, const struct hs_sess
 		if (pl->next_use)
 			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
 				 " + next uses: %u bytes x %" PRIu64 " records + %u bytes x %"
-				 PRIu64 " keys", hs_plan_next_use_width(info->records),
-				 info->records, hs_plan_next_use_width(info->records),
-				 info->distinct_keys);
+				 PRIu64 " keys + the keys kept: %u bytes x %" PRIu64 " records",
+				 hs_plan_next_use_width(info->records), info->records,
+				 hs_plan_next_use_width(info->records), info->distinct_keys,
+				 HS_PLAN_KEPT_BYTES, info->records);
 		if (bitmaps)
 			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
-				 " + %" PRIu64 " OPT run%s x (4 bytes + 1 bit) x records", bitmaps,
+				 " + %" PRIu64 " OPT run%s x 1 bit x records", bitmaps,
 				 bitmaps == 1 ? "" : "s");
 		(hs_global.verbose ? hs_info : hs_note)(
 			"replay: %zu run%s over %" PRIu64 " keys: about %.1f MiB of memory"

@@ -16,7 +16,9 @@
  * hsctl-replay(1) for the measured table against the estimate.  A wave adds
  * the base (the binary, SQLite's page cache, the ring of decoded chunks:
  * HS_PLAN_BASE) and, when it holds an offline run, the next uses shared by
- * its offline runs (hs_plan_next_use_width(), lib/plan.h).
+ * its offline runs (hs_plan_next_use_width(), lib/plan.h) and the keys of
+ * the stream their pass keeps for them to step through (4 bytes a record,
+ * lib/replay.c; OPT's bitmap runs read their seq_keys from the same array).
  */
 #include "config.h"
 
@@ -36,7 +38,7 @@ static const struct extra_cost {
 	unsigned int	per_key;	/* bytes per distinct key */
 	unsigned int	per_resident;	/* bytes per resident key: min(capacity, keys) */
 } extra_costs[] = {
-	{ "opt", 0, 32 },	{ "lrfu", 0, 24 },	{ "mglru", 9, 4 },
+	{ "opt", 0, 16 },	{ "lrfu", 0, 24 },	{ "mglru", 9, 4 },
 	{ "hitshield", 9, 4 },
 	{ "clock", 1, 0 },	/* its reference bitmap: a bit a key, counted as a byte */
 };
@@ -96,7 +98,7 @@ bool hs_plan_uses_seq_keys(const struct hs_policy_ops *ops, uint64_t capacity, u
 }
 
 /*
- * OPT's 32 bytes per resident key are its heap's room, two 16-byte entries
+ * OPT's 16 bytes per resident key are its heap's room, two 8-byte entries
  * per resident key (policies/opt.c): allocated at the start, touched as the
  * pushes fill it.  The pass's per-key array (hs_plan.next_use) is freed
  * before the first step, so the two never peak together and counting both
@@ -132,7 +134,8 @@ static uint64_t offline_extra(const struct hs_plan_run *r, const struct hs_plan 
 {
 	if (!hs_plan_uses_seq_keys(r->ops, r->capacity, plan->keys))
 		return 0;
-	return huge_len(4 * plan->records) + (plan->records + 7) / 8;
+	/* the key of every access is the wave's kept stream (hs_plan.next_use) */
+	return (plan->records + 7) / 8;
 }
 
 /* Filling order: offline runs first, then larger first, then plan order. */
@@ -252,7 +255,8 @@ int hs_plan_make(struct hs_plan *plan, struct hs_plan_run *runs, size_t n)
 		offline |= is_offline(runs[k].ops);
 	}
 	plan->next_use = offline ? huge_len(hs_plan_next_use_width(plan->records) * plan->records) +
-				   hs_plan_next_use_width(plan->records) * plan->keys : 0;
+				   hs_plan_next_use_width(plan->records) * plan->keys +
+				   huge_len(HS_PLAN_KEPT_BYTES * plan->records) : 0;
 	plan->total = plan->base + sum + plan->next_use;
 	plan->peak = plan->base;
 	if (!n)

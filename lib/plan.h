@@ -33,6 +33,9 @@ struct hs_plan_run {
 	unsigned int		wave;		/* out: 0-based wave that runs it */
 };
 
+/* Bytes per record of the keys an offline pass keeps for its runs (lib/replay.c). */
+#define HS_PLAN_KEPT_BYTES	4u
+
 /* The whole plan. */
 struct hs_plan {
 	uint64_t	keys;		/* in: the session's distinct keys */
@@ -40,8 +43,10 @@ struct hs_plan {
 	uint64_t	budget;		/* in: bytes a wave may take, base included */
 	uint64_t	base;		/* out: bytes of every wave (HS_PLAN_BASE) */
 	uint64_t	next_use;	/* out: bytes a wave with an offline run adds for
-					 * next uses: hs_plan_next_use_width() per record
-					 * and per key (0: no offline run) */
+					 * next uses, hs_plan_next_use_width() per record
+					 * and per key, and for the stream's keys kept,
+					 * HS_PLAN_KEPT_BYTES per record (0: no offline
+					 * run) */
 	uint64_t	total;		/* out: estimate of all runs at once */
 	uint64_t	peak;		/* out: estimate of the largest wave */
 	unsigned int	nr_waves;	/* out: waves (at least 1 when there are runs) */
@@ -91,8 +96,9 @@ uint64_t hs_plan_run_bytes(const struct hs_policy_ops *ops, uint64_t capacity, u
 
 /*
  * hs_plan_uses_seq_keys() - whether a run of @ops at @capacity over @keys
- * keeps its next uses in a bitmap and the keys by access (OPT from
- * HS_OPT_BITMAP_MIN resident keys on): 4 bytes and a bit a record more.
+ * keeps its next uses in a bitmap (OPT from HS_OPT_BITMAP_MIN resident keys
+ * on): a bit a record more, and the keys by access, which the wave's pass
+ * keeps anyway (hs_plan.next_use).
  */
 bool hs_plan_uses_seq_keys(const struct hs_policy_ops *ops, uint64_t capacity, uint64_t keys);
 

@@ -22,13 +22,13 @@
  * accesses are the records -- the replay steps through them instead, when
  * every record has one meta byte and no model reads the records' times
  * (struct kept): OPT at 368,000 of 3.7 M keys (10 M zipf accesses) took 78
- * -> 69 ns of CPU per access.  Elsewhere that costs 4 bytes a record the
- * memory plan does not count (hs_replay_opts.keep_stream): at 8,100 of 81 K
- * keys 69 -> 60 ns when first measured, and 49.6 -> 90.6 MB; with OPT's
+ * -> 69 ns of CPU per access.  Elsewhere the keys go to an array of their
+ * own, 4 bytes a record that the memory plan counts with the next uses
+ * (hs_replay_opts.reread_stream reads the store again instead): at 8,100 of
+ * 81 K keys 69 -> 60 ns when first measured, and 49.6 -> 90.6 MB; with OPT's
  * 8-ary heap 60 -> 52 ns at 81 K and 62 -> 56 at 763 K (7 rounds); against
  * main's d33b35b in bench/run's rounds (5), 1.26x, 1.27x and 1.16x at 81 K,
- * 763 K and 3.7 M keys with it for every offline run, 1.10x, 1.15x and 1.11x
- * without.
+ * 763 K and 3.7 M keys with the array, 1.10x, 1.15x and 1.11x without.
  *
  * The rest of the pass and the step, at 8,100 of 81 K keys (perf, cpu-clock):
  * the test of every chunk for a stream of accesses only was 3 % of OPT's
@@ -547,7 +547,7 @@ static int fill_plain(struct hs_session_reader *r, uint64_t records, uint32_t nr
  * of OPT's CPU at 81 K keys, half of it the second pass): a stream of
  * accesses only, every record with one meta byte, whose keys are in
  * seq_keys anyway (a plain stream's seqs are its records) or, with
- * hs_replay_opts.keep_stream, in an array of their own.
+ * in an array of their own unless hs_replay_opts.reread_stream.
  */
 struct kept {
 	uint32_t	*keys;		/* every record's key, or NULL: read the store again */
@@ -999,7 +999,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			    !pl.memcg_ts && !pl.fx;
 
 		ret = fill_next_use(r, info.records, (uint32_t)info.distinct_keys, seq_keys,
-				    keep, o->keep_stream, &next, &kept);
+				    keep, !o->reread_stream, &next, &kept);
 		if (ret)
 			goto out;
 	}

@@ -66,12 +66,12 @@ struct hs_replay_opts {
 	/*
 	 * An offline run over a stream of accesses only, with one meta byte,
 	 * steps through the keys its next-use pass decoded instead of reading
-	 * the store again, where they are kept anyway (hs_policy_env.seq_keys:
-	 * OPT's bitmap).  With keep_stream also where they are not, in an
-	 * array of their own: 4 bytes a record more, which hs_plan does not
-	 * count.
+	 * the store again: in hs_policy_env.seq_keys where OPT's bitmap keeps
+	 * them, else in an array of their own, 4 bytes a record, which hs_plan
+	 * counts with the next uses.  With reread_stream the store is read and
+	 * decoded again instead: those 4 bytes a record saved, OPT slower.
 	 */
-	bool		keep_stream;
+	bool		reread_stream;
 	/*
 	 * Folio mode (lib/sim.c, "Folios"): a recorded session's pages that
 	 * were one kernel folio are one entity for the policies.  Where the

@@ -288,7 +288,7 @@ static void test_opt_heap_wide_next(void)
  * OPT through hs_replay_session() over a stored session of three chunks and
  * more, with lru beside it, against naive MIN's misses and lru's alone: the
  * stream kept in seq_keys (the bitmap), in an array of its own
- * (keep_stream), or read again (the heap without keep_stream; a meta byte
+ * (the default), or read again (the heap with reread_stream; a meta byte
  * that varies; a hint record, which takes the chains' pass), on one thread
  * and two.  Writes change no hit or miss; the hint's run is checked against
  * the same run with every way of reading.
@@ -349,7 +349,7 @@ static void test_opt_replay(void)
 		int v = t % 3;
 		bool bitmap = t / 3 % 2, keep = t / 6 % 2;
 		struct hs_replay_opts o = { .threads = 1 + (unsigned int)(t / 12),
-					    .keep_stream = keep };
+					    .reread_stream = !keep };
 		struct hs_replay_job job[2] = {
 			{ .ops = hs_policy_find("opt"), .capacity = CAP },
 			{ .ops = hs_policy_find("lru"), .capacity = CAP },

@@ -37,10 +37,10 @@ static void costs(void)
 	hs_plan_run_cost(lru, &k, &r);
 	T_EQ_U64(k, hs_sim_key_bytes(lru));
 	T_EQ_U64(r, 0);
-	/* OPT: its record, and 32 bytes per resident (its heap's room for two entries) */
+	/* OPT: its record, and 16 bytes per resident (its heap's room for two 8-byte entries) */
 	hs_plan_run_cost(opt, &k, &r);
 	T_EQ_U64(k, hs_sim_key_bytes(opt));
-	T_EQ_U64(r, 32);
+	T_EQ_U64(r, 16);
 	hs_plan_run_cost(lrfu, &k, &r);
 	T_EQ_U64(r, 24);
 	/* MGLRU: a shadow slot per key and a node per 64 keys; its young vector */
@@ -48,8 +48,8 @@ static void costs(void)
 	T_EQ_U64(k, hs_sim_key_bytes(mglru) + 9);
 	T_EQ_U64(r, 4);
 	/* residents: the capacity, or the keys when it is larger */
-	T_EQ_U64(hs_plan_run_bytes(opt, 300, KEYS), KEYS * hs_sim_key_bytes(opt) + 300 * 32);
-	T_EQ_U64(hs_plan_run_bytes(opt, 5000, KEYS), KEYS * hs_sim_key_bytes(opt) + KEYS * 32);
+	T_EQ_U64(hs_plan_run_bytes(opt, 300, KEYS), KEYS * hs_sim_key_bytes(opt) + 300 * 16);
+	T_EQ_U64(hs_plan_run_bytes(opt, 5000, KEYS), KEYS * hs_sim_key_bytes(opt) + KEYS * 16);
 	T_EQ_U64(hs_plan_run_bytes(lru, 5000, KEYS), KEYS * hs_sim_key_bytes(lru));
 	/*
 	 * From 2 MiB on the records are whole 2 MiB pages: P12's 3,153,310 keys
@@ -57,17 +57,19 @@ static void costs(void)
 	 */
 	T_EQ_U64(hs_sim_key_bytes(lru), 16);
 	T_EQ_U64(hs_plan_run_bytes(lru, 100, 3153310), 50ull << 20);
-	T_EQ_U64(hs_plan_run_bytes(opt, 100, 3153310), (50ull << 20) + 3200);
+	T_EQ_U64(hs_plan_run_bytes(opt, 100, 3153310), (50ull << 20) + 1600);
 	T_EQ_U64(hs_plan_run_bytes(lru, 100, (2u << 20) / 16 - 1), (2u << 20) - 16);
 }
 
 /*
  * OPT from HS_OPT_BITMAP_MIN resident keys on: its bitmap (a bit per record)
- * and the pass's key of every access (4 bytes a record, in huge pages)
- * instead of the heap.  200,000 keys, 1,000,000 records: the records take
- * 3,200,000 bytes, 4 MiB in huge pages; at 150,000 the bitmap run adds 4 MiB
- * + 125,000 bytes and no heap, at 100,000 the heap adds 32 bytes a resident
- * key.  The next uses: 4 bytes a record (4 MiB in huge pages) and 4 a key.
+ * and the pass's key of every access instead of the heap.  200,000 keys,
+ * 1,000,000 records: the records take 3,200,000 bytes, 4 MiB in huge pages;
+ * at 150,000 the bitmap run adds 125,000 bytes and no heap, at 100,000 the
+ * heap adds 16 bytes a resident key.  The wave's pass: next uses, 4 bytes a
+ * record (4 MiB in huge pages) and 4 a key, and the key of every access, 4
+ * bytes a record (4 MiB), which the bitmap reads and the heap run steps
+ * through.
  */
 static void opt_bitmap(void)
 {
@@ -78,9 +80,9 @@ static void opt_bitmap(void)
 	};
 
 	T_EQ_I64(hs_plan_make(&pl, runs, 2), 0);
-	T_EQ_U64(runs[0].bytes, (4u << 20) + (4u << 20) + 125000);
-	T_EQ_U64(runs[1].bytes, (4u << 20) + 100000 * 32);
-	T_EQ_U64(pl.next_use, (4u << 20) + 4 * 200000);
+	T_EQ_U64(runs[0].bytes, (4u << 20) + 125000);
+	T_EQ_U64(runs[1].bytes, (4u << 20) + 100000 * 16);
+	T_EQ_U64(pl.next_use, (4u << 20) + 4 * 200000 + (4u << 20));
 	/* 8 bytes an entry from 2^32 - 1 records on, as the pass makes them */
 	T_EQ_U64(hs_plan_next_use_width(UINT32_MAX - 1), 4);
 	T_EQ_U64(hs_plan_next_use_width(UINT32_MAX), 8);
@@ -154,7 +156,8 @@ static void even_waves(void)
 
 /*
  * Offline runs go first and together: the next uses (4 bytes x 5,000
- * records + 4 bytes x 1,000 keys) are paid once, in wave 0.  Runs: lru, opt, lru, opt at size 100;
+ * records + 4 bytes x 1,000 keys) and the keys kept (4 bytes x 5,000
+ * records) are paid once, in wave 0.  Runs: lru, opt, lru, opt at size 100;
  * O is one OPT run, N the next uses.  Budget base + 2 O + N + R: first fit
  * puts both OPT runs and one LRU run in wave 0, the other LRU run in wave 1;
  * evened out, the second OPT run still joins the first (their next uses are
@@ -164,7 +167,7 @@ static void offline_first(void)
 {
 	const struct hs_policy_ops *lru = hs_policy_find("lru"), *opt = hs_policy_find("opt");
 	uint64_t R = KEYS * hs_sim_key_bytes(lru);
-	uint64_t O = KEYS * hs_sim_key_bytes(opt) + 100 * 32, N = 4 * 5000 + 4 * KEYS;
+	uint64_t O = KEYS * hs_sim_key_bytes(opt) + 100 * 16, N = 4 * 5000 + 4 * KEYS + 4 * 5000;
 	struct hs_plan pl = new_plan(HS_PLAN_BASE + 2 * O + N + R);
 	struct hs_plan_run runs[4] = {
 		{ .ops = lru, .capacity = 100 }, { .ops = opt, .capacity = 100 },
@@ -203,7 +206,7 @@ static void alone(void)
 	T_EQ_U64(pl.nr_waves, 3);
 	T_EQ_U64(runs[2].wave, 0);
 	T_ASSERT(runs[0].wave != 0 && runs[1].wave != 0 && runs[3].wave != 0);
-	T_EQ_U64(pl.peak, HS_PLAN_BASE + runs[2].bytes + 4 * 5000 + 4 * KEYS);
+	T_EQ_U64(pl.peak, HS_PLAN_BASE + runs[2].bytes + 4 * 5000 + 4 * KEYS + 4 * 5000);
 	/* a budget below the base: nothing fits, every run alone */
 	pl = new_plan(HS_PLAN_BASE - 1);
 	T_EQ_I64(hs_plan_make(&pl, runs, 4), 0);

@@ -82,13 +82,14 @@ expect_eq "$(notes)" ""
 
 # The memory estimate (hsctl-replay(1)): 8 MiB + keys x the runs' bytes per key
 # (the driver's records: lru 16 + arc 24 = 40; lrfu 32 + opt 16 = 48), + bytes
-# per resident key (lrfu 24 + opt 32, x min(size 3, 4 keys) = 168), + next uses
-# for OPT (4 bytes x 10 records + 4 bytes x 4 keys).  Shown with -v; without
-# it only for a large sweep.
+# per resident key (lrfu 24 + opt 16, x min(size 3, 4 keys) = 120), + next uses
+# for OPT (4 bytes x 10 records + 4 bytes x 4 keys) and the keys its pass keeps
+# for it to step through (4 bytes x 10 records).  Shown with -v; without it
+# only for a large sweep.
 expect_status 0 "$HSCTL" -d "$DB" -v replay 1 --policy lru,arc --size 3 --no-store
 expect_grep '^hsctl: replay: 2 runs over 4 keys: about 8.0 MiB of memory (estimate: 8 MiB + 4 keys x 40 bytes)$' "$ERR"
 expect_status 0 "$HSCTL" -d "$DB" -v replay 1 --policy lrfu,opt --size 3 --no-store
-expect_grep '^hsctl: replay: 2 runs over 4 keys: about 8.0 MiB of memory (estimate: 8 MiB + 4 keys x 48 bytes + 168 bytes for resident keys + next uses: 4 bytes x 10 records + 4 bytes x 4 keys)$' "$ERR"
+expect_grep '^hsctl: replay: 2 runs over 4 keys: about 8.0 MiB of memory (estimate: 8 MiB + 4 keys x 48 bytes + 120 bytes for resident keys + next uses: 4 bytes x 10 records + 4 bytes x 4 keys + the keys kept: 4 bytes x 10 records)$' "$ERR"
 expect_status 0 "$HSCTL" -d "$DB" replay 1 --policy lru,arc --size 3 --no-store
 expect_eq "$ERR" ""
 
