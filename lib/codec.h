@@ -180,6 +180,19 @@ size_t hs_codec_ids_encode(const uint64_t *ids, size_t n, uint8_t *out);
 bool hs_codec_pdep(bool on);
 
 /**
+ * hs_codec_simd() - choose the decoder's form
+ * @on: false: the portable form; true: the SSSE3 form where the CPU has it
+ *      (the default)
+ *
+ * hs_codec_decode() and hs_codec_decode_ts() give the same keys, meta bytes,
+ * return codes and reasons either way; tests and benchmarks compare the two.
+ * On -EBADMSG the keys past the refused record may differ.
+ *
+ * Return: whether the SSSE3 form is in use now.
+ */
+bool hs_codec_simd(bool on);
+
+/**
  * hs_codec_ids_decode() - decode and validate one key chunk
  * @in: encoded bytes
  * @len: their number
