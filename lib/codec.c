@@ -109,25 +109,49 @@ static inline __attribute__((always_inline)) uint8_t *put_rec_varint_pdep(uint8_
 	return p + 8 - (c >> 3);
 }
 
-static int pdep_state = -1;	/* fast_pdep(): not known yet; racing threads store the same */
-
-/* Whether PDEP is there and fast (not AMD families 15h and 17h), and not turned off. */
-static bool fast_pdep(void)
+/*
+ * A form of the codec chosen at run time (PDEP here, SSSE3 for the decoder
+ * below): *@state is -1 until @probe() has said, then 0 or 1, and
+ * hs_codec_pdep() and hs_codec_simd() set it to -1 (ask again) or 0 (off).
+ * Racing threads store the same.  Release and acquire, so that a probe that
+ * builds tables (simd_init()) has built them for every thread that reads
+ * its 1.
+ */
+static bool cpu_form(int *state, bool (*probe)(void))
 {
-	int f = __atomic_load_n(&pdep_state, __ATOMIC_RELAXED);
+	int f = __atomic_load_n(state, __ATOMIC_ACQUIRE);
 
 	if (f < 0) {
-		f = __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("amdfam15h") &&
-		    !__builtin_cpu_is("amdfam17h");
-		__atomic_store_n(&pdep_state, f, __ATOMIC_RELAXED);
+		f = probe();
+		__atomic_store_n(state, f, __ATOMIC_RELEASE);
 	}
 	return f;
 }
 
+static bool cpu_form_set(int *state, bool on, bool (*probe)(void))
+{
+	__atomic_store_n(state, on ? -1 : 0, __ATOMIC_RELAXED);
+	return cpu_form(state, probe);
+}
+
+static int pdep_state = -1;	/* cpu_form() of pdep_probe() */
+
+/* Whether PDEP is there and fast (not AMD families 15h and 17h). */
+static bool pdep_probe(void)
+{
+	return __builtin_cpu_supports("bmi2") && !__builtin_cpu_is("amdfam15h") &&
+	       !__builtin_cpu_is("amdfam17h");
+}
+
+/* Whether the PDEP form is in use: there, fast, and not turned off. */
+static bool fast_pdep(void)
+{
+	return cpu_form(&pdep_state, pdep_probe);
+}
+
 bool hs_codec_pdep(bool on)
 {
-	__atomic_store_n(&pdep_state, on ? -1 : 0, __ATOMIC_RELAXED);
-	return fast_pdep();
+	return cpu_form_set(&pdep_state, on, pdep_probe);
 }
 #else
 #define HAVE_PDEP	0
@@ -556,7 +580,8 @@ out:
 #include <pthread.h>
 
 #define HAVE_SIMD	1
-#define SIMD_SHUF_MAX	341	/* patterns of 1 to 4 varints of 1 to 4 bytes: 4 + 16 + 64 + 256, and none */
+/* PSHUFB patterns of 1 to 4 varints of 1 to 4 bytes (4 + 16 + 64 + 256), and none */
+#define SIMD_SHUF_MAX	341
 
 struct simd_step {
 	uint16_t shuf;		/* index in simd_shuf[] */
@@ -567,7 +592,7 @@ struct simd_step {
 static struct simd_step simd_step[1 << 12];
 static uint8_t simd_shuf[SIMD_SHUF_MAX][16] __attribute__((aligned(16)));
 static pthread_once_t simd_once = PTHREAD_ONCE_INIT;
-static int simd_state = -1;	/* fast_simd(): not known yet */
+static int simd_state = -1;	/* cpu_form() of simd_probe() */
 
 /* simd_step[] and simd_shuf[], by walking every 12-bit mask of continuation bits. */
 static void simd_init(void)
@@ -600,23 +625,24 @@ static void simd_init(void)
 	}
 }
 
+/* Whether the CPU has SSSE3; the step tables built, once, where it has. */
+static bool simd_probe(void)
+{
+	if (!__builtin_cpu_supports("ssse3"))
+		return false;
+	pthread_once(&simd_once, simd_init);
+	return true;
+}
+
+/* Whether the SSSE3 form is in use: there, and not turned off. */
 static bool fast_simd(void)
 {
-	int f = __atomic_load_n(&simd_state, __ATOMIC_RELAXED);
-
-	if (f < 0) {
-		f = __builtin_cpu_supports("ssse3");
-		if (f)
-			pthread_once(&simd_once, simd_init);
-		__atomic_store_n(&simd_state, f, __ATOMIC_RELAXED);
-	}
-	return f;
+	return cpu_form(&simd_state, simd_probe);
 }
 
 bool hs_codec_simd(bool on)
 {
-	__atomic_store_n(&simd_state, on ? -1 : 0, __ATOMIC_RELAXED);
-	return fast_simd();
+	return cpu_form_set(&simd_state, on, simd_probe);
 }
 
 static __attribute__((noinline, target("ssse3"))) size_t
