@@ -546,8 +546,8 @@ static int fill_plain(struct hs_session_reader *r, uint64_t records, uint32_t nr
  * of reading and decoding every chunk a second time (decode_run() was 17 %
  * of OPT's CPU at 81 K keys, half of it the second pass): a stream of
  * accesses only, every record with one meta byte, whose keys are in
- * seq_keys anyway (a plain stream's seqs are its records) or, with
- * in an array of their own unless hs_replay_opts.reread_stream.
+ * seq_keys anyway (a plain stream's seqs are its records) or else in an
+ * array of their own, unless hs_replay_opts.reread_stream.
  */
 struct kept {
 	uint32_t	*keys;		/* every record's key, or NULL: read the store again */

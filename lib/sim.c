@@ -635,9 +635,10 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	/*
 	 * run_inline() for the plain hits of a policy that described its hit
 	 * (whose records do not straddle two lines: it fetches one line ahead
-	 * per key; MOVE_TAIL_STAMP's loop fetches two), and miss_inline() for the misses that need no hook but
-	 * insert() and evict(), and nothing of the driver but its counts (no
-	 * readahead model, no eviction callback).
+	 * per key; MOVE_TAIL_STAMP's loop fetches two), and miss_inline() for
+	 * the misses that need no hook but insert() and evict(), and nothing
+	 * of the driver but its counts (no readahead model, no eviction
+	 * callback).
 	 */
 	sim->inline_run = sim->plain_hits && sim->inl.hit != HS_INLINE_HIT_CALL &&
 			  (!sim->pf_split || sim->inl.hit == HS_INLINE_HIT_MOVE_TAIL_STAMP);

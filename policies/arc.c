@@ -250,7 +250,8 @@ static uint64_t arc_nr(const struct hs_policy *p, enum arc_list l)
 }
 
 /* Take id off its list (if any) and append it, warm, at the MRU end of @to; last = @seq. */
-static inline __attribute__((always_inline)) void arc_move(struct hs_policy *p, uint32_t id, enum arc_list to, uint64_t seq)
+static inline __attribute__((always_inline)) void arc_move(struct hs_policy *p, uint32_t id,
+							    enum arc_list to, uint64_t seq)
 {
 	struct hs_qctx q = arc_q(p);
 	struct arc_key *k = key_at(&q, id);

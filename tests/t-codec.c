@@ -799,8 +799,8 @@ static void put_raw(uint8_t *out, size_t *len, uint64_t v, bool overlong)
  * records, so that the 16-byte steps run long) of dense and sparse keys,
  * varints of every length in runs and mixed, with meta changes (a bad meta
  * byte among them), overlong varints, keys out of range and too-long
- * varints planted at random records, then cut short or miscounted.  The same return code and reason;
- * on success the same keys, meta bytes and access count, and on -EBADMSG
+ * varints planted at random records, then cut short or miscounted.  The
+ * same return code and reason; on success the same keys, meta bytes and access count, and on -EBADMSG
  * the same keys before the refused record.  Where the CPU has no SSSE3 both
  * are the portable form.
  */
