@@ -1993,6 +1993,72 @@ static void test_mrc(void)
 	rm_db(path);
 }
 
+
+/*
+ * A new file's schema is made by one script (store.c's fresh_schema[]), not
+ * by the 13 migrations: both must leave the same sqlite_master -- the same
+ * objects in the same order with the same SQL text -- and the same version,
+ * application id and lookup rows.  A migration added without regenerating
+ * the script fails here.
+ */
+static void test_fresh_schema(void)
+{
+	static const char row_sql[] = "SELECT type || '|' || name || '|' || tbl_name || '|' ||"
+		" coalesce(sql, '') FROM sqlite_master ORDER BY rowid LIMIT 1 OFFSET %d";
+	static const char *const same[] = {
+		"PRAGMA user_version", "PRAGMA application_id",
+		"SELECT count(*) FROM sqlite_master",
+		"SELECT group_concat(type || ':' || name) FROM event_types",
+		"SELECT group_concat(kind || ':' || name) FROM life_kinds",
+		"SELECT group_concat(cause || ':' || name) FROM death_causes",
+		"SELECT seq FROM sqlite_sequence", "PRAGMA integrity_check",
+	};
+	const char *mig_path = tmp_path("fresh-mig.db"), *path;
+	struct hs_store *mig = NULL, *st = NULL;
+	static char want[4096];
+	int objects = 0, k;
+	size_t i;
+
+	if (!mig_path)
+		return;
+	rm_db(mig_path);
+	hs_store_set_fresh_script(false);
+	T_EQ_I64(hs_store_open(mig_path, 0, &mig), 0);
+	hs_store_set_fresh_script(true);
+	path = tmp_path("fresh.db");
+	if (!path || !mig) {
+		hs_store_close(mig);
+		return;
+	}
+	rm_db(path);
+	T_EQ_I64(hs_store_open(path, 0, &st), 0);
+	if (!st) {
+		hs_store_close(mig);
+		return;
+	}
+	objects = atoi(q(mig, "SELECT count(*) FROM sqlite_master"));
+	T_ASSERT(objects > 90);
+	for (k = 0; k < objects; k++) {
+		char sql[256];
+
+		snprintf(sql, sizeof(sql), row_sql, k);
+		snprintf(want, sizeof(want), "%s", q(mig, sql));
+		T_ASSERT(want[0] != '\0');
+		T_EQ_STR(q(st, sql), want);
+	}
+	for (i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		snprintf(want, sizeof(want), "%s", q(mig, same[i]));
+		T_EQ_STR(q(st, same[i]), want);
+	}
+	/* both take a session alike */
+	T_EQ_I64(write_pattern(st, 10), 1);
+	T_EQ_I64(write_pattern(mig, 10), 1);
+	hs_store_close(st);
+	hs_store_close(mig);
+	rm_db(path);
+	rm_db(mig_path);
+}
+
 static const struct t_case cases[] = {
 	{ "memory_open", test_memory_open },
 	{ "writer_roundtrip", test_writer_roundtrip },
@@ -2011,6 +2077,7 @@ static const struct t_case cases[] = {
 	{ "task_names", test_task_names },
 	{ "record_events", test_record_events },
 	{ "record_abort_remove", test_record_abort_remove },
+	{ "fresh_schema", test_fresh_schema },
 	{ "migrate_v1", test_migrate_v1 },
 	{ "migrate_v9", test_migrate_v9 },
 	{ "opt_gap", test_opt_gap },
