@@ -3095,19 +3095,22 @@ static int co_unfetch(sqlite3_file *f, sqlite3_int64 ofs, void *p)
 	return coalesce.orig->xUnfetch(f, ofs, p);
 }
 
-/* Gather @st's main database file's writes from now on, if no other file's are. */
-static void coalesce_begin(struct hs_store *st)
+/*
+ * Gather @st's main database file's writes from now on, if no other file's
+ * are.  Return: whether it does (then coalesce_end() must follow).
+ */
+static bool coalesce_begin(struct hs_store *st)
 {
 	sqlite3_io_methods *m = &coalesce.methods;
 	sqlite3_file *f = NULL;
 
 	if (__atomic_exchange_n(&coalesce.busy, 1, __ATOMIC_ACQUIRE))
-		return;
+		return false;
 	if (sqlite3_file_control(st->db, "main", SQLITE_FCNTL_FILE_POINTER, &f) != SQLITE_OK ||
 	    !f || !f->pMethods || f->pMethods->iVersion < 1 ||
 	    !(coalesce.buf = malloc(COALESCE_BYTES))) {
 		__atomic_store_n(&coalesce.busy, 0, __ATOMIC_RELEASE);
-		return;
+		return false;
 	}
 	coalesce.orig = f->pMethods;
 	coalesce.len = 0;
@@ -3133,25 +3136,24 @@ static void coalesce_begin(struct hs_store *st)
 	}
 	coalesce.file = f;
 	f->pMethods = m;
+	return true;
 }
 
 /*
- * Back to the file's own methods (after the commit or its rollback, each of
- * which synced: nothing is gathered then).  Return: 0, or -EIO if writing
- * what was gathered failed.
+ * After coalesce_begin(), back to the file's own methods (after the commit
+ * or its rollback, each of which synced: nothing is gathered then).
+ * Return: 0, or -EIO if writing what was gathered failed.
  */
 static int coalesce_end(struct hs_store *st)
 {
-	sqlite3_file *f = NULL;
+	sqlite3_file *f = coalesce.file;
 	int rc = SQLITE_OK;
 
-	if (!__atomic_load_n(&coalesce.busy, __ATOMIC_ACQUIRE) || !coalesce.buf ||
-	    sqlite3_file_control(st->db, "main", SQLITE_FCNTL_FILE_POINTER, &f) != SQLITE_OK ||
-	    f != coalesce.file)
-		return 0;
-	rc = co_flush(f);
-	f->pMethods = coalesce.orig;
-	coalesce.file = NULL;
+	if (f) {	/* NULL: the file was closed meanwhile (co_close()) */
+		rc = co_flush(f);
+		f->pMethods = coalesce.orig;
+		coalesce.file = NULL;
+	}
 	free(coalesce.buf);
 	coalesce.buf = NULL;
 	__atomic_store_n(&coalesce.busy, 0, __ATOMIC_RELEASE);
@@ -3171,7 +3173,7 @@ static int stage_commit(struct hs_session_writer *w)
 
 	w->journal = stage_journal_begin(w);
 	if (w->journal)
-		coalesce_begin(st);
+		w->coalesced = coalesce_begin(st);
 	err = store_run_id(st, ST_BEGIN);
 	if (!err)
 		err = insert_session(w, &w->sm);
@@ -3642,7 +3644,7 @@ int hs_session_commit(struct hs_session_writer *w, int64_t *session)
 	if (err)
 		store_rollback(st);
 	if (w->journal) {
-		int cerr = coalesce_end(st);
+		int cerr = w->coalesced ? coalesce_end(st) : 0;
 
 		if (!err && cerr) {
 			err = cerr;
