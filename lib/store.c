@@ -2956,7 +2956,12 @@ static void stage_journal_end(struct hs_store *st)
  * call instead (the commit's sync, at the latest: it fails as the write
  * would have).  Only the writes' sizes change, not the bytes: the file is
  * the same.  One file at a time per process (coalesce.busy); another
- * commit meanwhile writes as before.
+ * commit meanwhile writes as before.  The commit of an 81 K-key import:
+ * 6,369 pwrite() calls -> 873.  With the fresh-file schema script, whole
+ * imports into a new database against main (c50b0a5), CPU ns a record,
+ * 11 interleaved rounds, medians: oracle 24.4 -> 22.0, 29.1 -> 23.6,
+ * 37.3 -> 35.8 at 81 K, 763 K and 3.7 M keys; u32be 18.6 -> 15.3, 25.6 ->
+ * 23.4, 33.4 -> 32.8; system time 0.6-1.8 ns of that.
  */
 #define COALESCE_BYTES	(64u << 10)	/* a power of two */
 
