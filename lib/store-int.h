@@ -134,6 +134,7 @@ struct hs_session_writer {
 	size_t			stage_cap;	/* ... room in stage[] */
 	char			started[24];	/* ... when hs_session_begin() ran */
 	bool			journal;	/* ... committing in journal_mode DELETE */
+	bool			coalesced;	/* ... its writes joined (coalesce_begin()) */
 };
 
 /* Names of the statuses a session may be committed with; NULL-terminated. */

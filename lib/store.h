@@ -52,6 +52,8 @@ struct hs_store;
 int hs_store_open(const char *path, unsigned int flags, struct hs_store **out);
 void hs_store_close(struct hs_store *st);
 void hs_store_set_busy_timeout(unsigned int ms);
+/* For tests: false makes a new file's schema by running every migration. */
+void hs_store_set_fresh_script(bool on);
 const char *hs_store_errmsg(const struct hs_store *st);
 /* The file it was opened with, NULL for :memory:. */
 const char *hs_store_path(const struct hs_store *st);

@@ -540,6 +540,53 @@ out:
 	rm_db(path);
 }
 
+/*
+ * A staged session of more than 1 MiB of chunks is committed in a rollback
+ * journal with the file's writes joined into 64 KiB ones (store.c,
+ * coalesce_begin()): it reads back record for record, and the file is
+ * whole.  Keys: K new ones in order (dense ids 0 .. K - 1), then ids
+ * (i * 7919) % K, three-byte deltas (about 3 MiB of chunks).
+ */
+static void test_staged_journal(void)
+{
+	const uint64_t k = 200000, n = 1200000;
+	struct hs_session_meta m = gen_meta;
+	struct hs_session_writer *w = NULL;
+	struct hs_session_reader *r = NULL;
+	const char *path = tmp_path("journal.db");
+	struct hs_store *st = NULL;
+	uint32_t *all = NULL;
+	uint64_t i, bad = 0;
+	int64_t id = 0;
+	int err = 0;
+
+	if (!path)
+		return;
+	rm_db(path);
+	T_EQ_I64(hs_store_open(path, 0, &st), 0);
+	if (!st)
+		return;
+	m.staged = true;
+	T_EQ_I64(hs_session_begin(st, &m, &w), 0);
+	for (i = 0; w && i < n && !err; i++)
+		err = hs_session_add(w, (i < k ? i : i * 7919 % k) * 1000 + 17, 0);
+	T_EQ_I64(err, 0);
+	if (w)
+		T_EQ_I64(hs_session_commit(w, &id), 0);
+	T_ASSERT(atoll(q(st, "SELECT sum(length(data)) FROM access_chunks")) > 2 << 20);
+	T_EQ_STR(q(st, "PRAGMA integrity_check"), "'ok'");
+	T_EQ_I64(hs_session_read_open(st, id, &r), 0);
+	if (r)
+		T_EQ_I64(hs_session_read_all(r, &all, NULL), (int64_t)n);
+	for (i = 0; all && i < n; i++)
+		bad += all[i] != (i < k ? i : i * 7919 % k);
+	T_EQ_U64(bad, 0);
+	free(all);
+	hs_session_read_close(r);
+	hs_store_close(st);
+	rm_db(path);
+}
+
 /* Set up a file, change it with @sql through a writable store, and reopen it with @flags. */
 static int reopen_after(const char *path, const char *sql, unsigned int flags,
 			struct hs_store **out)
@@ -1993,12 +2040,79 @@ static void test_mrc(void)
 	rm_db(path);
 }
 
+
+/*
+ * A new file's schema is made by one script (store.c's fresh_schema[]), not
+ * by the 13 migrations: both must leave the same sqlite_master -- the same
+ * objects in the same order with the same SQL text -- and the same version,
+ * application id and lookup rows.  A migration added without regenerating
+ * the script fails here.
+ */
+static void test_fresh_schema(void)
+{
+	static const char row_sql[] = "SELECT type || '|' || name || '|' || tbl_name || '|' ||"
+		" coalesce(sql, '') FROM sqlite_master ORDER BY rowid LIMIT 1 OFFSET %d";
+	static const char *const same[] = {
+		"PRAGMA user_version", "PRAGMA application_id",
+		"SELECT count(*) FROM sqlite_master",
+		"SELECT group_concat(type || ':' || name) FROM event_types",
+		"SELECT group_concat(kind || ':' || name) FROM life_kinds",
+		"SELECT group_concat(cause || ':' || name) FROM death_causes",
+		"SELECT seq FROM sqlite_sequence", "PRAGMA integrity_check",
+	};
+	const char *mig_path = tmp_path("fresh-mig.db"), *path;
+	struct hs_store *mig = NULL, *st = NULL;
+	static char want[4096];
+	int objects = 0, k;
+	size_t i;
+
+	if (!mig_path)
+		return;
+	rm_db(mig_path);
+	hs_store_set_fresh_script(false);
+	T_EQ_I64(hs_store_open(mig_path, 0, &mig), 0);
+	hs_store_set_fresh_script(true);
+	path = tmp_path("fresh.db");
+	if (!path || !mig) {
+		hs_store_close(mig);
+		return;
+	}
+	rm_db(path);
+	T_EQ_I64(hs_store_open(path, 0, &st), 0);
+	if (!st) {
+		hs_store_close(mig);
+		return;
+	}
+	objects = atoi(q(mig, "SELECT count(*) FROM sqlite_master"));
+	T_ASSERT(objects > 90);
+	for (k = 0; k < objects; k++) {
+		char sql[256];
+
+		snprintf(sql, sizeof(sql), row_sql, k);
+		snprintf(want, sizeof(want), "%s", q(mig, sql));
+		T_ASSERT(want[0] != '\0');
+		T_EQ_STR(q(st, sql), want);
+	}
+	for (i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		snprintf(want, sizeof(want), "%s", q(mig, same[i]));
+		T_EQ_STR(q(st, same[i]), want);
+	}
+	/* both take a session alike */
+	T_EQ_I64(write_pattern(st, 10), 1);
+	T_EQ_I64(write_pattern(mig, 10), 1);
+	hs_store_close(st);
+	hs_store_close(mig);
+	rm_db(path);
+	rm_db(mig_path);
+}
+
 static const struct t_case cases[] = {
 	{ "memory_open", test_memory_open },
 	{ "writer_roundtrip", test_writer_roundtrip },
 	{ "empty_and_bad_meta", test_empty_and_bad_meta },
 	{ "abort", test_abort },
 	{ "staged", test_staged },
+	{ "staged_journal", test_staged_journal },
 	{ "refuse_files", test_refuse_files },
 	{ "readonly", test_readonly },
 	{ "query", test_query },
@@ -2011,6 +2125,7 @@ static const struct t_case cases[] = {
 	{ "task_names", test_task_names },
 	{ "record_events", test_record_events },
 	{ "record_abort_remove", test_record_abort_remove },
+	{ "fresh_schema", test_fresh_schema },
 	{ "migrate_v1", test_migrate_v1 },
 	{ "migrate_v9", test_migrate_v9 },
 	{ "opt_gap", test_opt_gap },
