@@ -674,11 +674,14 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 			 (sim->inl.q->base == sim->folios && sim->inl.q->stride == 16 &&
 			  sim->inl.q->off == sizeof(struct hs_folio)));
 	/* lru's and fifo's (in L2: beyond, fifo's queue mirror) loop, below */
-	sim->list16 = sim->inline16 && sim->inline_miss && !sim->qm && !sim->inl.bits &&
+	sim->list16 = sim->inline16 && sim->inline_miss && !sim->qm &&
 		      sim->inl.insert == HS_INLINE_INSERT_PUSH_TAIL &&
-		      sim->inl.evict == HS_INLINE_EVICT_POP_HEAD &&
-		      (sim->inl.hit == HS_INLINE_HIT_MOVE_TAIL ||
-		       (sim->inl.hit == HS_INLINE_HIT_NOP && !sim->pf));
+		      ((!sim->inl.bits && sim->inl.evict == HS_INLINE_EVICT_POP_HEAD &&
+			(sim->inl.hit == HS_INLINE_HIT_MOVE_TAIL ||
+			 (sim->inl.hit == HS_INLINE_HIT_NOP && !sim->pf))) ||
+		       (sim->inl.bits && sim->inl.scanned && !sim->pf &&
+			sim->inl.evict == HS_INLINE_EVICT_SECOND_CHANCE &&
+			sim->inl.hit == HS_INLINE_HIT_SET_BIT));
 	*out = sim;
 	return 0;
 
@@ -2513,6 +2516,8 @@ struct list_run {
 	uint64_t	used, used0;	/* sim->used now, and at mark (a miss with room
 					 * evicts nothing: misses - (used - used0) evicted) */
 	uint64_t	capacity;
+	uint64_t	acc0;		/* hits + misses after record i is acc0 + i + 1 */
+	uint64_t	scanned;	/* keys clock's hand looked at since mark */
 	/*
 	 * refaults since mark by the key's refault count before it: 0, 1, or
 	 * 2 and more.  Every one is a refault, a 1 makes a ping-pong key (and
@@ -2533,6 +2538,8 @@ static inline __attribute__((always_inline)) void list_load(const struct hs_sim 
 	r->used = r->used0 = sim->used;
 	r->capacity = sim->cfg.capacity;
 	r->rf[0] = r->rf[1] = r->rf[2] = 0;
+	r->acc0 = sim->st.hits + sim->st.misses - i;
+	r->scanned = 0;
 }
 
 /* Count the records [r->mark, i) in sim, as step() would have one by one. */
@@ -2555,6 +2562,15 @@ static inline __attribute__((always_inline)) void list_sync(struct hs_sim *sim,
 	sim->st.refaults += r->rf[0] + r->rf[1] + r->rf[2];
 	sim->st.pingpong_keys += r->rf[1];
 	sim->st.pingpong_refaults += 2 * r->rf[1] + r->rf[2];
+	if (r->scanned)
+		*sim->inl.scanned += r->scanned;
+}
+
+/* prot_flush() with hits + misses @acc, which sim's counts are behind */
+static inline __attribute__((always_inline)) void prot_flush_at(struct hs_sim *sim, uint64_t acc)
+{
+	sim->prot_sum += sim->prot_resident * (acc - sim->prot_mark);
+	sim->prot_mark = acc;
 }
 
 #define LIST_LNK(base, id)	((struct hs_qlink *)(void *)((base) + (size_t)(id) * 16 + 8))
@@ -2575,8 +2591,8 @@ static inline __attribute__((always_inline)) void list_sync(struct hs_sim *sim,
  */
 static inline __attribute__((always_inline)) int list_rec(struct hs_sim *sim, struct list_run *r,
 							   char *base, uint32_t nr_keys, uint32_t tmask,
-							   uint64_t *hist, uint32_t key, uint8_t m,
-							   size_t i, enum hs_inline_hit op)
+							   uint64_t *hist, uint64_t *bits, uint32_t key,
+							   uint8_t m, size_t i, enum hs_inline_hit op)
 {
 	struct hs_folio *f, *v;
 	unsigned int pb, vb, fl;
@@ -2603,11 +2619,29 @@ static inline __attribute__((always_inline)) int list_rec(struct hs_sim *sim, st
 			LIST_LNK(base, r->tail)->next = key;
 			r->tail = key;
 		}
+		if (op == HS_INLINE_HIT_SET_BIT)
+			bits[key / 64] |= (uint64_t)1 << (key % 64);
+		return 0;
+	}
+	if (op == HS_INLINE_HIT_SET_BIT && (pb & 0xffu) == plain_want[m]) {
+		/* a plain hit but for the protection pending: settled useful, as rec_inline() */
+		struct hs_prot_stats *k = &sim->st.prot_kind[f->prot_kind];
+
+		sim->st.prot.useful += f->prot_pending;
+		k->useful += f->prot_pending;
+		f->prot_pending = 0;
+		prot_flush_at(sim, r->acc0 + i + 1);
+		sim->prot_resident--;
+		bits[key / 64] |= (uint64_t)1 << (key % 64);
 		return 0;
 	}
 	if (unlikely((pb & HS_FOLIO_RESIDENT) || plain_want[m] == 0xffffu))
 		return 1;
-	if (likely(r->used == r->capacity)) {
+	if (op == HS_INLINE_HIT_SET_BIT && likely(r->used == r->capacity)) {
+		id = 0;		/* the hand finds the victim, below */
+		v = NULL;
+		vb = 0;
+	} else if (likely(r->used == r->capacity)) {
 		id = r->head;
 		if (unlikely(id >= nr_keys))
 			return 1;
@@ -2649,7 +2683,75 @@ static inline __attribute__((always_inline)) int list_rec(struct hs_sim *sim, st
 		r->rf[rf < 2 ? rf : 2]++;
 		f->refaults = (uint8_t)(rf + (rf < UINT8_MAX));
 	}
-	if (unlikely(!v)) {
+	if (op == HS_INLINE_HIT_SET_BIT && r->used == r->capacity) {
+		/*
+		 * second_chance(): the hand passes the keys with their bit set
+		 * (cleared, moved to the tail, a second chance each) and
+		 * takes the first without.  A key that is not resident breaks
+		 * the run, as protect_inline() or the victim's check would.
+		 */
+		uint64_t acc = r->acc0 + i + 1;
+
+		for (;;) {
+			uint64_t *w, mb;
+
+			id = r->head;
+			if (unlikely(id >= nr_keys))
+				goto broken;
+			r->scanned++;
+			w = &bits[id / 64];
+			mb = (uint64_t)1 << (id % 64);
+			v = LIST_REC(base, id);
+			if (!(*w & mb))
+				break;
+			*w &= ~mb;
+			if (id != r->tail) {		/* hs_q_move_tail() of the head */
+				struct hs_qlink *k = LIST_LNK(base, id);
+
+				nx = k->next;
+				LIST_LNK(base, nx)->prev = HS_NIL;
+				r->head = nx;
+				k->prev = r->tail;
+				k->next = HS_NIL;
+				LIST_LNK(base, r->tail)->next = id;
+				r->tail = id;
+			}
+			{					/* hand_ahead() */
+				uint32_t after = LIST_LNK(base, r->head)->next;
+
+				if (after != HS_NIL)
+					hs_prefetch(LIST_LNK(base, after));
+			}
+			if (unlikely(!hs_folio_is_resident(v)))
+				goto broken;
+			sim->st.prot.total++;
+			sim->st.prot_kind[HS_PROT_SECOND_CHANCE].total++;
+			if (v->prot_pending == 0) {
+				prot_flush_at(sim, acc);
+				sim->prot_resident++;
+			}
+			if (v->prot_pending < UINT8_MAX)
+				v->prot_pending++;
+			v->prot_kind = HS_PROT_SECOND_CHANCE;
+		}
+		vb = v->flags;
+		if (unlikely(!(vb & HS_FOLIO_RESIDENT)))
+			goto broken;
+		if (unlikely(vb & HS_FOLIO_READAHEAD)) {	/* readahead_leave() */
+			vb &= ~HS_FOLIO_READAHEAD;
+			sim->ra_resident--;
+			sim->st.readahead_unused++;
+		}
+		if (v->prot_pending) {				/* settle_inline(), wasted */
+			struct hs_prot_stats *k = &sim->st.prot_kind[v->prot_kind];
+
+			sim->st.prot.wasted += v->prot_pending;
+			k->wasted += v->prot_pending;
+			v->prot_pending = 0;
+			prot_flush_at(sim, acc);
+			sim->prot_resident--;
+		}
+	} else if (unlikely(!v)) {
 		r->used++;
 		goto in;
 	}
@@ -2683,6 +2785,8 @@ in:
 	f->flags = (uint8_t)((fl & ~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED | HS_FOLIO_ANCIENT)) |
 			     HS_FOLIO_RESIDENT);
 	f->evicted_at = seq;
+	if (op == HS_INLINE_HIT_SET_BIT)
+		bits[key / 64] &= ~((uint64_t)1 << (key % 64));
 	LIST_LNK(base, key)->next = HS_NIL;
 	LIST_LNK(base, key)->prev = r->tail;
 	if (r->tail != HS_NIL)
@@ -2691,6 +2795,10 @@ in:
 		r->head = key;
 	r->tail = key;
 	return 0;
+
+broken:
+	sim->broken = -EUCLEAN;
+	return 2;
 }
 
 /* Record i, which list_rec() did not take: counted, then stepped as run_inline() would. */
@@ -2729,6 +2837,7 @@ static inline __attribute__((always_inline)) int run_list16(struct hs_sim *sim,
 	const uint32_t nr_keys = sim->cfg.nr_keys;
 	const uint32_t tmask = sim->time_mask;
 	uint64_t *const hist = sim->st.refault_hist;
+	uint64_t *const bits = sim->inl.bits;
 	const struct hs_qctx qc = { base, 16, sizeof(struct hs_folio) };
 	struct list_run r;
 	size_t i;
@@ -2742,8 +2851,13 @@ static inline __attribute__((always_inline)) int run_list16(struct hs_sim *sim,
 			hs_q_prefetch_neighbours(&qc, k_);			\
 	} while (0)
 #define STEP(i)	do {									\
-		if (unlikely(list_rec(sim, &r, base, nr_keys, tmask, hist,	\
-				      keys[i], meta[i], (i), op))) {			\
+		ret = list_rec(sim, &r, base, nr_keys, tmask, hist, bits, keys[i],	\
+			       meta[i], (i), op);					\
+		if (unlikely(ret)) {						\
+			if (ret == 2) {		/* broken: counted, stopped */	\
+				list_sync(sim, &r, (i) + 1);			\
+				return sim->broken;				\
+			}							\
 			ret = list_slow(sim, &r, keys[i], meta[i], next, (i));	\
 			if (unlikely(ret < 0))					\
 				return ret;					\
@@ -2781,6 +2895,13 @@ static __attribute__((noinline)) int run_list16_tail_pf(struct hs_sim *sim, cons
 							size_t n)
 {
 	return run_list16(sim, keys, meta, next, n, HS_INLINE_HIT_MOVE_TAIL, true);
+}
+
+static __attribute__((noinline)) int run_list16_bit(struct hs_sim *sim, const uint32_t *keys,
+						    const uint8_t *meta, const uint64_t *next,
+						    size_t n)
+{
+	return run_list16(sim, keys, meta, next, n, HS_INLINE_HIT_SET_BIT, false);
 }
 
 static __attribute__((noinline)) int run_list16_nop(struct hs_sim *sim, const uint32_t *keys,
@@ -2831,6 +2952,8 @@ int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 		if (sim->inl.hit == HS_INLINE_HIT_MOVE_TAIL)
 			return (sim->pf ? run_list16_tail_pf : run_list16_tail)(sim, keys, meta,
 										 next, n);
+		if (sim->inl.hit == HS_INLINE_HIT_SET_BIT)
+			return run_list16_bit(sim, keys, meta, next, n);
 		return run_list16_nop(sim, keys, meta, next, n);
 	}
 	if (sim->inline_run) {
