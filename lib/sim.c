@@ -650,7 +650,9 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	 * keys in at the tail and out at the head, all in line; and records
 	 * beyond L2, as for the policy's prefetch hook (below, the ring costs
 	 * more instructions than it saves waiting).  The ring holds every
-	 * resident key (the smaller of the capacity and the keys).
+	 * resident key (the smaller of the capacity and the keys).  With room
+	 * for every key nothing is evicted, and the ring would only be written
+	 * (the floor at 3.7 M keys pushed 3.7 M keys into 16 MiB of it).
 	 */
 	if (!sim->in_l2 && cfg->capacity < cfg->nr_keys && sim->inline_miss &&
 	    sim->inl.insert == HS_INLINE_INSERT_PUSH_TAIL &&
@@ -1912,7 +1914,8 @@ static inline void prefetch_folio(const struct hs_sim *sim, uint32_t key)
  * Where a run's hits need nothing of the driver but the count, they take
  * step_hit(), the rest step(); where, besides, the policy described its hooks
  * (hs_sim_inline_hooks()), run_inline() does those hits, and the misses that
- * need nothing else, itself.  Prefetches only read: the steps, and so every
+ * need nothing else, itself (run_list16() for lru, fifo and clock, the
+ * commonest misses in its own loop).  Prefetches only read: the steps, and so every
  * counter, are the same as hs_sim_step()'s one by one (tests/t-prefetch.c
  * compares them), and cfg.no_prefetch turns them off.  The first records of
  * each call are fetched before the loop; the distances are in records, not
@@ -2819,13 +2822,40 @@ static __attribute__((noinline)) int list_slow(struct hs_sim *sim, struct list_r
 }
 
 /*
- * hs_sim_run()'s loop for lru and fifo (HS_INLINE_HIT_MOVE_TAIL or _NOP,
- * HS_INLINE_INSERT_PUSH_TAIL without bits, HS_INLINE_EVICT_POP_HEAD, 16-byte
- * records, no queue mirror): run_inline() with the commonest miss in line
- * too (list_rec()), and the counts and the list's ends in locals (struct
+ * hs_sim_run()'s loop for lru, fifo and clock (16-byte records, insert
+ * HS_INLINE_INSERT_PUSH_TAIL, and no queue mirror: lru at every size, fifo
+ * and clock in L2 or with room for every key): run_inline() with the
+ * commonest misses in line too (list_rec(): lru's and fifo's
+ * HS_INLINE_EVICT_POP_HEAD, clock's HS_INLINE_EVICT_SECOND_CHANCE with its
+ * protections), and the counts and the list's ends in locals (struct
  * list_run).  Any other record is stepped as run_inline() steps it, after
  * list_sync().  With @pf (lru beyond L2), the neighbours of the key
  * PF_POLICY records ahead are fetched, as run_inline() does.
+ *
+ * Why (issue 13: lru within 2x of the floor).  A miss in run_inline() was
+ * about 190 instructions (cachegrind: 1,091.5 M for lru at 8,100 of the
+ * 81 K zipf keys, 10 M accesses, 2.67 M misses), much of it the compiler
+ * reloading and storing sim's fields around every byte store into a
+ * record, which may alias them; the same miss here with the counts in
+ * locals is about 100.  Whole process, instructions, c50b0a5 -> this loop:
+ * lru at 8,100 of 81 K keys 1,091.5 M -> 823.2 M, fifo at 8,100 996.0 M ->
+ * 731.4 M, clock at 8,100 1,184.4 M -> 989.7 M, the floor (fifo at
+ * 81,000) 433.9 M -> 421.4 M.  CPU against c50b0a5's build, bench/run
+ * side by side (5 interleaved rounds, medians, ns per access): lru 27.6 ->
+ * 21.3 at 81 K keys, 40.4 -> 35.9 at 763 K; fifo 27.0 -> 21.2 and clock
+ * 34.2 -> 29.7 at 81 K; the floor at 3.7 M keys (fifo with room for every
+ * key, its misses all cold) no longer pushes every key into a queue
+ * mirror: 27.3 -> 21.4 (5 rounds by hand).
+ *
+ * What is left beyond L2 is the list's own walk: at 76,300 of 763 K keys
+ * 40 % of lru's samples (perf -e cpu-clock) wait for the new head's link,
+ * which the pop before fetched; the next victim is known only when the last
+ * one's link arrives.  A scout walking the list up to 16 keys ahead of the
+ * head, one key every 3 records (a hit on it moved it on), only moved the
+ * wait to its own loads: 31.4 -> 31.2 ns at 763 K keys, 38.2 -> 40.9 at
+ * 3.7 M (5 rounds); in place of the pop's fetch, 19.6 -> 23.5 at 81 K and
+ * 33.7 -> 35.6 at 763 K (5 rounds, the test suite running beside): not
+ * kept.  At 8,100 of 81 K keys the same wait is a fifth of lru's samples.
  */
 static inline __attribute__((always_inline)) int run_list16(struct hs_sim *sim,
 							     const uint32_t *keys,
