@@ -119,6 +119,7 @@ struct hs_sim {
 	uint64_t		qm_wait;	/* pops until the ring may be rebuilt */
 	bool			inline16;	/* run_inline() with 16-byte records and the
 						 * policy's links right after the driver's */
+	bool			list16;		/* hs_sim_run() takes run_list16() */
 	struct hs_inline_hooks	inl;		/* the policy's hooks as it described them
 						 * (hs_sim_inline_hooks()), or all CALL */
 	/* ops->prefetch as hs_sim_run() calls it: NULL where the records fit in L2 */
@@ -649,9 +650,12 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	 * keys in at the tail and out at the head, all in line; and records
 	 * beyond L2, as for the policy's prefetch hook (below, the ring costs
 	 * more instructions than it saves waiting).  The ring holds every
-	 * resident key (the smaller of the capacity and the keys).
+	 * resident key (the smaller of the capacity and the keys).  With room
+	 * for every key nothing is evicted, and the ring would only be written
+	 * (the floor at 3.7 M keys pushed 3.7 M keys into 16 MiB of it).
 	 */
-	if (!sim->in_l2 && sim->inline_miss && sim->inl.insert == HS_INLINE_INSERT_PUSH_TAIL &&
+	if (!sim->in_l2 && cfg->capacity < cfg->nr_keys && sim->inline_miss &&
+	    sim->inl.insert == HS_INLINE_INSERT_PUSH_TAIL &&
 	    (sim->inl.hit == HS_INLINE_HIT_NOP || sim->inl.hit == HS_INLINE_HIT_SET_BIT) &&
 	    (sim->inl.evict == HS_INLINE_EVICT_POP_HEAD ||
 	     sim->inl.evict == HS_INLINE_EVICT_SECOND_CHANCE)) {
@@ -671,6 +675,15 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 			  sim->inl.evict == HS_INLINE_EVICT_CALL) ||
 			 (sim->inl.q->base == sim->folios && sim->inl.q->stride == 16 &&
 			  sim->inl.q->off == sizeof(struct hs_folio)));
+	/* lru's and fifo's (in L2: beyond, fifo's queue mirror) loop, below */
+	sim->list16 = sim->inline16 && sim->inline_miss && !sim->qm &&
+		      sim->inl.insert == HS_INLINE_INSERT_PUSH_TAIL &&
+		      ((!sim->inl.bits && sim->inl.evict == HS_INLINE_EVICT_POP_HEAD &&
+			(sim->inl.hit == HS_INLINE_HIT_MOVE_TAIL ||
+			 (sim->inl.hit == HS_INLINE_HIT_NOP && !sim->pf))) ||
+		       (sim->inl.bits && sim->inl.scanned && !sim->pf &&
+			sim->inl.evict == HS_INLINE_EVICT_SECOND_CHANCE &&
+			sim->inl.hit == HS_INLINE_HIT_SET_BIT));
 	*out = sim;
 	return 0;
 
@@ -1901,7 +1914,8 @@ static inline void prefetch_folio(const struct hs_sim *sim, uint32_t key)
  * Where a run's hits need nothing of the driver but the count, they take
  * step_hit(), the rest step(); where, besides, the policy described its hooks
  * (hs_sim_inline_hooks()), run_inline() does those hits, and the misses that
- * need nothing else, itself.  Prefetches only read: the steps, and so every
+ * need nothing else, itself (run_list16() for lru, fifo and clock, the
+ * commonest misses in its own loop).  Prefetches only read: the steps, and so every
  * counter, are the same as hs_sim_step()'s one by one (tests/t-prefetch.c
  * compares them), and cfg.no_prefetch turns them off.  The first records of
  * each call are fetched before the loop; the distances are in records, not
@@ -2489,6 +2503,444 @@ RUN_INLINE_FN(run_inline_nop, HS_INLINE_HIT_NOP, false, false)
 RUN_INLINE_FN(run_inline_stamp, HS_INLINE_HIT_MOVE_TAIL_STAMP, false, false)
 #undef RUN_INLINE_FN
 
+/*
+ * The running counts of run_list16(), in locals: sim's fields are written
+ * back (list_sync()) before any record it hands to another path, and at the
+ * end.  In locals, nothing aliases them: the byte stores into the records
+ * (char-typed, so they may alias anything in memory) made the compiler
+ * reload and store sim's fields around every one of them.  The rare counts
+ * (cold misses, anonymous and hinted pages) go to sim directly.
+ */
+struct list_run {
+	uint32_t	head, tail;	/* the list's ends (inl.list) */
+	uint64_t	sb;		/* seq of record i is sb + i */
+	size_t		mark;		/* records from mark on are not yet counted in sim */
+	uint64_t	misses;		/* misses since mark */
+	uint64_t	used, used0;	/* sim->used now, and at mark (a miss with room
+					 * evicts nothing: misses - (used - used0) evicted) */
+	uint64_t	capacity;
+	uint64_t	acc0;		/* hits + misses after record i is acc0 + i + 1 */
+	uint64_t	scanned;	/* keys clock's hand looked at since mark */
+	/*
+	 * refaults since mark by the key's refault count before it: 0, 1, or
+	 * 2 and more.  Every one is a refault, a 1 makes a ping-pong key (and
+	 * two of its refaults), a 2 one more ping-pong refault: one indexed
+	 * increment instead of three counts (count_refault()).
+	 */
+	uint64_t	rf[3];
+};
+
+static inline __attribute__((always_inline)) void list_load(const struct hs_sim *sim,
+							     struct list_run *r, size_t i)
+{
+	r->head = sim->inl.list->head;
+	r->tail = sim->inl.list->tail;
+	r->sb = sim->seq - i;
+	r->mark = i;
+	r->misses = 0;
+	r->used = r->used0 = sim->used;
+	r->capacity = sim->cfg.capacity;
+	r->rf[0] = r->rf[1] = r->rf[2] = 0;
+	r->acc0 = sim->st.hits + sim->st.misses - i;
+	r->scanned = 0;
+}
+
+/* Count the records [r->mark, i) in sim, as step() would have one by one. */
+static inline __attribute__((always_inline)) void list_sync(struct hs_sim *sim,
+							     const struct list_run *r, size_t i)
+{
+	uint64_t done = i - r->mark;
+
+	sim->inl.list->head = r->head;
+	sim->inl.list->tail = r->tail;
+	sim->inl.list->nr += r->used - r->used0;
+	sim->seq += done;
+	sim->st.records += done;
+	sim->st.hits += done - r->misses;
+	sim->st.misses += r->misses;
+	sim->st.evictions += r->misses - (r->used - r->used0);
+	sim->used = r->used;
+	if (r->used > sim->st.peak_resident)
+		sim->st.peak_resident = r->used;
+	sim->st.refaults += r->rf[0] + r->rf[1] + r->rf[2];
+	sim->st.pingpong_keys += r->rf[1];
+	sim->st.pingpong_refaults += 2 * r->rf[1] + r->rf[2];
+	if (r->scanned)
+		*sim->inl.scanned += r->scanned;
+}
+
+/* prot_flush() with hits + misses @acc, which sim's counts are behind */
+static inline __attribute__((always_inline)) void prot_flush_at(struct hs_sim *sim, uint64_t acc)
+{
+	sim->prot_sum += sim->prot_resident * (acc - sim->prot_mark);
+	sim->prot_mark = acc;
+}
+
+#define LIST_LNK(base, id)	((struct hs_qlink *)(void *)((base) + (size_t)(id) * 16 + 8))
+#define LIST_REC(base, id)	((struct hs_folio *)(void *)((base) + (size_t)(id) * 16))
+
+/*
+ * One record of run_list16(): 0 when done here, 1 when the caller must step
+ * it another way.
+ *
+ * The miss taken here is miss_inline()'s with one victim: an access
+ * (plain_want[] has 0xffff for any other channel), f not resident, the
+ * memory full, the head a resident key neither read ahead nor protected
+ * (which would need sim's counts).  The same fields and counts as
+ * miss_inline(), in its order; the refault distance's bucket from a 32-bit
+ * count of leading zeros (a distance below 2^31 has at most 31 bits;
+ * HS_DIST_ANCIENT's 64 falls in the last bucket), and the saturating
+ * refault count's ping-pong tallies without a branch.
+ */
+static inline __attribute__((always_inline)) int list_rec(struct hs_sim *sim, struct list_run *r,
+							   char *base, uint32_t nr_keys, uint32_t tmask,
+							   uint64_t *hist, uint64_t *bits, uint32_t key,
+							   uint8_t m, size_t i, enum hs_inline_hit op)
+{
+	struct hs_folio *f, *v;
+	unsigned int pb, vb, fl;
+	uint32_t id, nx, seq;
+
+	if (unlikely(key >= nr_keys))
+		return 1;
+	f = LIST_REC(base, key);
+	pb = plain_bits(f);
+	if (likely(pb == plain_want[m])) {
+		/* a plain hit: hs_q_move_tail() with the ends in locals */
+		if (op == HS_INLINE_HIT_MOVE_TAIL && key != r->tail) {
+			struct hs_qlink *k = LIST_LNK(base, key);
+			uint32_t prev = k->prev;
+
+			nx = k->next;
+			LIST_LNK(base, nx)->prev = prev;
+			if (prev != HS_NIL)
+				LIST_LNK(base, prev)->next = nx;
+			else
+				r->head = nx;
+			k->prev = r->tail;
+			k->next = HS_NIL;
+			LIST_LNK(base, r->tail)->next = key;
+			r->tail = key;
+		}
+		if (op == HS_INLINE_HIT_SET_BIT)
+			bits[key / 64] |= (uint64_t)1 << (key % 64);
+		return 0;
+	}
+	if (op == HS_INLINE_HIT_SET_BIT && (pb & 0xffu) == plain_want[m]) {
+		/* a plain hit but for the protection pending: settled useful, as rec_inline() */
+		struct hs_prot_stats *k = &sim->st.prot_kind[f->prot_kind];
+
+		sim->st.prot.useful += f->prot_pending;
+		k->useful += f->prot_pending;
+		f->prot_pending = 0;
+		prot_flush_at(sim, r->acc0 + i + 1);
+		sim->prot_resident--;
+		bits[key / 64] |= (uint64_t)1 << (key % 64);
+		return 0;
+	}
+	if (unlikely((pb & HS_FOLIO_RESIDENT) || plain_want[m] == 0xffffu))
+		return 1;
+	if (op == HS_INLINE_HIT_SET_BIT && likely(r->used == r->capacity)) {
+		id = 0;		/* the hand finds the victim, below */
+		v = NULL;
+		vb = 0;
+	} else if (likely(r->used == r->capacity)) {
+		id = r->head;
+		if (unlikely(id >= nr_keys))
+			return 1;
+		v = LIST_REC(base, id);
+		vb = plain_bits(v);
+		if (unlikely((vb & (HS_FOLIO_RESIDENT | HS_FOLIO_READAHEAD | 0xff00u)) !=
+			     HS_FOLIO_RESIDENT))
+			return 1;
+	} else if (r->used < r->capacity) {
+		id = HS_NIL;	/* room without an eviction */
+		v = NULL;
+		vb = 0;
+	} else {
+		return 1;
+	}
+	seq = (uint32_t)(r->sb + i);
+
+	/* count_miss(), count_refault() */
+	fl = (f->flags & ~HS_FOLIO_ANON) | (m & HS_META_ANON);
+	r->misses++;
+	if (unlikely(!(fl & HS_FOLIO_SEEN))) {
+		fl |= HS_FOLIO_SEEN;
+		sim->st.cold_misses++;
+	}
+	if (fl & HS_FOLIO_SHADOW) {
+		uint32_t age = (seq - f->evicted_at) & tmask;
+		unsigned int b = 31 - (unsigned int)__builtin_clz((age << 1) | 1);
+		unsigned int rf = f->refaults;
+
+		if ((fl & HS_FOLIO_ANCIENT) || age > tmask >> 1)
+			b = HS_HIST_BUCKETS - 1;		/* HS_DIST_ANCIENT */
+		hist[b]++;
+		if (unlikely(fl & (HS_FOLIO_HINTED | HS_FOLIO_ANON))) {
+			if (fl & HS_FOLIO_HINTED)
+				sim->st.hint_refaults++;
+			if (fl & HS_FOLIO_ANON)
+				sim->st.pswpin++;
+		}
+		r->rf[rf < 2 ? rf : 2]++;
+		f->refaults = (uint8_t)(rf + (rf < UINT8_MAX));
+	}
+	if (op == HS_INLINE_HIT_SET_BIT && r->used == r->capacity) {
+		/*
+		 * second_chance(): the hand passes the keys with their bit set
+		 * (cleared, moved to the tail, a second chance each) and
+		 * takes the first without.  A key that is not resident breaks
+		 * the run, as protect_inline() or the victim's check would.
+		 */
+		uint64_t acc = r->acc0 + i + 1;
+
+		for (;;) {
+			uint64_t *w, mb;
+
+			id = r->head;
+			if (unlikely(id >= nr_keys))
+				goto broken;
+			r->scanned++;
+			w = &bits[id / 64];
+			mb = (uint64_t)1 << (id % 64);
+			v = LIST_REC(base, id);
+			if (!(*w & mb))
+				break;
+			*w &= ~mb;
+			if (id != r->tail) {		/* hs_q_move_tail() of the head */
+				struct hs_qlink *k = LIST_LNK(base, id);
+
+				nx = k->next;
+				LIST_LNK(base, nx)->prev = HS_NIL;
+				r->head = nx;
+				k->prev = r->tail;
+				k->next = HS_NIL;
+				LIST_LNK(base, r->tail)->next = id;
+				r->tail = id;
+			}
+			{					/* hand_ahead() */
+				uint32_t after = LIST_LNK(base, r->head)->next;
+
+				if (after != HS_NIL)
+					hs_prefetch(LIST_LNK(base, after));
+			}
+			if (unlikely(!hs_folio_is_resident(v)))
+				goto broken;
+			sim->st.prot.total++;
+			sim->st.prot_kind[HS_PROT_SECOND_CHANCE].total++;
+			if (v->prot_pending == 0) {
+				prot_flush_at(sim, acc);
+				sim->prot_resident++;
+			}
+			if (v->prot_pending < UINT8_MAX)
+				v->prot_pending++;
+			v->prot_kind = HS_PROT_SECOND_CHANCE;
+		}
+		vb = v->flags;
+		if (unlikely(!(vb & HS_FOLIO_RESIDENT)))
+			goto broken;
+		if (unlikely(vb & HS_FOLIO_READAHEAD)) {	/* readahead_leave() */
+			vb &= ~HS_FOLIO_READAHEAD;
+			sim->ra_resident--;
+			sim->st.readahead_unused++;
+		}
+		if (v->prot_pending) {				/* settle_inline(), wasted */
+			struct hs_prot_stats *k = &sim->st.prot_kind[v->prot_kind];
+
+			sim->st.prot.wasted += v->prot_pending;
+			k->wasted += v->prot_pending;
+			v->prot_pending = 0;
+			prot_flush_at(sim, acc);
+			sim->prot_resident--;
+		}
+	} else if (unlikely(!v)) {
+		r->used++;
+		goto in;
+	}
+	/* hs_q_pop_head(): the new head's next fetched for the pop after */
+	{
+		struct hs_qlink *k = LIST_LNK(base, id);
+
+		nx = k->next;
+		k->prev = k->next = HS_NIL;
+		r->head = nx;
+		if (nx != HS_NIL) {
+			uint32_t after;
+
+			LIST_LNK(base, nx)->prev = HS_NIL;
+			after = LIST_LNK(base, nx)->next;
+			if (after != HS_NIL)
+				hs_prefetch(LIST_LNK(base, after));
+		} else {
+			r->tail = HS_NIL;
+		}
+	}
+	/* page_out() of the victim: no readahead mark, no protection */
+	if (unlikely(vb & HS_FOLIO_ANON))
+		sim->st.pswpout++;
+	v->flags = (uint8_t)((vb & 0xffu & ~(HS_FOLIO_RESIDENT | HS_FOLIO_HINTED |
+					     HS_FOLIO_RA_MARK | HS_FOLIO_ANCIENT)) |
+			     HS_FOLIO_SHADOW);
+	v->evicted_at = seq;
+	/* make_resident(), then hs_q_push_tail() (with a victim, used and nr: one out, one in) */
+in:
+	f->flags = (uint8_t)((fl & ~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED | HS_FOLIO_ANCIENT)) |
+			     HS_FOLIO_RESIDENT);
+	f->evicted_at = seq;
+	if (op == HS_INLINE_HIT_SET_BIT)
+		bits[key / 64] &= ~((uint64_t)1 << (key % 64));
+	LIST_LNK(base, key)->next = HS_NIL;
+	LIST_LNK(base, key)->prev = r->tail;
+	if (r->tail != HS_NIL)
+		LIST_LNK(base, r->tail)->next = key;
+	else
+		r->head = key;
+	r->tail = key;
+	return 0;
+
+broken:
+	sim->broken = -EUCLEAN;
+	return 2;
+}
+
+/* Record i, which list_rec() did not take: counted, then stepped as run_inline() would. */
+static __attribute__((noinline)) int list_slow(struct hs_sim *sim, struct list_run *r,
+					       uint32_t key, uint8_t m, const uint64_t *next,
+					       size_t i)
+{
+	int ret;
+
+	list_sync(sim, r, i);
+	if (key < sim->cfg.nr_keys && sim->inline_miss && hs_channel_is_access(hs_meta_channel(m)) &&
+	    !hs_folio_is_resident(folio_at(sim, key)))
+		ret = miss_inline16(sim, key, m, next ? next[i] : HS_NEVER);
+	else
+		ret = step(sim, key, m, next ? next[i] : HS_NEVER);
+	list_load(sim, r, i + 1);
+	return ret;
+}
+
+/*
+ * hs_sim_run()'s loop for lru, fifo and clock (16-byte records, insert
+ * HS_INLINE_INSERT_PUSH_TAIL, and no queue mirror: lru at every size, fifo
+ * and clock in L2 or with room for every key): run_inline() with the
+ * commonest misses in line too (list_rec(): lru's and fifo's
+ * HS_INLINE_EVICT_POP_HEAD, clock's HS_INLINE_EVICT_SECOND_CHANCE with its
+ * protections), and the counts and the list's ends in locals (struct
+ * list_run).  Any other record is stepped as run_inline() steps it, after
+ * list_sync().  With @pf (lru beyond L2), the neighbours of the key
+ * PF_POLICY records ahead are fetched, as run_inline() does.
+ *
+ * Why (issue 13: lru within 2x of the floor).  A miss in run_inline() was
+ * about 190 instructions (cachegrind: 1,091.5 M for lru at 8,100 of the
+ * 81 K zipf keys, 10 M accesses, 2.67 M misses), much of it the compiler
+ * reloading and storing sim's fields around every byte store into a
+ * record, which may alias them; the same miss here with the counts in
+ * locals is about 100.  Whole process, instructions, c50b0a5 -> this loop:
+ * lru at 8,100 of 81 K keys 1,091.5 M -> 823.2 M, fifo at 8,100 996.0 M ->
+ * 731.4 M, clock at 8,100 1,184.4 M -> 989.7 M, the floor (fifo at
+ * 81,000) 433.9 M -> 421.4 M.  CPU against c50b0a5's build, bench/run
+ * side by side (5 interleaved rounds, medians, ns per access): lru 27.6 ->
+ * 21.3 at 81 K keys, 40.4 -> 35.9 at 763 K; fifo 27.0 -> 21.2 and clock
+ * 34.2 -> 29.7 at 81 K; the floor at 3.7 M keys (fifo with room for every
+ * key, its misses all cold) no longer pushes every key into a queue
+ * mirror: 27.3 -> 21.4 (5 rounds by hand).
+ *
+ * What is left beyond L2 is the list's own walk: at 76,300 of 763 K keys
+ * 40 % of lru's samples (perf -e cpu-clock) wait for the new head's link,
+ * which the pop before fetched; the next victim is known only when the last
+ * one's link arrives.  A scout walking the list up to 16 keys ahead of the
+ * head, one key every 3 records (a hit on it moved it on), only moved the
+ * wait to its own loads: 31.4 -> 31.2 ns at 763 K keys, 38.2 -> 40.9 at
+ * 3.7 M (5 rounds); in place of the pop's fetch, 19.6 -> 23.5 at 81 K and
+ * 33.7 -> 35.6 at 763 K (5 rounds, the test suite running beside): not
+ * kept.  At 8,100 of 81 K keys the same wait is a fifth of lru's samples.
+ */
+static inline __attribute__((always_inline)) int run_list16(struct hs_sim *sim,
+							     const uint32_t *keys,
+							     const uint8_t *meta,
+							     const uint64_t *next, size_t n,
+							     enum hs_inline_hit op, bool pf)
+{
+	char *const base = sim->folios;
+	const uint32_t nr_keys = sim->cfg.nr_keys;
+	const uint32_t tmask = sim->time_mask;
+	uint64_t *const hist = sim->st.refault_hist;
+	uint64_t *const bits = sim->inl.bits;
+	const struct hs_qctx qc = { base, 16, sizeof(struct hs_folio) };
+	struct list_run r;
+	size_t i;
+	int ret;
+
+#define PF_NEIGH(k)	do {								\
+		uint32_t k_ = (k);						\
+										\
+		if (k_ < nr_keys && hs_folio_is_resident(LIST_REC(base, k_)) &&	\
+		    k_ != r.tail)						\
+			hs_q_prefetch_neighbours(&qc, k_);			\
+	} while (0)
+#define STEP(i)	do {									\
+		ret = list_rec(sim, &r, base, nr_keys, tmask, hist, bits, keys[i],	\
+			       meta[i], (i), op);					\
+		if (unlikely(ret)) {						\
+			if (ret == 2) {		/* broken: counted, stopped */	\
+				list_sync(sim, &r, (i) + 1);			\
+				return sim->broken;				\
+			}							\
+			ret = list_slow(sim, &r, keys[i], meta[i], next, (i));	\
+			if (unlikely(ret < 0))					\
+				return ret;					\
+		}								\
+	} while (0)
+	list_load(sim, &r, 0);
+	for (i = 0; i < n && i < PF_FOLIO; i++)
+		hs_prefetch(LIST_REC(base, keys[i]));
+	for (i = 0; i + PF_FOLIO < n; i++) {
+		hs_prefetch((const void *)((uintptr_t)base + (uintptr_t)keys[i + PF_FOLIO] * 16));
+		if (pf)
+			PF_NEIGH(keys[i + PF_POLICY]);
+		STEP(i);
+	}
+	for (; i < n; i++) {
+		if (pf && i + PF_POLICY < n)
+			PF_NEIGH(keys[i + PF_POLICY]);
+		STEP(i);
+	}
+#undef STEP
+#undef PF_NEIGH
+	list_sync(sim, &r, n);
+	return 0;
+}
+
+static __attribute__((noinline)) int run_list16_tail(struct hs_sim *sim, const uint32_t *keys,
+						     const uint8_t *meta, const uint64_t *next,
+						     size_t n)
+{
+	return run_list16(sim, keys, meta, next, n, HS_INLINE_HIT_MOVE_TAIL, false);
+}
+
+static __attribute__((noinline)) int run_list16_tail_pf(struct hs_sim *sim, const uint32_t *keys,
+							const uint8_t *meta, const uint64_t *next,
+							size_t n)
+{
+	return run_list16(sim, keys, meta, next, n, HS_INLINE_HIT_MOVE_TAIL, true);
+}
+
+static __attribute__((noinline)) int run_list16_bit(struct hs_sim *sim, const uint32_t *keys,
+						    const uint8_t *meta, const uint64_t *next,
+						    size_t n)
+{
+	return run_list16(sim, keys, meta, next, n, HS_INLINE_HIT_SET_BIT, false);
+}
+
+static __attribute__((noinline)) int run_list16_nop(struct hs_sim *sim, const uint32_t *keys,
+						    const uint8_t *meta, const uint64_t *next,
+						    size_t n)
+{
+	return run_list16(sim, keys, meta, next, n, HS_INLINE_HIT_NOP, false);
+}
+
 int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 	       const uint64_t *next, size_t n)
 {
@@ -2525,6 +2977,14 @@ int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 				return ret;
 		}
 		return 0;
+	}
+	if (sim->list16) {
+		if (sim->inl.hit == HS_INLINE_HIT_MOVE_TAIL)
+			return (sim->pf ? run_list16_tail_pf : run_list16_tail)(sim, keys, meta,
+										 next, n);
+		if (sim->inl.hit == HS_INLINE_HIT_SET_BIT)
+			return run_list16_bit(sim, keys, meta, next, n);
+		return run_list16_nop(sim, keys, meta, next, n);
 	}
 	if (sim->inline_run) {
 		switch (sim->inl.hit) {

@@ -64,6 +64,12 @@
  * (33.0, 37.9, 55.4).  A ring beside the list, to fetch the next victims only,
  * cost its hits more than it saved (763 K 32.7 -> 35.6, 3.7 M 39.8 -> 46.2;
  * branch h-lru-guide).
+ *
+ * The hooks above serve every path but the replay's: the driver does lru's
+ * hit, insert and evict itself from their description (hs_sim_inline_hooks()),
+ * in lib/sim.c's run_list16(), hits and the misses of a full memory alike,
+ * with the run's counts in locals (about 100 instructions a miss instead of
+ * 190; lru at 8,100 of 81 K zipf keys 27.6 -> 21.3 ns per access).
  */
 #include "config.h"
 

@@ -118,6 +118,9 @@ static void free_stream(struct stream *s)
 
 enum mode { M_STEP, M_PLAIN, M_PREFETCH, M_FAST, M_NR };
 
+/* hs_sim_config.time_bits of the replays (0: the default, 32) */
+static uint8_t time_bits;
+
 /* Uneven run lengths: 1, 2, 5 and 13 records, then 3000, over and over. */
 static size_t run_len(size_t call)
 {
@@ -133,6 +136,7 @@ static int replay(const struct hs_policy_ops *ops, const struct stream *s, uint6
 		.ops = ops, .capacity = capacity, .nr_keys = s->nr_keys,
 		.pageout = pageout, .recheck_window = 50,
 		.no_prefetch = mode == M_PLAIN, .policy_prefetch = mode == M_PREFETCH,
+		.time_bits = time_bits,
 	};
 	const uint64_t *next = (ops->flags & HS_POLICY_NEEDS_FUTURE) ? s->next : NULL;
 	struct hs_sim *sim;
@@ -209,7 +213,7 @@ static bool same_metrics(const struct hs_metrics *a, const struct hs_metrics *b,
 	return true;
 }
 
-static void test_same_counters(void)
+static void same_counters(void)
 {
 	static const uint32_t nr_keys = 2000;
 	static const uint64_t capacities[] = { 1, 37, 400, 2000 };
@@ -263,6 +267,24 @@ next:
 	T_EQ_U64(runs, hs_policy_count() * 4 * 6);
 }
 
+static void test_same_counters(void)
+{
+	time_bits = 0;
+	same_counters();
+}
+
+/*
+ * The same with times of 6 bits: ages of 32 accesses and more are ancient,
+ * swept every 32, so that the driver's fast paths meet refaults of both
+ * kinds (lib/sim.c, list_rec()'s bucket of an ancient distance).
+ */
+static void test_same_counters_ancient(void)
+{
+	time_bits = 6;
+	same_counters();
+	time_bits = 0;
+}
+
 /* A bad key stops hs_sim_run() where hs_sim_step() stops, with the same error. */
 static void test_bad_key(void)
 {
@@ -301,6 +323,7 @@ static void test_bad_key(void)
 
 static const struct t_case cases[] = {
 	{ "same-counters", test_same_counters },
+	{ "same-counters-ancient", test_same_counters_ancient },
 	{ "bad-key", test_bad_key },
 };
 
