@@ -145,9 +145,9 @@
  * takes a child by data, so a loop up to it mispredicts where it stops:
  * the prefix sums, live counts and smallest markers after each child of a
  * sibling group are computed for all four and the path's picked by index
- * instead (the search for the last 0 still loops, unrolled: doing it by
- * masks cost more instructions than the mispredicts it saved, and so did
- * a branch-free scan of p's block).  What was left before the skipping
+ * instead (and the search for the last 0 is one mask and one branch a
+ * level, the blocks' scans branch-free: see "Mispredicts" below).  What
+ * was left before the skipping
  * above, measured with cachegrind on the whole of P12 (its D1 of 48 KB
  * and a last level modelled as 4 MB, this machine's L2): per access,
  * 2,320 instructions, 10 branch mispredicts, 3.0 D1 and 2.4 L2 misses for
@@ -177,6 +177,36 @@
  * accesses FAN = 8 or 16, or BLK = 16 with FAN = 8, cost 14, 43 and 22%
  * more instructions (each level reads and recomputes two or four times
  * the children) and more time.
+ *
+ * Mispredicts.  What the skipping left, in cachegrind on the whole of P12:
+ * 8.6 mispredicts an access, 2.6 of them the unrolled search for the last
+ * 0 on the walk down (where it stopped), 0.8 the scan of x's block for p,
+ * 0.7 the walk up to p when p is outside x's block (9 a call) and 0.6 the
+ * scan of p's block for its last 0.  They now branch once or not at all:
+ * the three siblings' tests for a 0 make a mask, and one branch on it
+ * takes the nearest; a block's live slots make a mask (SSE2: two slots a
+ * vector), whose highest bit below x is p and whose popcount below x
+ * counts toward the LRU position; p's block's eight prefix sums and markers are computed at
+ * once (SSE2); on the walk up to p the siblings' live counts are masked
+ * and the nearest live one is picked once.  And the markers between the
+ * candidate and the path are not gathered a level at a time any more: the
+ * suffix min the walk has at the candidate's level holds them, and those
+ * past the path, which count anyway (a nearer candidate below replaces
+ * it, and below without one, they are all in the path's child).  That
+ * gathering went first; with it, choosing the candidate by masks had cost
+ * more than it saved (above).  Cachegrind, the whole command on the whole
+ * of P12, against main's build: 1,846 instructions and 4.1 mispredicts
+ * an access, from 1,793 and 8.6; the misses unchanged.  CPU time, the
+ * curves not stored, on a machine shared with other jobs (so per-round
+ * ratios swing): in ten rounds interleaved with main's build, 0.72 to
+ * 1.14 times main's, median 0.89, the fastest runs 2.74 s against 3.29;
+ * in ten more rounds of the four commands (main's, this, and the LRU and
+ * OPT replays at one size), medians of 4.47 s against 4.83, and 0.40 +
+ * 0.91 s for the replays: 3.4 times the replays, from 3.7.
+ * Tried and dropped: a window of 2.5 to 5 slots a key (2^23 on P12,
+ * compacted 5 times less often; the tree keeps its 11 levels): 1.5%
+ * fewer instructions and 26% fewer D1 misses, 30% more last-level ones
+ * and 60 MB more, no gain in CPU time measurable here.
  *
  * Hints and drops are outside the model: PAGEOUT evicts from one memory and
  * not from the others (the memories stop being the prefixes of one stack),
@@ -696,10 +726,10 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 			/*
 			 * The markers after the candidate: those between it
 			 * and the path, and past the path too, which are in
-			 * right anyway (all after z).  A nearer candidate
-			 * below replaces them, and below it, without one,
-			 * the path's child holds all the path's markers: so
-			 * nothing more joins, and nothing is kept per level.
+			 * right anyway (all after z).  Below, a nearer
+			 * candidate replaces them; without one, every marker
+			 * below is in the path's child, already among them:
+			 * nothing is gathered per level.
 			 */
 			mid = sm[k];
 		}
