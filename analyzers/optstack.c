@@ -145,9 +145,9 @@
  * takes a child by data, so a loop up to it mispredicts where it stops:
  * the prefix sums, live counts and smallest markers after each child of a
  * sibling group are computed for all four and the path's picked by index
- * instead (the search for the last 0 still loops, unrolled: doing it by
- * masks cost more instructions than the mispredicts it saved, and so did
- * a branch-free scan of p's block).  What was left before the skipping
+ * instead (and the search for the last 0 is one mask and one branch a
+ * level, the blocks' scans branch-free: see "Mispredicts" below).  What
+ * was left before the skipping
  * above, measured with cachegrind on the whole of P12 (its D1 of 48 KB
  * and a last level modelled as 4 MB, this machine's L2): per access,
  * 2,320 instructions, 10 branch mispredicts, 3.0 D1 and 2.4 L2 misses for
@@ -178,6 +178,36 @@
  * more instructions (each level reads and recomputes two or four times
  * the children) and more time.
  *
+ * Mispredicts.  What the skipping left, in cachegrind on the whole of P12:
+ * 8.6 mispredicts an access, 2.6 of them the unrolled search for the last
+ * 0 on the walk down (where it stopped), 0.8 the scan of x's block for p,
+ * 0.7 the walk up to p when p is outside x's block (9 a call) and 0.6 the
+ * scan of p's block for its last 0.  They now branch once or not at all:
+ * the three siblings' tests for a 0 make a mask, and one branch on it
+ * takes the nearest; a block's live slots make a mask (SSE2: two slots a
+ * vector), whose highest bit below x is p and whose popcount below x
+ * counts toward the LRU position; p's block's eight prefix sums and markers are computed at
+ * once (SSE2); on the walk up to p the siblings' live counts are masked
+ * and the nearest live one is picked once.  And the markers between the
+ * candidate and the path are not gathered a level at a time any more: the
+ * suffix min the walk has at the candidate's level holds them, and those
+ * past the path, which count anyway (a nearer candidate below replaces
+ * it, and below without one, they are all in the path's child).  That
+ * gathering went first; with it, choosing the candidate by masks had cost
+ * more than it saved (above).  Cachegrind, the whole command on the whole
+ * of P12, against main's build: 1,846 instructions and 4.1 mispredicts
+ * an access, from 1,793 and 8.6; the misses unchanged.  CPU time, the
+ * curves not stored, on a machine shared with other jobs (so per-round
+ * ratios swing): in ten rounds interleaved with main's build, 0.72 to
+ * 1.14 times main's, median 0.89, the fastest runs 2.74 s against 3.29;
+ * in ten more rounds of the four commands (main's, this, and the LRU and
+ * OPT replays at one size), medians of 4.47 s against 4.83, and 0.40 +
+ * 0.91 s for the replays: 3.4 times the replays, from 3.7.
+ * Tried and dropped: a window of 2.5 to 5 slots a key (2^23 on P12,
+ * compacted 5 times less often; the tree keeps its 11 levels): 1.5%
+ * fewer instructions and 26% fewer D1 misses, 30% more last-level ones
+ * and 60 MB more, no gain in CPU time measurable here.
+ *
  * Hints and drops are outside the model: PAGEOUT evicts from one memory and
  * not from the others (the memories stop being the prefixes of one stack),
  * and a drop of a key in the middle would leave a hole.  The callers feed
@@ -203,6 +233,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "analyzer.h"
 #include "hs.h"
 
@@ -215,6 +249,9 @@
 #define MAX_LEVELS	32
 #define PREFETCH_LEVELS	4		/* levels of a path to prefetch (lev[3]: 16K per M slots) */
 #define LINE		64		/* a cache line: FAN nodes, BLK slots */
+
+/* live_mask(), slot_in_block() and block_zero() count on 8 slots a block. */
+_Static_assert(BLK == 8, "a block is 8 slots");
 
 /*
  * A tree node: over its range of slots, the sum of the weights, the
@@ -549,6 +586,17 @@ static void rebuild(struct hs_optstack *os)
 	os->pending = 0;
 }
 
+#ifdef __SSE2__
+/* The smaller of each pair of unsigned words (SSE2 has no pminud). */
+static inline __m128i min_epu32(__m128i a, __m128i b)
+{
+	const __m128i sign = _mm_set1_epi32(INT32_MIN);
+	__m128i gt = _mm_cmpgt_epi32(_mm_xor_si128(a, sign), _mm_xor_si128(b, sign));
+
+	return _mm_or_si128(_mm_and_si128(gt, b), _mm_andnot_si128(gt, a));
+}
+#endif
+
 /*
  * In block @b, entered with the prefix sum @before: the last slot before
  * @lim whose prefix sum is 0 (-1 for none), and the smallest of *@best and
@@ -557,6 +605,44 @@ static void rebuild(struct hs_optstack *os)
 static inline int32_t block_zero(const struct hs_optstack *os, uint32_t b, uint32_t lim,
 				 int64_t before, uint32_t *best)
 {
+#ifdef __SSE2__
+	/*
+	 * Branch-free, the block's 8 prefix sums and markers at once: where
+	 * the last 0 lies is data, and the loops mispredicted where they
+	 * stopped (0.6 times an access on P12).  Sums fit 32 bits: markers
+	 * and keys are below 2^30.
+	 */
+	const __m128 *x = (const __m128 *)&os->sl[b << BLK_SHIFT];
+	__m128 r0 = x[0], r1 = x[1], r2 = x[2], r3 = x[3];
+	__m128i lo = _mm_castps_si128(_mm_shuffle_ps(r0, r1, _MM_SHUFFLE(2, 0, 2, 0)));
+	__m128i hi = _mm_castps_si128(_mm_shuffle_ps(r2, r3, _MM_SHUFFLE(2, 0, 2, 0)));
+	__m128i klo = _mm_castps_si128(_mm_shuffle_ps(r0, r1, _MM_SHUFFLE(3, 1, 3, 1)));
+	__m128i khi = _mm_castps_si128(_mm_shuffle_ps(r2, r3, _MM_SHUFFLE(3, 1, 3, 1)));
+	__m128i zl, k;
+	uint32_t zero;
+	int32_t z;
+
+	lo = _mm_add_epi32(lo, _mm_slli_si128(lo, 4));
+	lo = _mm_add_epi32(lo, _mm_slli_si128(lo, 8));
+	hi = _mm_add_epi32(hi, _mm_slli_si128(hi, 4));
+	hi = _mm_add_epi32(hi, _mm_slli_si128(hi, 8));
+	lo = _mm_add_epi32(lo, _mm_set1_epi32((int32_t)before));
+	hi = _mm_add_epi32(hi, _mm_shuffle_epi32(lo, _MM_SHUFFLE(3, 3, 3, 3)));
+	zero = (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(lo, _mm_setzero_si128()))) |
+	       (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(hi, _mm_setzero_si128())))
+		       << 4;
+	zero &= (1u << (lim - (b << BLK_SHIFT))) - 1;
+	z = zero ? 31 - __builtin_clz(zero) : -1;
+	/* The markers of the slots after z: the others' made NIL. */
+	zl = _mm_set1_epi32(z + 1);
+	klo = _mm_or_si128(klo, _mm_cmpgt_epi32(zl, _mm_set_epi32(3, 2, 1, 0)));
+	khi = _mm_or_si128(khi, _mm_cmpgt_epi32(zl, _mm_set_epi32(7, 6, 5, 4)));
+	k = min_epu32(klo, khi);
+	k = min_epu32(k, _mm_shuffle_epi32(k, _MM_SHUFFLE(1, 0, 3, 2)));
+	k = min_epu32(k, _mm_shuffle_epi32(k, _MM_SHUFFLE(2, 3, 0, 1)));
+	*best = HS_MIN(*best, (uint32_t)_mm_cvtsi128_si32(k));
+	return z < 0 ? -1 : (int32_t)(b << BLK_SHIFT) + z;
+#else
 	uint32_t s = b << BLK_SHIFT, end = s + BLK;
 	int32_t zs = -1;
 
@@ -568,6 +654,7 @@ static inline int32_t block_zero(const struct hs_optstack *os, uint32_t b, uint3
 	for (s = zs >= 0 ? (uint32_t)zs + 1 : b << BLK_SHIFT; s < end; s++)
 		*best = HS_MIN(*best, os->sl[s].mark);
 	return zs;
+#endif
 }
 
 /*
@@ -588,7 +675,7 @@ static inline int32_t block_zero(const struct hs_optstack *os, uint32_t b, uint3
 static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t *live)
 {
 	uint32_t b = sp >> BLK_SHIFT, l, i, j, k, s, cl = 0, cc = NIL;
-	uint32_t right = NIL, mid = NIL, acc, best = NIL;
+	uint32_t right = NIL, mid = NIL, best = NIL, zm;
 	int64_t before = 0, cbefore = 0, bf[FAN];
 	uint32_t lv[FAN], sm[FAN];
 	uint64_t n = 0;
@@ -616,26 +703,35 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 		}
 		n += lv[j];
 		right = HS_MIN(right, sm[j]);
-		acc = NIL;
 		/*
-		 * Unrolled (here and in the walk into the candidate): the
-		 * exit is data, and each copy's test is a branch of its own
-		 * with its own history, no shared back edge; -4% instructions
-		 * and about -5% CPU time on P12.
+		 * The nearest sibling before the path holding a 0: a mask
+		 * of the three tests and one branch on it, where a loop
+		 * from the path down (unrolled) mispredicted where it
+		 * stopped, 2.6 times an access on P12 (cachegrind); the
+		 * mask costs 4% more instructions and took 30% of the
+		 * mispredicts off (P12's first 2M accesses).  The walk
+		 * into the candidate still loops, unrolled: its exit is
+		 * data too, but it mispredicts 0.3 times an access.
 		 */
+		zm = 0;
 #pragma GCC unroll 4
-		for (k = j; k-- > 0;) {
-			if (bf[k] + ch[k].min == 0)
-				break;
-			acc = HS_MIN(acc, ch[k].mark);
-		}
-		if (k < j) {		/* k did not wrap: a nearer candidate */
+		for (k = 0; k + 1 < FAN; k++)
+			zm |= (uint32_t)(bf[k] + ch[k].min == 0) << k;
+		zm &= (1u << j) - 1;
+		if (zm) {		/* a nearer candidate */
+			k = 31 - (uint32_t)__builtin_clz(zm);
 			cl = l - 1;
 			cc = ((b >> (FAN_SHIFT * l)) << FAN_SHIFT) + k;
 			cbefore = bf[k];
-			mid = acc;
-		} else {
-			mid = HS_MIN(mid, acc);
+			/*
+			 * The markers after the candidate: those between it
+			 * and the path, and past the path too, which are in
+			 * right anyway (all after z).  Below, a nearer
+			 * candidate replaces them; without one, every marker
+			 * below is in the path's child, already among them:
+			 * nothing is gathered per level.
+			 */
+			mid = sm[k];
 		}
 		before = bf[j];
 	}
@@ -690,22 +786,49 @@ done:
 }
 
 /*
+ * Bit i set when slot i of the block at @x is live: where the live slots
+ * of a block lie is data, so scans for them branch on nothing.
+ */
+static inline uint32_t live_mask(const struct slot *x)
+{
+#ifdef __SSE2__
+	/* A slot is dead when both its words match { 0, NIL }: 2 slots a vector. */
+	const __m128i dead2 = _mm_set_epi32(-1, 0, -1, 0);
+	__m128 d[BLK / 2];
+	uint32_t i;
+
+#pragma GCC unroll 4
+	for (i = 0; i < BLK / 2; i++) {
+		__m128i e = _mm_cmpeq_epi32(_mm_load_si128((const __m128i *)&x[2 * i]), dead2);
+
+		/* both words of a slot: lanes 0 and 2 hold its verdict */
+		d[i] = _mm_castsi128_ps(_mm_and_si128(e, _mm_shuffle_epi32(e, _MM_SHUFFLE(2, 3, 0, 1))));
+	}
+	return ~((uint32_t)_mm_movemask_ps(_mm_shuffle_ps(d[0], d[1], _MM_SHUFFLE(2, 0, 2, 0))) |
+		 (uint32_t)_mm_movemask_ps(_mm_shuffle_ps(d[2], d[3], _MM_SHUFFLE(2, 0, 2, 0))) << 4) &
+	       0xff;
+#else
+	uint32_t mask = 0;
+
+#pragma GCC unroll 8
+	for (uint32_t i = 0; i < BLK; i++)
+		mask |= is_live(&x[i]) << i;
+	return mask;
+#endif
+}
+
+/*
  * The live slot just before @se in @se's block, or NIL; *@pos gets 1 + the
  * live slots before @se in the block.
  */
 static inline uint32_t slot_in_block(const struct hs_optstack *os, uint32_t se, uint64_t *pos)
 {
-	uint32_t c, sp = NIL;
-	uint64_t n = 1;
+	uint32_t mask = live_mask(&os->sl[se & ~(BLK - 1)]) & ((1u << (se & (BLK - 1))) - 1), n;
 
-	for (c = se; c-- > (se & ~(BLK - 1));)
-		if (is_live(&os->sl[c])) {
-			if (sp == NIL)
-				sp = c;
-			n++;
-		}
-	*pos = n;
-	return sp;
+	n = mask - ((mask >> 1) & 0x55);	/* popcount of 8 bits */
+	n = (n & 0x33) + ((n >> 2) & 0x33);
+	*pos = 1 + ((n + (n >> 4)) & 0x0f);
+	return mask ? (se & ~(BLK - 1)) + 31 - (uint32_t)__builtin_clz(mask) : NIL;
 }
 
 /*
@@ -715,20 +838,41 @@ static inline uint32_t slot_in_block(const struct hs_optstack *os, uint32_t se, 
  */
 static uint32_t slot_before_block(const struct hs_optstack *os, uint32_t se, uint64_t *left)
 {
-	uint32_t b = se >> BLK_SHIFT, l, i, c, g, fl = 0, fc = NIL;
+	uint32_t b = se >> BLK_SHIFT, l, i, c, j, k, v, fl = 0, fc = NIL;
 	uint64_t n = 0;
 
+	/*
+	 * How many siblings precede the path is data at every level: the
+	 * live counts of the three that may are masked, not branched on
+	 * (about 9 mispredicts a call as loops).  Groups are padded to FAN,
+	 * so all can be read.  The nearest live one is picked once,
+	 * at the first level that has one.
+	 */
 	for (l = 0, i = b; l + 1 < os->nlev; l++, i >>= FAN_SHIFT) {
-		const struct node *lv = os->lev[l];
+		const struct node *lv = &os->lev[l][i & ~(FAN - 1)];
 
-		g = i & ~(FAN - 1);
-		for (c = i; c-- > g;) {
-			n += lv[c].live;
-			if (fc == NIL && lv[c].live) {
+		j = i & (FAN - 1);
+#if FAN_SHIFT == 2
+		/* spelt out: as a loop, GCC 12 branched on the masks (+8% mispredicts) */
+		uint32_t a0 = lv[0].live & -(uint32_t)(j > 0);
+		uint32_t a1 = lv[1].live & -(uint32_t)(j > 1);
+		uint32_t a2 = lv[2].live & -(uint32_t)(j > 2);
+
+		v = a0 + a1 + a2;
+		n += v;
+		if (fc == NIL && v) {
+			fl = l;
+			fc = (i & ~(FAN - 1)) + (a2 ? 2 : a1 ? 1 : 0);
+		}
+#else
+		for (k = j; k-- > 0;) {
+			n += lv[k].live;
+			if (fc == NIL && lv[k].live) {
 				fl = l;
-				fc = c;
+				fc = (i & ~(FAN - 1)) + k;
 			}
 		}
+#endif
 	}
 	*left = n;
 	if (fc == NIL)		/* p is one of the newest slots, not in the tree yet */
@@ -736,13 +880,13 @@ static uint32_t slot_before_block(const struct hs_optstack *os, uint32_t se, uin
 	for (l = fl, i = fc; l > 0; l--) {
 		const struct node *ch = &os->lev[l - 1][i << FAN_SHIFT];
 
-		for (c = FAN; !ch[--c].live;)
-			;
+		c = 0;
+#pragma GCC unroll 4
+		for (k = 1; k < FAN; k++)
+			c = ch[k].live ? k : c;
 		i = (i << FAN_SHIFT) + c;
 	}
-	for (c = (i + 1) << BLK_SHIFT; !is_live(&os->sl[--c]);)
-		;
-	return c;
+	return (i << BLK_SHIFT) + 31 - (uint32_t)__builtin_clz(live_mask(&os->sl[i << BLK_SHIFT]));
 }
 
 static inline uint32_t meld(struct hs_optstack *os, uint32_t a, uint32_t b)
