@@ -2913,33 +2913,17 @@ static inline __attribute__((always_inline)) int run_list16(struct hs_sim *sim,
 	return 0;
 }
 
-static __attribute__((noinline)) int run_list16_tail(struct hs_sim *sim, const uint32_t *keys,
-						     const uint8_t *meta, const uint64_t *next,
-						     size_t n)
-{
-	return run_list16(sim, keys, meta, next, n, HS_INLINE_HIT_MOVE_TAIL, false);
+#define RUN_LIST16_FN(name, op, pf)							\
+static __attribute__((noinline)) int name(struct hs_sim *sim, const uint32_t *keys,		\
+					  const uint8_t *meta, const uint64_t *next, size_t n)	\
+{											\
+	return run_list16(sim, keys, meta, next, n, op, pf);				\
 }
-
-static __attribute__((noinline)) int run_list16_tail_pf(struct hs_sim *sim, const uint32_t *keys,
-							const uint8_t *meta, const uint64_t *next,
-							size_t n)
-{
-	return run_list16(sim, keys, meta, next, n, HS_INLINE_HIT_MOVE_TAIL, true);
-}
-
-static __attribute__((noinline)) int run_list16_bit(struct hs_sim *sim, const uint32_t *keys,
-						    const uint8_t *meta, const uint64_t *next,
-						    size_t n)
-{
-	return run_list16(sim, keys, meta, next, n, HS_INLINE_HIT_SET_BIT, false);
-}
-
-static __attribute__((noinline)) int run_list16_nop(struct hs_sim *sim, const uint32_t *keys,
-						    const uint8_t *meta, const uint64_t *next,
-						    size_t n)
-{
-	return run_list16(sim, keys, meta, next, n, HS_INLINE_HIT_NOP, false);
-}
+RUN_LIST16_FN(run_list16_tail, HS_INLINE_HIT_MOVE_TAIL, false)
+RUN_LIST16_FN(run_list16_tail_pf, HS_INLINE_HIT_MOVE_TAIL, true)
+RUN_LIST16_FN(run_list16_bit, HS_INLINE_HIT_SET_BIT, false)
+RUN_LIST16_FN(run_list16_nop, HS_INLINE_HIT_NOP, false)
+#undef RUN_LIST16_FN
 
 int hs_sim_run(struct hs_sim *sim, const uint32_t *keys, const uint8_t *meta,
 	       const uint64_t *next, size_t n)
