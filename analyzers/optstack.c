@@ -205,21 +205,26 @@
  * OPT replays at one size), medians of 4.47 s against 4.83, and 0.40 +
  * 0.91 s for the replays: 3.4 times the replays, from 3.7.
  *
- * By field.  The walk down was then about 80 instructions a level (the
- * four children's sums, counts and markers computed as scalars, stored,
- * and the path's read back by index), 11 levels on P12.  With each
- * sibling group laid out by field, a level is one vector per field (SSE2):
- * the sums before the children one prefix sum, the tests for a 0 one
- * compare and one mask, and the live counts before the path and the
+ * By field.  The walk down computed the four children's sums, counts and
+ * markers as scalars, stored them and read the path's back by index, so
+ * each level's prefix sum waited on a store and a load.  With each
+ * sibling group laid out by field, a level is one vector per field
+ * (SSE2): the sums before the children one prefix sum, the tests for a 0
+ * one compare and one mask, and the live counts before the path and the
  * markers after it masked by the path's index from a table and gathered
- * in vectors, reduced once after the walk: about 35 instructions.  The
- * push-up still groups as scalars (a vector group is no shorter without
- * SSE4.1's signed and unsigned mins).  The layout alone changed nothing
- * measurable (5 interleaved rounds on P12, median 0.94 of the code
- * before, per-round ratios 0.89 to 1.11); with the vector walk, mrc on
- * P12 took 0.86 of the CPU of the code before it (medians 2.21 s against
- * 2.58, per-round ratios 0.78 to 1.02), on z.db session 2 0.97 (2.87 s
- * against 2.93), a shared and noisy machine.
+ * in vectors, reduced once after the walk.  It is not fewer instructions
+ * (SSE2's two-operand forms copy registers, and it has no unsigned min):
+ * cachegrind, a zipf(1.0) session of 1 M accesses and 146 K keys, 679 M
+ * in marker_after against 670 M, 1,791 M for the whole command against
+ * 1,733 M.  But it is faster: mrc on P12, 7 interleaved rounds, median
+ * 1.92 s of CPU against 2.14 (per-round ratios 0.87 to 0.93, one 1.14),
+ * an earlier 5 rounds 2.21 against 2.58; z.db session 2, 5 rounds, 2.87
+ * against 2.93; session 1, 3 rounds, 2.26 against 2.44.  The layout alone
+ * changed nothing measurable (P12, median 0.94 of the code before, ratios
+ * 0.89 to 1.11).  The push-up still groups as scalars: a vector group is
+ * no shorter without SSE4.1's mins (with -march=native for this file
+ * alone, the whole command took 0.93 of the time, 5 rounds on P12; not
+ * worth choosing code at run time for, yet).
  *
  * Tried and dropped: a window of 2.5 to 5 slots a key (2^23 on P12,
  * compacted 5 times less often; the tree keeps its 11 levels): 1.5%
