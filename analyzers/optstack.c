@@ -754,10 +754,10 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 	 * group is laid out by field): the sums before each child are one
 	 * prefix sum, the tests for a 0 one compare and one mask, and the
 	 * live counts before the path and the markers after it are masked
-	 * by where the path goes (below[j], upto[j + 1]) and gathered in
-	 * vectors, reduced once at the end.  As scalars, with the sums,
-	 * counts and markers of all four computed and the path's picked by
-	 * index, a level was about 80 instructions; this is about 35.
+	 * by where the path goes (below[j], below[j + 1]) and gathered in
+	 * vectors, reduced once at the end.  As scalars, each level's
+	 * prefix sum waited on a store and a load by index: see "By field"
+	 * above for what this gained (time, not instructions).
 	 */
 	static const int32_t below[FAN + 1][FAN] __attribute__((aligned(16))) = {
 		{ 0, 0, 0, 0 }, { -1, 0, 0, 0 }, { -1, -1, 0, 0 }, { -1, -1, -1, 0 },
