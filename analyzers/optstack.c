@@ -764,8 +764,9 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 		{ -1, -1, -1, -1 },
 	};
 	__m128i vbefore = _mm_setzero_si128(), vn = _mm_setzero_si128();
-	__m128i vright = _mm_set1_epi32(-1), vmid = vright;
+	__m128i vright = _mm_set1_epi32(-1), exs[MAX_LEVELS], marks[MAX_LEVELS];
 	int32_t bfv[FAN] __attribute__((aligned(16)));
+	uint32_t zms[MAX_LEVELS], has = 0;
 
 	for (l = os->nlev - 1; l > 0; l--) {
 		uint32_t at = b >> (FAN_SHIFT * (l - 1));	/* the path's node of level l - 1 */
@@ -784,32 +785,25 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 		vn = _mm_add_epi32(vn, _mm_and_si128(_mm_load_si128((const __m128i *)ch->live), lt));
 		vright = min_epu32(vright, _mm_or_si128(mark, _mm_load_si128((const __m128i *)below[j + 1])));
 		/*
-		 * The nearest sibling before the path holding a 0: one mask
-		 * and one branch on it, where a loop from the path down
-		 * mispredicted where it stopped, 2.6 times an access on P12
-		 * (cachegrind).  The walk into the candidate still loops,
-		 * unrolled: its exit is data too, but it mispredicts 0.3
-		 * times an access.
+		 * The nearest sibling before the path holding a 0: one mask,
+		 * where a loop from the path down mispredicted where it
+		 * stopped, 2.6 times an access on P12 (cachegrind).  The
+		 * walk into the candidate still loops, unrolled: its exit is
+		 * data too, but it mispredicts 0.3 times an access.
 		 */
 		zm = (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(
 			_mm_cmpeq_epi32(_mm_add_epi32(ex, min), _mm_setzero_si128())));
-		zm &= (1u << j) - 1;
-		if (zm) {		/* a nearer candidate */
-			k = 31 - (uint32_t)__builtin_clz(zm);
-			cl = l - 1;
-			cc = ((b >> (FAN_SHIFT * l)) << FAN_SHIFT) + k;
-			_mm_store_si128((__m128i *)bfv, ex);
-			cbefore = bfv[k];
-			/*
-			 * The markers after the candidate: those between it
-			 * and the path, and past the path too, which are in
-			 * right anyway (all after z).  Below, a nearer
-			 * candidate replaces them; without one, every marker
-			 * below is in the path's child, already among them:
-			 * nothing is gathered per level.
-			 */
-			vmid = _mm_or_si128(mark, _mm_load_si128((const __m128i *)below[k + 1]));
-		}
+		/*
+		 * The deepest level with one holds the candidate: each
+		 * level's tests, sums and markers are kept, and the
+		 * candidate taken from them after the walk, where a branch
+		 * on each level's mask mispredicted 1.6 times an access
+		 * (cachegrind, a zipf session of 146 K keys).
+		 */
+		zms[l - 1] = zm & ((1u << j) - 1);
+		exs[l - 1] = ex;
+		marks[l - 1] = mark;
+		has |= (uint32_t)(zms[l - 1] != 0) << (l - 1);
 		/* the sum before the path's child, in every lane */
 		sum = _mm_and_si128(sum, lt);
 		sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, _MM_SHUFFLE(1, 0, 3, 2)));
@@ -821,8 +815,22 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 	vn = _mm_add_epi32(vn, _mm_shuffle_epi32(vn, _MM_SHUFFLE(2, 3, 0, 1)));
 	n = (uint32_t)_mm_cvtsi128_si32(vn);
 	right = hmin_epu32(vright);
-	if (cc != NIL)
-		mid = hmin_epu32(vmid);
+	if (has) {		/* the nearest candidate: in the deepest level that has one */
+		cl = (uint32_t)__builtin_ctz(has);
+		k = 31 - (uint32_t)__builtin_clz(zms[cl]);
+		cc = ((b >> (FAN_SHIFT * (cl + 1))) << FAN_SHIFT) + k;
+		_mm_store_si128((__m128i *)bfv, exs[cl]);
+		cbefore = bfv[k];
+		/*
+		 * The markers after the candidate: those between it and the
+		 * path, and past the path too, which are in right anyway
+		 * (all after z).  Below, a nearer candidate would have
+		 * replaced them; without one, every marker below is in the
+		 * path's child, already among them: nothing is gathered per
+		 * level.
+		 */
+		mid = hmin_epu32(_mm_or_si128(marks[cl], _mm_load_si128((const __m128i *)below[k + 1])));
+	}
 #else
 	uint32_t lv[FAN], sm[FAN];
 
