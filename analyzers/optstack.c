@@ -226,6 +226,14 @@
  * alone, the whole command took 0.93 of the time, 5 rounds on P12; not
  * worth choosing code at run time for, yet).
  *
+ * Also tried and dropped then, neither measurable in 5 interleaved rounds
+ * on a loaded machine: prefetching, two accesses ahead, the heap roots of
+ * x's slot and of the slot before it (z.db session 2, median 1.02 of the
+ * code without); and keeping the roots' slots in an array of their own,
+ * 4 bytes a marker, so that the read of m's slot that the rest of the
+ * access waits on is in an array a third the size of the links (P12 0.97,
+ * z.db session 2 0.99, per-round ratios 0.63 to 1.23).
+ *
  * Tried and dropped: a window of 2.5 to 5 slots a key (2^23 on P12,
  * compacted 5 times less often; the tree keeps its 11 levels): 1.5%
  * fewer instructions and 26% fewer D1 misses, 30% more last-level ones
