@@ -216,29 +216,54 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The whole stream's keys (every record an access). */
-static int read_keys(struct hs_store *st, int64_t session, uint32_t **out)
+/*
+ * The whole stream's keys (every record an access): @records of them, in
+ * *@out (hs_huge_free() it with @records * 4 bytes).  Read chunk by chunk
+ * into huge pages: hs_session_read_all() copies into malloc()'s 4 KiB pages
+ * and keeps the meta bytes too, and on P12 (13.2 M accesses) the faults on
+ * those 66 MB were about a tenth of the whole command's CPU time.
+ */
+static int read_keys(struct hs_store *st, int64_t session, uint64_t records, uint32_t **out)
 {
 	struct hs_session_reader *r = NULL;
-	uint8_t *meta = NULL;
-	int64_t got;
+	const uint32_t *k;
+	const uint8_t *m;
+	uint32_t *keys;
+	uint64_t at = 0;
+	size_t n;
 	int ret;
 
+	*out = NULL;
+	if (records > SIZE_MAX / sizeof(*keys))
+		return -ENOMEM;
+	keys = hs_huge_alloc((size_t)records * sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
 	ret = hs_session_read_open(st, session, &r);
 	if (ret)
-		return ret;
-	got = hs_session_read_all(r, out, &meta);
-	hs_session_read_close(r);
-	if (got < 0)
-		return (int)got;
-	for (int64_t i = 0; i < got; i++)
-		if (!hs_channel_is_access(hs_meta_channel(meta[i])))
-			ret = -EOPNOTSUPP;
-	free(meta);
-	if (ret) {
-		free(*out);
-		*out = NULL;
+		goto fail;
+	while ((ret = hs_session_read_chunk(r, &k, &m, &n)) > 0) {
+		if (n > records - at) {
+			ret = -EBADMSG;
+			break;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (!hs_channel_is_access(hs_meta_channel(m[i])))
+				ret = -EOPNOTSUPP;
+		if (ret < 0)
+			break;
+		memcpy(keys + at, k, n * sizeof(*keys));
+		at += n;
 	}
+	hs_session_read_close(r);
+	if (!ret && at != records)
+		ret = -EBADMSG;
+	if (ret)
+		goto fail;
+	*out = keys;
+	return 0;
+fail:
+	hs_huge_free(keys, (size_t)records * sizeof(*keys));
 	return ret;
 }
 
@@ -346,7 +371,7 @@ int hs_mrc_stack_sampled(struct hs_store *st, int64_t session, double rate,
 	nr = (uint32_t)info.distinct_keys;
 	records = info.records;
 	if (nr) {
-		ret = read_keys(st, session, &keys);
+		ret = read_keys(st, session, records, &keys);
 		if (ret)
 			return ret;
 		if (rate < 1) {
@@ -371,7 +396,7 @@ int hs_mrc_stack_sampled(struct hs_store *st, int64_t session, double rate,
 	if (rate < 1)
 		scale = (double)info.accesses / (double)records;
 	ret = -ENOMEM;
-	curve = malloc(((size_t)nr + 1) * sizeof(*curve));
+	curve = hs_huge_alloc(((size_t)nr + 1) * sizeof(*curve));	/* 4 KiB faults: see read_keys() */
 	if (!curve)
 		goto out;
 
@@ -413,7 +438,7 @@ int hs_mrc_stack_sampled(struct hs_store *st, int64_t session, double rate,
 out:
 	hs_optstack_free(os);
 	hs_stackdist_free(sd);
-	free(curve);
-	free(keys);
+	hs_huge_free(curve, ((size_t)nr + 1) * sizeof(*curve));
+	hs_huge_free(keys, (size_t)info.records * sizeof(*keys));
 	return ret;
 }

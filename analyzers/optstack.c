@@ -83,8 +83,9 @@
  * key's markers - 1 (0 when dead) and the key's smallest marker (8 bytes;
  * its key sits apart, read only by the packing).  Over blocks of BLK = 8
  * slots (one cache line) sits a tree of fan-out FAN = 4 (a sibling group is
- * one line) whose nodes keep, for their range, the sum, the smallest prefix
- * sum, the smallest marker and the live slots.  Then:
+ * one line, laid out by field: the four sums, then the four mins, ...)
+ * whose nodes keep, for their range, the sum, the smallest prefix sum, the
+ * smallest marker and the live slots.  Then:
  *
  *  - p and x's LRU position: the last live slot before x's, and the live
  *    slots before it: p is nearly always in x's block (92% on P12); else
@@ -203,6 +204,36 @@
  * in ten more rounds of the four commands (main's, this, and the LRU and
  * OPT replays at one size), medians of 4.47 s against 4.83, and 0.40 +
  * 0.91 s for the replays: 3.4 times the replays, from 3.7.
+ *
+ * By field.  The walk down computed the four children's sums, counts and
+ * markers as scalars, stored them and read the path's back by index, so
+ * each level's prefix sum waited on a store and a load.  With each
+ * sibling group laid out by field, a level is one vector per field
+ * (SSE2): the sums before the children one prefix sum, the tests for a 0
+ * one compare and one mask, and the live counts before the path and the
+ * markers after it masked by the path's index from a table and gathered
+ * in vectors, reduced once after the walk.  It is not fewer instructions
+ * (SSE2's two-operand forms copy registers, and it has no unsigned min):
+ * cachegrind, a zipf(1.0) session of 1 M accesses and 146 K keys, 679 M
+ * in marker_after against 670 M, 1,791 M for the whole command against
+ * 1,733 M.  But it is faster: mrc on P12, 7 interleaved rounds, median
+ * 1.92 s of CPU against 2.14 (per-round ratios 0.87 to 0.93, one 1.14),
+ * an earlier 5 rounds 2.21 against 2.58; z.db session 2, 5 rounds, 2.87
+ * against 2.93; session 1, 3 rounds, 2.26 against 2.44.  The layout alone
+ * changed nothing measurable (P12, median 0.94 of the code before, ratios
+ * 0.89 to 1.11).  The push-up still groups as scalars: a vector group is
+ * no shorter without SSE4.1's mins (with -march=native for this file
+ * alone, the whole command took 0.93 of the time, 5 rounds on P12; not
+ * worth choosing code at run time for, yet).
+ *
+ * Also tried and dropped then, neither measurable in 5 interleaved rounds
+ * on a loaded machine: prefetching, two accesses ahead, the heap roots of
+ * x's slot and of the slot before it (z.db session 2, median 1.02 of the
+ * code without); and keeping the roots' slots in an array of their own,
+ * 4 bytes a marker, so that the read of m's slot that the rest of the
+ * access waits on is in an array a third the size of the links (P12 0.97,
+ * z.db session 2 0.99, per-round ratios 0.63 to 1.23).
+ *
  * Tried and dropped: a window of 2.5 to 5 slots a key (2^23 on P12,
  * compacted 5 times less often; the tree keeps its 11 levels): 1.5%
  * fewer instructions and 26% fewer D1 misses, 30% more last-level ones
@@ -249,15 +280,15 @@
 #define MAX_LEVELS	32
 #define PREFETCH_LEVELS	4		/* levels of a path to prefetch (lev[3]: 16K per M slots) */
 #define LINE		64		/* a cache line: FAN nodes, BLK slots */
+#define PEND		32		/* distances counted into the histograms at once */
 
 /* live_mask(), slot_in_block() and block_zero() count on 8 slots a block. */
 _Static_assert(BLK == 8, "a block is 8 slots");
 
 /*
  * A tree node: over its range of slots, the sum of the weights, the
- * smallest prefix sum, the smallest marker and the live slots.  FAN of
- * them fill one cache line, and the levels are allocated on line bounds,
- * so a node's siblings come in with it.
+ * smallest prefix sum, the smallest marker and the live slots.  The tree
+ * keeps them by sibling group (struct grp), this is one read out.
  */
 struct node {
 	int32_t		sum;
@@ -265,6 +296,22 @@ struct node {
 	uint32_t	mark;
 	uint32_t	live;
 };
+
+/*
+ * A sibling group of FAN nodes, one cache line (the levels are allocated
+ * on line bounds, so a node's siblings come in with it), field by field:
+ * the walk down takes each field of the four siblings as one vector (see
+ * marker_after()).  Node i of a level is lane i % FAN of group i / FAN,
+ * and the children of node i are group i of the level below.
+ */
+struct grp {
+	int32_t		sum[FAN];
+	int32_t		min[FAN];
+	uint32_t	mark[FAN];
+	uint32_t	live[FAN];
+};
+
+_Static_assert(sizeof(struct grp) == LINE || FAN != 4, "a sibling group is a line");
 
 /*
  * A slot of the window: its key's state, kept where the tree reads it.  A
@@ -304,78 +351,100 @@ struct hs_optstack {
 	struct links	*ln;		/* per marker */
 	struct slot	*sl;		/* per slot */
 	uint32_t	*skey;		/* per slot: its key, while the slot is live */
-	/* the tree: lev[l][i] has children lev[l - 1][FAN * i ..]; lev[nlev - 1][0] is the root */
-	struct node	*lev[MAX_LEVELS];
+	/* the tree: node i of level l has children group i of level l - 1; node 0 of nlev - 1 is the root */
+	struct grp	*lev[MAX_LEVELS];
 	uint32_t	levn[MAX_LEVELS];	/* nodes per level, padded to FAN */
 	uint64_t	*hist;		/* hist[d]: accesses of finite OPT distance d */
 	uint64_t	*lru_hist;	/* the same for LRU distances */
+	uint32_t	npend;		/* distances not in the histograms yet: count_pending() */
+	uint32_t	pend[PEND];	/* their OPT distances */
+	uint32_t	lru_pend[PEND];	/* and LRU distances */
 	uint64_t	accesses;	/* accesses fed */
 	uint64_t	cold;		/* first accesses */
 	uint64_t	max_dist;	/* largest finite distance seen, 0 if none */
 	uint64_t	lru_max_dist;
 };
 
-#if FAN_SHIFT != 2
-/* n's range followed by r's: the general form of group() below. */
-static inline void add(struct node *n, const struct node *r)
+/* A field of node @i of level @l. */
+#define NF(os, l, i, f)	((os)->lev[l][(i) >> FAN_SHIFT].f[(i) & (FAN - 1)])
+
+static inline struct node nget(const struct hs_optstack *os, uint32_t l, uint32_t i)
 {
-	n->min = HS_MIN(n->min, n->sum + r->min);
-	n->sum += r->sum;
-	n->mark = HS_MIN(n->mark, r->mark);
-	n->live += r->live;
+	const struct grp *g = &os->lev[l][i >> FAN_SHIFT];
+	uint32_t k = i & (FAN - 1);
+
+	return (struct node){ g->sum[k], g->min[k], g->mark[k], g->live[k] };
 }
-#endif
+
+static inline void nput(struct hs_optstack *os, uint32_t l, uint32_t i, struct node n)
+{
+	struct grp *g = &os->lev[l][i >> FAN_SHIFT];
+	uint32_t k = i & (FAN - 1);
+
+	g->sum[k] = n.sum;
+	g->min[k] = n.min;
+	g->mark[k] = n.mark;
+	g->live[k] = n.live;
+}
 
 /* The parent of the FAN nodes @c: prefix sums first, so the mins do not wait on one another. */
-static inline struct node group(const struct node *c)
+static inline struct node group(const struct grp *c)
 {
 #if FAN_SHIFT == 2
-	int32_t s0 = c[0].sum, s1 = s0 + c[1].sum, s2 = s1 + c[2].sum;
-	int32_t m01 = HS_MIN(c[0].min, s0 + c[1].min), m23 = HS_MIN(s1 + c[2].min, s2 + c[3].min);
-	uint32_t k01 = HS_MIN(c[0].mark, c[1].mark), k23 = HS_MIN(c[2].mark, c[3].mark);
+	int32_t s0 = c->sum[0], s1 = s0 + c->sum[1], s2 = s1 + c->sum[2];
+	int32_t m01 = HS_MIN(c->min[0], s0 + c->min[1]);
+	int32_t m23 = HS_MIN(s1 + c->min[2], s2 + c->min[3]);
+	uint32_t k01 = HS_MIN(c->mark[0], c->mark[1]), k23 = HS_MIN(c->mark[2], c->mark[3]);
 
-	return (struct node){ s2 + c[3].sum, HS_MIN(m01, m23), HS_MIN(k01, k23),
-			      (c[0].live + c[1].live) + (c[2].live + c[3].live) };
+	return (struct node){ s2 + c->sum[3], HS_MIN(m01, m23), HS_MIN(k01, k23),
+			      (c->live[0] + c->live[1]) + (c->live[2] + c->live[3]) };
 #else
-	struct node n = c[0];
+	struct node n = { c->sum[0], c->min[0], c->mark[0], c->live[0] };
 
-	for (uint32_t i = 1; i < FAN; i++)
-		add(&n, &c[i]);
+	for (uint32_t k = 1; k < FAN; k++) {
+		n.min = HS_MIN(n.min, n.sum + c->min[k]);
+		n.sum += c->sum[k];
+		n.mark = HS_MIN(n.mark, c->mark[k]);
+		n.live += c->live[k];
+	}
 	return n;
 #endif
 }
 
-/* Node @n, whose children @c changed in their sums and mins only: those. */
-static inline void regroup_sums(struct node *n, const struct node *c)
+/* Node @i of level @l, whose children changed in their sums and mins only: those. */
+static inline void regroup_sums(struct hs_optstack *os, uint32_t l, uint32_t i)
 {
+	const struct grp *c = &os->lev[l - 1][i];
 #if FAN_SHIFT == 2
-	int32_t s0 = c[0].sum, s1 = s0 + c[1].sum, s2 = s1 + c[2].sum;
-	int32_t m01 = HS_MIN(c[0].min, s0 + c[1].min), m23 = HS_MIN(s1 + c[2].min, s2 + c[3].min);
+	int32_t s0 = c->sum[0], s1 = s0 + c->sum[1], s2 = s1 + c->sum[2];
+	int32_t m01 = HS_MIN(c->min[0], s0 + c->min[1]);
+	int32_t m23 = HS_MIN(s1 + c->min[2], s2 + c->min[3]);
 
-	n->sum = s2 + c[3].sum;
-	n->min = HS_MIN(m01, m23);
+	NF(os, l, i, sum) = s2 + c->sum[3];
+	NF(os, l, i, min) = HS_MIN(m01, m23);
 #else
 	struct node g = group(c);
 
-	n->sum = g.sum;
-	n->min = g.min;
+	NF(os, l, i, sum) = g.sum;
+	NF(os, l, i, min) = g.min;
 #endif
 }
 
-/* Node @n, whose children @c kept their live counts: the rest. */
-static inline void regroup_marks(struct node *n, const struct node *c)
+/* Node @i of level @l, whose children kept their live counts: the rest. */
+static inline void regroup_marks(struct hs_optstack *os, uint32_t l, uint32_t i)
 {
+	const struct grp *c = &os->lev[l - 1][i];
 #if FAN_SHIFT == 2
-	uint32_t k01 = HS_MIN(c[0].mark, c[1].mark), k23 = HS_MIN(c[2].mark, c[3].mark);
+	uint32_t k01 = HS_MIN(c->mark[0], c->mark[1]), k23 = HS_MIN(c->mark[2], c->mark[3]);
 
-	regroup_sums(n, c);
-	n->mark = HS_MIN(k01, k23);
+	regroup_sums(os, l, i);
+	NF(os, l, i, mark) = HS_MIN(k01, k23);
 #else
 	struct node g = group(c);
 
-	n->sum = g.sum;
-	n->min = g.min;
-	n->mark = g.mark;
+	NF(os, l, i, sum) = g.sum;
+	NF(os, l, i, min) = g.min;
+	NF(os, l, i, mark) = g.mark;
 #endif
 }
 
@@ -396,7 +465,7 @@ static inline struct node leaf_of(const struct hs_optstack *os, uint32_t b)
 }
 
 /* leaf_of() of block @b when only its sum and min may have moved: those. */
-static inline void leaf_sums(const struct hs_optstack *os, uint32_t b, struct node *n)
+static inline void leaf_sums(struct hs_optstack *os, uint32_t b)
 {
 	const struct slot *x = &os->sl[b << BLK_SHIFT], *end = x + BLK;
 	int32_t sum = 0, min = INT32_MAX;
@@ -406,8 +475,8 @@ static inline void leaf_sums(const struct hs_optstack *os, uint32_t b, struct no
 		sum += x->w;
 		min = HS_MIN(min, sum);
 	}
-	n->sum = sum;
-	n->min = min;
+	NF(os, 0, b, sum) = sum;
+	NF(os, 0, b, min) = min;
 }
 
 /* leaf_of() of block @b when its live slots are known to be @live. */
@@ -441,23 +510,23 @@ static void push_up(struct hs_optstack *os, uint32_t b)
 		os->pending = 0;
 
 	for (l = 0;; l++) {
-		struct node *o = &os->lev[l][i];
+		struct node o = nget(os, l, i);
 
-		if (n.sum == o->sum && n.min == o->min && n.mark == o->mark) {
+		if (n.sum == o.sum && n.min == o.min && n.mark == o.mark) {
 			/* only the live count moved: the ancestors' by as much (see push_two()) */
-			uint32_t d = n.live - o->live;
+			uint32_t d = n.live - o.live;
 
 			if (!d)
 				return;
 			for (; l < os->nlev; l++, i >>= FAN_SHIFT)
-				os->lev[l][i].live += d;
+				NF(os, l, i, live) += d;
 			return;
 		}
-		*o = n;
+		nput(os, l, i, n);
 		if (l == os->nlev - 1)
 			return;
 		i >>= FAN_SHIFT;
-		n = group(&os->lev[l][i << FAN_SHIFT]);
+		n = group(&os->lev[l][i]);
 	}
 }
 
@@ -484,12 +553,12 @@ static void push_blocks(struct hs_optstack *os, uint32_t *b, uint32_t n)
 		if (!k || b[i] != b[k - 1])
 			b[k++] = b[i];
 	for (i = 0, n = 0; i < k; i++) {
-		struct node nd = leaf_of(os, b[i]);
+		struct node nd = leaf_of(os, b[i]), o = nget(os, 0, b[i]);
 
 		if (b[i] == os->low >> BLK_SHIFT)
 			os->pending = 0;
-		if (!same(&os->lev[0][b[i]], &nd)) {
-			os->lev[0][b[i]] = nd;
+		if (!same(&o, &nd)) {
+			nput(os, 0, b[i], nd);
 			b[n++] = b[i];
 		}
 	}
@@ -500,7 +569,7 @@ static void push_blocks(struct hs_optstack *os, uint32_t *b, uint32_t n)
 				b[k++] = t;
 		}
 		for (i = 0; i < k; i++)
-			os->lev[l][b[i]] = group(&os->lev[l - 1][b[i] << FAN_SHIFT]);
+			nput(os, l, b[i], group(&os->lev[l - 1][b[i]]));
 	}
 }
 
@@ -516,16 +585,16 @@ static void push_two(struct hs_optstack *os, uint32_t a, uint32_t b)
 	uint32_t l = 0, low = os->low >> BLK_SHIFT;
 
 	if (a == low || b == low) {
-		os->lev[0][a] = leaf_of(os, a);
-		os->lev[0][b] = leaf_of(os, b);
+		nput(os, 0, a, leaf_of(os, a));
+		nput(os, 0, b, leaf_of(os, b));
 		os->pending = 0;
 		while (++l < os->nlev) {
 			a >>= FAN_SHIFT;
 			b >>= FAN_SHIFT;
 			if (a == b)
 				break;
-			os->lev[l][a] = group(&os->lev[l - 1][a << FAN_SHIFT]);
-			os->lev[l][b] = group(&os->lev[l - 1][b << FAN_SHIFT]);
+			nput(os, l, a, group(&os->lev[l - 1][a]));
+			nput(os, l, b, group(&os->lev[l - 1][b]));
 		}
 	} else {
 		/*
@@ -537,20 +606,20 @@ static void push_two(struct hs_optstack *os, uint32_t a, uint32_t b)
 		 * and mins and counts x's death, and @b's all but live.
 		 */
 		if (a == b) {
-			os->lev[0][a] = leaf_live(os, a, os->lev[0][a].live - 1);
+			nput(os, 0, a, leaf_live(os, a, NF(os, 0, a, live) - 1));
 		} else {
-			leaf_sums(os, a, &os->lev[0][a]);
-			os->lev[0][a].live--;
-			os->lev[0][b] = leaf_live(os, b, os->lev[0][b].live);
+			leaf_sums(os, a);
+			NF(os, 0, a, live)--;
+			nput(os, 0, b, leaf_live(os, b, NF(os, 0, b, live)));
 		}
 		while (++l < os->nlev) {
 			a >>= FAN_SHIFT;
 			b >>= FAN_SHIFT;
 			if (a == b)
 				break;
-			regroup_sums(&os->lev[l][a], &os->lev[l - 1][a << FAN_SHIFT]);
-			os->lev[l][a].live--;
-			regroup_marks(&os->lev[l][b], &os->lev[l - 1][b << FAN_SHIFT]);
+			regroup_sums(os, l, a);
+			NF(os, l, a, live)--;
+			regroup_marks(os, l, b);
 		}
 	}
 	/*
@@ -561,16 +630,16 @@ static void push_two(struct hs_optstack *os, uint32_t a, uint32_t b)
 	 * count moved, and its ancestors' by as much: no grouping above.
 	 */
 	for (; l < os->nlev; l++, a >>= FAN_SHIFT) {
-		struct node n = group(&os->lev[l - 1][a << FAN_SHIFT]), *o = &os->lev[l][a];
+		struct node n = group(&os->lev[l - 1][a]), o = nget(os, l, a);
 
-		if (n.sum == o->sum && n.min == o->min && n.mark == o->mark) {
-			uint32_t d = n.live - o->live;
+		if (n.sum == o.sum && n.min == o.min && n.mark == o.mark) {
+			uint32_t d = n.live - o.live;
 
 			for (; l < os->nlev; l++, a >>= FAN_SHIFT)
-				os->lev[l][a].live += d;
+				NF(os, l, a, live) += d;
 			return;
 		}
-		*o = n;
+		nput(os, l, a, n);
 	}
 }
 
@@ -579,10 +648,10 @@ static void rebuild(struct hs_optstack *os)
 	uint32_t b, l, i;
 
 	for (b = 0; b < os->nslots >> BLK_SHIFT; b++)
-		os->lev[0][b] = leaf_of(os, b);
+		nput(os, 0, b, leaf_of(os, b));
 	for (l = 1; l < os->nlev; l++)
 		for (i = 0; i < os->levn[l - 1] >> FAN_SHIFT; i++)
-			os->lev[l][i] = group(&os->lev[l - 1][i << FAN_SHIFT]);
+			nput(os, l, i, group(&os->lev[l - 1][i]));
 	os->pending = 0;
 }
 
@@ -594,6 +663,14 @@ static inline __m128i min_epu32(__m128i a, __m128i b)
 	__m128i gt = _mm_cmpgt_epi32(_mm_xor_si128(a, sign), _mm_xor_si128(b, sign));
 
 	return _mm_or_si128(_mm_and_si128(gt, b), _mm_andnot_si128(gt, a));
+}
+
+/* The smallest of the four unsigned words of @v. */
+static inline uint32_t hmin_epu32(__m128i v)
+{
+	v = min_epu32(v, _mm_shuffle_epi32(v, _MM_SHUFFLE(1, 0, 3, 2)));
+	v = min_epu32(v, _mm_shuffle_epi32(v, _MM_SHUFFLE(2, 3, 0, 1)));
+	return (uint32_t)_mm_cvtsi128_si32(v);
 }
 #endif
 
@@ -677,13 +754,97 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 	uint32_t b = sp >> BLK_SHIFT, l, i, j, k, s, cl = 0, cc = NIL;
 	uint32_t right = NIL, mid = NIL, best = NIL, zm;
 	int64_t before = 0, cbefore = 0, bf[FAN];
-	uint32_t lv[FAN], sm[FAN];
 	uint64_t n = 0;
 	int32_t zs;
+#ifdef __SSE2__
+	/*
+	 * A level at a time, each field of the four siblings one vector (a
+	 * group is laid out by field): the sums before each child are one
+	 * prefix sum, the tests for a 0 one compare and one mask, and the
+	 * live counts before the path and the markers after it are masked
+	 * by where the path goes (below[j], below[j + 1]) and gathered in
+	 * vectors, reduced once at the end.  As scalars, each level's
+	 * prefix sum waited on a store and a load by index: see "By field"
+	 * above for what this gained (time, not instructions).
+	 */
+	static const int32_t below[FAN + 1][FAN] __attribute__((aligned(16))) = {
+		{ 0, 0, 0, 0 }, { -1, 0, 0, 0 }, { -1, -1, 0, 0 }, { -1, -1, -1, 0 },
+		{ -1, -1, -1, -1 },
+	};
+	__m128i vbefore = _mm_setzero_si128(), vn = _mm_setzero_si128();
+	__m128i vright = _mm_set1_epi32(-1), exs[MAX_LEVELS], marks[MAX_LEVELS];
+	int32_t bfv[FAN] __attribute__((aligned(16)));
+	uint32_t zms[MAX_LEVELS], has = 0;
 
 	for (l = os->nlev - 1; l > 0; l--) {
 		uint32_t at = b >> (FAN_SHIFT * (l - 1));	/* the path's node of level l - 1 */
-		const struct node *ch = &os->lev[l - 1][at & ~(FAN - 1)];
+		const struct grp *ch = &os->lev[l - 1][at >> FAN_SHIFT];
+		__m128i sum = _mm_load_si128((const __m128i *)ch->sum);
+		__m128i min = _mm_load_si128((const __m128i *)ch->min);
+		__m128i mark = _mm_load_si128((const __m128i *)ch->mark);
+		__m128i lt, ex;
+
+		j = at & (FAN - 1);
+		lt = _mm_load_si128((const __m128i *)below[j]);
+		/* the sums before each child: an exclusive prefix sum */
+		ex = _mm_slli_si128(sum, 4);
+		ex = _mm_add_epi32(ex, _mm_slli_si128(ex, 4));
+		ex = _mm_add_epi32(_mm_add_epi32(ex, _mm_slli_si128(ex, 8)), vbefore);
+		vn = _mm_add_epi32(vn, _mm_and_si128(_mm_load_si128((const __m128i *)ch->live), lt));
+		vright = min_epu32(vright, _mm_or_si128(mark, _mm_load_si128((const __m128i *)below[j + 1])));
+		/*
+		 * The nearest sibling before the path holding a 0: one mask,
+		 * where a loop from the path down mispredicted where it
+		 * stopped, 2.6 times an access on P12 (cachegrind).  The
+		 * walk into the candidate still loops, unrolled: its exit is
+		 * data too, but it mispredicts 0.3 times an access.
+		 */
+		zm = (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(
+			_mm_cmpeq_epi32(_mm_add_epi32(ex, min), _mm_setzero_si128())));
+		/*
+		 * The deepest level with one holds the candidate: each
+		 * level's tests, sums and markers are kept, and the
+		 * candidate taken from them after the walk, where a branch
+		 * on each level's mask mispredicted 1.6 times an access
+		 * (cachegrind, a zipf session of 146 K keys).
+		 */
+		zms[l - 1] = zm & ((1u << j) - 1);
+		exs[l - 1] = ex;
+		marks[l - 1] = mark;
+		has |= (uint32_t)(zms[l - 1] != 0) << (l - 1);
+		/* the sum before the path's child, in every lane */
+		sum = _mm_and_si128(sum, lt);
+		sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, _MM_SHUFFLE(1, 0, 3, 2)));
+		sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, _MM_SHUFFLE(2, 3, 0, 1)));
+		vbefore = _mm_add_epi32(vbefore, sum);
+	}
+	before = _mm_cvtsi128_si32(vbefore);
+	vn = _mm_add_epi32(vn, _mm_shuffle_epi32(vn, _MM_SHUFFLE(1, 0, 3, 2)));
+	vn = _mm_add_epi32(vn, _mm_shuffle_epi32(vn, _MM_SHUFFLE(2, 3, 0, 1)));
+	n = (uint32_t)_mm_cvtsi128_si32(vn);
+	right = hmin_epu32(vright);
+	if (has) {		/* the nearest candidate: in the deepest level that has one */
+		cl = (uint32_t)__builtin_ctz(has);
+		k = 31 - (uint32_t)__builtin_clz(zms[cl]);
+		cc = ((b >> (FAN_SHIFT * (cl + 1))) << FAN_SHIFT) + k;
+		_mm_store_si128((__m128i *)bfv, exs[cl]);
+		cbefore = bfv[k];
+		/*
+		 * The markers after the candidate: those between it and the
+		 * path, and past the path too, which are in right anyway
+		 * (all after z).  Below, a nearer candidate would have
+		 * replaced them; without one, every marker below is in the
+		 * path's child, already among them: nothing is gathered per
+		 * level.
+		 */
+		mid = hmin_epu32(_mm_or_si128(marks[cl], _mm_load_si128((const __m128i *)below[k + 1])));
+	}
+#else
+	uint32_t lv[FAN], sm[FAN];
+
+	for (l = os->nlev - 1; l > 0; l--) {
+		uint32_t at = b >> (FAN_SHIFT * (l - 1));	/* the path's node of level l - 1 */
+		const struct grp *ch = &os->lev[l - 1][at >> FAN_SHIFT];
 
 		j = at & (FAN - 1);
 		/*
@@ -697,44 +858,28 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 		sm[FAN - 1] = NIL;
 #pragma GCC unroll 4
 		for (k = 1; k < FAN; k++) {
-			bf[k] = bf[k - 1] + ch[k - 1].sum;
-			lv[k] = lv[k - 1] + ch[k - 1].live;
-			sm[FAN - 1 - k] = HS_MIN(sm[FAN - k], ch[FAN - k].mark);
+			bf[k] = bf[k - 1] + ch->sum[k - 1];
+			lv[k] = lv[k - 1] + ch->live[k - 1];
+			sm[FAN - 1 - k] = HS_MIN(sm[FAN - k], ch->mark[FAN - k]);
 		}
 		n += lv[j];
 		right = HS_MIN(right, sm[j]);
-		/*
-		 * The nearest sibling before the path holding a 0: a mask
-		 * of the three tests and one branch on it, where a loop
-		 * from the path down (unrolled) mispredicted where it
-		 * stopped, 2.6 times an access on P12 (cachegrind); the
-		 * mask costs 4% more instructions and took 30% of the
-		 * mispredicts off (P12's first 2M accesses).  The walk
-		 * into the candidate still loops, unrolled: its exit is
-		 * data too, but it mispredicts 0.3 times an access.
-		 */
+		/* the nearest sibling before the path holding a 0: a mask, one branch */
 		zm = 0;
 #pragma GCC unroll 4
 		for (k = 0; k + 1 < FAN; k++)
-			zm |= (uint32_t)(bf[k] + ch[k].min == 0) << k;
+			zm |= (uint32_t)(bf[k] + ch->min[k] == 0) << k;
 		zm &= (1u << j) - 1;
 		if (zm) {		/* a nearer candidate */
 			k = 31 - (uint32_t)__builtin_clz(zm);
 			cl = l - 1;
 			cc = ((b >> (FAN_SHIFT * l)) << FAN_SHIFT) + k;
 			cbefore = bf[k];
-			/*
-			 * The markers after the candidate: those between it
-			 * and the path, and past the path too, which are in
-			 * right anyway (all after z).  Below, a nearer
-			 * candidate replaces them; without one, every marker
-			 * below is in the path's child, already among them:
-			 * nothing is gathered per level.
-			 */
-			mid = sm[k];
+			mid = sm[k];	/* the markers after it (see the SSE2 walk) */
 		}
 		before = bf[j];
 	}
+#endif
 	if (live)
 		*live = n;
 	/* z in block b? */
@@ -752,24 +897,24 @@ static uint32_t marker_after(const struct hs_optstack *os, uint32_t sp, uint64_t
 	 * the tree yet, are never after z here (see below), so stopping
 	 * skips nothing.
 	 */
-	if (os->lev[cl][cc].mark >= best)
+	if (NF(os, cl, cc, mark) >= best)
 		return best;
 	for (l = cl, i = cc, before = cbefore; l > 0; l--) {
-		const struct node *ch = &os->lev[l - 1][i << FAN_SHIFT];
+		const struct grp *ch = &os->lev[l - 1][i];
 
 		bf[0] = before;
 		for (j = 1; j < FAN; j++)
-			bf[j] = bf[j - 1] + ch[j - 1].sum;
+			bf[j] = bf[j - 1] + ch->sum[j - 1];
 #pragma GCC unroll 4
 		for (j = FAN; j-- > 0;) {
-			if (bf[j] + ch[j].min == 0)
+			if (bf[j] + ch->min[j] == 0)
 				break;
-			best = HS_MIN(best, ch[j].mark);
+			best = HS_MIN(best, ch->mark[j]);
 		}
 		assert(j < FAN);
 		before = bf[j];
 		i = (i << FAN_SHIFT) + j;
-		if (ch[j].mark >= best)
+		if (ch->mark[j] >= best)
 			return best;
 	}
 	zs = block_zero(os, i, (i + 1) << BLK_SHIFT, before, &best);
@@ -849,14 +994,14 @@ static uint32_t slot_before_block(const struct hs_optstack *os, uint32_t se, uin
 	 * at the first level that has one.
 	 */
 	for (l = 0, i = b; l + 1 < os->nlev; l++, i >>= FAN_SHIFT) {
-		const struct node *lv = &os->lev[l][i & ~(FAN - 1)];
+		const struct grp *lv = &os->lev[l][i >> FAN_SHIFT];
 
 		j = i & (FAN - 1);
 #if FAN_SHIFT == 2
 		/* spelt out: as a loop, GCC 12 branched on the masks (+8% mispredicts) */
-		uint32_t a0 = lv[0].live & -(uint32_t)(j > 0);
-		uint32_t a1 = lv[1].live & -(uint32_t)(j > 1);
-		uint32_t a2 = lv[2].live & -(uint32_t)(j > 2);
+		uint32_t a0 = lv->live[0] & -(uint32_t)(j > 0);
+		uint32_t a1 = lv->live[1] & -(uint32_t)(j > 1);
+		uint32_t a2 = lv->live[2] & -(uint32_t)(j > 2);
 
 		v = a0 + a1 + a2;
 		n += v;
@@ -866,8 +1011,8 @@ static uint32_t slot_before_block(const struct hs_optstack *os, uint32_t se, uin
 		}
 #else
 		for (k = j; k-- > 0;) {
-			n += lv[k].live;
-			if (fc == NIL && lv[k].live) {
+			n += lv->live[k];
+			if (fc == NIL && lv->live[k]) {
 				fl = l;
 				fc = (i & ~(FAN - 1)) + k;
 			}
@@ -878,12 +1023,12 @@ static uint32_t slot_before_block(const struct hs_optstack *os, uint32_t se, uin
 	if (fc == NIL)		/* p is one of the newest slots, not in the tree yet */
 		fc = os->low >> BLK_SHIFT;
 	for (l = fl, i = fc; l > 0; l--) {
-		const struct node *ch = &os->lev[l - 1][i << FAN_SHIFT];
+		const struct grp *ch = &os->lev[l - 1][i];
 
 		c = 0;
 #pragma GCC unroll 4
 		for (k = 1; k < FAN; k++)
-			c = ch[k].live ? k : c;
+			c = ch->live[k] ? k : c;
 		i = (i << FAN_SHIFT) + c;
 	}
 	return (i << BLK_SHIFT) + 31 - (uint32_t)__builtin_clz(live_mask(&os->sl[i << BLK_SHIFT]));
@@ -960,6 +1105,12 @@ static void compact(struct hs_optstack *os)
 	rebuild(os);
 }
 
+/* The bytes of a level of @n nodes: whole groups. */
+static size_t grp_bytes(uint32_t n)
+{
+	return (size_t)((n + FAN - 1) >> FAN_SHIFT) * sizeof(struct grp);
+}
+
 int hs_optstack_new(uint32_t nr_keys, struct hs_optstack **out)
 {
 	struct hs_optstack *os;
@@ -979,11 +1130,12 @@ int hs_optstack_new(uint32_t nr_keys, struct hs_optstack **out)
 	/* Level sizes: each padded to FAN with empty (dead) nodes. */
 	for (l = 0, m = n >> BLK_SHIFT;; l++, m = (m + FAN - 1) >> FAN_SHIFT) {
 		os->levn[l] = m == 1 ? 1 : (m + FAN - 1) & ~(FAN - 1);
-		os->lev[l] = hs_huge_alloc((size_t)os->levn[l] * sizeof(struct node));
+		os->lev[l] = hs_huge_alloc(grp_bytes(os->levn[l]));
 		if (!os->lev[l])
 			goto nomem;
-		for (uint32_t i = 0; i < os->levn[l]; i++)
-			os->lev[l][i] = (struct node){ 0, 0, NIL, 0 };
+		for (uint32_t i = 0; i < grp_bytes(os->levn[l]) / sizeof(struct grp); i++)
+			for (uint32_t k = 0; k < FAN; k++)
+				os->lev[l][i].mark[k] = NIL;
 		if (m == 1)
 			break;
 	}
@@ -1016,7 +1168,7 @@ void hs_optstack_free(struct hs_optstack *os)
 	keys = os->nr_keys;
 	n = os->nslots;
 	for (uint32_t l = 0; l < MAX_LEVELS; l++)
-		hs_huge_free(os->lev[l], (size_t)os->levn[l] * sizeof(struct node));
+		hs_huge_free(os->lev[l], grp_bytes(os->levn[l]));
 	hs_huge_free(os->lru_hist, (keys + 1) * sizeof(*os->lru_hist));
 	hs_huge_free(os->hist, (keys + 1) * sizeof(*os->hist));
 	hs_huge_free(os->skey, n * sizeof(*os->skey));
@@ -1066,11 +1218,11 @@ static inline void prefetch_path(const struct hs_optstack *os, uint32_t b)
 	if (os->nlev >= PREFETCH_LEVELS) {	/* straight code: no loop exit to mispredict */
 #pragma GCC unroll 4
 		for (uint32_t l = 0; l < PREFETCH_LEVELS; l++)
-			hs_prefetch(&os->lev[l][b >> (FAN_SHIFT * l)]);
+			hs_prefetch(&os->lev[l][b >> (FAN_SHIFT * (l + 1))]);
 		return;
 	}
 	for (uint32_t l = 0; l < os->nlev; l++)
-		hs_prefetch(&os->lev[l][b >> (FAN_SHIFT * l)]);
+		hs_prefetch(&os->lev[l][b >> (FAN_SHIFT * (l + 1))]);
 }
 
 /* The block of slot @s: one line (BLK slots of 8 bytes, line-aligned). */
@@ -1090,6 +1242,29 @@ void hs_optstack_prefetch(const struct hs_optstack *os, uint32_t far, uint32_t n
 		prefetch_block(os, s);
 		prefetch_path(os, s >> BLK_SHIFT);
 	}
+}
+
+/*
+ * Count the pending distances into the histograms.  The distances are all
+ * over the histograms (25 MB each on P12), so each count is a likely miss,
+ * and one an access, made where the access ends, held up the next access's
+ * work behind it: in perf, 8% of the command's time on a zipf trace of
+ * 763 K keys sat on the LRU histogram's count.  Batched, their lines are
+ * all fetched at once and the misses overlap.
+ */
+static void count_pending(struct hs_optstack *os)
+{
+	uint32_t i, n = os->npend;
+
+	for (i = 0; i < n; i++) {
+		__builtin_prefetch(&os->hist[os->pend[i]], 1);
+		__builtin_prefetch(&os->lru_hist[os->lru_pend[i]], 1);
+	}
+	for (i = 0; i < n; i++) {
+		os->hist[os->pend[i]]++;
+		os->lru_hist[os->lru_pend[i]]++;
+	}
+	os->npend = 0;
 }
 
 int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
@@ -1176,38 +1351,54 @@ int hs_optstack_access(struct hs_optstack *os, uint32_t key, uint64_t *dist)
 	/* The accessed key goes on top holding m alone. */
 	push_top(os, key, 0, m);
 done:
-	os->hist[d]++;
+	os->pend[os->npend] = (uint32_t)d;
+	os->lru_pend[os->npend] = (uint32_t)ld;
 	if (d > os->max_dist)
 		os->max_dist = d;
-	os->lru_hist[ld]++;
 	if (ld > os->lru_max_dist)
 		os->lru_max_dist = ld;
+	if (++os->npend == PEND)
+		count_pending(os);
 	if (dist)
 		*dist = d;
 	return 0;
 }
 
-static void curve_of(const uint64_t *hist, uint64_t max_dist, uint64_t *hits, size_t n)
+/*
+ * The curve of @hist and of the @npend distances @pend not counted into it
+ * yet (all between 1 and @max_dist).
+ */
+static void curve_of(const uint64_t *hist, uint64_t max_dist, const uint32_t *pend,
+		     uint32_t npend, uint64_t *hits, size_t n)
 {
+	uint32_t p[PEND], i, j, t;
 	uint64_t sum = 0;
 	size_t c;
 
-	for (c = 0; c < n; c++) {
-		if (c >= 1 && c <= max_dist)
+	for (i = 0; i < npend; i++) {	/* sorted, to be merged in */
+		for (j = i, t = pend[i]; j > 0 && p[j - 1] > t; j--)
+			p[j] = p[j - 1];
+		p[j] = t;
+	}
+	for (c = 0, i = 0; c < n; c++) {
+		if (c >= 1 && c <= max_dist) {
 			sum += hist[c];
+			for (; i < npend && p[i] == c; i++)
+				sum++;
+		}
 		hits[c] = sum;
 	}
 }
 
 int hs_optstack_curve(const struct hs_optstack *os, uint64_t *hits, size_t n)
 {
-	curve_of(os->hist, os->max_dist, hits, n);
+	curve_of(os->hist, os->max_dist, os->pend, os->npend, hits, n);
 	return 0;
 }
 
 int hs_optstack_lru_curve(const struct hs_optstack *os, uint64_t *hits, size_t n)
 {
-	curve_of(os->lru_hist, os->lru_max_dist, hits, n);
+	curve_of(os->lru_hist, os->lru_max_dist, os->lru_pend, os->npend, hits, n);
 	return 0;
 }
 
