@@ -2512,7 +2512,8 @@ RUN_INLINE_FN(run_inline_stamp, HS_INLINE_HIT_MOVE_TAIL_STAMP, false, false)
  * (cold misses, anonymous and hinted pages) go to sim directly.
  */
 struct list_run {
-	uint32_t	head, tail;	/* the list's ends (inl.list) */
+	struct hs_qlist	q;		/* inl.list, but for q.nr, which used counts:
+					 * lib/qlist.h's functions that leave nr */
 	uint64_t	sb;		/* seq of record i is sb + i */
 	size_t		mark;		/* records from mark on are not yet counted in sim */
 	uint64_t	misses;		/* misses since mark */
@@ -2533,8 +2534,7 @@ struct list_run {
 static inline __attribute__((always_inline)) void list_load(const struct hs_sim *sim,
 							     struct list_run *r, size_t i)
 {
-	r->head = sim->inl.list->head;
-	r->tail = sim->inl.list->tail;
+	r->q = *sim->inl.list;
 	r->sb = sim->seq - i;
 	r->mark = i;
 	r->misses = 0;
@@ -2551,8 +2551,8 @@ static inline __attribute__((always_inline)) void list_sync(struct hs_sim *sim,
 {
 	uint64_t done = i - r->mark;
 
-	sim->inl.list->head = r->head;
-	sim->inl.list->tail = r->tail;
+	sim->inl.list->head = r->q.head;
+	sim->inl.list->tail = r->q.tail;
 	sim->inl.list->nr += r->used - r->used0;
 	sim->seq += done;
 	sim->st.records += done;
@@ -2576,7 +2576,6 @@ static inline __attribute__((always_inline)) void prot_flush_at(struct hs_sim *s
 	sim->prot_mark = acc;
 }
 
-#define LIST_LNK(base, id)	((struct hs_qlink *)(void *)((base) + (size_t)(id) * 16 + 8))
 #define LIST_REC(base, id)	((struct hs_folio *)(void *)((base) + (size_t)(id) * 16))
 
 /*
@@ -2597,31 +2596,18 @@ static inline __attribute__((always_inline)) int list_rec(struct hs_sim *sim, st
 							   uint64_t *hist, uint64_t *bits, uint32_t key,
 							   uint8_t m, size_t i, enum hs_inline_hit op)
 {
+	const struct hs_qctx qc = { base, 16, sizeof(struct hs_folio) };
 	struct hs_folio *f, *v;
 	unsigned int pb, vb, fl;
-	uint32_t id, nx, seq;
+	uint32_t id, seq;
 
 	if (unlikely(key >= nr_keys))
 		return 1;
 	f = LIST_REC(base, key);
 	pb = plain_bits(f);
 	if (likely(pb == plain_want[m])) {
-		/* a plain hit: hs_q_move_tail() with the ends in locals */
-		if (op == HS_INLINE_HIT_MOVE_TAIL && key != r->tail) {
-			struct hs_qlink *k = LIST_LNK(base, key);
-			uint32_t prev = k->prev;
-
-			nx = k->next;
-			LIST_LNK(base, nx)->prev = prev;
-			if (prev != HS_NIL)
-				LIST_LNK(base, prev)->next = nx;
-			else
-				r->head = nx;
-			k->prev = r->tail;
-			k->next = HS_NIL;
-			LIST_LNK(base, r->tail)->next = key;
-			r->tail = key;
-		}
+		if (op == HS_INLINE_HIT_MOVE_TAIL)
+			hs_q_move_tail(&qc, &r->q, key);
 		if (op == HS_INLINE_HIT_SET_BIT)
 			bits[key / 64] |= (uint64_t)1 << (key % 64);
 		return 0;
@@ -2645,7 +2631,7 @@ static inline __attribute__((always_inline)) int list_rec(struct hs_sim *sim, st
 		v = NULL;
 		vb = 0;
 	} else if (likely(r->used == r->capacity)) {
-		id = r->head;
+		id = r->q.head;
 		if (unlikely(id >= nr_keys))
 			return 1;
 		v = LIST_REC(base, id);
@@ -2698,7 +2684,7 @@ static inline __attribute__((always_inline)) int list_rec(struct hs_sim *sim, st
 		for (;;) {
 			uint64_t *w, mb;
 
-			id = r->head;
+			id = r->q.head;
 			if (unlikely(id >= nr_keys))
 				goto broken;
 			r->scanned++;
@@ -2708,22 +2694,14 @@ static inline __attribute__((always_inline)) int list_rec(struct hs_sim *sim, st
 			if (!(*w & mb))
 				break;
 			*w &= ~mb;
-			if (id != r->tail) {		/* hs_q_move_tail() of the head */
-				struct hs_qlink *k = LIST_LNK(base, id);
-
-				nx = k->next;
-				LIST_LNK(base, nx)->prev = HS_NIL;
-				r->head = nx;
-				k->prev = r->tail;
-				k->next = HS_NIL;
-				LIST_LNK(base, r->tail)->next = id;
-				r->tail = id;
-			}
-			{					/* hand_ahead() */
-				uint32_t after = LIST_LNK(base, r->head)->next;
-
-				if (after != HS_NIL)
-					hs_prefetch(LIST_LNK(base, after));
+			/*
+			 * hs_q_move_tail() of the head, as unlinking it, which
+			 * fetches the link after the new head (hand_ahead()),
+			 * and linking it at the tail
+			 */
+			if (id != r->q.tail) {
+				hs_q_unlink_head(&qc, &r->q);
+				hs_q_link_tail(&qc, &r->q, id);
 			}
 			if (unlikely(!hs_folio_is_resident(v)))
 				goto broken;
@@ -2758,24 +2736,7 @@ static inline __attribute__((always_inline)) int list_rec(struct hs_sim *sim, st
 		r->used++;
 		goto in;
 	}
-	/* hs_q_pop_head(): the new head's next fetched for the pop after */
-	{
-		struct hs_qlink *k = LIST_LNK(base, id);
-
-		nx = k->next;
-		k->prev = k->next = HS_NIL;
-		r->head = nx;
-		if (nx != HS_NIL) {
-			uint32_t after;
-
-			LIST_LNK(base, nx)->prev = HS_NIL;
-			after = LIST_LNK(base, nx)->next;
-			if (after != HS_NIL)
-				hs_prefetch(LIST_LNK(base, after));
-		} else {
-			r->tail = HS_NIL;
-		}
-	}
+	hs_q_unlink_head(&qc, &r->q);	/* id, the head: the key after the new head fetched */
 	/* page_out() of the victim: no readahead mark, no protection */
 	if (unlikely(vb & HS_FOLIO_ANON))
 		sim->st.pswpout++;
@@ -2783,20 +2744,14 @@ static inline __attribute__((always_inline)) int list_rec(struct hs_sim *sim, st
 					     HS_FOLIO_RA_MARK | HS_FOLIO_ANCIENT)) |
 			     HS_FOLIO_SHADOW);
 	v->evicted_at = seq;
-	/* make_resident(), then hs_q_push_tail() (with a victim, used and nr: one out, one in) */
+	/* make_resident(), then hs_q_push_tail() (the count is used's) */
 in:
 	f->flags = (uint8_t)((fl & ~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED | HS_FOLIO_ANCIENT)) |
 			     HS_FOLIO_RESIDENT);
 	f->evicted_at = seq;
 	if (op == HS_INLINE_HIT_SET_BIT)
 		bits[key / 64] &= ~((uint64_t)1 << (key % 64));
-	LIST_LNK(base, key)->next = HS_NIL;
-	LIST_LNK(base, key)->prev = r->tail;
-	if (r->tail != HS_NIL)
-		LIST_LNK(base, r->tail)->next = key;
-	else
-		r->head = key;
-	r->tail = key;
+	hs_q_link_tail(&qc, &r->q, key);
 	return 0;
 
 broken:
@@ -2877,7 +2832,7 @@ static inline __attribute__((always_inline)) int run_list16(struct hs_sim *sim,
 		uint32_t k_ = (k);						\
 										\
 		if (k_ < nr_keys && hs_folio_is_resident(LIST_REC(base, k_)) &&	\
-		    k_ != r.tail)						\
+		    k_ != r.q.tail)						\
 			hs_q_prefetch_neighbours(&qc, k_);			\
 	} while (0)
 #define STEP(i)	do {									\
