@@ -2785,7 +2785,8 @@ static __attribute__((noinline)) int list_slow(struct hs_sim *sim, struct list_r
  * protections), and the counts and the list's ends in locals (struct
  * list_run).  Any other record is stepped as run_inline() steps it, after
  * list_sync().  With @pf (lru beyond L2), the neighbours of the key
- * PF_POLICY records ahead are fetched, as run_inline() does.
+ * PF_LIST_NEIGH records ahead are fetched, as run_inline() does PF_POLICY
+ * records ahead.
  *
  * Why (issue 13: lru within 2x of the floor).  A miss in run_inline() was
  * about 190 instructions (cachegrind: 1,091.5 M for lru at 8,100 of the
@@ -2811,7 +2812,19 @@ static __attribute__((noinline)) int list_slow(struct hs_sim *sim, struct list_r
  * 3.7 M (5 rounds); in place of the pop's fetch, 19.6 -> 23.5 at 81 K and
  * 33.7 -> 35.6 at 763 K (5 rounds, the test suite running beside): not
  * kept.  At 8,100 of 81 K keys the same wait is a fifth of lru's samples.
+ *
+ * The neighbours are fetched PF_LIST_NEIGH records ahead, not PF_POLICY's
+ * 8: a hit's neighbours are those of a key near the tail (zipf's hot keys),
+ * which the hits in between move, so the further ahead, the more of the
+ * fetches are of links the hit will not write.  lru, 7 interleaved rounds
+ * at 8,100 of 81 K keys (medians, ns of CPU per access): 8 14.1, 6 13.4,
+ * 4 12.2, 3 12.0, 2 11.9, and 12 14.4; 5 rounds at 76,300 of 763 K keys: 8
+ * 16.6, 6 15.6, 4 14.7, 3 15.1; at 368,000 of 3.7 M: 8 27.8, 6 26.6, 4
+ * 25.8, 3 25.6.  PF_FOLIO's 24 against 16 for the records, with 4: 12.2 and
+ * 12.2 at 81 K keys.
  */
+#define PF_LIST_NEIGH	4
+
 static inline __attribute__((always_inline)) int run_list16(struct hs_sim *sim,
 							     const uint32_t *keys,
 							     const uint8_t *meta,
@@ -2854,12 +2867,12 @@ static inline __attribute__((always_inline)) int run_list16(struct hs_sim *sim,
 	for (i = 0; i + PF_FOLIO < n; i++) {
 		hs_prefetch((const void *)((uintptr_t)base + (uintptr_t)keys[i + PF_FOLIO] * 16));
 		if (pf)
-			PF_NEIGH(keys[i + PF_POLICY]);
+			PF_NEIGH(keys[i + PF_LIST_NEIGH]);
 		STEP(i);
 	}
 	for (; i < n; i++) {
-		if (pf && i + PF_POLICY < n)
-			PF_NEIGH(keys[i + PF_POLICY]);
+		if (pf && i + PF_LIST_NEIGH < n)
+			PF_NEIGH(keys[i + PF_LIST_NEIGH]);
 		STEP(i);
 	}
 #undef STEP
