@@ -2812,6 +2812,21 @@ static __attribute__((noinline)) int list_slow(struct hs_sim *sim, struct list_r
  * 3.7 M (5 rounds); in place of the pop's fetch, 19.6 -> 23.5 at 81 K and
  * 33.7 -> 35.6 at 763 K (5 rounds, the test suite running beside): not
  * kept.  At 8,100 of 81 K keys the same wait is a fifth of lru's samples.
+ * A list's walk finds one key per memory latency, however far ahead it
+ * starts; the stream does not have to be walked: the next victims are
+ * among the keys of the accesses just after the victim's last one.  Fetched
+ * from there, at each eviction the records of the keys of the 4 accesses
+ * from 12 after the victim's evicted_at (its insertion, its last access
+ * unless it was hit since), from a ring of the last 2^16 records' keys
+ * (8x the capacity; a victim's insertion was within 2^16 records of its
+ * eviction for 85.2 % of them at 8,100 of 81 K keys and within 2^17 for
+ * 99.3 %; within 2^20 for 99.0 % at 76,300 of 763 K, 2^21 for 99.1 % at
+ * 368,000 of 3.7 M): 6 instructions an access to keep the ring, 169 M more
+ * in all, and 12.6 -> 14.6 ns (7 rounds) with lead 12 (4 and 24 no better);
+ * without the ring, from the run's own keys[] when the position is in it:
+ * 15.6 -> 16.9 (7 rounds, busy machine).  Neither kept.  The head's wait
+ * at 8,100 of 81 K keys, after PF_LIST_NEIGH below: a quarter of the
+ * loop's samples; a mispredicted hit-or-miss branch another tenth.
  *
  * The neighbours are fetched PF_LIST_NEIGH records ahead, not PF_POLICY's
  * 8: a hit's neighbours are those of a key near the tail (zipf's hot keys),
@@ -2821,7 +2836,9 @@ static __attribute__((noinline)) int list_slow(struct hs_sim *sim, struct list_r
  * 4 12.2, 3 12.0, 2 11.9, and 12 14.4; 5 rounds at 76,300 of 763 K keys: 8
  * 16.6, 6 15.6, 4 14.7, 3 15.1; at 368,000 of 3.7 M: 8 27.8, 6 26.6, 4
  * 25.8, 3 25.6.  PF_FOLIO's 24 against 16 for the records, with 4: 12.2 and
- * 12.2 at 81 K keys.
+ * 12.2 at 81 K keys.  With PF_NEIGH() as below, 3, 4 and 6 are within the
+ * noise: 11.7, 11.6, 11.6 at 81 K keys (7 rounds), 13.4, 13.5, 13.7 at
+ * 763 K (5).
  *
  * PF_NEIGH() tests nothing of the key but its range: whatever its links
  * hold is fetched, a resident key's neighbours, HS_NIL's address beyond the
