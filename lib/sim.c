@@ -2823,8 +2823,12 @@ static __attribute__((noinline)) int list_slow(struct hs_sim *sim, struct list_r
  * 99.3 %; within 2^20 for 99.0 % at 76,300 of 763 K, 2^21 for 99.1 % at
  * 368,000 of 3.7 M): 6 instructions an access to keep the ring, 169 M more
  * in all, and 12.6 -> 14.6 ns (7 rounds) with lead 12 (4 and 24 no better);
- * without the ring, from the run's own keys[] when the position is in it:
- * 15.6 -> 16.9 (7 rounds, busy machine).  Neither kept.  The head's wait
+ * 5 rounds against PF_NEIGH() below: 14.0 -> 24.2 at 76,300 of 763 K keys
+ * (a 2^20 ring), 24.4 -> 32.9 at 368,000 of 3.7 M (2^22; lead 32: 32.0),
+ * and from the largest evicted_at so far (the ring read in order): 11.5 ->
+ * 16.2 at 81 K, 24.1 -> 29.9 at 3.7 M.  Without the ring, from the run's
+ * own keys[] when the position is in it: 15.6 -> 16.9 at 81 K (7 rounds,
+ * busy machine).  None kept.  The head's wait
  * at 8,100 of 81 K keys, after PF_LIST_NEIGH below: a quarter of the
  * loop's samples; a mispredicted hit-or-miss branch another tenth.
  *
