@@ -2512,7 +2512,8 @@ RUN_INLINE_FN(run_inline_stamp, HS_INLINE_HIT_MOVE_TAIL_STAMP, false, false)
  * (cold misses, anonymous and hinted pages) go to sim directly.
  */
 struct list_run {
-	uint32_t	head, tail;	/* the list's ends (inl.list) */
+	struct hs_qlist	q;		/* inl.list, but for q.nr, which used counts:
+					 * lib/qlist.h's functions that leave nr */
 	uint64_t	sb;		/* seq of record i is sb + i */
 	size_t		mark;		/* records from mark on are not yet counted in sim */
 	uint64_t	misses;		/* misses since mark */
@@ -2533,8 +2534,7 @@ struct list_run {
 static inline __attribute__((always_inline)) void list_load(const struct hs_sim *sim,
 							     struct list_run *r, size_t i)
 {
-	r->head = sim->inl.list->head;
-	r->tail = sim->inl.list->tail;
+	r->q = *sim->inl.list;
 	r->sb = sim->seq - i;
 	r->mark = i;
 	r->misses = 0;
@@ -2551,8 +2551,8 @@ static inline __attribute__((always_inline)) void list_sync(struct hs_sim *sim,
 {
 	uint64_t done = i - r->mark;
 
-	sim->inl.list->head = r->head;
-	sim->inl.list->tail = r->tail;
+	sim->inl.list->head = r->q.head;
+	sim->inl.list->tail = r->q.tail;
 	sim->inl.list->nr += r->used - r->used0;
 	sim->seq += done;
 	sim->st.records += done;
@@ -2576,7 +2576,6 @@ static inline __attribute__((always_inline)) void prot_flush_at(struct hs_sim *s
 	sim->prot_mark = acc;
 }
 
-#define LIST_LNK(base, id)	((struct hs_qlink *)(void *)((base) + (size_t)(id) * 16 + 8))
 #define LIST_REC(base, id)	((struct hs_folio *)(void *)((base) + (size_t)(id) * 16))
 
 /*
@@ -2597,31 +2596,18 @@ static inline __attribute__((always_inline)) int list_rec(struct hs_sim *sim, st
 							   uint64_t *hist, uint64_t *bits, uint32_t key,
 							   uint8_t m, size_t i, enum hs_inline_hit op)
 {
+	const struct hs_qctx qc = { base, 16, sizeof(struct hs_folio) };
 	struct hs_folio *f, *v;
 	unsigned int pb, vb, fl;
-	uint32_t id, nx, seq;
+	uint32_t id, seq;
 
 	if (unlikely(key >= nr_keys))
 		return 1;
 	f = LIST_REC(base, key);
 	pb = plain_bits(f);
 	if (likely(pb == plain_want[m])) {
-		/* a plain hit: hs_q_move_tail() with the ends in locals */
-		if (op == HS_INLINE_HIT_MOVE_TAIL && key != r->tail) {
-			struct hs_qlink *k = LIST_LNK(base, key);
-			uint32_t prev = k->prev;
-
-			nx = k->next;
-			LIST_LNK(base, nx)->prev = prev;
-			if (prev != HS_NIL)
-				LIST_LNK(base, prev)->next = nx;
-			else
-				r->head = nx;
-			k->prev = r->tail;
-			k->next = HS_NIL;
-			LIST_LNK(base, r->tail)->next = key;
-			r->tail = key;
-		}
+		if (op == HS_INLINE_HIT_MOVE_TAIL)
+			hs_q_move_tail(&qc, &r->q, key);
 		if (op == HS_INLINE_HIT_SET_BIT)
 			bits[key / 64] |= (uint64_t)1 << (key % 64);
 		return 0;
@@ -2645,7 +2631,7 @@ static inline __attribute__((always_inline)) int list_rec(struct hs_sim *sim, st
 		v = NULL;
 		vb = 0;
 	} else if (likely(r->used == r->capacity)) {
-		id = r->head;
+		id = r->q.head;
 		if (unlikely(id >= nr_keys))
 			return 1;
 		v = LIST_REC(base, id);
@@ -2698,7 +2684,7 @@ static inline __attribute__((always_inline)) int list_rec(struct hs_sim *sim, st
 		for (;;) {
 			uint64_t *w, mb;
 
-			id = r->head;
+			id = r->q.head;
 			if (unlikely(id >= nr_keys))
 				goto broken;
 			r->scanned++;
@@ -2708,22 +2694,14 @@ static inline __attribute__((always_inline)) int list_rec(struct hs_sim *sim, st
 			if (!(*w & mb))
 				break;
 			*w &= ~mb;
-			if (id != r->tail) {		/* hs_q_move_tail() of the head */
-				struct hs_qlink *k = LIST_LNK(base, id);
-
-				nx = k->next;
-				LIST_LNK(base, nx)->prev = HS_NIL;
-				r->head = nx;
-				k->prev = r->tail;
-				k->next = HS_NIL;
-				LIST_LNK(base, r->tail)->next = id;
-				r->tail = id;
-			}
-			{					/* hand_ahead() */
-				uint32_t after = LIST_LNK(base, r->head)->next;
-
-				if (after != HS_NIL)
-					hs_prefetch(LIST_LNK(base, after));
+			/*
+			 * hs_q_move_tail() of the head, as unlinking it, which
+			 * fetches the link after the new head (hand_ahead()),
+			 * and linking it at the tail
+			 */
+			if (id != r->q.tail) {
+				hs_q_unlink_head(&qc, &r->q);
+				hs_q_link_tail(&qc, &r->q, id);
 			}
 			if (unlikely(!hs_folio_is_resident(v)))
 				goto broken;
@@ -2758,24 +2736,7 @@ static inline __attribute__((always_inline)) int list_rec(struct hs_sim *sim, st
 		r->used++;
 		goto in;
 	}
-	/* hs_q_pop_head(): the new head's next fetched for the pop after */
-	{
-		struct hs_qlink *k = LIST_LNK(base, id);
-
-		nx = k->next;
-		k->prev = k->next = HS_NIL;
-		r->head = nx;
-		if (nx != HS_NIL) {
-			uint32_t after;
-
-			LIST_LNK(base, nx)->prev = HS_NIL;
-			after = LIST_LNK(base, nx)->next;
-			if (after != HS_NIL)
-				hs_prefetch(LIST_LNK(base, after));
-		} else {
-			r->tail = HS_NIL;
-		}
-	}
+	hs_q_unlink_head(&qc, &r->q);	/* id, the head: the key after the new head fetched */
 	/* page_out() of the victim: no readahead mark, no protection */
 	if (unlikely(vb & HS_FOLIO_ANON))
 		sim->st.pswpout++;
@@ -2783,20 +2744,14 @@ static inline __attribute__((always_inline)) int list_rec(struct hs_sim *sim, st
 					     HS_FOLIO_RA_MARK | HS_FOLIO_ANCIENT)) |
 			     HS_FOLIO_SHADOW);
 	v->evicted_at = seq;
-	/* make_resident(), then hs_q_push_tail() (with a victim, used and nr: one out, one in) */
+	/* make_resident(), then hs_q_push_tail() (the count is used's) */
 in:
 	f->flags = (uint8_t)((fl & ~(HS_FOLIO_SHADOW | HS_FOLIO_HINTED | HS_FOLIO_ANCIENT)) |
 			     HS_FOLIO_RESIDENT);
 	f->evicted_at = seq;
 	if (op == HS_INLINE_HIT_SET_BIT)
 		bits[key / 64] &= ~((uint64_t)1 << (key % 64));
-	LIST_LNK(base, key)->next = HS_NIL;
-	LIST_LNK(base, key)->prev = r->tail;
-	if (r->tail != HS_NIL)
-		LIST_LNK(base, r->tail)->next = key;
-	else
-		r->head = key;
-	r->tail = key;
+	hs_q_link_tail(&qc, &r->q, key);
 	return 0;
 
 broken:
@@ -2830,7 +2785,8 @@ static __attribute__((noinline)) int list_slow(struct hs_sim *sim, struct list_r
  * protections), and the counts and the list's ends in locals (struct
  * list_run).  Any other record is stepped as run_inline() steps it, after
  * list_sync().  With @pf (lru beyond L2), the neighbours of the key
- * PF_POLICY records ahead are fetched, as run_inline() does.
+ * PF_LIST_NEIGH records ahead are fetched, as run_inline() does PF_POLICY
+ * records ahead.
  *
  * Why (issue 13: lru within 2x of the floor).  A miss in run_inline() was
  * about 190 instructions (cachegrind: 1,091.5 M for lru at 8,100 of the
@@ -2856,7 +2812,54 @@ static __attribute__((noinline)) int list_slow(struct hs_sim *sim, struct list_r
  * 3.7 M (5 rounds); in place of the pop's fetch, 19.6 -> 23.5 at 81 K and
  * 33.7 -> 35.6 at 763 K (5 rounds, the test suite running beside): not
  * kept.  At 8,100 of 81 K keys the same wait is a fifth of lru's samples.
+ * A list's walk finds one key per memory latency, however far ahead it
+ * starts; the stream does not have to be walked: the next victims are
+ * among the keys of the accesses just after the victim's last one.  Fetched
+ * from there, at each eviction the records of the keys of the 4 accesses
+ * from 12 after the victim's evicted_at (its insertion, its last access
+ * unless it was hit since), from a ring of the last 2^16 records' keys
+ * (8x the capacity; a victim's insertion was within 2^16 records of its
+ * eviction for 85.2 % of them at 8,100 of 81 K keys and within 2^17 for
+ * 99.3 %; within 2^20 for 99.0 % at 76,300 of 763 K, 2^21 for 99.1 % at
+ * 368,000 of 3.7 M): 6 instructions an access to keep the ring, 169 M more
+ * in all, and 12.6 -> 14.6 ns (7 rounds) with lead 12 (4 and 24 no better);
+ * 5 rounds against PF_NEIGH() below: 14.0 -> 24.2 at 76,300 of 763 K keys
+ * (a 2^20 ring), 24.4 -> 32.9 at 368,000 of 3.7 M (2^22; lead 32: 32.0),
+ * and from the largest evicted_at so far (the ring read in order): 11.5 ->
+ * 16.2 at 81 K, 24.1 -> 29.9 at 3.7 M.  Without the ring, from the run's
+ * own keys[] when the position is in it: 15.6 -> 16.9 at 81 K (7 rounds,
+ * busy machine).  None kept.  The head's wait
+ * at 8,100 of 81 K keys, after PF_LIST_NEIGH below: a quarter of the
+ * loop's samples; a mispredicted hit-or-miss branch another tenth.
+ *
+ * The neighbours are fetched PF_LIST_NEIGH records ahead, not PF_POLICY's
+ * 8: a hit's neighbours are those of a key near the tail (zipf's hot keys),
+ * which the hits in between move, so the further ahead, the more of the
+ * fetches are of links the hit will not write.  lru, 7 interleaved rounds
+ * at 8,100 of 81 K keys (medians, ns of CPU per access): 8 14.1, 6 13.4,
+ * 4 12.2, 3 12.0, 2 11.9, and 12 14.4; 5 rounds at 76,300 of 763 K keys: 8
+ * 16.6, 6 15.6, 4 14.7, 3 15.1; at 368,000 of 3.7 M: 8 27.8, 6 26.6, 4
+ * 25.8, 3 25.6.  PF_FOLIO's 24 against 16 for the records, with 4: 12.2 and
+ * 12.2 at 81 K keys.  With PF_NEIGH() as below, 3, 4 and 6 are within the
+ * noise: 11.7, 11.6, 11.6 at 81 K keys (7 rounds), 13.4, 13.5, 13.7 at
+ * 763 K (5).
+ *
+ * PF_NEIGH() tests nothing of the key but its range: whatever its links
+ * hold is fetched, a resident key's neighbours, HS_NIL's address beyond the
+ * array (the tail's next, the head's prev, an evicted key's both: a
+ * prefetch faults on no address, and it is computed in integers), or key
+ * 0's record (a key never seen).  hs_q_prefetch_neighbours() and the tests
+ * of residence and of the tail cost 6 instructions an access, and the test
+ * of residence, a hit or a miss 4 records ahead, mispredicted: lru at
+ * 8,100 of 81 K keys 979.4 M -> 918.3 M instructions, 7.02 M -> 3.70 M
+ * mispredicted branches (cachegrind --branch-sim=yes), 12.6 -> 11.8 ns of
+ * CPU per access, and 26.4 -> 24.2 at 368,000 of 3.7 M (7 interleaved
+ * rounds, medians).  Selecting the key itself for HS_NIL (two cmovs), lest
+ * a fetch of an unmapped address walk the page tables, took 60 M
+ * instructions more and measured 12.1 and 25.8: not kept.
  */
+#define PF_LIST_NEIGH	4
+
 static inline __attribute__((always_inline)) int run_list16(struct hs_sim *sim,
 							     const uint32_t *keys,
 							     const uint8_t *meta,
@@ -2876,9 +2879,14 @@ static inline __attribute__((always_inline)) int run_list16(struct hs_sim *sim,
 #define PF_NEIGH(k)	do {								\
 		uint32_t k_ = (k);						\
 										\
-		if (k_ < nr_keys && hs_folio_is_resident(LIST_REC(base, k_)) &&	\
-		    k_ != r.tail)						\
-			hs_q_prefetch_neighbours(&qc, k_);			\
+		if (likely(k_ < nr_keys)) {					\
+			const struct hs_qlink *l_ = hs_q_link(&qc, k_);		\
+										\
+			hs_prefetch((const void *)((uintptr_t)base +		\
+						   (uintptr_t)l_->prev * 16));	\
+			hs_prefetch((const void *)((uintptr_t)base +		\
+						   (uintptr_t)l_->next * 16));	\
+		}								\
 	} while (0)
 #define STEP(i)	do {									\
 		ret = list_rec(sim, &r, base, nr_keys, tmask, hist, bits, keys[i],	\
@@ -2899,12 +2907,12 @@ static inline __attribute__((always_inline)) int run_list16(struct hs_sim *sim,
 	for (i = 0; i + PF_FOLIO < n; i++) {
 		hs_prefetch((const void *)((uintptr_t)base + (uintptr_t)keys[i + PF_FOLIO] * 16));
 		if (pf)
-			PF_NEIGH(keys[i + PF_POLICY]);
+			PF_NEIGH(keys[i + PF_LIST_NEIGH]);
 		STEP(i);
 	}
 	for (; i < n; i++) {
-		if (pf && i + PF_POLICY < n)
-			PF_NEIGH(keys[i + PF_POLICY]);
+		if (pf && i + PF_LIST_NEIGH < n)
+			PF_NEIGH(keys[i + PF_LIST_NEIGH]);
 		STEP(i);
 	}
 #undef STEP
