@@ -255,21 +255,26 @@ static long read_plain(struct hs_trace_reader *r, unsigned char *out, size_t cap
  * copies every byte once more, and on the VM of that work the copy was
  * 7-14 % of an oracle import while the mapping's faults were cheap (there
  * MAP_POPULATE, MADV_SEQUENTIAL, MADV_WILLNEED and pread(2) into a 256 KiB
- * buffer all read within 3 % of the plain mapping, or slower).  On the VM this project measures on now (kernel 6.18,
- * a paravirtualized guest) a page fault costs several microseconds: 64 MiB
- * of anonymous 4 KiB pages touched once took 160-180 ms, and the mapping of
- * a 240 MB oracle file, faulted in 64 KiB at a time and unmapped behind the
- * reader, took 97-107 ms of CPU to read (31-44 ms of it the kernel's), where
- * read(2) into a buffer that stays in the L2 cache took 19-27 ms (the
- * kernel's copy runs through its direct map, at 14 GB/s; the loop then
- * reads cache lines that are there).  Reading alone, z81K.oracle (240 MB),
- * CPU ms, 3 rounds: mapped 97-107, MAP_POPULATE 74-77, MADV_POPULATE_READ
- * 4 MiB at a time 78-81; read(2) of 16 KiB 43-45, 64 KiB 24, 128 KiB 21-22,
- * 256 KiB 19-27, 512 KiB 19-20, 1 MiB 24, 4 MiB 34 (the buffer falls out
- * of the L2 cache).  The two estimates that look ahead of the reader
- * (hs_trace_sample_keys(), hs_trace_oracle_keys_estimate()) pread(2) the
- * rest of the file into a buffer of their own (peek_at()) for the same
- * reason.
+ * buffer all read within 3 % of the plain mapping, or slower).  On the VM
+ * this project measures on now (kernel 6.18, a paravirtualized guest) the
+ * first touch of a 4 KiB page costs microseconds, fault or not: 64 MiB of
+ * anonymous pages touched one by one took 160-180 ms of CPU, and populated
+ * first in one madvise(MADV_POPULATE_WRITE) 10 ms plus 72 ms for the
+ * touches that then faulted no more.  So the mapping of a 240 MB oracle
+ * file, faulted in 64 KiB at a time and unmapped behind the reader, took
+ * 97-107 ms of CPU to read (31-44 ms of it the kernel's), where read(2)
+ * into a buffer that stays in the L2 cache took 19-27 ms (the kernel's copy
+ * runs through its own mapping of memory, at 14 GB/s, and the loop then
+ * reads lines that are in the cache).  Reading alone, z81K.oracle, CPU ms,
+ * 3 rounds: mapped 97-107, MAP_POPULATE 74-77, MADV_POPULATE_READ 4 MiB at
+ * a time 78-81; read(2) of 16 KiB 43-45, 64 KiB 24, 128 KiB 21-22, 256 KiB
+ * 19-27, 512 KiB 19-20, 1 MiB 24, 4 MiB 34 (out of the L2 cache).  Whole
+ * imports, CPU ns a record, 7 interleaved rounds, mapped -> read(2):
+ * oracle 27.7 -> 13.9, 26.0 -> 20.6, 40.7 -> 27.1 at 81 K, 763 K and
+ * 3.7 M keys; u32be 13.0 -> 9.9, 16.4 -> 16.0, 26.9 -> 23.3.  The two
+ * estimates that look ahead of the reader (hs_trace_sample_keys(),
+ * hs_trace_oracle_keys_estimate()) pread(2) the rest of the file into a
+ * buffer of their own (peek_at()) for the same reason.
  */
 
 /* Note where plain input starts in its file, for peek_at(): -1 if it cannot be told. */
