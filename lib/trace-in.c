@@ -319,7 +319,8 @@ static long peek_at(struct hs_trace_reader *r, uint64_t off, size_t len)
 
 	if (!r->sniffed && !r->err && !is_text(r))
 		(void)sniff(r);		/* nothing read yet: gzip or plain? */
-	if (r->gzip || r->err || r->start < 0 || r->file_size < PEEK_MIN || is_text(r))
+	if (r->gzip || r->err || r->start < 0 || r->file_size < PEEK_MIN || is_text(r) ||
+	    (uint64_t)r->start > r->file_size)
 		return -EOPNOTSUPP;
 	if (!r->peek && !(r->peek = malloc(BUF_SIZE)))
 		return -ENOMEM;
@@ -1290,7 +1291,7 @@ static int count_marks(struct hs_trace_reader *r, unsigned int every, uint64_t *
 	got = peek_at(r, from, 0);
 	if (got < 0)
 		return (int)got;
-	size = (uint64_t)(r->file_size - (uint64_t)r->start);
+	size = r->file_size - (uint64_t)r->start;	/* peek_at(): start <= file_size */
 	if (size < from)
 		size = from;	/* the file shrank: no rest to look at */
 	size -= (size - from) % ORACLE_REC;
