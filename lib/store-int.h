@@ -128,6 +128,7 @@ struct hs_session_writer {
 	uint64_t		stage_off;	/* ... bytes staged, memory and file */
 	uint8_t			*stage_mem;	/* ... the first chunks' memory, or NULL */
 	uint64_t		stage_mem_len;	/* ... bytes of it used */
+	int64_t			cache_kept;	/* the cache_size a journaled commit changed, 0: none */
 	uint64_t		stage_file_off;	/* ... the file's length */
 	struct stage_chunk	*stage;		/* ... the chunks in it */
 	size_t			stage_n;	/* ... how many */

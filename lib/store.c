@@ -2895,6 +2895,22 @@ static int stage_read(struct hs_session_writer *w, void *buf, size_t len, uint64
 #define STAGE_JOURNAL_MIN	(1ull << 20)
 #define STAGE_JOURNAL_MAX	(256ull << 20)
 
+/*
+ * SQLite's page cache while a journaled staged commit runs (a cache_size,
+ * negative: KiB).  The new chunks' pages only pass through it, each spill
+ * writing them out in order as the commit would; its default of 2,000 KiB
+ * grew the heap by 4 KiB pages, each a fault on first touch, 500 of the
+ * 1,400 faults of an 81 K-key import (perf record -e page-faults), and a
+ * fault costs about 10 us on this project's VM (a paravirtualized guest).
+ * With 256 KiB: 910 faults, and 995 pwrite() calls instead of 873 (the
+ * spills break a few 64 KiB blocks).  Whole imports against 2,000 KiB,
+ * CPU per record, medians of 15 interleaved rounds: z81K.oracle 13.4 ->
+ * 13.1 ns (ratio 0.957), z81K.u32be 9.9 -> 9.1 (0.931, every round
+ * below 1), z763K.u32be 14.7 -> 14.2 (0.964); of 9: z763K.oracle 0.972,
+ * z3.7M.oracle 0.967, z3.7M.u32be 0.975.  The stored bytes are the same.
+ */
+#define STAGE_CACHE		"-256"
+
 /* The journal mode that a "PRAGMA main.journal_mode ..." statement answers, in @mode. */
 static void journal_mode(struct hs_store *st, const char *sql, char *mode, size_t len)
 {
@@ -2925,17 +2941,28 @@ static bool stage_journal_begin(struct hs_session_writer *w)
 		journal_mode(st, "PRAGMA main.journal_mode = WAL", mode, sizeof(mode));
 		return false;
 	}
+	if (!store_query_int(st, "PRAGMA main.cache_size", &w->cache_kept) && w->cache_kept &&
+	    store_exec(st, "PRAGMA main.cache_size = " STAGE_CACHE))
+		w->cache_kept = 0;
 	return true;
 }
 
-/* Back to WAL mode after a commit or rollback that stage_journal_begin() switched. */
-static void stage_journal_end(struct hs_store *st)
+/*
+ * Back to WAL mode after a commit or rollback that stage_journal_begin()
+ * switched, and to the page cache's size before it.
+ */
+static void stage_journal_end(struct hs_session_writer *w)
 {
-	char keep[sizeof(st->errmsg)], mode[16];
+	struct hs_store *st = w->st;
+	char keep[sizeof(st->errmsg)], mode[16], sql[64];
 
 	memcpy(keep, st->errmsg, sizeof(keep));
 	journal_mode(st, "PRAGMA main.journal_mode = WAL", mode, sizeof(mode));
 	store_exec(st, "PRAGMA main.synchronous = NORMAL");
+	if (w->cache_kept) {
+		snprintf(sql, sizeof(sql), "PRAGMA main.cache_size = %" PRId64, w->cache_kept);
+		store_exec(st, sql);
+	}
 	memcpy(st->errmsg, keep, sizeof(keep));
 }
 
@@ -3655,7 +3682,7 @@ int hs_session_commit(struct hs_session_writer *w, int64_t *session)
 			err = cerr;
 			store_rollback(st);
 		}
-		stage_journal_end(st);
+		stage_journal_end(w);
 	}
 	if (!err) {
 		st->writing = false;

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -35,9 +34,7 @@
 #define ORACLE_REC	24u		/* bytes per oracleGeneral record */
 #define U32BE_REC	4u		/* bytes per cache2k id */
 #define SNIFF_TEXT	4096u		/* u32be: bytes looked at for text */
-#define MAP_MIN		(1u << 20)	/* binary files from this size on are mapped */
-#define MAP_DROP	(32u << 20)	/* mapped bytes consumed before they are unmapped */
-#define READ_AHEAD	4096u		/* oracle_many(): bytes prefetched ahead of the reader */
+#define PEEK_MIN	(1u << 20)	/* files from this size on are sampled (hs_trace_sample_keys()) */
 
 struct hs_trace_reader {
 	int			fd;		/* the input; -1 once closed or never opened */
@@ -51,11 +48,10 @@ struct hs_trace_reader {
 						 * member or the end of the file may follow */
 	char			*path;		/* name used in messages */
 	struct hs_trace_opts	o;		/* options, csv_column normalised to >= 1 */
-	unsigned char		*buf;		/* BUF_SIZE bytes of decompressed input, or
-						 * the mapped file (map_input()) */
-	unsigned char		*own_buf;	/* the BUF_SIZE buffer, when buf is the map */
-	size_t			map_len;	/* bytes mapped at buf, 0: not mapped */
-	size_t			map_gone;	/* ... of which unmapped again, from buf */
+	unsigned char		*buf;		/* BUF_SIZE bytes of decompressed input */
+	unsigned char		*peek;		/* BUF_SIZE bytes for the estimates' pread(2)s */
+	int64_t			start;		/* plain input: the file offset of its byte 0,
+						 * -1 unknown (a pipe) */
 	size_t			pos;		/* first unconsumed byte in buf */
 	size_t			len;		/* bytes valid in buf */
 	bool			eof;		/* gzread reported the end; buf holds the rest */
@@ -254,66 +250,39 @@ static long read_plain(struct hs_trace_reader *r, unsigned char *out, size_t cap
 }
 
 /*
- * A plain binary trace in a regular file is read through a mapping of the
- * whole file, not read(2) into buf: read(2) copied every byte once more (an
- * oracle file is 24 bytes a record, of which the reader keeps 8), and that
- * copy was 7-14 % of a 10 M-record oracle import on this project's VM, 0.05 s
- * of CPU against 0.02 s for the mapping.  buf then is the mapping, len the
- * file's size at open and eof set, so the record loops run as before and
- * never refill; MAP_DROP bytes behind the reader are unmapped as it goes
- * (hs_trace_next_many()), so a large file's pages do not pile up in the
- * process.  The file must not shrink meanwhile (SIGBUS, as for any mapped
- * file); one that grows is read as it was when opened.  Gzip input, text
- * formats, pipes and small files are read as before.
- *
- * Tried on the mapping and not kept (z3.7M.oracle, 240 MB; reading alone,
- * CPU ms, median of 7: 37.1 as it is): MAP_POPULATE 35.8, MADV_SEQUENTIAL
- * 38.0, MADV_WILLNEED 37.9, MADV_POPULATE_READ of 16 MiB ahead 36.8,
- * pread(2) into one 256 KiB buffer 45.6 (the kernel's copy); whole imports
- * with each, 11-21 interleaved rounds, stayed within 3 % of the mapping as
- * it is, none ahead at every size (MAP_POPULATE: 1.003 at 3.7 M keys,
- * 1.031 at 763 K).  MADV_HUGEPAGE maps no huge page (FilePmdMapped 0: the
- * page cache holds the file in folios of 4-32 KiB, as it was written), and
- * prefetching the three lines of every eighth record 8 KiB ahead, rather
- * than one line 4 KiB ahead, saved 2-3 ms reading alone and nothing
- * measurable in an import.  Return: whether the file is mapped now.
+ * A plain binary trace is read with read(2) into buf, BUF_SIZE bytes at a
+ * time, not through a mapping of the file.  It was mapped before: read(2)
+ * copies every byte once more, and on the VM of that work the copy was
+ * 7-14 % of an oracle import while the mapping's faults were cheap (there
+ * MAP_POPULATE, MADV_SEQUENTIAL, MADV_WILLNEED and pread(2) into a 256 KiB
+ * buffer all read within 3 % of the plain mapping, or slower).  On the VM
+ * this project measures on now (kernel 6.18, a paravirtualized guest) the
+ * first touch of a 4 KiB page costs microseconds, fault or not: 64 MiB of
+ * anonymous pages touched one by one took 160-180 ms of CPU, and populated
+ * first in one madvise(MADV_POPULATE_WRITE) 10 ms plus 72 ms for the
+ * touches that then faulted no more.  So the mapping of a 240 MB oracle
+ * file, faulted in 64 KiB at a time and unmapped behind the reader, took
+ * 97-107 ms of CPU to read (31-44 ms of it the kernel's), where read(2)
+ * into a buffer that stays in the L2 cache took 19-27 ms (the kernel's copy
+ * runs through its own mapping of memory, at 14 GB/s, and the loop then
+ * reads lines that are in the cache).  Reading alone, z81K.oracle, CPU ms,
+ * 3 rounds: mapped 97-107, MAP_POPULATE 74-77, MADV_POPULATE_READ 4 MiB at
+ * a time 78-81; read(2) of 16 KiB 43-45, 64 KiB 24, 128 KiB 21-22, 256 KiB
+ * 19-27, 512 KiB 19-20, 1 MiB 24, 4 MiB 34 (out of the L2 cache).  Whole
+ * imports, CPU ns a record, 7 interleaved rounds, mapped -> read(2):
+ * oracle 27.7 -> 13.9, 26.0 -> 20.6, 40.7 -> 27.1 at 81 K, 763 K and
+ * 3.7 M keys; u32be 13.0 -> 9.9, 16.4 -> 16.0, 26.9 -> 23.3.  The two
+ * estimates that look ahead of the reader (hs_trace_sample_keys(),
+ * hs_trace_oracle_keys_estimate()) pread(2) the rest of the file into a
+ * buffer of their own (peek_at()) for the same reason.
  */
-static bool map_input(struct hs_trace_reader *r)
+
+/* Note where plain input starts in its file, for peek_at(): -1 if it cannot be told. */
+static void note_start(struct hs_trace_reader *r)
 {
-	unsigned char *p;
-	size_t len = (size_t)r->file_size;
+	off_t at = lseek(r->fd, 0, SEEK_CUR);
 
-	/* standard input may be a file read partly already: read(2) starts where it is */
-	if (is_text(r) || r->file_size < MAP_MIN || r->file_size != len ||
-	    lseek(r->fd, 0, SEEK_CUR) != 0)
-		return false;
-	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, r->fd, 0);
-	if (p == MAP_FAILED)
-		return false;
-	if (p[0] == 0x1f && p[1] == 0x8b) {	/* gzip: inflate from read(2) as before */
-		munmap(p, len);
-		return false;
-	}
-	r->own_buf = r->buf;
-	r->buf = p;
-	r->map_len = len;
-	r->len = len;
-	r->raw = len;
-	r->eof = true;
-	r->sniffed = true;
-	return true;
-}
-
-/* Unmap the mapped input that the reader has passed by MAP_DROP bytes or more. */
-static void map_drop(struct hs_trace_reader *r)
-{
-	size_t upto;
-
-	if (!r->map_len || r->pos < r->map_gone + MAP_DROP)
-		return;
-	upto = (r->pos - MAP_DROP / 2) & ~(size_t)(MAP_DROP / 2 - 1);
-	if (!munmap(r->buf + r->map_gone, upto - r->map_gone))
-		r->map_gone = upto;
+	r->start = at < 0 || (uint64_t)at < r->raw ? -1 : (int64_t)(at - (off_t)r->raw);
 }
 
 /* Look at the first bytes: gzip (1f 8b) or plain.  Return: 0 or a negative errno. */
@@ -325,13 +294,48 @@ static int sniff(struct hs_trace_reader *r)
 	ret = read_in(r);
 	if (ret < 0)
 		return ret;
-	if (r->zs.avail_in < 2 || r->in[0] != 0x1f || r->in[1] != 0x8b)
+	if (r->zs.avail_in < 2 || r->in[0] != 0x1f || r->in[1] != 0x8b) {
+		note_start(r);
 		return 0;
+	}
 	r->gzip = true;
 	if (inflateInit2(&r->zs, 15 + 16) != Z_OK)	/* gzip wrapper only */
 		return fail(r, -ENOMEM, "%s: %s", r->path, strerror(ENOMEM));
 	r->zinit = true;
 	return 0;
+}
+
+/*
+ * Up to @len bytes of plain input at input offset @off (as r->base counts),
+ * into r->peek, with pread(2), without moving the reader.  Return: bytes
+ * read (0 at the end of the file), or -EOPNOTSUPP where the input cannot be
+ * read so (gzip, a pipe, a file of less than PEEK_MIN bytes, the reader
+ * failed), -ENOMEM or -EIO.
+ */
+static long peek_at(struct hs_trace_reader *r, uint64_t off, size_t len)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	if (!r->sniffed && !r->err && !is_text(r))
+		(void)sniff(r);		/* nothing read yet: gzip or plain? */
+	if (r->gzip || r->err || r->start < 0 || r->file_size < PEEK_MIN || is_text(r) ||
+	    (uint64_t)r->start > r->file_size)
+		return -EOPNOTSUPP;
+	if (!r->peek && !(r->peek = malloc(BUF_SIZE)))
+		return -ENOMEM;
+	len = HS_MIN(len, (size_t)BUF_SIZE);
+	while (got < len) {
+		n = pread(r->fd, r->peek + got, len - got, (off_t)(r->start + off + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -EIO;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (long)got;
 }
 
 /*
@@ -398,8 +402,6 @@ static int refill(struct hs_trace_reader *r)
 
 	if (r->eof)
 		return 0;
-	if (!r->sniffed && map_input(r))
-		return 1;
 	if (r->pos) {
 		memmove(r->buf, r->buf + r->pos, keep);
 		r->base += r->pos;
@@ -870,6 +872,7 @@ int hs_trace_open(const char *path, const struct hs_trace_opts *opts,
 	if (!r->path)
 		goto out_nomem;
 	r->fd = -1;
+	r->start = -1;
 	r->buf = malloc(BUF_SIZE);
 	r->in = malloc(IN_SIZE);
 	if (!r->buf || !r->in)
@@ -987,17 +990,13 @@ static size_t oracle_many(struct hs_trace_reader *r, uint64_t *keys, size_t max)
 	 * and compared with the largest as 0.
 	 */
 	for (i = 0; i < n; i++, p += ORACLE_REC) {
-		uint64_t next = get_le64(p + 16);
-
 		/*
-		 * A page ahead, every eighth record: the hardware's prefetcher
-		 * stops at each 4 KiB page of the mapping, and a new page
-		 * started with a miss (and a TLB miss).  Reading the 240 MB of
-		 * a 10 M-record file took 61-68 ms of CPU, now 50-54 (2 KiB
-		 * ahead: 55-60, 8 KiB: 53-56), this project's VM.
+		 * (A prefetch a page ahead, every eighth record, paid while
+		 * the file was mapped: the hardware's prefetcher stopped at
+		 * each 4 KiB page of it.  buf, just written by read(2), is
+		 * in the cache.)
 		 */
-		if (!(i & 7))
-			__builtin_prefetch(p + READ_AHEAD);
+		uint64_t next = get_le64(p + 16);
 		uint64_t last = (next == UINT64_MAX) | (next == (uint64_t)INT64_MAX);
 		uint64_t at = next & (last - 1);		/* 0 for a last access */
 		uint64_t check = at | (0 - last) >> 1;		/* INT64_MAX for one */
@@ -1064,7 +1063,6 @@ long hs_trace_next_many(struct hs_trace_reader *r, uint64_t *keys, size_t max, u
 				got += oracle_many(r, keys + got, room);
 			else
 				got += u32be_many(r, keys + got, room);
-			map_drop(r);
 			if (got == max)
 				break;
 		}
@@ -1078,12 +1076,6 @@ long hs_trace_next_many(struct hs_trace_reader *r, uint64_t *keys, size_t max, u
 
 /* hs_trace_sample_keys(): at most SAMPLE_MAX keys (64 M keys' worth) */
 #define SAMPLE_MAX	(1u << 20)
-/*
- * ... and the pages it passes beyond this far ahead of the reader are let go
- * (MADV_DONTNEED), to be faulted in again when the reader comes: a large
- * file is not kept mapped whole meanwhile, and a smaller one is faulted in once.
- */
-#define SAMPLE_KEEP	(256u << 20)
 #define SAMPLE_MUL	0x9e3779b97f4a7c15ull	/* odd: key * SAMPLE_MUL is one-to-one */
 #define SAMPLE_PART	4096u	/* records whose sampled keys are put aside at once */
 #define SAMPLE_AHEAD	8	/* sampled keys between a set slot's prefetch and use */
@@ -1164,36 +1156,37 @@ static inline int sample_add(struct sample *sa, uint64_t key, uint64_t h)
 
 /**
  * hs_trace_sample_keys() - a sample of the distinct keys not read yet
- * @r: the reader, of a mapped binary file (map_input())
+ * @r: the reader, of a plain binary file (peek_at())
  * @keys: receives a malloc()ed array of the sampled keys
  *
  * The distinct keys, among the records after the reader's position, whose
  * product with an odd constant falls in the lowest 2^-HS_TRACE_SAMPLE_SHIFT
- * of its range: one pass over the rest of the mapped file, a multiply and a
- * compare a record (the sampled keys' set stays in the cache).  A caller
- * that knows which keys it has seen (a renumbering map) estimates from them
- * how many new keys are to come (hs_session_expect_keys()), and sizes its
- * map once rather than doubling it as they arrive.  Its pages beyond
- * SAMPLE_KEEP ahead of the reader are let go as it passes them, not kept
- * mapped until the reader comes.  Records past a truncated tail or past
+ * of its range: one pass over the rest of the file, read with pread(2)
+ * BUF_SIZE bytes at a time, a multiply and a compare a record (the sampled
+ * keys' set stays in the cache).  A caller that knows which keys it has
+ * seen (a renumbering map) estimates from them how many new keys are to
+ * come (hs_session_expect_keys()), and sizes its map once rather than
+ * doubling it as they arrive.  Records past a truncated tail or past
  * opts.max_records are looked at too: it is a sample for an estimate, and
  * hs_trace_next() reports them as it would.  At SAMPLE_MAX keys it stops.
  *
  * Return: the number of keys (>= 0); -EOPNOTSUPP when the input is not a
- * mapped binary file or the reader failed; -ENOMEM.
+ * plain binary file or the reader failed; -ENOMEM.
  */
 long hs_trace_sample_keys(struct hs_trace_reader *r, uint64_t **keys)
 {
 	size_t rec = r->o.type == HS_TRACE_ORACLE ? ORACLE_REC : U32BE_REC, i, end;
+	size_t piece = BUF_SIZE / rec * rec;
 	struct sample sa = { .bits = 10 };
 	uint64_t *cand = NULL;	/* SAMPLE_PART records' sampled keys */
+	uint64_t off = r->base + r->pos;
+	long got;
 	int ret = 0;
 
 	*keys = NULL;
-	if (!r->sniffed && !r->err)
-		map_input(r);
-	if (!r->map_len || r->err)
-		return -EOPNOTSUPP;
+	got = peek_at(r, off, 0);
+	if (got < 0)
+		return got;
 	sa.set = calloc((size_t)1 << sa.bits, sizeof(*sa.set));
 	sa.keys = malloc(((size_t)1 << sa.bits) / 2 * sizeof(*sa.keys));
 	cand = malloc(SAMPLE_PART * sizeof(*cand));
@@ -1201,13 +1194,19 @@ long hs_trace_sample_keys(struct hs_trace_reader *r, uint64_t **keys)
 		ret = -ENOMEM;
 		goto out;
 	}
-	end = r->map_len - (r->map_len - r->pos) % rec;
-	for (i = r->pos; i < end && sa.n < SAMPLE_MAX && ret >= 0;) {
-		/* a slice of whole records at a time, its pages let go after it */
-		size_t stop = HS_MIN(end, i + (MAP_DROP / 2 / rec) * rec), from = i;
-
-		while (i < stop && ret >= 0) {
-			size_t part = HS_MIN(stop, i + SAMPLE_PART * rec), c = 0, k;
+	while (sa.n < SAMPLE_MAX && ret >= 0) {
+		/* a piece of whole records at a time */
+		got = peek_at(r, off, piece);
+		if (got < 0) {
+			ret = (int)got;
+			break;
+		}
+		end = (size_t)got / rec * rec;
+		if (!end)
+			break;
+		off += end;
+		for (i = 0; i < end && ret >= 0;) {
+			size_t part = HS_MIN(end, i + SAMPLE_PART * rec), c = 0, k;
 
 			/*
 			 * A loop per format, a load, a multiply and a compare a
@@ -1222,14 +1221,14 @@ long hs_trace_sample_keys(struct hs_trace_reader *r, uint64_t **keys)
 			 */
 			if (rec == ORACLE_REC) {
 				for (; i < part; i += ORACLE_REC) {
-					uint64_t key = get_le64(r->buf + i + 4);
+					uint64_t key = get_le64(r->peek + i + 4);
 
 					cand[c] = key;
 					c += !((key * SAMPLE_MUL) >> (64 - HS_TRACE_SAMPLE_SHIFT));
 				}
 			} else {
 				for (; i < part; i += U32BE_REC) {
-					uint64_t key = get_be32(r->buf + i);
+					uint64_t key = get_be32(r->peek + i);
 
 					cand[c] = key;
 					c += !((key * SAMPLE_MUL) >> (64 - HS_TRACE_SAMPLE_SHIFT));
@@ -1241,9 +1240,8 @@ long hs_trace_sample_keys(struct hs_trace_reader *r, uint64_t **keys)
 				ret = sample_add(&sa, cand[k], cand[k] * SAMPLE_MUL);
 			}
 		}
-		from = HS_MAX(from, r->pos + SAMPLE_KEEP) & ~(size_t)4095;
-		if (stop > from)
-			(void)madvise(r->buf + from, stop - from, MADV_DONTNEED);
+		if (end < piece)
+			break;	/* the end of the file */
 	}
 out:
 	free(cand);
@@ -1275,48 +1273,51 @@ uint64_t hs_trace_oracle_lasts(const struct hs_trace_reader *r)
 #define ORACLE_EVERY	16u
 
 /*
- * The last-access marks of the rest of a mapped oracle file, in one slice of
+ * The last-access marks of the rest of a plain oracle file, in one slice of
  * ORACLE_SLICE records in @every (1: all of it), into *@marks, with the
- * records looked at in *@looked and the rest's records in *@rest.  Pages
- * beyond SAMPLE_KEEP ahead of the reader are let go as it passes them.
- * Return: 0, or -EOPNOTSUPP when the input is not a mapped oracle file or
- * the reader failed.
+ * records looked at in *@looked and the rest's records in *@rest, read with
+ * pread(2) (peek_at()).  Return: 0, or -EOPNOTSUPP when the input is not a
+ * plain oracle file or the reader failed, -ENOMEM, -EIO.
  */
 static int count_marks(struct hs_trace_reader *r, unsigned int every, uint64_t *marks,
 		       uint64_t *looked, uint64_t *rest)
 {
-	size_t i, end, slice = (size_t)ORACLE_SLICE * ORACLE_REC;
-	uint64_t lasts = 0, seen = 0;
+	uint64_t lasts = 0, seen = 0, from = r->base + r->pos, off, size;
+	size_t slice = (size_t)ORACLE_SLICE * ORACLE_REC, j, n;
+	long got;
 
 	if (r->o.type != HS_TRACE_ORACLE)
 		return -EOPNOTSUPP;
-	if (!r->sniffed && !r->err)
-		map_input(r);
-	if (!r->map_len || r->err)
-		return -EOPNOTSUPP;
-	end = r->map_len - (r->map_len - r->pos) % ORACLE_REC;
-	for (i = r->pos; i < end; i += slice * every) {
-		size_t stop = HS_MIN(end, i + slice), from, j;
-
-		for (j = i; j < stop; j += ORACLE_REC) {
-			uint64_t next = get_le64(r->buf + j + 16);
+	got = peek_at(r, from, 0);
+	if (got < 0)
+		return (int)got;
+	size = r->file_size - (uint64_t)r->start;	/* peek_at(): start <= file_size */
+	if (size < from)
+		size = from;	/* the file shrank: no rest to look at */
+	size -= (size - from) % ORACLE_REC;
+	for (off = from; off < size; off += (uint64_t)slice * every) {
+		got = peek_at(r, off, (size_t)HS_MIN((uint64_t)slice, size - off));
+		if (got < 0)
+			return (int)got;
+		n = (size_t)got / ORACLE_REC * ORACLE_REC;
+		for (j = 0; j < n; j += ORACLE_REC) {
+			uint64_t next = get_le64(r->peek + j + 16);
 
 			lasts += next == UINT64_MAX || next == (uint64_t)INT64_MAX;
 		}
-		seen += (stop - i) / ORACLE_REC;
-		from = HS_MAX(i, r->pos + SAMPLE_KEEP) & ~(size_t)4095;
-		if (stop > from)
-			(void)madvise(r->buf + from, stop - from, MADV_DONTNEED);
+		seen += n / ORACLE_REC;
+		if (n < slice)
+			break;
 	}
 	*marks = lasts;
 	*looked = seen;
-	*rest = (end - r->pos) / ORACLE_REC;
+	*rest = (size - from) / ORACLE_REC;
 	return 0;
 }
 
 /**
  * hs_trace_oracle_keys() - the distinct keys of a whole oracle file, as it says
- * @r: the reader, of a mapped oracle file (map_input())
+ * @r: the reader, of a plain oracle file (peek_at())
  * @keys: receives the count
  *
  * In an oracleGeneral trace every key's last access, and only that, has no
@@ -1325,11 +1326,10 @@ static int count_marks(struct hs_trace_reader *r, unsigned int every, uint64_t *
  * file counts the others, reading the field alone (no hash, no set:
  * hs_trace_sample_keys() cost as much as the map's doublings it saved on an
  * oracle file).  A file whose marks are wrong gives a wrong count: a
- * caller that sizes something by it checks it for sense first.  Its pages
- * beyond SAMPLE_KEEP ahead of the reader are let go as it passes them.
+ * caller that sizes something by it checks it for sense first.
  *
- * Return: 0; -EOPNOTSUPP when the input is not a mapped oracle file or the
- * reader failed.
+ * Return: 0; -EOPNOTSUPP when the input is not a plain oracle file or the
+ * reader failed; -ENOMEM, -EIO.
  */
 int hs_trace_oracle_keys(struct hs_trace_reader *r, uint64_t *keys)
 {
@@ -1343,7 +1343,7 @@ int hs_trace_oracle_keys(struct hs_trace_reader *r, uint64_t *keys)
 
 /**
  * hs_trace_oracle_keys_estimate() - hs_trace_oracle_keys() from a sample of the rest
- * @r: the reader, of a mapped oracle file (map_input())
+ * @r: the reader, of a plain oracle file (peek_at())
  * @keys: receives the estimate
  *
  * The marks of one slice of ORACLE_SLICE records in ORACLE_EVERY of the
@@ -1418,7 +1418,7 @@ uint64_t hs_trace_records(const struct hs_trace_reader *r)
  */
 int hs_trace_progress(const struct hs_trace_reader *r, uint64_t *done, uint64_t *total)
 {
-	*done = r->map_len ? r->pos : r->raw - r->zs.avail_in;
+	*done = r->raw - r->zs.avail_in;
 	*total = r->file_size;
 	return 0;
 }
@@ -1439,10 +1439,7 @@ void hs_trace_close(struct hs_trace_reader *r)
 		close(r->fd);
 	free(r->in);
 	free(r->field);
-	if (r->map_len) {
-		munmap(r->buf + r->map_gone, r->map_len - r->map_gone);
-		r->buf = r->own_buf;
-	}
+	free(r->peek);
 	free(r->buf);
 	free(r->path);
 	free(r);

@@ -160,8 +160,8 @@ long hs_trace_next_many(struct hs_trace_reader *r, uint64_t *keys, size_t max, u
  * @r: the reader
  * @keys: receives a malloc()ed array of them (free() it)
  *
- * For oracle and u32be files that are read through a mapping (plain regular
- * files of 1 MiB or more): one pass over the rest of the file, which keeps
+ * For oracle and u32be plain regular files of 1 MiB or more, read with
+ * pread(2) without moving the reader: one pass over the rest of the file, which keeps
  * the keys whose hash falls in a 2^-HS_TRACE_SAMPLE_SHIFT share of its
  * range, each once.  Those of them not seen so far, times
  * 2^HS_TRACE_SAMPLE_SHIFT, estimate the new keys to come.
@@ -177,7 +177,7 @@ long hs_trace_sample_keys(struct hs_trace_reader *r, uint64_t **keys);
  *         (next_access_vtime -1 or 2^63-1), read and still to read: the
  *         distinct keys, if the file is what it claims
  *
- * For plain oracle files of 1 MiB or more (read through a mapping): one pass
+ * For plain oracle files of 1 MiB or more (read with pread(2)): one pass
  * over the rest of the file.  For sizing, not for anything that must be exact.
  *
  * Return: 0, or -EOPNOTSUPP for any other input.

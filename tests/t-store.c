@@ -567,12 +567,16 @@ static void test_staged_journal(void)
 	if (!st)
 		return;
 	m.staged = true;
+	T_EQ_STR(q(st, "PRAGMA cache_size = -3000"), "");
 	T_EQ_I64(hs_session_begin(st, &m, &w), 0);
 	for (i = 0; w && i < n && !err; i++)
 		err = hs_session_add(w, (i < k ? i : i * 7919 % k) * 1000 + 17, 0);
 	T_EQ_I64(err, 0);
 	if (w)
 		T_EQ_I64(hs_session_commit(w, &id), 0);
+	/* the commit's own journal mode and page cache size are undone */
+	T_EQ_STR(q(st, "PRAGMA journal_mode"), "'wal'");
+	T_EQ_STR(q(st, "PRAGMA cache_size"), "-3000");
 	T_ASSERT(atoll(q(st, "SELECT sum(length(data)) FROM access_chunks")) > 2 << 20);
 	T_EQ_STR(q(st, "PRAGMA integrity_check"), "'ok'");
 	T_EQ_I64(hs_session_read_open(st, id, &r), 0);

@@ -821,10 +821,12 @@ static void expect_oracle_keys(const char *file, const struct hs_trace_opts *o, 
 }
 
 /*
- * Plain files of 1 MiB and more are read through a mapping (map_input()),
- * which is let go 32 MiB behind the reader: the same records, errors and
- * messages as the read(2) path of the same bytes gzip-compressed, across
- * those points; and hs_trace_sample_keys() and hs_trace_oracle_keys() on them.
+ * Plain files of 1 MiB and more, read BUF_SIZE bytes at a time (records
+ * cut across the refills): the same records, errors and messages as the
+ * same bytes gzip-compressed; and hs_trace_sample_keys() and
+ * hs_trace_oracle_keys(), which pread(2) the rest of a plain file only, on
+ * them.  (Such files were read through a mapping once, and this test's
+ * name stayed.)
  */
 static void test_mapped(void)
 {
@@ -855,7 +857,7 @@ static void test_mapped(void)
 	expect_oracle_keys(path, &o, 0, keys, 0);		/* the last keys records */
 	expect_oracle_keys(path, &o, 1460000, keys, 0);	/* 10,000 of them read */
 	put("s.oracle.gz", buf, (size_t)n * 24, true);
-	expect_sample(path, &o, 0, 0, -EOPNOTSUPP);	/* not mapped */
+	expect_sample(path, &o, 0, 0, -EOPNOTSUPP);	/* not plain */
 	expect_oracle_keys(path, &o, 0, 0, -EOPNOTSUPP);
 	/*
 	 * The import's estimate reads one slice of 4,096 records in 16: with a
@@ -874,7 +876,7 @@ static void test_mapped(void)
 	for (i = 0; i < 1000; i++)
 		oracle_rec(buf + (size_t)i * 24, i, i, 4096, -1);
 	put("small.oracle", buf, 24 * 1000, false);
-	expect_sample(path, &o, 0, 0, -EOPNOTSUPP);	/* too small to be mapped */
+	expect_sample(path, &o, 0, 0, -EOPNOTSUPP);	/* too small to be sampled */
 
 	/* u32be: the same bytes as 9 M ids, of which half are zero */
 	o = opts(HS_TRACE_U32BE);
