@@ -127,20 +127,23 @@ rm -f "$C"
 # ---- a session deleted by another process while it is replayed ----
 # The replay reads its stream in one read transaction: it finishes with the
 # counts of an undisturbed replay, and only storing its runs finds the
-# session gone.  Four policies on 3 M accesses in one thread take seconds.
+# session gone.  Four policies at three sizes on 3 M accesses in one thread take
+# seconds (at one size they came to well under one on a quiet machine, and the
+# replay could end before the delete).
 BIG=$T_DIR/big.db
 "$HSCTL" -d "$BIG" gen zipf --seed 1 --keys 100000 --accesses 3000000 >/dev/null
 "$HSCTL" -d "$BIG" gen zipf --seed 1 --keys 100000 --accesses 3000000 >/dev/null
 P=lru,arc,lirs,car
-expect_status 0 "$HSCTL" -d "$BIG" replay 1 --policy $P --size 1000 --threads 1 --no-store
+S=1000,2000,4000
+expect_status 0 "$HSCTL" -d "$BIG" replay 1 --policy $P --size $S --threads 1 --no-store
 WANT=$OUT
 expect_grep '^lru  *1000  48.98  1530610  ' "$WANT"
 # replay_then_rm ID [OPTION]: replay session ID in the background and delete it
-# 0.3 s after -v says the replay starts; the replay's status in $BG_STATUS, its
+# 0.1 s after -v says the replay starts; the replay's status in $BG_STATUS, its
 # output in bg.out and bg.err (without the -v lines: the start, the memory budget and
 # estimate).
 replay_then_rm() {
-	"$HSCTL" -v -d "$BIG" replay "$1" --policy $P --size 1000 --threads 1 ${2:-} \
+	"$HSCTL" -v -d "$BIG" replay "$1" --policy $P --size $S --threads 1 ${2:-} \
 		>bg.out 2>bg.v &
 	r_pid=$!
 	r_wait=0
@@ -148,7 +151,7 @@ replay_then_rm() {
 		sleep 0.05
 		r_wait=$((r_wait + 1))
 	done
-	sleep 0.3
+	sleep 0.1
 	expect_status 0 "$HSCTL" -d "$BIG" sessions rm "$1"
 	if ! kill -0 "$r_pid" 2>/dev/null; then
 		echo "# the replay of session $1 ended before the delete: not exercised"
