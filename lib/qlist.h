@@ -192,6 +192,24 @@ static inline void hs_q_prefetch_neighbours(const struct hs_qctx *c, uint32_t id
 }
 
 /*
+ * hs_q_prefetch_neighbours() without its two tests, for a key some records
+ * ahead of the one being stepped, whose links may still change before its
+ * turn (run_list16() in lib/sim.c, which says what the tests cost there):
+ * whatever id's links hold is fetched, a resident key's neighbours or
+ * HS_NIL's address beyond the array (the head's prev, the tail's next, a
+ * key off every list), computed in integers since it is no object's; a
+ * prefetch faults on no address.  id itself must be in the array.
+ */
+static inline void hs_q_prefetch_neighbours_any(const struct hs_qctx *c, uint32_t id)
+{
+	const struct hs_qlink *k = hs_q_link(c, id);
+	uintptr_t links = (uintptr_t)c->base + c->off;
+
+	hs_prefetch((const void *)(links + (uintptr_t)k->prev * c->stride));
+	hs_prefetch((const void *)(links + (uintptr_t)k->next * c->stride));
+}
+
+/*
  * Move id (already on l) to the tail: the LRU "touch".  hs_q_del() and
  * hs_q_push_tail() in one, without what they test that cannot happen here:
  * id is on l and not its tail, so it has a next, and l keeps its tail and

@@ -2844,10 +2844,10 @@ static __attribute__((noinline)) int list_slow(struct hs_sim *sim, struct list_r
  * noise: 11.7, 11.6, 11.6 at 81 K keys (7 rounds), 13.4, 13.5, 13.7 at
  * 763 K (5).
  *
- * PF_NEIGH() tests nothing of the key but its range: whatever its links
- * hold is fetched, a resident key's neighbours, HS_NIL's address beyond the
- * array (the tail's next, the head's prev, an evicted key's both: a
- * prefetch faults on no address, and it is computed in integers), or key
+ * PF_NEIGH() tests nothing of the key but its range, and
+ * hs_q_prefetch_neighbours_any() nothing of its links: whatever they hold
+ * is fetched, a resident key's neighbours, HS_NIL's address beyond the
+ * array (the tail's next, the head's prev, an evicted key's both), or key
  * 0's record (a key never seen).  hs_q_prefetch_neighbours() and the tests
  * of residence and of the tail cost 6 instructions an access, and the test
  * of residence, a hit or a miss 4 records ahead, mispredicted: lru at
@@ -2879,14 +2879,8 @@ static inline __attribute__((always_inline)) int run_list16(struct hs_sim *sim,
 #define PF_NEIGH(k)	do {								\
 		uint32_t k_ = (k);						\
 										\
-		if (likely(k_ < nr_keys)) {					\
-			const struct hs_qlink *l_ = hs_q_link(&qc, k_);		\
-										\
-			hs_prefetch((const void *)((uintptr_t)base +		\
-						   (uintptr_t)l_->prev * 16));	\
-			hs_prefetch((const void *)((uintptr_t)base +		\
-						   (uintptr_t)l_->next * 16));	\
-		}								\
+		if (likely(k_ < nr_keys))					\
+			hs_q_prefetch_neighbours_any(&qc, k_);			\
 	} while (0)
 #define STEP(i)	do {									\
 		ret = list_rec(sim, &r, base, nr_keys, tmask, hist, bits, keys[i],	\
