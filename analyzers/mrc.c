@@ -217,20 +217,18 @@ static double now_s(void)
 }
 
 /*
- * The whole stream's keys (every record an access): @records of them, in
- * *@out (hs_huge_free() it with @records * 4 bytes).  Read chunk by chunk
- * into huge pages: hs_session_read_all() copies into malloc()'s 4 KiB pages
- * and keeps the meta bytes too, and on P12 (13.2 M accesses) the faults on
- * those 66 MB were about a tenth of the whole command's CPU time.
+ * The whole stream's keys (every record an access: the caller checked the
+ * session's counts): @records of them, in *@out (hs_huge_free() it with
+ * @records * 4 bytes).  Read into huge pages: hs_session_read_all() copies
+ * into malloc()'s 4 KiB pages and keeps the meta bytes too, and on P12
+ * (13.2 M accesses) the faults on those 66 MB were about a tenth of the
+ * whole command's CPU time.
  */
 static int read_keys(struct hs_store *st, int64_t session, uint64_t records, uint32_t **out)
 {
 	struct hs_session_reader *r = NULL;
-	const uint32_t *k;
-	const uint8_t *m;
 	uint32_t *keys;
-	uint64_t at = 0;
-	size_t n;
+	int64_t got;
 	int ret;
 
 	*out = NULL;
@@ -242,22 +240,9 @@ static int read_keys(struct hs_store *st, int64_t session, uint64_t records, uin
 	ret = hs_session_read_open(st, session, &r);
 	if (ret)
 		goto fail;
-	while ((ret = hs_session_read_chunk(r, &k, &m, &n)) > 0) {
-		if (n > records - at) {
-			ret = -EBADMSG;
-			break;
-		}
-		for (size_t i = 0; i < n; i++)
-			if (!hs_channel_is_access(hs_meta_channel(m[i])))
-				ret = -EOPNOTSUPP;
-		if (ret < 0)
-			break;
-		memcpy(keys + at, k, n * sizeof(*keys));
-		at += n;
-	}
+	got = hs_session_read_keys(r, keys, records);
 	hs_session_read_close(r);
-	if (!ret && at != records)
-		ret = -EBADMSG;
+	ret = got < 0 ? (int)got : (uint64_t)got != records ? -EBADMSG : 0;
 	if (ret)
 		goto fail;
 	*out = keys;

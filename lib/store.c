@@ -4011,6 +4011,56 @@ const uint64_t *hs_session_read_times(const struct hs_session_reader *r)
 	return r->timed ? r->ts : NULL;
 }
 
+/*
+ * The rest of @r's stream into @keys and @meta (NULL: dropped), which have
+ * room for @room records, and its times into *@ts, allocated on the first
+ * timed chunk (@ts NULL: dropped).  More records than @room is -EBADMSG.
+ */
+static int64_t read_rest(struct hs_session_reader *r, uint32_t *keys, uint8_t *meta,
+			 uint64_t **ts, uint64_t room)
+{
+	const uint32_t *k;
+	const uint8_t *m;
+	uint64_t at = 0;
+	size_t n;
+	int ret;
+
+	while ((ret = hs_session_read_chunk(r, &k, &m, &n)) > 0) {
+		const uint64_t *t = hs_session_read_times(r);
+
+		if (n > room - at)
+			return store_err(r->st, -EBADMSG, "session %lld holds more than %llu records",
+					 (long long)r->session, (unsigned long long)room);
+		memcpy(keys + at, k, n * sizeof(*keys));
+		if (meta)
+			memcpy(meta + at, m, n);
+		if (ts && t) {
+			if (!*ts && !(*ts = malloc((size_t)room * sizeof(**ts))))
+				return -ENOMEM;
+			memcpy(*ts + at, t, n * sizeof(**ts));
+		}
+		at += n;
+	}
+	return ret < 0 ? ret : (int64_t)at;
+}
+
+/**
+ * hs_session_read_keys() - the rest of a session's keys into the caller's array
+ * @r: the reader
+ * @keys: room for @room key ids
+ * @room: at least what is left of the stream
+ *
+ * For a caller that allocates the array its own way (hsctl mrc: huge pages)
+ * and needs no meta bytes.
+ *
+ * Return: the records read, -EBADMSG when more than @room are left, or the
+ * reader's -errno.
+ */
+int64_t hs_session_read_keys(struct hs_session_reader *r, uint32_t *keys, uint64_t room)
+{
+	return read_rest(r, keys, NULL, NULL, room);
+}
+
 /**
  * hs_session_read_all_ts() - the rest of a session's stream in memory, with times
  * @r: the reader
@@ -4028,14 +4078,11 @@ const uint64_t *hs_session_read_times(const struct hs_session_reader *r)
 int64_t hs_session_read_all_ts(struct hs_session_reader *r, uint32_t **keys, uint8_t **meta,
 			       uint64_t **ts)
 {
-	uint64_t left = r->records - r->seq, at = 0;
-	const uint32_t *k;
-	const uint8_t *m;
+	uint64_t left = r->records - r->seq;
 	uint32_t *all_keys;
 	uint8_t *all_meta = NULL;
 	uint64_t *all_ts = NULL;
-	size_t n;
-	int ret;
+	int64_t got;
 
 	*keys = NULL;
 	if (meta)
@@ -4048,38 +4095,24 @@ int64_t hs_session_read_all_ts(struct hs_session_reader *r, uint32_t **keys, uin
 	if (meta)
 		all_meta = malloc((size_t)(left ? left : 1));
 	if (!all_keys || (meta && !all_meta)) {
-		ret = -ENOMEM;
+		got = -ENOMEM;
 		goto out_free;
 	}
-	while ((ret = hs_session_read_chunk(r, &k, &m, &n)) > 0) {
-		const uint64_t *t = hs_session_read_times(r);
-
-		memcpy(all_keys + at, k, n * sizeof(*all_keys));
-		if (all_meta)
-			memcpy(all_meta + at, m, n);
-		if (ts && t) {
-			if (!all_ts && !(all_ts = malloc((size_t)left * sizeof(*all_ts)))) {
-				ret = -ENOMEM;
-				goto out_free;
-			}
-			memcpy(all_ts + at, t, n * sizeof(*all_ts));
-		}
-		at += n;
-	}
-	if (ret < 0)
+	got = read_rest(r, all_keys, all_meta, ts ? &all_ts : NULL, left);
+	if (got < 0)
 		goto out_free;
 	*keys = all_keys;
 	if (meta)
 		*meta = all_meta;
 	if (ts)
 		*ts = all_ts;
-	return (int64_t)at;
+	return got;
 
 out_free:
 	free(all_keys);
 	free(all_meta);
 	free(all_ts);
-	return ret;
+	return got;
 }
 
 /**
