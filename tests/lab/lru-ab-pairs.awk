@@ -7,7 +7,8 @@
 # replaying the on-arm's recordings against linux-2q (p610) replaying the
 # off-arm's, each model on the recordings of the kernel it models; for
 # DAMON_LRU_SORT over an LRU, that LRU's model replaying the DAMON arm's
-# recordings with the DAMON model (lru-ab.sh passes --damon-deprio) against
+# recordings with the DAMON model (lru-ab.sh passes --damon-model recorded
+# where the session recorded DAMON's actions, else --damon-deprio) against
 # it replaying the plain arm's.  Input: lru-ab.sh's rows.csv (awk -F,):
 #   arm,round,name,pswpin,pswpout,refaults,majfaults,demand,readahead,krefaults,
 #   runtime_s,damon_hot_bytes,damon_cold_bytes,mglru_misses,mglru_refaults,

@@ -119,7 +119,8 @@ sq() {	# sq DB SQL: csv rows without the header
 # arm round name pswpin pswpout refaults majfaults demand readahead krefaults runtime_s
 # damon_hot_bytes damon_cold_bytes mglru_misses mglru_refaults l2q_misses l2q_refaults
 # (the replays: mglru p68 and linux-2q p610, 6.12's profiles, at the recorded limit,
-# on a DAMON arm with the DAMON model at the run's own rate;
+# on a DAMON arm with the kernel's recorded DAMON actions, or where the session has
+# none the draws model at the run's own rate;
 # the DAMON bytes: what the module sorted between the start of the run, as the
 # session's params hold it, and its end, as the guest printed it)
 while read -r arm r res; do
@@ -156,19 +157,30 @@ while read -r arm r res; do
 			hot=$((h1 - hot0))
 			cold=$((c1 - cold0))
 		fi
-		# A DAMON arm's replays carry the DAMON model (hsctl-replay(1),
-		# --damon-deprio): the folios the module deactivated a second during
-		# the run over the guest's LRU pages (at the end of the boot)
-		deprio=
-		if [ -n "$cold" ] && [ -f "$res/out/vmstat-after.txt" ]; then
-			deprio=$(awk -v c="$cold" -v t="$runtime" '
-				/^nr_(in)?active_(anon|file) / { lru += $2 }
-				END { if (lru > 0 && t > 0 && c > 0) printf "%.4f", c / 4096 / t / lru }' \
-				"$res/out/vmstat-after.txt")
+		# A DAMON arm's replays carry the best DAMON model the recording
+		# allows (hsctl-replay(1)): the kernel's own cold actions where the
+		# session recorded them (--damon-model recorded, schema 13 on), else
+		# --damon-deprio at the folios the module deactivated a second
+		# during the run over the guest's LRU pages (at the end of the boot)
+		damon=()
+		if [ -n "$cold" ]; then
+			acts=$(sq "$res/out/lab.db" \
+				"SELECT count(*) FROM v_ev_damos_apply WHERE session = $s" 2>/dev/null ||
+				echo 0)
+			if [ "${acts:-0}" -gt 0 ]; then
+				damon=(--damon-model recorded)
+			elif [ -f "$res/out/vmstat-after.txt" ]; then
+				deprio=$(awk -v c="$cold" -v t="$runtime" '
+					/^nr_(in)?active_(anon|file) / { lru += $2 }
+					END { if (lru > 0 && t > 0 && c > 0)
+						printf "%.4f", c / 4096 / t / lru }' \
+					"$res/out/vmstat-after.txt")
+				[ -z "$deprio" ] || damon=(--damon-deprio "$deprio")
+			fi
 		fi
 		rep=$("$HSCTL" -d "$res/out/lab.db" replay "$s" --policy mglru,linux-2q \
 			--no-store --param mglru.profile=p68 --param linux-2q.profile=p610 \
-			${deprio:+--damon-deprio "$deprio"} 2>&1)
+			"${damon[@]}" 2>&1)
 		# "kernel, the workload's pages: D demand misses, R read ahead (...), F refaults,"
 		kre='^kernel, the workload.s pages: \([0-9]*\) demand misses,'
 		kre="$kre \\([0-9]*\\) read ahead"
