@@ -854,6 +854,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 	const struct hs_replay_opts *o = opts ? opts : &defaults;
 	struct hs_session_reader *r = NULL;
 	struct hs_neigh *neigh = NULL;
+	uint64_t reclaim_max = 0;
 	struct hs_session_info info;
 	struct pipeline pl = { 0 };
 	struct worker *ws = NULL;
@@ -885,6 +886,14 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 		ret = hs_session_neigh(st, session, (uint32_t)info.distinct_keys, &neigh);
 		if (ret)
 			return ret;
+	}
+	/* how the kernel's reclaims ran, for the models of its loop (the MGLRU ones) */
+	if (j < n) {
+		ret = hs_session_memcg_reclaim_max(st, session, &reclaim_max);
+		if (ret) {
+			hs_neigh_free(neigh);
+			return ret;
+		}
 	}
 	for (j = 0; o->folios && j < n; j++)	/* only the policies that count pages use it */
 		if (jobs[j].ops && hs_policy_folio_pages(jobs[j].ops))
@@ -959,6 +968,7 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 			.tlb = pl.tlb && tlb_asked(&jobs[j]),
 			.tlb_entries = tlb_entries == UINT32_MAX ? 0 : tlb_entries,
 			.memcg_flushes = pl.memcg && memcg_asked(&jobs[j]),
+			.memcg_reclaim_max = reclaim_max,
 			.on_evict = jobs[j].evlog ? hs_evlog_add : NULL,
 			.evict_arg = jobs[j].evlog,
 		};

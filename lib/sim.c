@@ -581,6 +581,7 @@ int hs_sim_new(const struct hs_sim_config *cfg, struct hs_sim **out)
 	sim->env.sim = sim;
 	sim->env.neigh = cfg->neigh;
 	sim->env.memcg_flushes = cfg->memcg_flushes;
+	sim->env.memcg_reclaim_max = cfg->memcg_reclaim_max;
 	sim->st.capacity = cfg->capacity;
 	sim->driver_pageout = !hs_policy_has_pageout(ops);
 	sim->last_access = (sim->driver_pageout && cfg->pageout == HS_PAGEOUT_RECHECK) ||

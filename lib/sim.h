@@ -142,6 +142,13 @@ struct hs_policy_env {
 	 * instead of a clock of its own.
 	 */
 	bool		memcg_flushes;
+	/*
+	 * The largest memory cgroup reclaim of the recording, in pages freed
+	 * (hs_session_memcg_reclaim_max()), or 0: none recorded, or not a
+	 * recording.  The MGLRU models read from it how the kernel's reclaims
+	 * ran (reclaim_loop=auto, hsctl-policies(7)).
+	 */
+	uint64_t	memcg_reclaim_max;
 };
 
 /* The pages resident key @id stands for (1 outside folio mode). */
@@ -384,6 +391,8 @@ struct hs_sim_config {
 	bool		memcg_flushes;		/* hs_sim_memcg_flush() will be called where
 						 * the recording's cgroup statistics were
 						 * flushed (hs_policy_env.memcg_flushes) */
+	uint64_t	memcg_reclaim_max;	/* the recording's largest memory cgroup
+						 * reclaim, pages (hs_policy_env) */
 	/*
 	 * Called at every eviction, the policy's or a PAGEOUT hint's (@hinted),
 	 * when not NULL: @pos is the number of accesses before the record that

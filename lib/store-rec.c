@@ -1644,6 +1644,36 @@ int hs_session_tlb_flushes(struct hs_store *st, int64_t session, uint64_t **ts, 
 	return collect_times(st, s, ts, n);
 }
 
+/* ---- the largest memory cgroup reclaim (hs_session_memcg_reclaim_max()) ---- */
+
+int hs_session_memcg_reclaim_max(struct hs_store *st, int64_t session, uint64_t *max)
+{
+	sqlite3_stmt *s = NULL;
+	int rc, err = 0;
+
+	*max = 0;
+	rc = sqlite3_prepare_v2(st->db, "SELECT (SELECT lru_gen FROM recordings WHERE session = ?1),"
+				" (SELECT max(a) FROM events WHERE session = ?1 AND type = ?2)",
+				-1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return store_sql_err(st, rc);
+	sqlite3_bind_int64(s, 1, session);
+	sqlite3_bind_int(s, 2, HS_EV_MEMCG_RECLAIM_END);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		const char *lru_gen = (const char *)sqlite3_column_text(s, 0);
+		sqlite3_int64 v = sqlite3_column_int64(s, 1);	/* NULL (none): 0 */
+
+		/* lru_gen/enabled as recorded: bit 0 is MGLRU itself */
+		if (lru_gen && (strtoul(lru_gen, NULL, 0) & 1))
+			*max = v > 0 ? (uint64_t)v : 0;
+	} else if (rc != SQLITE_DONE) {
+		err = store_sql_err(st, rc);
+	}
+	sqlite3_finalize(s);
+	return err;
+}
+
 /* ---- the memory cgroup's statistics flushes (hs_session_memcg_flushes()) ---- */
 
 int hs_session_memcg_flushes(struct hs_store *st, int64_t session, uint64_t **ts, size_t *n)

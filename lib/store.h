@@ -564,6 +564,22 @@ int hs_session_tlb_flushes(struct hs_store *st, int64_t session, uint64_t **ts, 
 int hs_session_memcg_flushes(struct hs_store *st, int64_t session, uint64_t **ts, size_t *n);
 
 /**
+ * hs_session_memcg_reclaim_max() - the most pages one memory cgroup reclaim freed
+ * @st: the store
+ * @session: a session
+ * @max: receives it (nr_reclaimed of vmscan:mm_vmscan_memcg_reclaim_end) for a
+ *	recording of an MGLRU kernel (lru_gen/enabled's bit 0 set), or 0: none
+ *	such (not a recording, another LRU, recorded without events, or no
+ *	reclaim ran)
+ *
+ * How the MGLRU kernel's reclaims ran on this stream (reclaim_loop=auto,
+ * hsctl-policies(7)); another LRU's reclaims say nothing of that.
+ *
+ * Return: 0 or -errno.
+ */
+int hs_session_memcg_reclaim_max(struct hs_store *st, int64_t session, uint64_t *max);
+
+/**
  * struct hs_rec_page - one page of one folio life of a recorded session
  * @key: the page's original key id (record_keys.key)
  * @born_ns: the life's birth (trace clock); 0 for an unseen birth

@@ -346,7 +346,8 @@ static inline const struct mglru_folio *mglru_cpriv(const struct hs_folio *f)
 		  "with TLB events; others have no cache to hit); off by default" }, \
 	{ .name = "reclaim_loop", .type = HS_PARAM_ENUM, .def = "auto", .choices = "auto|spec|kernel", \
 	  .help = "spec: reclaim until the goal, priority drops on an empty pass; kernel: priority " \
-		  "passes; auto: kernel for recorded sessions (real addresses), else spec" }, \
+		  "passes; auto: kernel for recorded sessions (real addresses) unless every " \
+		  "memcg reclaim of a recorded MGLRU kernel freed 128 pages or fewer, else spec" }, \
 	{ .name = "walk", .type = HS_PARAM_ENUM, .def = "auto", .choices = "auto|all|bloom", \
 	  .help = "aging walk: all young folios; bloom: only page tables its Bloom filter holds " \
 		  "(real addresses); auto: bloom for recorded sessions, else all" }

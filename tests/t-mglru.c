@@ -44,8 +44,13 @@ struct run {
 	struct hs_metrics	m;
 };
 
-/* A run of mglru with shadow=@shadow over @nr_keys keys; @nb: addresses or NULL. */
-static int start(struct run *r, const char *shadow, uint32_t nr_keys, struct hs_neigh *nb)
+/*
+ * A run of mglru with shadow=@shadow and reclaim_loop=@loop over @nr_keys
+ * keys; @nb: addresses or NULL; @reclaim_max: the recording's largest memcg
+ * reclaim (hs_policy_env.memcg_reclaim_max).
+ */
+static int start_with(struct run *r, const char *shadow, uint32_t nr_keys, struct hs_neigh *nb,
+		      const char *loop, uint64_t reclaim_max)
 {
 	const struct hs_policy_ops *ops = hs_policy_find("mglru");
 	struct hs_sim_config cfg;
@@ -53,7 +58,8 @@ static int start(struct run *r, const char *shadow, uint32_t nr_keys, struct hs_
 	memset(r, 0, sizeof(*r));
 	r->nb = nb;
 	if (!ops || hs_param_set_new(ops->params, &r->ps) ||
-	    hs_param_set_parse(r->ps, "shadow", shadow, NULL, 0))
+	    hs_param_set_parse(r->ps, "shadow", shadow, NULL, 0) ||
+	    hs_param_set_parse(r->ps, "reclaim_loop", loop, NULL, 0))
 		return -EINVAL;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.ops = ops;
@@ -61,8 +67,15 @@ static int start(struct run *r, const char *shadow, uint32_t nr_keys, struct hs_
 	cfg.capacity = CAP;
 	cfg.nr_keys = nr_keys;
 	cfg.neigh = nb;
+	cfg.memcg_reclaim_max = reclaim_max;
 	cfg.paranoid = true;	/* check() after every hook: the node counts too */
 	return hs_sim_new(&cfg, &r->sim);
+}
+
+/* A run of mglru with shadow=@shadow over @nr_keys keys; @nb: addresses or NULL. */
+static int start(struct run *r, const char *shadow, uint32_t nr_keys, struct hs_neigh *nb)
+{
+	return start_with(r, shadow, nr_keys, nb, "auto", 0);
 }
 
 static int read_page(struct run *r, uint32_t key)
@@ -177,9 +190,55 @@ static void density_by_address(void)
 	}
 }
 
+/*
+ * reclaim_loop=auto: on a recording (keys with addresses) the kernel's loop
+ * unless every recorded memcg reclaim freed 128 pages or fewer (and when
+ * none is recorded); without addresses spec's, whatever the reclaims; an
+ * explicit choice stands.  mglru.kernel_loop says which ran.
+ */
+static void loop_from_reclaims(void)
+{
+	static const struct {
+		bool		addr;
+		uint64_t	max;
+		const char	*loop;
+		double		kernel;
+	} c[] = {
+		{ true, 0, "auto", 1 }, { true, 92, "auto", 0 }, { true, 128, "auto", 0 },
+		{ true, 129, "auto", 1 }, { true, 902, "auto", 1 }, { false, 902, "auto", 0 },
+		{ false, 0, "auto", 0 }, { true, 92, "kernel", 1 }, { true, 902, "spec", 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]) && !t_case_failed(); i++) {
+		struct hs_neigh *nb = NULL;
+		struct run r;
+		uint32_t k;
+
+		if (c[i].addr) {
+			T_ASSERT(hs_neigh_new(64, &nb) == 0);
+			for (k = 0; k < 64; k++)
+				hs_neigh_set(nb, k, 1, k);
+			T_ASSERT(hs_neigh_finish(nb) == 0);
+		}
+		T_ASSERT(start_with(&r, "kernel", 64, nb, c[i].loop, c[i].max) == 0);
+		for (k = 0; k < 64 && !t_case_failed(); k++)
+			T_ASSERT(read_page(&r, k) == 0);
+		finish(&r);
+		T_EQ_U64(r.st.evictions, 64 - CAP);
+		if (metric(&r, "mglru.kernel_loop") != c[i].kernel)
+			t_fail(__FILE__, __LINE__, "case %zu (addresses %d, max %llu, %s): "
+			       "kernel_loop %.0f, expected %.0f", i, c[i].addr,
+			       (unsigned long long)c[i].max, c[i].loop,
+			       metric(&r, "mglru.kernel_loop"), c[i].kernel);
+		stop(&r);
+	}
+}
+
 static const struct t_case cases[] = {
 	{ "one_page_per_node", one_page_per_node },
 	{ "density_by_address", density_by_address },
+	{ "loop_from_reclaims", loop_from_reclaims },
 };
 
 int main(int argc, char **argv)

@@ -1317,6 +1317,57 @@ out:
 	hs_store_close(st);
 }
 
+/*
+ * hs_session_memcg_reclaim_max(): the largest nr_reclaimed of the session's
+ * memcg reclaims on a recording of MGLRU (lru_gen/enabled bit 0), 0 on a
+ * recording of another LRU, without such events, or not a recording; the
+ * other reclaim events (direct, node) do not count.
+ */
+static void test_memcg_reclaim_max(void)
+{
+	static const char *const lru_gen[] = { "0x0007", "0x0000", "absent", "0x0001" };
+	static const uint64_t want[] = { 902, 0, 0, 0 };
+	struct hs_store *st = NULL;
+	uint64_t max = 1;
+	size_t i;
+
+	T_EQ_I64(hs_store_open(":memory:", 0, &st), 0);
+	if (!st)
+		return;
+	T_EQ_I64(hs_session_memcg_reclaim_max(st, 7, &max), 0);	/* no such session */
+	T_EQ_U64(max, 0);
+	for (i = 0; i < ARRAY_SIZE(lru_gen) && !t_case_failed(); i++) {
+		struct hs_record_meta meta = rec_meta;
+		const struct hs_session_meta m = { .source = "record", .visibility = "exact" };
+		const struct hs_record_result res = { .status = "complete" };
+		const struct hs_event ev[] = {
+			{ .ts_ns = 10, .type = HS_EV_MEMCG_RECLAIM_END, .a = 58 },
+			{ .ts_ns = 20, .type = HS_EV_DIRECT_RECLAIM_END, .a = 5000 },
+			{ .ts_ns = 30, .type = HS_EV_MEMCG_RECLAIM_END, .a = 902 },
+			{ .ts_ns = 40, .type = HS_EV_MEMCG_RECLAIM_END, .a = 64 },
+		};
+		struct hs_session_meta mm = m;
+		struct hs_session_writer *w = NULL;
+		int64_t id = 0, sid = 0;
+		size_t e;
+
+		meta.lru_gen = lru_gen[i];
+		T_EQ_I64(hs_record_create(st, &meta, &id), 0);
+		mm.id = id;
+		T_EQ_I64(hs_session_begin(st, &mm, &w), 0);
+		if (!w)
+			break;
+		for (e = 0; e < ARRAY_SIZE(ev) && i != 3; e++)	/* the last: no event */
+			T_EQ_I64(hs_rec_add_event(w, &ev[e]), 0);
+		T_EQ_I64(hs_rec_finish(w, &res), 0);
+		T_EQ_I64(hs_session_commit(w, &sid), 0);
+		max = 1;
+		T_EQ_I64(hs_session_memcg_reclaim_max(st, sid, &max), 0);
+		T_EQ_U64(max, want[i]);
+	}
+	hs_store_close(st);
+}
+
 static void test_record_writer(void)
 {
 	struct hs_session_writer *w = NULL;
@@ -2112,6 +2163,7 @@ static void test_fresh_schema(void)
 
 static const struct t_case cases[] = {
 	{ "memory_open", test_memory_open },
+	{ "memcg_reclaim_max", test_memcg_reclaim_max },
 	{ "writer_roundtrip", test_writer_roundtrip },
 	{ "empty_and_bad_meta", test_empty_and_bad_meta },
 	{ "abort", test_abort },
