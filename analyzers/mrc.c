@@ -217,8 +217,8 @@ static double now_s(void)
 }
 
 /*
- * The whole stream's keys (every record an access: the caller checked the
- * session's counts): @records of them, in *@out (hs_huge_free() it with
+ * The whole stream's keys (every record an access, as the caller checked
+ * the session's counts and the reader checks each record): @records of them, in *@out (hs_huge_free() it with
  * @records * 4 bytes).  Read into huge pages: hs_session_read_all() copies
  * into malloc()'s 4 KiB pages and keeps the meta bytes too, and on P12
  * (13.2 M accesses) the faults on those 66 MB were about a tenth of the

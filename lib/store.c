@@ -4014,10 +4014,12 @@ const uint64_t *hs_session_read_times(const struct hs_session_reader *r)
 /*
  * The rest of @r's stream into @keys and @meta (NULL: dropped), which have
  * room for @room records, and its times into *@ts, allocated on the first
- * timed chunk (@ts NULL: dropped).  More records than @room is -EBADMSG.
+ * timed chunk (@ts NULL: dropped).  More records than @room is -EBADMSG;
+ * with @accesses_only, a record that is no access (a hint, a drop) is
+ * -EOPNOTSUPP.
  */
 static int64_t read_rest(struct hs_session_reader *r, uint32_t *keys, uint8_t *meta,
-			 uint64_t **ts, uint64_t room)
+			 uint64_t **ts, uint64_t room, bool accesses_only)
 {
 	const uint32_t *k;
 	const uint8_t *m;
@@ -4031,6 +4033,9 @@ static int64_t read_rest(struct hs_session_reader *r, uint32_t *keys, uint8_t *m
 		if (n > room - at)
 			return store_err(r->st, -EBADMSG, "session %lld holds more than %llu records",
 					 (long long)r->session, (unsigned long long)room);
+		for (size_t i = 0; accesses_only && i < n; i++)
+			if (!hs_channel_is_access(hs_meta_channel(m[i])))
+				return -EOPNOTSUPP;
 		memcpy(keys + at, k, n * sizeof(*keys));
 		if (meta)
 			memcpy(meta + at, m, n);
@@ -4051,14 +4056,14 @@ static int64_t read_rest(struct hs_session_reader *r, uint32_t *keys, uint8_t *m
  * @room: at least what is left of the stream
  *
  * For a caller that allocates the array its own way (hsctl mrc: huge pages)
- * and needs no meta bytes.
+ * and needs no meta bytes, so every record must be an access.
  *
- * Return: the records read, -EBADMSG when more than @room are left, or the
- * reader's -errno.
+ * Return: the records read, -EBADMSG when more than @room are left,
+ * -EOPNOTSUPP at a record that is no access, or the reader's -errno.
  */
 int64_t hs_session_read_keys(struct hs_session_reader *r, uint32_t *keys, uint64_t room)
 {
-	return read_rest(r, keys, NULL, NULL, room);
+	return read_rest(r, keys, NULL, NULL, room, true);
 }
 
 /**
@@ -4098,7 +4103,7 @@ int64_t hs_session_read_all_ts(struct hs_session_reader *r, uint32_t **keys, uin
 		got = -ENOMEM;
 		goto out_free;
 	}
-	got = read_rest(r, all_keys, all_meta, ts ? &all_ts : NULL, left);
+	got = read_rest(r, all_keys, all_meta, ts ? &all_ts : NULL, left, false);
 	if (got < 0)
 		goto out_free;
 	*keys = all_keys;

@@ -185,7 +185,7 @@ int hs_session_read_chunk(struct hs_session_reader *r, const uint32_t **keys,
  * none: *keys is then still allocated), -ENOMEM, or the reader's -errno.
  */
 int64_t hs_session_read_all(struct hs_session_reader *r, uint32_t **keys, uint8_t **meta);
-/* The rest of the keys into the caller's @keys (room for @room); -EBADMSG past it. */
+/* The rest of the keys, all accesses (else -EOPNOTSUPP), into @keys (room for @room); -EBADMSG past it. */
 int64_t hs_session_read_keys(struct hs_session_reader *r, uint32_t *keys, uint64_t room);
 /*
  * Times (trace clock, ns) of the chunk read last, or NULL: only recorded

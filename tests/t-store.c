@@ -243,6 +243,15 @@ static void check_read_back(struct hs_store *st, int64_t id)
 		for (bad = 0, rec = 0; all && rec < N_REC; rec++)
 			bad += all[rec] != rec % N_KEYS;
 		T_EQ_U64(bad, 0);
+		/*
+		 * hs_session_read_keys(), into the caller's array: past its room
+		 * -EBADMSG; at a record that is no access (meta_of(9): 0x02)
+		 * -EOPNOTSUPP, as hsctl mrc needs.
+		 */
+		T_EQ_I64(hs_session_read_rewind(r), 0);
+		T_EQ_I64(hs_session_read_keys(r, all, 10), -EBADMSG);
+		T_EQ_I64(hs_session_read_rewind(r), 0);
+		T_EQ_I64(hs_session_read_keys(r, all, N_REC), -EOPNOTSUPP);
 		free(all);
 	}
 	hs_session_read_close(r);
