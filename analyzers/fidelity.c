@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "fidelity.h"
+#include "lrugen.h"
 
 static int cmp_key_pos(const void *a, const void *b)
 {
@@ -454,7 +455,8 @@ int hs_fid_random_evictions(const struct hs_fid_event *resident_in, size_t n_in,
 int hs_fid_default_policy(const char *release, const char *lru_gen, const char **policy,
 			  const char **profile)
 {
-	unsigned long major, minor, bits = 0;
+	unsigned long major, minor;
+	unsigned int caps = 0;
 	char *end;
 	bool mglru;
 
@@ -465,9 +467,8 @@ int hs_fid_default_policy(const char *release, const char *lru_gen, const char *
 	minor = strtoul(release, &end, 10);
 	if (end == release)
 		return -EINVAL;
-	if (lru_gen && strcmp(lru_gen, "absent"))
-		bits = strtoul(lru_gen, NULL, 0);
-	mglru = bits & 1;
+	mglru = lru_gen && !hs_lrugen_parse_enabled(lru_gen, strlen(lru_gen), &caps, NULL, 0) &&
+		(caps & HS_LRUGEN_CAP_CORE);
 	if (mglru) {
 		*policy = "mglru";
 		if (major < 6 || (major == 6 && minor < 3))

@@ -887,7 +887,14 @@ int hs_replay_session(struct hs_store *st, int64_t session, struct hs_replay_job
 		if (ret)
 			return ret;
 	}
-	/* how the kernel's reclaims ran, for the models of its loop (the MGLRU ones) */
+	/*
+	 * How an MGLRU kernel's reclaims ran (hs_policy_env.memcg_reclaim_max),
+	 * for the models whose one reclaim may free far more than it needs:
+	 * the MGLRU ones, which read from it which loop to run.
+	 */
+	for (j = 0; j < n; j++)
+		if (jobs[j].ops && (jobs[j].ops->flags & HS_POLICY_BULK_RECLAIM))
+			break;
 	if (j < n) {
 		ret = hs_session_memcg_reclaim_max(st, session, &reclaim_max);
 		if (ret) {

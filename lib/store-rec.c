@@ -1648,25 +1648,31 @@ int hs_session_tlb_flushes(struct hs_store *st, int64_t session, uint64_t **ts, 
 
 int hs_session_memcg_reclaim_max(struct hs_store *st, int64_t session, uint64_t *max)
 {
+	char release[128], lru_gen[64];
 	sqlite3_stmt *s = NULL;
-	int rc, err = 0;
+	unsigned int caps = 0;
+	int rc, err;
 
 	*max = 0;
-	rc = sqlite3_prepare_v2(st->db, "SELECT (SELECT lru_gen FROM recordings WHERE session = ?1),"
-				" (SELECT max(a) FROM events WHERE session = ?1 AND type = ?2)",
-				-1, &s, NULL);
+	/* the kernel's LRU first: another LRU's recording is not scanned */
+	err = hs_rec_kernel(st, session, release, sizeof(release), lru_gen, sizeof(lru_gen));
+	if (err)
+		return err == -ENOENT ? 0 : err;	/* not a recording */
+	if (hs_lrugen_parse_enabled(lru_gen, strlen(lru_gen), &caps, NULL, 0) ||
+	    !(caps & HS_LRUGEN_CAP_CORE))
+		return 0;
+
+	rc = sqlite3_prepare_v2(st->db, "SELECT max(a) FROM events WHERE session = ?1 AND"
+				" type = ?2", -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return store_sql_err(st, rc);
 	sqlite3_bind_int64(s, 1, session);
 	sqlite3_bind_int(s, 2, HS_EV_MEMCG_RECLAIM_END);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW) {
-		const char *lru_gen = (const char *)sqlite3_column_text(s, 0);
-		sqlite3_int64 v = sqlite3_column_int64(s, 1);	/* NULL (none): 0 */
+		sqlite3_int64 v = sqlite3_column_int64(s, 0);	/* NULL (none): 0 */
 
-		/* lru_gen/enabled as recorded: bit 0 is MGLRU itself */
-		if (lru_gen && (strtoul(lru_gen, NULL, 0) & 1))
-			*max = v > 0 ? (uint64_t)v : 0;
+		*max = v > 0 ? (uint64_t)v : 0;
 	} else if (rc != SQLITE_DONE) {
 		err = store_sql_err(st, rc);
 	}
