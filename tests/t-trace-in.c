@@ -825,10 +825,9 @@ static void expect_oracle_keys(const char *file, const struct hs_trace_opts *o, 
  * cut across the refills): the same records, errors and messages as the
  * same bytes gzip-compressed; and hs_trace_sample_keys() and
  * hs_trace_oracle_keys(), which pread(2) the rest of a plain file only, on
- * them.  (Such files were read through a mapping once, and this test's
- * name stayed.)
+ * them.
  */
-static void test_mapped(void)
+static void test_large_plain(void)
 {
 	const unsigned int n = 1500000;		/* 36 MB of oracle records */
 	const unsigned int keys = 50000;
@@ -911,7 +910,7 @@ static const struct t_case cases[] = {
 	{ "max_records", test_max_records },
 	{ "read_cb", test_read_cb },
 	{ "many", test_many },
-	{ "mapped", test_mapped },
+	{ "large_plain", test_large_plain },
 };
 
 int main(int argc, char **argv)
