@@ -1641,8 +1641,11 @@ static uint64_t get_nr_to_scan(struct hs_policy *p, int priority)
 /*
  * reclaim_loop=auto on a recording: the kernel's loop below, unless none of
  * the recording's memory cgroup reclaims freed more than RECLAIM_BURST pages
- * (twice the 64 of the charge batch that try_charge() asks for), and then
- * spec's, one reclaim of its goal.  The MGLRU kernel runs the same stream
+ * (four times the goal of a page's charge: try_charge_memcg() in
+ * mm/memcontrol.c reclaims nr_pages, which try_to_free_mem_cgroup_pages()
+ * in mm/vmscan.c raises to SWAP_CLUSTER_MAX, 32; MGLRU's passes free up to
+ * a batch of 64 past it, and the lab's reclaims without a burst stopped at
+ * 92), and then spec's, one reclaim of its goal.  The MGLRU kernel runs the same stream
  * both ways from boot to boot: on the lab's ycsb-load at 8M, four reclaims a
  * boot freed more than 256 pages on two boots (710 to 798 pages swapped in;
  * this loop replays 786) and none more than 92 on two others (297 and 448;
