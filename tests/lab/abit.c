@@ -133,6 +133,7 @@ int main(int argc, char **argv)
 	cpu_set_t c;
 	char s[128];
 
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* each aging shows, even if the guest dies */
 	flush_mode = argc > 1 && !strcmp(argv[1], "flush");
 	mkdir("/sys/fs/cgroup/abit", 0755);
 	snprintf(s, sizeof(s), "%d", getpid());
