@@ -91,20 +91,20 @@ INIT
 chmod +x "$TMP/root/init"
 (cd "$TMP/root" && find . | cpio -o -H newc 2>/dev/null | gzip >"$TMP/initrd.gz")
 
-# One boot with the command line's extra ARGS ($1); the console lands in $TMP/console.
+# One boot with the command line's extra ARGS ($1); its console, without the
+# serial line's CRs, lands in $TMP/console and qemu's exit status in QEMU_RC.
 boot() {
-	local rc=0
-
-	: >"$TMP/console"
+	: >"$TMP/console.raw"
 	timeout -k 10 "$TIMEOUT" qemu-system-x86_64 -accel tcg -m 512M -smp 2 \
-		-display none -monitor none -serial "file:$TMP/console" -no-reboot -net none \
+		-display none -monitor none -serial "file:$TMP/console.raw" -no-reboot -net none \
 		-kernel "$VMLINUZ" -initrd "$TMP/initrd.gz" \
 		-append "console=ttyS0 quiet panic=-1${1:+ $1}" \
 		</dev/null >"$TMP/qemu.log" 2>&1 &
 	QPID=$!
-	wait "$QPID" || rc=$?
+	QEMU_RC=0
+	wait "$QPID" || QEMU_RC=$?
 	QPID=
-	QEMU_RC=$rc
+	tr -d '\r' <"$TMP/console.raw" >"$TMP/console"
 }
 
 # Did the boot in $TMP/console run abit in both modes?  Else say why on stderr,
@@ -121,7 +121,7 @@ finished() {
 			"before abit ran in both modes" >&2
 	fi
 	# the first line of a panic, an oops or a lockup report, then the console's end
-	tr -d '\r' <"$TMP/console" | grep -v '^@@ ' |
+	grep -v '^@@ ' "$TMP/console" |
 		awk '/Kernel panic|BUG|Oops|watchdog|blocked for more than/ && !n++ { print }
 		     { l[NR % 6] = $0 } END { for (i = NR - 5; i <= NR; i++) if (i > 0) print l[i % 6] }' |
 		sed 's/^/   | /' >&2
@@ -139,11 +139,10 @@ for append in "" "${APPENDS[@]}"; do
 		echo "   (booting again)"
 		boot "$append"
 	fi
-	tr -d '\r' <"$TMP/console" | sed -n 's/^@@ /   /p'
+	sed -n 's/^@@ /   /p' "$TMP/console"
 	finished "$append" || FAILED=1
 	if [ -n "$CHECK" ] && [ -n "$append" ]; then
-		n=$(tr -d '\r' <"$TMP/console" |
-			sed -n 's/^@@ abit .*: accessed bits set again before \([0-9]*\) of.*/\1/p' |
+		n=$(sed -n 's/^@@ abit .*: accessed bits set again before \([0-9]*\) of.*/\1/p' "$TMP/console" |
 			awk '$1 >= 4' | wc -l)
 		if [ "$n" != 2 ]; then
 			echo "$PROG: $append: the touched pages' accessed bits were not set again" \
@@ -153,8 +152,9 @@ for append in "" "${APPENDS[@]}"; do
 	fi
 	while read -r line; do	# not in sed's expression: ARGS may hold a '/'
 		SUMMARY+="   ${append:-default}, $line"$'\n'
-	done < <(tr -d '\r' <"$TMP/console" | sed -n \
-		's/^@@ abit \(.*\): accessed bits set again before \([0-9]*\) of \([0-9]*\) agings (pages promoted: \([0-9]*\)).*/\1: set again before \2 of \3 agings, promoted \4/p')
+	done < <(sed -n \
+		's/^@@ abit \(.*\): accessed bits set again before \([0-9]*\) of \([0-9]*\) agings (pages promoted: \([0-9]*\)).*/\1: set again before \2 of \3 agings, promoted \4/p' \
+		"$TMP/console")
 done
 echo "== summary"
 printf '%s' "$SUMMARY"
