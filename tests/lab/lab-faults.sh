@@ -3,7 +3,8 @@
 #
 # The lab scripts' failure paths, run on purpose (issue 10, "Bad input and
 # faults"): a guest that does not power off in time, a kernel package that
-# does not exist, an interrupted boot, a HitShield patch that does not
+# does not exist, an interrupted boot, abit.sh's boots that time out or
+# panic (each made twice, then reported), a HitShield patch that does not
 # apply, one that applies but breaks the build, an interrupted unpack and an
 # interrupted make.
 # Each must end with a non-zero status and one line naming the failed step,
@@ -113,6 +114,29 @@ if [ "${ONLY:-boot}" = boot ]; then
 	term_at "qemu-system-x86_64.*$BW" 60 2 "$SCRATCH/term.log" \
 		env LAB_RUN_2= LAB_RUN_3= "$LABDIR/mglru-lab.sh" -k 6.12 --no-install "${hs[@]}" -w "$BW"
 	expect 143 "mglru-lab.sh: stopped by SIGTERM" "$SCRATCH/term.log" "$BW"
+
+	# abit.sh: a boot that ends early is shown and made once more, and the
+	# check fails.  Its temporary directory goes under $BW (TMPDIR).
+	CASE="abit: no poweroff in time"
+	TMPDIR=$BW "$LABDIR/abit.sh" -w "$BW" --timeout 2 >"$SCRATCH/abit-timeout.log" 2>&1
+	RC=$?
+	expect 1 "^abit.sh: pti=on: no poweroff within 2 s" "$SCRATCH/abit-timeout.log" "$BW"
+	n=$(grep -c "^abit.sh: default: no poweroff within 2 s" "$SCRATCH/abit-timeout.log")
+	[ "$n" = 2 ] || bad "the default boot was made $n times, want 2"
+	ls -d "$BW"/abit.* 2>/dev/null && bad "abit.sh left its temporary directory"
+
+	CASE="abit: the guest panics"
+	TMPDIR=$BW "$LABDIR/abit.sh" -w "$BW" --append rdinit=/nonexistent \
+		>"$SCRATCH/abit-panic.log" 2>&1
+	RC=$?
+	expect 1 "^abit.sh: rdinit=/nonexistent: the guest ended \(qemu exit 0\) before abit ran" \
+		"$SCRATCH/abit-panic.log" "$BW"
+	n=$(grep -c "^   | .*Kernel panic - not syncing: VFS: Unable to mount root fs" \
+		"$SCRATCH/abit-panic.log")
+	[ "$n" = 2 ] || bad "the panic line was shown $n times, want 2 (two boots)"
+	grep -q "^   default, flush: set again before" "$SCRATCH/abit-panic.log" ||
+		bad "the default boot's summary is missing"
+	ls -d "$BW"/abit.* 2>/dev/null && bad "abit.sh left its temporary directory"
 fi
 
 # ---- the build: hitshield-build.sh ----
@@ -175,6 +199,6 @@ fi
 
 echo "# $PROG: $NR_OK cases ended cleanly, $NR_BAD checks failed"
 for f in "$SCRATCH"/*.log; do
-	[ -e "$f" ] && echo "## $(basename "$f"): $(grep -E "^(mglru-lab|hitshield-build)" "$f" | tail -n 1)"
+	[ -e "$f" ] && echo "## $(basename "$f"): $(grep -E "^(mglru-lab|hitshield-build|abit)" "$f" | tail -n 1)"
 done
 [ "$NR_BAD" -eq 0 ]
