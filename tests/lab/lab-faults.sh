@@ -122,7 +122,7 @@ if [ "${ONLY:-boot}" = boot ]; then
 	RC=$?
 	expect 1 "^abit.sh: pti=on: no poweroff within 2 s" "$SCRATCH/abit-timeout.log" "$BW"
 	n=$(grep -c "^abit.sh: default: no poweroff within 2 s" "$SCRATCH/abit-timeout.log")
-	[ "$n" = 2 ] || bad "the default boot was made $n times, want 2"
+	[ "$n" = 2 ] || bad "the default boot's timeout was reported $n times, want 2"
 	ls -d "$BW"/abit.* 2>/dev/null && bad "abit.sh left its temporary directory"
 
 	CASE="abit: the guest panics"
@@ -131,9 +131,10 @@ if [ "${ONLY:-boot}" = boot ]; then
 	RC=$?
 	expect 1 "^abit.sh: rdinit=/nonexistent: the guest ended \(qemu exit 0\) before abit ran" \
 		"$SCRATCH/abit-panic.log" "$BW"
-	n=$(grep -c "^   | .*Kernel panic - not syncing: VFS: Unable to mount root fs" \
-		"$SCRATCH/abit-panic.log")
-	[ "$n" = 2 ] || bad "the panic line was shown $n times, want 2 (two boots)"
+	# two boots, two consoles: the panic lines differ in their timestamps
+	n=$(grep "^   | .*Kernel panic - not syncing: VFS: Unable to mount root fs" \
+		"$SCRATCH/abit-panic.log" | sort -u | wc -l)
+	[ "$n" = 2 ] || bad "$n distinct panic lines, want 2 (one per boot)"
 	grep -q "^   default, flush: set again before" "$SCRATCH/abit-panic.log" ||
 		bad "the default boot's summary is missing"
 	ls -d "$BW"/abit.* 2>/dev/null && bad "abit.sh left its temporary directory"
